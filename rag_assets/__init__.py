@@ -1,0 +1,1 @@
+"""trecho: versioned PDFs to a retrieval index, as a Dagster code location."""

@@ -1,0 +1,1 @@
+"""The core of trecho: pure Python, no Dagster import, unit-tested on its own."""

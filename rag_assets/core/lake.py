@@ -1,0 +1,216 @@
+"""The data lake layout, document-version keys and the raw folder's sidecars.
+
+Layout (DESIGN.md)::
+
+    <lake>/raw/<doc_id>/<version>.pdf        input PDFs (committed for the samples)
+    <lake>/raw/<doc_id>/<version>.yaml       optional sidecar: title, valid_from, valid_to,
+                                             status (active|revoked), type, metadata
+    <lake>/eval/*.jsonl                      question files
+    <lake>/derived/<stage>/<key>.parquet     one Parquet file per partition per stage
+    <lake>/lancedb/                          LanceDB, one table per embedding model
+    <lake>/reports/<timestamp>/              eval reports
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+KEY_PART = re.compile(r"^[a-z0-9._-]+$")
+STAGES = ("documents", "pages", "nodes", "tables", "chunks")
+STATUSES = ("active", "revoked")
+
+
+class LakeError(ValueError):
+    """A problem with one input of the lake; the message names the file and the reason."""
+
+
+def validate_key_part(value: str, what: str) -> str:
+    """Check a doc id or version against DESIGN.md's `[a-z0-9._-]` pattern."""
+    if not KEY_PART.match(value) or value.startswith(".") or ".." in value:
+        raise LakeError(
+            f"invalid {what} {value!r}: use only lowercase letters, digits, '.', '_' and '-' "
+            "(not starting with '.', no '..')"
+        )
+    return value
+
+
+def make_key(doc_id: str, version: str) -> str:
+    """Build the partition key `<doc_id>@<version>`, validating both parts."""
+    return f"{validate_key_part(doc_id, 'doc_id')}@{validate_key_part(version, 'version')}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """Split and validate a partition key into (doc_id, version)."""
+    if key.count("@") != 1:
+        raise LakeError(f"invalid partition key {key!r}: expected '<doc_id>@<version>'")
+    doc_id, version = key.split("@")
+    validate_key_part(doc_id, "doc_id")
+    validate_key_part(version, "version")
+    return doc_id, version
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes: the identity of a document version's content."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _as_date(value: Any, field_name: str, path: Path) -> dt.date | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise LakeError(f"{path}: {field_name} {value!r} is not a date (YYYY-MM-DD)") from exc
+
+
+@dataclass(frozen=True)
+class Sidecar:
+    """What a version's optional `<version>.yaml` says about it."""
+
+    title: str | None = None
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+    status: str = "active"
+    type: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: Path) -> Sidecar:
+        """Parse a sidecar file; any problem is a LakeError naming the file."""
+        if not path.exists():
+            return cls()
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            raise LakeError(f"{path}: sidecar does not parse as YAML: {exc}") from exc
+        if data is None:
+            return cls()
+        if not isinstance(data, dict):
+            raise LakeError(f"{path}: sidecar must be a mapping, got {type(data).__name__}")
+        unknown = set(data) - {"title", "valid_from", "valid_to", "status", "type", "metadata"}
+        if unknown:
+            raise LakeError(f"{path}: unknown sidecar keys {sorted(unknown)}")
+        status = str(data.get("status", "active")).strip().lower()
+        if status not in STATUSES:
+            raise LakeError(f"{path}: status {status!r} must be one of {list(STATUSES)}")
+        metadata = data.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise LakeError(f"{path}: metadata must be a mapping")
+        return cls(
+            title=str(data["title"]) if data.get("title") is not None else None,
+            valid_from=_as_date(data.get("valid_from"), "valid_from", path),
+            valid_to=_as_date(data.get("valid_to"), "valid_to", path),
+            status=status,
+            type=str(data["type"]) if data.get("type") is not None else None,
+            metadata=metadata,
+        )
+
+
+@dataclass(frozen=True)
+class RawVersion:
+    """One document version found in the raw folder."""
+
+    doc_id: str
+    version: str
+    pdf_path: Path
+    sidecar_path: Path
+
+    @property
+    def key(self) -> str:
+        """The partition key of this version."""
+        return f"{self.doc_id}@{self.version}"
+
+
+class Lake:
+    """Paths of one data lake; nothing is read or written outside its root."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root).resolve()
+
+    def __repr__(self) -> str:
+        return f"Lake({str(self.root)!r})"
+
+    @property
+    def raw_dir(self) -> Path:
+        """Where the input PDFs live."""
+        return self.root / "raw"
+
+    @property
+    def eval_dir(self) -> Path:
+        """Where question files live."""
+        return self.root / "eval"
+
+    @property
+    def lancedb_dir(self) -> Path:
+        """The LanceDB database folder."""
+        return self.root / "lancedb"
+
+    @property
+    def reports_dir(self) -> Path:
+        """Where eval reports are written, one folder per run."""
+        return self.root / "reports"
+
+    @property
+    def dagster_home(self) -> Path:
+        """The default persistent Dagster instance folder for this lake."""
+        return self.root / ".dagster"
+
+    def stage_path(self, stage: str, key: str) -> Path:
+        """The Parquet file of one stage for one partition."""
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}")
+        split_key(key)
+        return self.root / "derived" / stage / f"{key}.parquet"
+
+    def raw_paths(self, key: str) -> tuple[Path, Path]:
+        """The PDF and sidecar paths of a partition key, checked to stay inside the lake."""
+        doc_id, version = split_key(key)
+        pdf = self.raw_dir / doc_id / f"{version}.pdf"
+        sidecar = self.raw_dir / doc_id / f"{version}.yaml"
+        for path in (pdf, sidecar):
+            if path.exists() and not path.resolve().is_relative_to(self.root):
+                raise LakeError(f"{path}: resolves outside the lake root {self.root}")
+        return pdf, sidecar
+
+    def scan_raw(self) -> tuple[list[RawVersion], list[str]]:
+        """Every `<doc_id>/<version>.pdf` under raw/, plus a message per path it skipped."""
+        found: list[RawVersion] = []
+        problems: list[str] = []
+        if not self.raw_dir.is_dir():
+            return found, problems
+        for doc_dir in sorted(self.raw_dir.iterdir()):
+            if not doc_dir.is_dir():
+                continue
+            for pdf in sorted(doc_dir.glob("*.pdf")):
+                try:
+                    key = make_key(doc_dir.name, pdf.stem)
+                    self.raw_paths(key)
+                except LakeError as exc:
+                    problems.append(f"{pdf}: {exc}")
+                    continue
+                found.append(RawVersion(doc_dir.name, pdf.stem, pdf, pdf.with_suffix(".yaml")))
+        return found, problems
+
+
+def is_live(sidecar: Sidecar, as_of: dt.date | None = None) -> bool:
+    """Whether a version should be in the index: not revoked and not expired."""
+    as_of = as_of or dt.date.today()
+    if sidecar.status != "active":
+        return False
+    return sidecar.valid_to is None or sidecar.valid_to >= as_of
