@@ -1,0 +1,1 @@
+"""Chunking strategies: the structure-aware default and the size-based baselines."""

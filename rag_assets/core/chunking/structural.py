@@ -1,0 +1,301 @@
+"""The structure-aware chunker behind the default policy.
+
+Units come from the document's own structure (article caput, §, inciso, alínea, section
+text, table row); consecutive units of one container (an article, a section, a table) are
+packed up to a token budget; a chunk that does not start its container repeats the
+container's lead (the article's caput, the table's caption); every chunk carries a context
+header; no chunk exceeds what the model reads.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rag_assets.core.schemas import Chunk, DocText, Node
+from rag_assets.core.structure import display_name, path_of
+from rag_assets.core.tables import TableRow
+from rag_assets.core.tokens import TokenCounter
+
+# a sentence ends at . ! ? ; : after a word (not after a bare section number like "1.")
+# and before a capital letter (so "Art. 5º" or "n. 3" do not end a sentence)
+SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?;:])\s+(?=[A-ZÁÉÍÓÚÂÊÔÃÕÇ(\"“])(?!Art\b)")
+LEGAL_KINDS = ("article", "paragraph", "item", "point")
+HEADER_MODES = ("off", "path", "full")
+PATH_SEP = " > "
+
+
+@dataclass(frozen=True)
+class DocInfo:
+    """What the context header says about the document version."""
+
+    partition_key: str
+    doc_id: str
+    version: str
+    title: str
+    valid_from: dt.date | None = None
+
+
+def make_header(info: DocInfo, path: str, mode: str = "full") -> str:
+    """`[title | section path | version (valid from)]`, or less, by header mode."""
+    if mode not in HEADER_MODES:
+        raise ValueError(f"header mode {mode!r} must be one of {HEADER_MODES}")
+    if mode == "off":
+        return ""
+    parts = [info.title, path] if path else [info.title]
+    if mode == "full":
+        version = info.version
+        if info.valid_from:
+            version += f" (vigente desde {info.valid_from.isoformat()})"
+        parts.append(version)
+    return "[" + " | ".join(parts) + "]"
+
+
+@dataclass
+class Unit:
+    """The smallest piece a cut may produce: a clause, a sentence run, a table row."""
+
+    seg: str
+    text: str
+    start: int
+    end: int
+    label: str = ""
+    tokens: int = 0
+
+
+@dataclass
+class Container:
+    """Units that may be packed together, with what every chunk of them must repeat."""
+
+    node: Node
+    path: str
+    lead: str
+    units: list[Unit] = field(default_factory=list)
+
+
+def sentence_units(seg: str, text: str, start: int) -> list[Unit]:
+    """Split a text into sentence units with exact spans (offsets from `start`)."""
+    units: list[Unit] = []
+    pos = 0
+    for match in SENTENCE_END.finditer(text):
+        piece = text[pos : match.start()]
+        if piece.strip():
+            units.append(Unit(f"{seg}~{len(units)}", piece, start + pos, start + match.start()))
+        pos = match.end()
+    tail = text[pos:]
+    if tail.strip():
+        units.append(Unit(f"{seg}~{len(units)}", tail.rstrip(), start + pos, start + len(text.rstrip())))
+    if units:
+        units[0].seg = seg
+    return units
+
+
+def lead_of(text: str, counter: TokenCounter, max_tokens: int = 48) -> str:
+    """The part of a unit's text every later piece repeats: whole if short, else its first
+    sentence, else its first words (marked with an ellipsis)."""
+    text = " ".join(text.split())
+    if counter.count(text) - counter.overhead <= max_tokens:
+        return text
+    first = SENTENCE_END.split(text, maxsplit=1)[0]
+    if counter.count(first) - counter.overhead <= max_tokens:
+        return first
+    words = first.split()
+    while words and counter.count(" ".join(words)) - counter.overhead > max_tokens - 1:
+        words = words[: max(1, int(len(words) * 0.8))] if len(words) > 1 else []
+    return " ".join(words) + " …"
+
+
+def _containers(
+    doc: DocText, nodes: Sequence[Node], rows: Sequence[TableRow], counter: TokenCounter
+) -> list[Container]:
+    by_id = {n.node_id: n for n in nodes}
+    order: list[str] = []
+    containers: dict[str, Container] = {}
+
+    def container_of(node: Node) -> Node:
+        current: Node | None = node
+        while current is not None:
+            if current.kind in ("article", "table"):
+                return current
+            if current.kind in ("document", "part", "chapter", "section"):
+                return current
+            current = by_id.get(current.parent_id) if current.parent_id else None
+        return node
+
+    def get(node: Node) -> Container:
+        if node.node_id not in containers:
+            names = [display_name(n) for n in path_of(node, by_id)]
+            lead = ""
+            if node.kind == "article":
+                lead = lead_of(node.text, counter) if node.text else node.label
+            elif node.kind == "table":
+                lead = node.title
+            containers[node.node_id] = Container(node, PATH_SEP.join(names), lead)
+            order.append(node.node_id)
+        return containers[node.node_id]
+
+    for node in nodes:
+        if node.kind in ("table", "table_row") or not node.text.strip():
+            continue
+        if node.kind in ("part", "chapter", "section") and "\n" not in node.text.strip():
+            continue  # a bare heading: it lives on in the path of its units' headers
+        seg = node.node_id.split("#", 1)[1] if "#" in node.node_id else "doc"
+        own_end = node.char_start + len(node.text)
+        if doc.text[node.char_start : own_end] != node.text:
+            own_end = node.char_end  # merged heading lines: fall back to the unit's span
+        box = get(container_of(node))
+        if node.kind in LEGAL_KINDS:
+            box.units.append(Unit(seg, node.text, node.char_start, own_end, node.label))
+        else:
+            box.units.extend(sentence_units(seg, node.text, node.char_start))
+    for row in rows:
+        table = by_id.get(row.table_id)
+        if table is None:
+            continue
+        seg = f"{row.table_id.split('#', 1)[1]}/row-{row.row_index}"
+        get(table).units.append(Unit(seg, row.text, row.char_start, row.char_end, f"linha {row.row_index}"))
+    return [containers[k] for k in order if containers[k].units]
+
+
+def _split_words(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
+    """Split a unit too long for the budget at word boundaries (last resort)."""
+    parts: list[Unit] = []
+    words = list(re.finditer(r"\S+", unit.text))
+    i = 0
+    while i < len(words):
+        j = i + 1
+        while j < len(words) and counter.count(unit.text[words[i].start() : words[j].end()]) <= budget:
+            j += 1
+        piece_start, piece_end = words[i].start(), words[j - 1].end()
+        parts.append(
+            Unit(f"{unit.seg}~w{len(parts)}", unit.text[piece_start:piece_end],
+                 unit.start + piece_start, unit.start + piece_end, unit.label)
+        )
+        i = j
+    return parts
+
+
+def _fit(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
+    """A unit as pieces that each fit the budget: sentences first, then words."""
+    if counter.count(unit.text) <= budget:
+        return [unit]
+    pieces = sentence_units(unit.seg, unit.text, unit.start)
+    if len(pieces) <= 1:
+        return _split_words(unit, budget, counter)
+    out: list[Unit] = []
+    for piece in pieces:
+        piece.label = unit.label
+        out.extend(_fit(piece, budget, counter) if counter.count(piece.text) > budget else [piece])
+    return out
+
+
+def structural_chunks(
+    doc: DocText,
+    nodes: Sequence[Node],
+    rows: Sequence[TableRow],
+    info: DocInfo,
+    counter: TokenCounter,
+    target_tokens: int = 160,
+    repack: bool = True,
+    header_mode: str = "full",
+    strategy: str = "structural",
+) -> list[Chunk]:
+    """Chunks cut at the document's own units, packed up to `target_tokens` when `repack`.
+
+    No chunk's token count (header, lead and model prefix included) exceeds the model's
+    maximum: a unit too long is split into sentences, then words, each part repeating the
+    header and the lead.
+    """
+    chunks: list[Chunk] = []
+    seen: set[str] = set()
+    for box in _containers(doc, nodes, rows, counter):
+        header = make_header(info, box.path, header_mode)
+        fixed = counter.count(f"{header}\n{box.lead}\n" if box.lead else f"{header}\n")
+        room = max(16, counter.max_tokens - fixed)
+        units: list[Unit] = []
+        for unit in box.units:
+            units.extend(_fit(unit, room, counter))
+        for unit, n in zip(units, counter.count_many([u.text for u in units]), strict=True):
+            unit.tokens = n - counter.overhead
+        groups: list[list[Unit]] = []
+        budget = min(target_tokens, counter.max_tokens) - fixed
+        for unit in units:
+            if groups and repack and sum(u.tokens for u in groups[-1]) + unit.tokens <= budget:
+                groups[-1].append(unit)
+            else:
+                groups.append([unit])
+        for group in groups:
+            chunks.append(
+                _chunk(doc, box, group, header, info, counter, strategy, seen, header_mode)
+            )
+    for ordinal, chunk in enumerate(chunks):
+        chunk.ordinal = ordinal
+    return chunks
+
+
+def _contiguous_text(doc: DocText, group: list[Unit]) -> list[str]:
+    """The document's own text for runs of adjacent units (original spacing kept)."""
+    runs: list[list[Unit]] = []
+    for unit in group:
+        if runs and 0 <= unit.start - runs[-1][-1].end <= 1:
+            runs[-1].append(unit)
+        else:
+            runs.append([unit])
+    return [doc.text[run[0].start : run[-1].end] for run in runs]
+
+
+def _chunk(
+    doc: DocText,
+    box: Container,
+    group: list[Unit],
+    header: str,
+    info: DocInfo,
+    counter: TokenCounter,
+    strategy: str,
+    seen: set[str],
+    header_mode: str,
+) -> Chunk:
+    first, last = group[0], group[-1]
+    starts_container = first.start <= box.node.char_start
+    body_parts = _contiguous_text(doc, group) if box.node.kind != "table" else [u.text for u in group]
+    if box.lead and not (starts_container and box.node.kind == "article"):
+        if not body_parts[0].startswith(box.lead):
+            body_parts.insert(0, box.lead)
+    body = "\n".join(body_parts)
+    path = box.path
+    if first.label and not starts_container and box.node.kind != "table":
+        path = f"{path}{PATH_SEP}{first.label}" if path else first.label
+        header = make_header(info, path, header_mode)
+    text = f"{header}\n{body}" if header else body
+    tokens = counter.count(text)
+    chunk_id = f"{info.partition_key}#{first.seg}"
+    if len(group) > 1:
+        chunk_id += f"..{last.seg.rsplit('/', 1)[-1]}"
+    base, n = chunk_id, 1
+    while chunk_id in seen:
+        n += 1
+        chunk_id = f"{base}~{n}"
+    seen.add(chunk_id)
+    page_start, page_end = doc.pages_of(first.start, last.end)
+    return Chunk(
+        chunk_id=chunk_id,
+        partition_key=info.partition_key,
+        doc_id=info.doc_id,
+        version=info.version,
+        strategy=strategy,
+        parent_id=box.node.node_id,
+        ordinal=0,
+        kind=box.node.kind,
+        path=path,
+        header=header,
+        body=body,
+        text=text,
+        token_count=tokens,
+        truncated=tokens > counter.max_tokens,
+        char_start=first.start,
+        char_end=last.end,
+        page_start=page_start,
+        page_end=page_end,
+    )

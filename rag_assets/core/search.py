@@ -1,0 +1,553 @@
+"""The LanceDB store and the search API: vector, full-text and hybrid, with filters.
+
+One LanceDB table per embedding model (`chunks__<model_id>`), holding the chunk columns
+(schemas.CHUNKS) plus `vector`, `status`, `valid_from`, `valid_to` and `title`
+(DESIGN.md). A document version (partition) is replaced in one commit with
+`merge_insert`, so a reader never sees half of a version.
+
+Choices written down here:
+
+- Rows are matched on (`partition_key`, `chunk_id`), not on `chunk_id` alone: the merge
+  then can never touch another version's rows, even if two versions share chunk ids.
+- Full-text search is LanceDB's native inverted index on `text`, tokenized lowercase,
+  ASCII-folded (`vibração` matches `vibracao`) and with Portuguese stemming and stop words
+  (the corpus is mostly Portuguese; English text still matches itself since queries go
+  through the same analyzer). The index is rebuilt after every upsert; rows written since
+  the last build are still searched (flat, with the index's analyzer), so a stale index
+  is slower, never wrong. With no index at all LanceDB 0.40 still answers by a flat scan
+  of `text`, but without folding or stemming: build the index.
+- Hybrid search is reciprocal rank fusion (k=60) computed here, not LanceDB's reranker,
+  so each hit says which retriever found it and at what rank.
+- Vector search is exact (no ANN index): corpora here are thousands of chunks, not
+  millions, and an exact scan keeps evaluation results free of index noise.
+- Filters are applied before ranking (prefilter), so `k` hits come back whenever `k`
+  rows match the filters.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import logging
+import os
+import random
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import lancedb
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+from lancedb.index import FTS
+
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.lake import STATUSES, split_key, validate_key_part
+from rag_assets.core.schemas import CHUNKS
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["hybrid", "vector", "fts"]
+MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
+RRF_K = 60
+"""Reciprocal rank fusion constant: score = sum over retrievers of 1 / (RRF_K + rank)."""
+CANDIDATES_PER_K = 4
+"""Hybrid search fetches this many times `k` candidates from each retriever."""
+MIN_CANDIDATES = 20
+FTS_LANGUAGE = "Portuguese"
+MAX_QUERY_TERMS = 64
+
+EXTRA_COLUMNS: tuple[str, ...] = ("status", "valid_from", "valid_to", "title")
+"""Columns the store adds to the chunk columns, besides `vector`."""
+HIT_COLUMNS: list[str] = [*CHUNKS.names, *EXTRA_COLUMNS]
+"""What a search reads back: everything but the vector."""
+
+_T = TypeVar("_T")
+
+
+def table_name(model_id: str) -> str:
+    """The LanceDB table holding one embedding model's vectors."""
+    return f"chunks__{model_id}"
+
+
+def store_schema(dimension: int) -> pa.Schema:
+    """Chunk columns plus the vector and the validity columns of a version."""
+    return pa.schema(
+        [
+            *CHUNKS,
+            pa.field("vector", pa.list_(pa.float32(), dimension)),
+            pa.field("status", pa.string()),
+            pa.field("valid_from", pa.date32()),
+            pa.field("valid_to", pa.date32()),
+            pa.field("title", pa.string()),
+        ]
+    )
+
+
+def fts_terms(query: str) -> str:
+    """The words of a query, without punctuation or operators, for full-text search.
+
+    LanceDB 0.40's native FTS does not parse query syntax, but stripping everything but
+    word characters keeps `?`, `:`, quotes and the like from ever mattering.
+    """
+    return " ".join(re.findall(r"\w+", query)[:MAX_QUERY_TERMS])
+
+
+def _sql_date(value: dt.date) -> str:
+    return f"date '{value.isoformat()}'"
+
+
+def _is_conflict(exc: Exception) -> bool:
+    """Whether a LanceDB error is a lost commit race (worth retrying) and nothing else."""
+    text = str(exc).lower()
+    return any(
+        word in text
+        for word in ("commit conflict", "preempted", "contention", "incompatible transaction")
+    )
+
+
+@contextmanager
+def _file_lock(path: Path | None) -> Iterator[None]:
+    """An exclusive lock across processes on one host (no-op when `path` is None)."""
+    if path is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _retry(action: Callable[[], _T], what: str, attempts: int = 8) -> _T:
+    """Run a LanceDB write, retrying commit conflicts with another writer (with backoff)."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except Exception as exc:  # LanceDB raises plain OSError/RuntimeError/ValueError
+            if attempt == attempts or not _is_conflict(exc):
+                raise
+            delay = min(5.0, 0.1 * 2**attempt) * (0.5 + random.random())
+            log.warning("%s: commit conflict (attempt %d), retrying in %.2fs", what, attempt, delay)
+            time.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk, with where it comes from and which retrievers found it.
+
+    `score` is higher-is-better: cosine similarity (vector), BM25 (fts) or the fused RRF
+    score (hybrid). `ranks` maps each retriever that found the chunk to its 1-based rank.
+    """
+
+    chunk_id: str
+    partition_key: str
+    doc_id: str
+    version: str
+    title: str
+    path: str
+    header: str
+    body: str
+    text: str
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    parent_id: str | None
+    kind: str
+    token_count: int
+    score: float
+    retrievers: list[str] = field(default_factory=list)
+    ranks: dict[str, int] = field(default_factory=dict)
+    strategy: str = ""
+    status: str = "active"
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], score: float, retriever: str, rank: int) -> Hit:
+        """A hit from one result row of one retriever."""
+        return cls(
+            chunk_id=row["chunk_id"],
+            partition_key=row["partition_key"],
+            doc_id=row["doc_id"],
+            version=row["version"],
+            title=row.get("title") or "",
+            path=row.get("path") or "",
+            header=row.get("header") or "",
+            body=row.get("body") or "",
+            text=row.get("text") or "",
+            page_start=int(row["page_start"]),
+            page_end=int(row["page_end"]),
+            char_start=int(row["char_start"]),
+            char_end=int(row["char_end"]),
+            parent_id=row.get("parent_id"),
+            kind=row.get("kind") or "",
+            token_count=int(row.get("token_count") or 0),
+            score=float(score),
+            retrievers=[retriever],
+            ranks={retriever: rank},
+            strategy=row.get("strategy") or "",
+            status=row.get("status") or "active",
+            valid_from=row.get("valid_from"),
+            valid_to=row.get("valid_to"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (dates as ISO strings)."""
+        out = asdict(self)
+        for key in ("valid_from", "valid_to"):
+            if out[key] is not None:
+                out[key] = out[key].isoformat()
+        return out
+
+
+def _as_chunk_table(chunks: pa.Table | pl.DataFrame) -> pa.Table:
+    table = chunks.to_arrow() if isinstance(chunks, pl.DataFrame) else chunks
+    missing = [name for name in CHUNKS.names if name not in table.column_names]
+    if missing:
+        raise ValueError(f"chunks lack the columns {missing} (see schemas.CHUNKS)")
+    return table.select(CHUNKS.names).cast(CHUNKS)
+
+
+def _rrf(ranked: dict[str, list[Hit]], k: int) -> list[Hit]:
+    """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank."""
+    fused: dict[tuple[str, str], Hit] = {}
+    for retriever, hits in ranked.items():
+        for rank, hit in enumerate(hits, start=1):
+            key = (hit.partition_key, hit.chunk_id)
+            if key not in fused:
+                fused[key] = Hit(**{**asdict(hit), "score": 0.0, "retrievers": [], "ranks": {}})
+            fused[key].score += 1.0 / (RRF_K + rank)
+            fused[key].retrievers.append(retriever)
+            fused[key].ranks[retriever] = rank
+    order = sorted(fused.values(), key=lambda h: (-h.score, min(h.ranks.values()), h.chunk_id))
+    return order[:k]
+
+
+class Index:
+    """The LanceDB table of one embedding model: write partitions, search chunks.
+
+    Every call opens the table afresh, so writes by other processes (Dagster runs in
+    parallel) are seen by the next call.
+    """
+
+    def __init__(
+        self,
+        uri: str | os.PathLike[str],
+        embedder: Embedder,
+        *,
+        fts_language: str = FTS_LANGUAGE,
+    ) -> None:
+        self.uri = str(uri)
+        self.embedder = embedder
+        self.fts_language = fts_language
+        self.db = lancedb.connect(self.uri)
+
+    def __repr__(self) -> str:
+        return f"Index({self.uri!r}, table={self.table_name!r})"
+
+    @property
+    def table_name(self) -> str:
+        """This model's table name."""
+        return table_name(self.embedder.model_id)
+
+    def _open(self) -> Any | None:
+        """The table, or None when it does not exist yet."""
+        try:
+            return self.db.open_table(self.table_name)
+        except ValueError as exc:
+            if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
+                return None
+            raise
+
+    def exists(self) -> bool:
+        """Whether this model's table has been created."""
+        return self._open() is not None
+
+    # -- writing ----------------------------------------------------------------------
+
+    def upsert_partition(
+        self,
+        partition_key: str,
+        chunks: pa.Table | pl.DataFrame,
+        vectors: np.ndarray,
+        status: str,
+        valid_from: dt.date | None,
+        valid_to: dt.date | None,
+        title: str,
+        *,
+        rebuild_fts: bool = True,
+    ) -> int:
+        """Replace one version's rows (chunks + vectors + validity) in one commit.
+
+        Rows of the version that are not in `chunks` are deleted, rows of other versions
+        are untouched. Set `rebuild_fts=False` in a bulk load and call `build_fts_index()`
+        once at the end. Returns the number of rows now stored for the version.
+        """
+        split_key(partition_key)
+        if status not in STATUSES:
+            raise ValueError(f"status {status!r} must be one of {list(STATUSES)}")
+        table = _as_chunk_table(chunks)
+        keys = set(table.column("partition_key").to_pylist())
+        if keys - {partition_key}:
+            raise ValueError(
+                f"chunks for {partition_key!r} hold rows of other partitions: {sorted(keys)}"
+            )
+        ids = table.column("chunk_id")
+        if ids.null_count or len(pc.unique(ids)) != len(ids):
+            raise ValueError(f"{partition_key}: chunk_id must be present and unique")
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != table.num_rows:
+            raise ValueError(
+                f"{partition_key}: {table.num_rows} chunks but vectors of shape {vectors.shape}"
+            )
+        if table.num_rows == 0:
+            self.delete_partition(partition_key)
+            return 0
+        data = self._with_store_columns(table, vectors, status, valid_from, valid_to, title)
+        where = f"partition_key = '{partition_key}'"
+        tbl, created = self._open_or_create(data)
+        if not created:
+            self._check_dimension(tbl, vectors.shape[1])
+            _retry(
+                lambda: (
+                    self.db.open_table(self.table_name)
+                    .merge_insert(["partition_key", "chunk_id"])
+                    .when_matched_update_all()
+                    .when_not_matched_insert_all()
+                    .when_not_matched_by_source_delete(where)
+                    .execute(data)
+                ),
+                f"upsert {partition_key}",
+            )
+        if rebuild_fts:
+            self.build_fts_index()
+        return int(self.db.open_table(self.table_name).count_rows(where))
+
+    def _with_store_columns(
+        self,
+        table: pa.Table,
+        vectors: np.ndarray,
+        status: str,
+        valid_from: dt.date | None,
+        valid_to: dt.date | None,
+        title: str,
+    ) -> pa.Table:
+        n, dim = vectors.shape
+        flat = pa.array(vectors.reshape(-1), type=pa.float32())
+        columns = [
+            *table.columns,
+            pa.FixedSizeListArray.from_arrays(flat, dim),
+            pa.array([status] * n, pa.string()),
+            pa.array([valid_from] * n, pa.date32()),
+            pa.array([valid_to] * n, pa.date32()),
+            pa.array([title] * n, pa.string()),
+        ]
+        return pa.Table.from_arrays(columns, schema=store_schema(dim))
+
+    def _open_or_create(self, data: pa.Table) -> tuple[Any, bool]:
+        """The table, created with `data` if missing; True when `data` went in that way.
+
+        LanceDB 0.40 lets two processes that both see no table both "create" it, the second
+        silently overwriting the first one's rows. So creation is serialized by a file lock
+        next to the tables (local folders only; object stores get the plain
+        create-or-open, which is as good as LanceDB makes it).
+        """
+        tbl = self._open()
+        if tbl is not None:
+            return tbl, False
+        with _file_lock(self._lock_path("create")):
+            tbl = self._open()
+            if tbl is not None:
+                return tbl, False
+            try:
+                return self.db.create_table(self.table_name, data, mode="create"), True
+            except ValueError as exc:  # another process created it meanwhile
+                if "already exists" not in str(exc).lower():
+                    raise
+                return self.db.open_table(self.table_name), False
+
+    @staticmethod
+    def _check_dimension(tbl: Any, dim: int) -> None:
+        stored = tbl.schema.field("vector").type.list_size
+        if stored != dim:
+            raise ValueError(
+                f"table {tbl.name!r} holds {stored}-d vectors, got {dim}-d: "
+                "a different model needs its own table"
+            )
+
+    def build_fts_index(self) -> None:
+        """(Re)build the full-text index on `text` (lowercase, ASCII-folded, stemmed).
+
+        Builds are serialized across processes (local folders) since two concurrent
+        builds only waste work and fail each other's commit.
+        """
+        config = FTS(
+            language=self.fts_language,
+            lower_case=True,
+            ascii_folding=True,
+            stem=True,
+            remove_stop_words=True,
+        )
+
+        def build() -> None:
+            tbl = self._open()  # a fresh handle: a retry must see the winner's commit
+            if tbl is not None:
+                tbl.create_index("text", config=config, replace=True)
+
+        with _file_lock(self._lock_path("fts")):
+            _retry(build, f"fts index on {self.table_name}")
+
+    def _lock_path(self, what: str) -> Path | None:
+        """A lock file next to the tables, or None for object stores (no file locks)."""
+        if "://" in self.uri:
+            return None
+        return Path(self.uri) / f".{self.table_name}.{what}.lock"
+
+    def delete_partition(self, partition_key: str) -> int:
+        """Remove one version's rows; returns how many were removed (0 if no table)."""
+        split_key(partition_key)
+        tbl = self._open()
+        if tbl is None:
+            return 0
+        where = f"partition_key = '{partition_key}'"
+        n = int(tbl.count_rows(where))
+        if n:
+            _retry(
+                lambda: self.db.open_table(self.table_name).delete(where), f"delete {partition_key}"
+            )
+        return n
+
+    def partition_counts(self) -> dict[str, int]:
+        """Rows per partition key (empty when the table does not exist)."""
+        tbl = self._open()
+        if tbl is None:
+            return {}
+        keys = tbl.search().select(["partition_key"]).limit(None).to_arrow()
+        counts = keys.group_by("partition_key").aggregate([("partition_key", "count")])
+        return dict(
+            zip(
+                counts.column("partition_key").to_pylist(),
+                counts.column("partition_key_count").to_pylist(),
+                strict=True,
+            )
+        )
+
+    # -- searching --------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        mode: Mode = "hybrid",
+        doc_id: str | None = None,
+        version: str | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+    ) -> list[Hit]:
+        """The `k` best chunks for a query, among active versions valid on `as_of`."""
+        return self.search_many([query], k, mode, doc_id, version, as_of, include_revoked)[0]
+
+    def search_many(
+        self,
+        queries: Sequence[str],
+        k: int = 5,
+        mode: Mode = "hybrid",
+        doc_id: str | None = None,
+        version: str | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+    ) -> list[list[Hit]]:
+        """`search` for many queries, embedding them in one batch (for evaluations)."""
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r} must be one of {list(MODES)}")
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        queries = list(queries)
+        tbl = self._open()
+        if tbl is None or not queries:
+            return [[] for _ in queries]
+        where = self.filter_sql(doc_id, version, as_of, include_revoked)
+        n = k if mode != "hybrid" else max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
+        vectors = self.embedder.embed_queries(queries) if mode != "fts" else None
+        results: list[list[Hit]] = []
+        for i, query in enumerate(queries):
+            ranked: dict[str, list[Hit]] = {}
+            if vectors is not None:
+                ranked["vector"] = self._vector(tbl, vectors[i], where, n)
+            if mode != "vector":
+                ranked["fts"] = self._fts(tbl, query, where, n, strict=mode == "fts")
+            if mode == "hybrid":
+                results.append(_rrf(ranked, k))
+            else:
+                results.append(ranked[mode][:k])
+        return results
+
+    @staticmethod
+    def filter_sql(
+        doc_id: str | None = None,
+        version: str | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+    ) -> str:
+        """The SQL filter for status, validity on `as_of` (default today), doc and version."""
+        as_of = as_of or dt.date.today()
+        day = _sql_date(as_of)
+        parts = [
+            f"(valid_from IS NULL OR valid_from <= {day})",
+            f"(valid_to IS NULL OR valid_to >= {day})",
+        ]
+        if not include_revoked:
+            parts.insert(0, "status = 'active'")
+        if doc_id is not None:
+            parts.append(f"doc_id = '{validate_key_part(doc_id, 'doc_id')}'")
+        if version is not None:
+            parts.append(f"version = '{validate_key_part(version, 'version')}'")
+        return " AND ".join(parts)
+
+    @staticmethod
+    def _vector(tbl: Any, vector: np.ndarray, where: str, n: int) -> list[Hit]:
+        rows = (
+            tbl.search(vector, query_type="vector", vector_column_name="vector")
+            .distance_type("cosine")
+            .where(where, prefilter=True)
+            .select([*HIT_COLUMNS, "_distance"])
+            .limit(n)
+            .to_list()
+        )
+        return [
+            Hit.from_row(row, 1.0 - float(row["_distance"]), "vector", rank)
+            for rank, row in enumerate(rows, start=1)
+        ]
+
+    @staticmethod
+    def _fts(tbl: Any, query: str, where: str, n: int, strict: bool) -> list[Hit]:
+        terms = fts_terms(query)
+        if not terms:
+            return []
+        try:
+            rows = (
+                tbl.search(terms, query_type="fts", fts_columns="text")
+                .where(where, prefilter=True)
+                .select([*HIT_COLUMNS, "_score"])
+                .limit(n)
+                .to_list()
+            )
+        except Exception as exc:  # no index yet, or being replaced by another writer
+            if "index" not in str(exc).lower() and strict:
+                raise
+            log.warning("full-text search unavailable on %s: %s", tbl.name, exc)
+            return []
+        return [
+            Hit.from_row(row, float(row["_score"]), "fts", rank)
+            for rank, row in enumerate(rows, start=1)
+        ]

@@ -1,0 +1,380 @@
+"""The structure tree: the document's own units (headings, articles, §, incisos, alíneas,
+numbered sections, tables) detected from numbering and typography.
+
+Every node spans its whole unit (children included) in the document text, so that the eval
+can judge any chunking by overlap, and so that a parent can be handed to the LLM whole.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_assets.core.pdf import Line
+from rag_assets.core.schemas import DocText, Node
+
+ROMAN = r"[IVXLCDM]+"
+ORD = r"\s*(?:º|°|o|ª)?"
+
+# kind, level, pattern (on the start of a line), label builder; order matters.
+LEGAL_MARKERS: list[tuple[str, int, re.Pattern[str]]] = [
+    ("part", 1, re.compile(rf"^(T[ÍI]TULO|PART)\s+({ROMAN}|\d+)\b", re.I)),
+    ("chapter", 2, re.compile(rf"^(CAP[ÍI]TULO|CHAPTER)\s+({ROMAN}|\d+)\b", re.I)),
+    ("section", 4, re.compile(rf"^(SUBSE[ÇC][ÃA]O)\s+({ROMAN}|\d+)\b", re.I)),
+    ("section", 3, re.compile(rf"^(SE[ÇC][ÃA]O|SECTION)\s+({ROMAN}|\d+)\b", re.I)),
+    # digits may come letter-spaced out of justified text: "Art. 5 7." is Art. 57
+    ("article", 5, re.compile(rf"^(Art\.|Artigo|Article)\s*(\d+(?: \d)*(?:-[A-Z])?){ORD}\.?(?=\s|$)")),
+    ("paragraph", 6, re.compile(r"^(Parágrafo único|Paragrafo unico)\.?(?=\s|$|[.:—–-])", re.I)),
+    ("paragraph", 6, re.compile(rf"^(§)\s*(\d+){ORD}\.?(?=\s|$)")),
+    ("item", 7, re.compile(rf"^({ROMAN})\s*[-–—]\s+")),
+    ("point", 8, re.compile(r"^([a-z])\)\s+")),
+]
+NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.*)$")
+CAPTION = re.compile(r"^(Tabela|Table|Quadro)\s+(\d+)\b", re.I)
+HEADING_MAX_CHARS = 120
+STRUCTURAL_KINDS = ("part", "chapter", "section")
+
+
+def fold(text: str) -> str:
+    """Lowercase ASCII form of a text (accents dropped), for ids and label matching."""
+    nfkd = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in nfkd if not unicodedata.combining(c)).lower()
+
+
+def slug(text: str, limit: int = 40) -> str:
+    """An id-safe slug of a label or title."""
+    value = re.sub(r"[^a-z0-9.]+", "-", fold(re.sub(r"(?<=\d)[º°ª]", "", text)))
+    return value.strip("-.")[:limit].strip("-.") or "x"
+
+
+def normalize_label(label: str) -> str:
+    """Compare labels as DESIGN.md says: case, `º/°/o`, dots and spaces ignored."""
+    value = fold(label).replace("º", "").replace("°", "").replace("ª", "")
+    value = re.sub(r"(\d)o\b", r"\1", value)
+    return re.sub(r"[\s.]+", "", value)
+
+
+def _article_number(label: str) -> tuple[int, str]:
+    match = re.search(r"(\d+)(?:-([A-Z]))?", label)
+    if not match:
+        return (0, "")
+    return (int(match.group(1)), match.group(2) or "")
+
+
+def _id_segment(kind: str, label: str, title: str) -> str:
+    number = re.sub(r"^(art\.?|artigo|article|§|t[ií]tulo|cap[ií]tulo|se[çc][ãa]o|tabela|table|quadro)\s*", "",
+                    label, flags=re.I)
+    prefix = {
+        "part": "tit",
+        "chapter": "cap",
+        "article": "art",
+        "paragraph": "par",
+        "item": "inc",
+        "point": "ali",
+        "table": "tab",
+        "table_row": "row",
+    }.get(kind, "sec")
+    if kind == "paragraph" and "nico" in fold(label):
+        return "par-unico"
+    if kind == "section" and re.match(r"(?i)subse", label):
+        prefix = "subsec"
+    text = number if number.strip() else title
+    return f"{prefix}-{slug(text.strip(') '))}"
+
+
+@dataclass
+class _Open:
+    node: Node
+    segment: str
+    text_parts: list[str]
+    own_open: bool = True  # still collecting lines before its first child
+
+
+class TreeBuilder:
+    """Builds the node list of one document from its lines, in reading order."""
+
+    def __init__(self, partition_key: str, doc: DocText, title: str) -> None:
+        self.key = partition_key
+        self.doc = doc
+        self.nodes: list[Node] = []
+        self.ids: set[str] = set()
+        self.ordinals: dict[str | None, int] = {}
+        root = self._new("document", "", title, 0, None, 0, "")
+        self.stack: list[_Open] = [_Open(root, "", [])]
+        self.last_article: tuple[int, str] = (0, "")
+
+    def _new(
+        self, kind: str, label: str, title: str, level: int, parent: Node | None, start: int,
+        segment: str,
+    ) -> Node:
+        parent_id = parent.node_id if parent else None
+        base = self.key if parent is None else f"{self.key}#{segment}"
+        node_id, n = base, 1
+        while node_id in self.ids:
+            n += 1
+            node_id = f"{base}~{n}"
+        self.ids.add(node_id)
+        ordinal = self.ordinals.get(parent_id, 0)
+        self.ordinals[parent_id] = ordinal + 1
+        page = self.doc.page_at(start)
+        node = Node(node_id, self.key, parent_id, kind, label, title, level, ordinal, "",
+                    page, page, start, start)
+        self.nodes.append(node)
+        return node
+
+    def _segment_for(self, kind: str, label: str, title: str, parent: _Open) -> str:
+        own = _id_segment(kind, label, title)
+        if kind == "text":
+            own = f"txt-{self.ordinals.get(parent.node.node_id, 0) + 1}"
+        if kind == "article" or parent.node.kind == "document":
+            return own
+        return f"{parent.segment}/{own}"
+
+    def open(self, kind: str, level: int, label: str, title: str, line: Line, text: str) -> Node:
+        """Close deeper-or-equal units and open a new one starting at this line."""
+        while len(self.stack) > 1 and self.stack[-1].node.level >= level:
+            self._close(self.stack.pop())
+        parent = self.stack[-1]
+        parent.own_open = False
+        segment = self._segment_for(kind, label, title, parent)
+        node = self._new(kind, label, title, level, parent.node, line.char_start, segment)
+        node.char_end = line.char_end
+        self.stack.append(_Open(node, segment, [text] if text else []))
+        self._extend(line.char_end)
+        return node
+
+    def leaf(
+        self, kind: str, label: str, title: str, text: str, start: int, end: int,
+        parent: Node | None = None,
+    ) -> Node:
+        """Add a unit that holds no further units (a table, a table row) under a parent
+        (the innermost open unit by default)."""
+        if parent is None:
+            parent = self.stack[-1].node
+        base = parent.node_id.split("#", 1)[1] if "#" in parent.node_id else ""
+        segment = f"{base}/{_id_segment(kind, label, title)}".lstrip("/")
+        node = self._new(kind, label, title, parent.level + 1, parent, start, segment)
+        node.text, node.char_end = text, end
+        node.page_start, node.page_end = self.doc.pages_of(start, end)
+        self._extend(end)
+        return node
+
+    def add_text(self, line: Line) -> None:
+        """Attach a plain line to the innermost open unit."""
+        top = self.stack[-1]
+        if top.own_open:
+            top.text_parts.append(line.text)
+        else:
+            # text after a child (e.g. a closing sentence of a section): keep it in a text unit
+            self.open("text", top.node.level + 1, "", "", line, line.text)
+        self._extend(line.char_end)
+
+    def _extend(self, end: int) -> None:
+        for item in self.stack:
+            item.node.char_end = max(item.node.char_end, end)
+
+    def _close(self, item: _Open) -> None:
+        node = item.node
+        node.text = "\n".join(item.text_parts)
+        node.page_start, node.page_end = self.doc.pages_of(node.char_start, node.char_end)
+
+    def finish(self) -> list[Node]:
+        """Close every open unit and return the nodes in document order."""
+        while self.stack:
+            self._close(self.stack.pop())
+        return self.nodes
+
+
+def body_font_size(lines: Sequence[Line]) -> float:
+    """The most common font size, weighted by text length: the size of running text."""
+    weights: dict[float, int] = {}
+    for line in lines:
+        weights[line.size] = weights.get(line.size, 0) + len(line.text)
+    return max(weights, key=lambda s: weights[s]) if weights else 0.0
+
+
+def _heading_like(line: Line, body: float) -> bool:
+    if len(line.text) > HEADING_MAX_CHARS or line.table >= 0:
+        return False
+    return line.bold or line.size >= body + 1.5
+
+
+def _merge_wrapped_headings(lines: list[Line], body: float) -> list[Line]:
+    """Join a heading printed over two lines (same style, directly below) into one line."""
+    merged: list[Line] = []
+    for line in lines:
+        prev = merged[-1] if merged else None
+        if (
+            prev is not None
+            and _heading_like(prev, body)
+            and _heading_like(line, body)
+            and prev.bold == line.bold
+            and prev.size == line.size
+            and 0 <= line.top - prev.bottom < prev.size * 0.8
+            and not NUMBERED.match(line.text)
+            and not any(p.match(line.text) for _, _, p in LEGAL_MARKERS)
+        ):
+            prev.text = f"{prev.text} {line.text}"
+            prev.bottom = line.bottom
+            prev.char_end = line.char_end
+            continue
+        merged.append(Line(**vars(line)))
+    return merged
+
+
+def _title_of(text: str, marker_end: int) -> str:
+    rest = text[marker_end:].strip(" .-–—:")
+    return rest
+
+
+def _caput_title(text: str) -> str:
+    first = re.split(r"(?<=[.:;])\s", text.strip(" -–—"), maxsplit=1)[0]
+    return first[:160]
+
+
+def build_tree(
+    partition_key: str,
+    doc: DocText,
+    lines: Sequence[Line],
+    tables: dict[tuple[int, int], tuple[list[list[str]], list[tuple[int, int]], int, int]],
+    title: str,
+) -> list[Node]:
+    """Build the tree of units of one document.
+
+    `lines` are every page's lines with offsets; `tables` maps (page, table index) to
+    (rows, row spans, char_start, char_end); `title` names the root node.
+    """
+    body = body_font_size(lines)
+    builder = TreeBuilder(partition_key, doc, title)
+    lines = _merge_wrapped_headings(list(lines), body)
+    max_size = max((ln.size for ln in lines), default=0.0)
+    pending_caption: Line | None = None
+    current_table: tuple[int, int] | None = None  # (page, index) being emitted
+    first_content = True
+    for i, line in enumerate(lines):
+        page = doc.page_at(line.char_start)
+        if line.table >= 0 and (page, line.table) in tables:
+            if current_table == (page, line.table):
+                continue
+            current_table = (page, line.table)
+            _add_table(builder, tables[current_table], pending_caption)
+            pending_caption = None
+            continue
+        current_table = None
+        if pending_caption is not None:
+            builder.add_text(pending_caption)
+            pending_caption = None
+        if first_content and line.size == max_size and line.size > body and page == 1:
+            first_content = False
+            root = builder.stack[0]
+            root.node.title = root.node.title or line.text
+            root.text_parts.append(line.text)
+            continue
+        first_content = False
+        if CAPTION.match(line.text) and i + 1 < len(lines) and lines[i + 1].table >= 0:
+            pending_caption = line
+            continue
+        if not _add_marker(builder, line, body):
+            builder.add_text(line)
+    if pending_caption is not None:
+        builder.add_text(pending_caption)
+    return builder.finish()
+
+
+def _add_table(
+    builder: TreeBuilder,
+    table: tuple[list[list[str]], list[tuple[int, int]], int, int],
+    caption_line: Line | None,
+) -> None:
+    """A table node (named by its caption) with one row node per data row."""
+    rows, row_spans, t_start, t_end = table
+    caption = caption_line.text if caption_line else ""
+    cap = CAPTION.match(caption)
+    count = sum(1 for n in builder.nodes if n.kind == "table") + 1
+    label = f"{cap.group(1).capitalize()} {cap.group(2)}" if cap else f"Tabela {count}"
+    start = caption_line.char_start if caption_line else t_start
+    node = builder.leaf("table", label, caption, caption, start, t_end)
+    for r, (cells, span) in enumerate(zip(rows, row_spans, strict=False)):
+        if r > 0 and span[0] >= 0:
+            builder.leaf("table_row", str(r), "", " | ".join(cells), span[0], span[1], node)
+
+
+def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
+    """Open a unit if the line starts with a marker; False if it is plain text."""
+    text = line.text
+    for kind, level, pattern in LEGAL_MARKERS:
+        match = pattern.match(text)
+        if not match:
+            continue
+        if kind == "article":
+            digits = match.group(2).replace(" ", "")
+            number = _article_number(digits)
+            if number <= builder.last_article:
+                return False  # a reference to an earlier article at a line start
+            builder.last_article = number
+            label = f"Art. {digits}{_ordinal_sign(match.group(0))}"
+            builder.open(kind, level, label, _caput_title(text[match.end():]), line, text)
+            return True
+        if kind in ("item", "point") and not _inside_legal_unit(builder):
+            return False
+        if kind in STRUCTURAL_KINDS:
+            label = f"{match.group(1).capitalize()} {match.group(2)}"
+            title = _title_of(text, match.end())
+            builder.open(kind, level, label, title, line, text)
+            return True
+        label = match.group(0).strip().rstrip("-–—").strip()
+        if kind == "paragraph" and "nico" in fold(label):
+            label = "Parágrafo único"
+        builder.open(kind, level, label, "", line, text)
+        return True
+    numbered = NUMBERED.match(text)
+    if numbered and _heading_like(line, body):
+        number = numbered.group(1)
+        depth = number.count(".") + 1
+        builder.open("section", 1 + depth, number, numbered.group(2).strip(), line, text)
+        return True
+    if _heading_like(line, body) and not text.endswith((".", ";", ",")):
+        level = 2 if line.size > body + 0.5 else 3
+        builder.open("section", level, "", text, line, text)
+        return True
+    return False
+
+
+def _ordinal_sign(marker: str) -> str:
+    match = re.search(r"\d(º|°|o|ª)", marker)
+    return match.group(1) if match else ""
+
+
+def _inside_legal_unit(builder: TreeBuilder) -> bool:
+    return any(item.node.kind in ("article", "paragraph", "item") for item in builder.stack)
+
+
+def median_line_gap(lines: Sequence[Line]) -> float:
+    """Typical vertical distance between consecutive lines (for paragraph detection)."""
+    gaps = [b.top - a.bottom for a, b in zip(lines, lines[1:], strict=False) if b.top > a.top]
+    return statistics.median(gaps) if gaps else 0.0
+
+
+def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:
+    """The ancestors of a node from the top (document excluded), the node included."""
+    chain: list[Node] = []
+    current: Node | None = node
+    while current is not None and current.kind != "document":
+        chain.append(current)
+        current = by_id.get(current.parent_id) if current.parent_id else None
+    return list(reversed(chain))
+
+
+def display_name(node: Node) -> str:
+    """How a unit is named in a section path: its printed label and title."""
+    if node.kind in ("article", "paragraph", "item", "point"):
+        return node.label
+    if node.kind == "table_row":
+        return f"linha {node.label}"
+    parts = [p for p in (node.label, node.title) if p]
+    if node.kind == "table" and node.title:
+        return node.title
+    return " ".join(parts) if parts else node.kind

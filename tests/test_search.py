@@ -1,0 +1,316 @@
+"""The LanceDB store and search API, on a real LanceDB and the bundled model."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.lake import LakeError
+from rag_assets.core.schemas import CHUNKS, Chunk
+from rag_assets.core.search import Hit, Index, fts_terms, table_name
+
+V1_END = dt.date(2023, 12, 31)
+V2_START = dt.date(2024, 1, 1)
+
+DOCS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
+    # key: (title, [(id suffix, section, body)])
+    "doc-a@v1": (
+        "Manual do Motor",
+        [
+            ("sec-1", "1 Vibração", "O limite de vibração do motor é 92 Hz em operação contínua."),
+            ("sec-2", "2 Garantia", "A garantia cobre defeitos de fabricação por 12 meses."),
+            ("sec-3", "3 Lubrificação", "Lubrifique os rolamentos a cada 500 horas de uso."),
+        ],
+    ),
+    "doc-a@v2": (
+        "Manual do Motor",
+        [
+            ("sec-1", "1 Vibração", "O limite de vibração do motor é 80 Hz em operação contínua."),
+            ("sec-2", "2 Garantia", "A garantia cobre defeitos de fabricação por 24 meses."),
+        ],
+    ),
+    "doc-b@v1": (
+        "Store Policy",
+        [
+            ("refund", "Refunds", "The refund deadline is thirty days after the purchase date."),
+            ("passwords", "Security", "Employee passwords must be rotated every ninety days."),
+        ],
+    ),
+}
+VALIDITY: dict[str, tuple[dt.date | None, dt.date | None]] = {
+    "doc-a@v1": (None, V1_END),
+    "doc-a@v2": (V2_START, None),
+    "doc-b@v1": (None, None),
+}
+
+
+def make_chunks(key: str, only: list[str] | None = None) -> pa.Table:
+    """Hand-made chunks of one version, as the chunks stage would write them."""
+    doc_id, version = key.split("@")
+    title, sections = DOCS[key]
+    rows = []
+    offset = 0
+    for ordinal, (suffix, section, body) in enumerate(sections):
+        if only is not None and suffix not in only:
+            continue
+        header = f"[{title} | {section} | {version}]"
+        rows.append(
+            Chunk(
+                chunk_id=f"{key}#{suffix}",
+                partition_key=key,
+                doc_id=doc_id,
+                version=version,
+                strategy="structure",
+                parent_id=None,
+                ordinal=ordinal,
+                kind="section",
+                path=section,
+                header=header,
+                body=body,
+                text=f"{header}\n{body}",
+                token_count=len(body.split()),
+                truncated=False,
+                char_start=offset,
+                char_end=offset + len(body),
+                page_start=1,
+                page_end=1,
+            ).as_row()
+        )
+        offset += len(body) + 1
+    return pa.Table.from_pylist(rows, schema=CHUNKS)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    """The bundled model, loaded once for the whole test session."""
+    return Embedder()
+
+
+def upsert(
+    index: Index, key: str, only: list[str] | None = None, status: str = "active", **kwargs: object
+) -> int:
+    chunks = make_chunks(key, only)
+    vectors = index.embedder.embed_passages(chunks.column("text").to_pylist())
+    valid_from, valid_to = VALIDITY[key]
+    return index.upsert_partition(
+        key, chunks, vectors, status, valid_from, valid_to, DOCS[key][0], **kwargs
+    )
+
+
+@pytest.fixture
+def index(tmp_path: Path, embedder: Embedder) -> Index:
+    """An index holding the three versions, all active."""
+    idx = Index(tmp_path / "lancedb", embedder)
+    for key in DOCS:
+        upsert(idx, key)
+    return idx
+
+
+def ids(hits: list[Hit]) -> list[str]:
+    return [h.chunk_id for h in hits]
+
+
+def test_table_name_and_empty_store(tmp_path: Path, embedder: Embedder) -> None:
+    assert table_name("all-minilm-l6-v2") == "chunks__all-minilm-l6-v2"
+    idx = Index(tmp_path / "lancedb", embedder)
+    assert not idx.exists()
+    assert idx.partition_counts() == {}
+    assert idx.delete_partition("doc-a@v1") == 0
+    assert idx.search("anything") == []
+    assert idx.search_many(["a", "b"], mode="fts") == [[], []]
+
+
+def test_upsert_creates_table_and_counts(index: Index) -> None:
+    assert index.exists()
+    assert index.table_name == f"chunks__{index.embedder.model_id}"
+    assert index.partition_counts() == {"doc-a@v1": 3, "doc-a@v2": 2, "doc-b@v1": 2}
+
+
+@pytest.mark.parametrize("mode", ["vector", "fts", "hybrid"])
+def test_each_mode_finds_the_right_chunk(index: Index, mode: str) -> None:
+    hits = index.search("refund deadline after purchase", k=3, mode=mode)
+    assert hits[0].chunk_id == "doc-b@v1#refund"
+    assert hits[0].title == "Store Policy"
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
+
+
+def test_fts_is_accent_and_case_insensitive_for_portuguese(index: Index) -> None:
+    for query in ("vibração", "VIBRACAO", "limites de vibração"):
+        hits = index.search(query, k=1, mode="fts")
+        assert ids(hits) == ["doc-a@v2#sec-1"], query
+
+
+def test_fts_punctuation_does_not_raise(index: Index) -> None:
+    nasty = [
+        "qual o limite de vibração?",
+        'garantia: "12 meses',
+        "(motor) AND OR NOT * ~ ^ + - ! [ ] { } \\ /",
+        "'; DROP TABLE chunks; --",
+        "???",
+        "",
+    ]
+    for query in nasty:
+        for mode in ("fts", "hybrid"):
+            index.search(query, mode=mode)
+    assert ids(index.search("qual o limite de vibração?", k=1, mode="fts")) == ["doc-a@v2#sec-1"]
+    assert fts_terms('garantia: "12 meses?') == "garantia 12 meses"
+
+
+def test_hybrid_reports_retrievers_and_ranks(index: Index) -> None:
+    hits = index.search("What is the refund deadline?", k=3, mode="hybrid")
+    top = hits[0]
+    assert top.chunk_id == "doc-b@v1#refund"
+    assert sorted(top.retrievers) == ["fts", "vector"]
+    assert top.ranks == {"vector": 1, "fts": 1}
+    assert top.score == pytest.approx(2 / 61)
+    assert index.search("refund", k=1, mode="vector")[0].retrievers == ["vector"]
+    assert index.search("refund", k=1, mode="fts")[0].retrievers == ["fts"]
+    data = top.to_json()
+    for key in (
+        "chunk_id",
+        "doc_id",
+        "version",
+        "title",
+        "path",
+        "page_start",
+        "page_end",
+        "score",
+        "text",
+        "retrievers",
+    ):
+        assert key in data
+    assert data["retrievers"] == top.retrievers
+
+
+def test_hybrid_degrades_to_vector_without_fts_match(index: Index) -> None:
+    hits = index.search("xyzzy quux", k=3, mode="hybrid")
+    assert len(hits) == 3
+    assert all(h.retrievers == ["vector"] for h in hits)
+    assert index.search("xyzzy quux", k=3, mode="fts") == []
+
+
+def test_search_works_before_the_fts_index_is_built(tmp_path: Path, embedder: Embedder) -> None:
+    idx = Index(tmp_path / "lancedb", embedder)
+    upsert(idx, "doc-b@v1", rebuild_fts=False)
+    assert ids(idx.search("refund deadline", k=2, mode="hybrid"))[0] == "doc-b@v1#refund"
+    idx.build_fts_index()
+    upsert(idx, "doc-a@v2", rebuild_fts=False)  # rows newer than the index are found too
+    assert ids(idx.search("REFUND", k=1, mode="fts")) == ["doc-b@v1#refund"]
+    assert ids(idx.search("vibracao", k=1, mode="fts")) == ["doc-a@v2#sec-1"]
+
+
+def test_reupsert_with_fewer_chunks_replaces_only_that_partition(index: Index) -> None:
+    before_b = index.search("passwords rotated", k=1, mode="vector", doc_id="doc-b")
+    n = upsert(index, "doc-a@v1", only=["sec-2"])
+    assert n == 1
+    assert index.partition_counts() == {"doc-a@v1": 1, "doc-a@v2": 2, "doc-b@v1": 2}
+    old = dt.date(2023, 6, 1)
+    hits = index.search("garantia", k=10, mode="fts", version="v1", as_of=old)
+    assert ids(hits) == ["doc-a@v1#sec-2"]
+    assert index.search("lubrifique rolamentos", k=5, mode="fts", as_of=old) == []
+    # the same partition written twice leaves no duplicates
+    assert upsert(index, "doc-a@v1", only=["sec-2"]) == 1
+    assert index.partition_counts()["doc-a@v1"] == 1
+    after_b = index.search("passwords rotated", k=1, mode="vector", doc_id="doc-b")
+    assert ids(after_b) == ids(before_b) == ["doc-b@v1#passwords"]
+
+
+def test_upsert_accepts_polars_and_updates_text(index: Index) -> None:
+    chunks = make_chunks("doc-b@v1")
+    df = pl.from_arrow(chunks)
+    df = df.with_columns(
+        pl.when(pl.col("chunk_id") == "doc-b@v1#refund")
+        .then(pl.col("text").str.replace("thirty", "forty-five"))
+        .otherwise(pl.col("text"))
+        .alias("text")
+    )
+    vectors = index.embedder.embed_passages(df["text"].to_list())
+    assert index.upsert_partition("doc-b@v1", df, vectors, "active", None, None, "Policy") == 2
+    hit = index.search("refund", k=1, mode="fts")[0]
+    assert "forty-five" in hit.text and hit.title == "Policy"
+
+
+def test_revoked_rows_are_never_returned(index: Index) -> None:
+    upsert(index, "doc-b@v1", status="revoked")
+    for mode in ("vector", "fts", "hybrid"):
+        hits = index.search("refund deadline passwords", k=10, mode=mode)
+        assert all(h.doc_id != "doc-b" for h in hits), mode
+    revoked = index.search("refund deadline", k=1, mode="hybrid", include_revoked=True)
+    assert ids(revoked) == ["doc-b@v1#refund"] and revoked[0].status == "revoked"
+
+
+def test_as_of_picks_the_version_valid_on_that_day(index: Index) -> None:
+    q = "limite de vibração do motor"
+    for mode in ("vector", "fts", "hybrid"):
+        old = index.search(q, k=10, mode=mode, doc_id="doc-a", as_of=dt.date(2023, 6, 1))
+        new = index.search(q, k=10, mode=mode, doc_id="doc-a", as_of=dt.date(2024, 6, 1))
+        today = index.search(q, k=10, mode=mode, doc_id="doc-a")
+        assert {h.version for h in old} == {"v1"}, mode
+        assert {h.version for h in new} == {"v2"}, mode
+        assert ids(today) == ids(new), mode
+        assert old[0].chunk_id == "doc-a@v1#sec-1" and "92 Hz" in old[0].body
+    # boundaries are inclusive on both ends
+    assert {h.version for h in index.search(q, k=10, doc_id="doc-a", as_of=V1_END)} == {"v1"}
+    assert {h.version for h in index.search(q, k=10, doc_id="doc-a", as_of=V2_START)} == {"v2"}
+
+
+def test_doc_id_and_version_filters(index: Index) -> None:
+    hits = index.search("garantia meses", k=10, mode="hybrid", doc_id="doc-b")
+    assert hits and {h.doc_id for h in hits} == {"doc-b"}
+    old = dt.date(2023, 6, 1)
+    hits = index.search("garantia", k=10, mode="fts", version="v1", as_of=old)
+    assert ids(hits) == ["doc-a@v1#sec-2"]
+    assert index.search("garantia", k=10, mode="fts", version="v9", as_of=old) == []
+    with pytest.raises(LakeError):
+        index.search("x", doc_id="a' OR '1'='1")
+    with pytest.raises(LakeError):
+        index.search("x", version="V1")
+
+
+def test_delete_partition_removes_only_that_partition(index: Index) -> None:
+    assert index.delete_partition("doc-a@v2") == 2
+    assert index.partition_counts() == {"doc-a@v1": 3, "doc-b@v1": 2}
+    assert index.delete_partition("doc-a@v2") == 0
+    assert index.search("vibração", k=5, mode="fts") == []  # v1 expired, v2 gone
+    assert ids(index.search("refund", k=1, mode="fts")) == ["doc-b@v1#refund"]
+
+
+def test_search_many_matches_search(index: Index) -> None:
+    queries = ["refund deadline", "passwords rotation", "vibração do motor"]
+    many = index.search_many(queries, k=2, mode="hybrid")
+    assert len(many) == 3
+    for query, hits in zip(queries, many, strict=True):
+        assert ids(hits) == ids(index.search(query, k=2, mode="hybrid"))
+
+
+def test_bad_input_is_rejected(index: Index) -> None:
+    chunks = make_chunks("doc-b@v1")
+    vectors = index.embedder.embed_passages(chunks.column("text").to_pylist())
+    with pytest.raises(LakeError):
+        index.upsert_partition("Doc B@v1", chunks, vectors, "active", None, None, "t")
+    with pytest.raises(ValueError, match="other partitions"):
+        index.upsert_partition("doc-c@v1", chunks, vectors, "active", None, None, "t")
+    with pytest.raises(ValueError, match="vectors"):
+        index.upsert_partition("doc-b@v1", chunks, vectors[:1], "active", None, None, "t")
+    with pytest.raises(ValueError, match="status"):
+        index.upsert_partition("doc-b@v1", chunks, vectors, "deleted", None, None, "t")
+    with pytest.raises(ValueError, match="dimension|-d vectors"):
+        index.upsert_partition(
+            "doc-b@v1", chunks, np.ones((2, 8), np.float32), "active", None, None, "t"
+        )
+    with pytest.raises(ValueError, match="mode"):
+        index.search("x", mode="bm25")  # type: ignore[arg-type]
+    assert index.partition_counts()["doc-b@v1"] == 2
+
+
+def test_empty_upsert_clears_the_partition(index: Index) -> None:
+    empty = make_chunks("doc-b@v1", only=[])
+    vectors = np.zeros((0, 384), np.float32)
+    assert index.upsert_partition("doc-b@v1", empty, vectors, "active", None, None, "t") == 0
+    assert "doc-b@v1" not in index.partition_counts()
