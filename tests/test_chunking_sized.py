@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -350,12 +349,8 @@ def test_fixed_tokens_refuses_a_truncating_tokenizer(counter):
 @pytest.mark.skipif(not LGPD_PDF.exists(), reason="needs the shared LGPD corpus PDF")
 def test_lgpd_real_law(counter, lgpd):
     """On the real law (pdfplumber text): 512-token windows are all reported truncated by
-    the 256-token model, nothing is lost, recursive stays within size, and it is fast."""
-    fixed_tokens(lgpd, "lgpd@2018", "lgpd", "2018", counter, size=32, overlap=0)  # warm up
-    t0 = time.perf_counter()
+    the 256-token model, nothing is lost, and recursive stays within size."""
     chunks = fixed_tokens(lgpd, "lgpd@2018", "lgpd", "2018", counter, size=512, overlap=64)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 1.0, f"fixed_tokens took {elapsed:.2f}s on LGPD"
     assert counter.max_tokens == 256
     assert len(chunks) > 20
     assert all(c.truncated and c.token_count > 256 for c in chunks[:-1])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -314,3 +315,24 @@ def test_empty_upsert_clears_the_partition(index: Index) -> None:
     vectors = np.zeros((0, 384), np.float32)
     assert index.upsert_partition("doc-b@v1", empty, vectors, "active", None, None, "t") == 0
     assert "doc-b@v1" not in index.partition_counts()
+
+
+def test_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path, embedder: Embedder) -> None:
+    """Parallel runs (fresh table, same partition twice) end with exactly one copy each."""
+    idx_uri = tmp_path / "lancedb"
+    jobs = [key for key in DOCS for _ in range(2)]
+
+    def write(key: str) -> list[int]:
+        idx = Index(idx_uri, embedder)
+        out = []
+        for _ in range(3):
+            chunks = make_chunks(key)
+            vectors = np.random.default_rng().random((chunks.num_rows, 384), dtype=np.float32)
+            out.append(idx.upsert_partition(key, chunks, vectors, "active", *VALIDITY[key], "t"))
+        return out
+
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        results = list(pool.map(write, jobs))
+    expected = {key: len(DOCS[key][1]) for key in DOCS}
+    assert Index(idx_uri, embedder).partition_counts() == expected
+    assert results == [[expected[key]] * 3 for key in jobs]

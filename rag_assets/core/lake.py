@@ -214,3 +214,41 @@ def is_live(sidecar: Sidecar, as_of: dt.date | None = None) -> bool:
     if sidecar.status != "active":
         return False
     return sidecar.valid_to is None or sidecar.valid_to >= as_of
+
+
+def write_stage(lake: Lake, stage: str, key: str, rows: list[dict[str, Any]], schema: Any) -> Path:
+    """Write one partition's rows of a stage as Parquet, atomically (temp file + rename).
+
+    A reader sees the previous file or the new one, never a half-written file.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = lake.stage_path(stage, key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist(rows, schema=schema)
+    tmp = path.with_suffix(f".parquet.tmp-{os.getpid()}")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+    return path
+
+
+def read_stage(lake: Lake, stage: str, key: str) -> Any:
+    """One partition's rows of a stage as a polars DataFrame; a clear error if missing."""
+    import polars as pl
+
+    path = lake.stage_path(stage, key)
+    if not path.exists():
+        raise LakeError(f"{path}: missing; materialize the '{stage}' stage for {key} first")
+    return pl.read_parquet(path)
+
+
+def remove_stage_files(lake: Lake, key: str) -> list[Path]:
+    """Delete every stage's Parquet file of one partition; returns what was removed."""
+    removed = []
+    for stage in STAGES:
+        path = lake.stage_path(stage, key)
+        if path.exists():
+            path.unlink()
+            removed.append(path)
+    return removed

@@ -50,6 +50,7 @@ class Line:
             "char_end": self.char_end,
             "x0": self.x0,
             "top": self.top,
+            "bottom": self.bottom,
             "size": self.size,
             "bold": self.bold,
             "table": self.table,
@@ -200,8 +201,6 @@ def _assign_offsets(pages: list[Page]) -> DocText:
             line.char_end = offset + len(line.text)
             offset = line.char_end + 1
             parts.append(line.text)
-        if not page.lines:
-            offset += 0
         for table in page.tables:
             inside = [ln for ln in page.lines if ln.table == table.index]
             if inside:
@@ -221,26 +220,41 @@ def _assign_offsets(pages: list[Page]) -> DocText:
     return DocText(text=text, page_starts=starts)
 
 
-def extract(path: Path, max_pages: int = 2000, max_bytes: int = 200 * 1024 * 1024) -> Extraction:
-    """Read every page of a PDF into lines and tables with offsets into the document text."""
-    check_pdf_file(path, max_bytes)
+def _open(path: Path) -> Any:
+    """Open a PDF with pdfplumber, turning its many failure types into a PdfError."""
     try:
-        pdf = pdfplumber.open(path)
+        return pdfplumber.open(path)
     except Exception as exc:  # pdfminer raises many unrelated types
         name = " ".join(type(e).__name__ for e in (exc, *exc.args) if isinstance(e, Exception))
-        name = name or type(exc).__name__
         if "Password" in name or "Encrypt" in name:
             raise PdfError(f"{path}: the PDF is encrypted (password protected)") from exc
         raise PdfError(f"{path}: malformed PDF, it cannot be opened ({name}: {exc})") from exc
-    with pdf:
-        try:
-            n_pages = len(pdf.pages)
-        except Exception as exc:
-            raise PdfError(f"{path}: malformed PDF, its page tree cannot be read ({exc})") from exc
-        if n_pages == 0:
-            raise PdfError(f"{path}: the PDF has zero pages")
-        if n_pages > max_pages:
-            raise PdfError(f"{path}: {n_pages} pages, over the limit of {max_pages} pages")
+
+
+def _page_count(path: Path, pdf: Any, max_pages: int) -> int:
+    try:
+        n_pages = len(pdf.pages)
+    except Exception as exc:
+        raise PdfError(f"{path}: malformed PDF, its page tree cannot be read ({exc})") from exc
+    if n_pages == 0:
+        raise PdfError(f"{path}: the PDF has zero pages")
+    if n_pages > max_pages:
+        raise PdfError(f"{path}: {n_pages} pages, over the limit of {max_pages} pages")
+    return n_pages
+
+
+def count_pages(path: Path, max_pages: int = 2000, max_bytes: int = 200 * 1024 * 1024) -> int:
+    """Check a PDF opens within the limits and return its page count (no text read)."""
+    check_pdf_file(path, max_bytes)
+    with _open(path) as pdf:
+        return _page_count(path, pdf, max_pages)
+
+
+def extract(path: Path, max_pages: int = 2000, max_bytes: int = 200 * 1024 * 1024) -> Extraction:
+    """Read every page of a PDF into lines and tables with offsets into the document text."""
+    check_pdf_file(path, max_bytes)
+    with _open(path) as pdf:
+        _page_count(path, pdf, max_pages)
         pages: list[Page] = []
         for number, raw_page in enumerate(pdf.pages, start=1):
             try:

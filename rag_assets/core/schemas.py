@@ -38,6 +38,7 @@ LINE = pa.struct(
         ("char_end", pa.int64()),
         ("x0", pa.float64()),
         ("top", pa.float64()),
+        ("bottom", pa.float64()),
         ("size", pa.float64()),
         ("bold", pa.bool_()),
         ("table", pa.int32()),

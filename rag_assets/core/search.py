@@ -22,6 +22,10 @@ Choices written down here:
   millions, and an exact scan keeps evaluation results free of index noise.
 - Filters are applied before ranking (prefilter), so `k` hits come back whenever `k`
   rows match the filters.
+- Writes to a table (create, merge, delete, index build) are serialized by a file lock
+  next to it, because LanceDB 0.40 alone loses rows when two processes create the table
+  at once and duplicates rows when two runs merge the same partition at once. Commit
+  conflicts that remain (object stores, other writers) are retried with backoff.
 """
 
 from __future__ import annotations
@@ -315,23 +319,32 @@ class Index:
             return 0
         data = self._with_store_columns(table, vectors, status, valid_from, valid_to, title)
         where = f"partition_key = '{partition_key}'"
-        tbl, created = self._open_or_create(data)
-        if not created:
+
+        def merge() -> Any:
+            tbl = self._open()  # a fresh handle: a retry must see the winner's commit
+            if tbl is None:
+                try:
+                    return self.db.create_table(self.table_name, data, mode="create")
+                except ValueError as exc:  # created meanwhile (object stores: no lock)
+                    if "already exists" not in str(exc).lower():
+                        raise
+                    tbl = self.db.open_table(self.table_name)
             self._check_dimension(tbl, vectors.shape[1])
-            _retry(
-                lambda: (
-                    self.db.open_table(self.table_name)
-                    .merge_insert(["partition_key", "chunk_id"])
-                    .when_matched_update_all()
-                    .when_not_matched_insert_all()
-                    .when_not_matched_by_source_delete(where)
-                    .execute(data)
-                ),
-                f"upsert {partition_key}",
+            (
+                tbl.merge_insert(["partition_key", "chunk_id"])
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .when_not_matched_by_source_delete(where)
+                .execute(data)
             )
+            return tbl
+
+        with self._write_lock():
+            tbl = _retry(merge, f"upsert {partition_key}")
+            stored = int(tbl.count_rows(where))
         if rebuild_fts:
             self.build_fts_index()
-        return int(self.db.open_table(self.table_name).count_rows(where))
+        return stored
 
     def _with_store_columns(
         self,
@@ -354,27 +367,22 @@ class Index:
         ]
         return pa.Table.from_arrays(columns, schema=store_schema(dim))
 
-    def _open_or_create(self, data: pa.Table) -> tuple[Any, bool]:
-        """The table, created with `data` if missing; True when `data` went in that way.
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """Serialize this table's writes across processes and threads (local folders).
 
-        LanceDB 0.40 lets two processes that both see no table both "create" it, the second
-        silently overwriting the first one's rows. So creation is serialized by a file lock
-        next to the tables (local folders only; object stores get the plain
-        create-or-open, which is as good as LanceDB makes it).
+        Two things LanceDB 0.40 does not protect against on its own: two processes that
+        both see no table both "create" it, the second silently overwriting the first
+        one's rows; and two concurrent merges of the same partition both insert its new
+        rows (duplicates). Writes take well under a second, so a lock costs nothing
+        worth measuring. Object stores get no lock: there, never write one partition
+        from two runs at once.
         """
-        tbl = self._open()
-        if tbl is not None:
-            return tbl, False
-        with _file_lock(self._lock_path("create")):
-            tbl = self._open()
-            if tbl is not None:
-                return tbl, False
-            try:
-                return self.db.create_table(self.table_name, data, mode="create"), True
-            except ValueError as exc:  # another process created it meanwhile
-                if "already exists" not in str(exc).lower():
-                    raise
-                return self.db.open_table(self.table_name), False
+        if "://" in self.uri:
+            yield
+            return
+        with _file_lock(Path(self.uri) / f".{self.table_name}.lock"):
+            yield
 
     @staticmethod
     def _check_dimension(tbl: Any, dim: int) -> None:
@@ -388,8 +396,7 @@ class Index:
     def build_fts_index(self) -> None:
         """(Re)build the full-text index on `text` (lowercase, ASCII-folded, stemmed).
 
-        Builds are serialized across processes (local folders) since two concurrent
-        builds only waste work and fail each other's commit.
+        Takes the write lock: two concurrent builds only fail each other's commit.
         """
         config = FTS(
             language=self.fts_language,
@@ -400,31 +407,23 @@ class Index:
         )
 
         def build() -> None:
-            tbl = self._open()  # a fresh handle: a retry must see the winner's commit
+            tbl = self._open()
             if tbl is not None:
                 tbl.create_index("text", config=config, replace=True)
 
-        with _file_lock(self._lock_path("fts")):
+        with self._write_lock():
             _retry(build, f"fts index on {self.table_name}")
-
-    def _lock_path(self, what: str) -> Path | None:
-        """A lock file next to the tables, or None for object stores (no file locks)."""
-        if "://" in self.uri:
-            return None
-        return Path(self.uri) / f".{self.table_name}.{what}.lock"
 
     def delete_partition(self, partition_key: str) -> int:
         """Remove one version's rows; returns how many were removed (0 if no table)."""
         split_key(partition_key)
-        tbl = self._open()
-        if tbl is None:
+        if not self.exists():
             return 0
         where = f"partition_key = '{partition_key}'"
-        n = int(tbl.count_rows(where))
-        if n:
-            _retry(
-                lambda: self.db.open_table(self.table_name).delete(where), f"delete {partition_key}"
-            )
+        with self._write_lock():
+            n = int(self.db.open_table(self.table_name).count_rows(where))
+            if n:
+                _retry(lambda: self.db.open_table(self.table_name).delete(where), "delete")
         return n
 
     def partition_counts(self) -> dict[str, int]:

@@ -378,3 +378,24 @@ def display_name(node: Node) -> str:
     if node.kind == "table" and node.title:
         return node.title
     return " ".join(parts) if parts else node.kind
+
+
+TITLED_KINDS = ("part", "chapter", "section", "article", "table")
+
+
+def untitled_share(nodes: Sequence[Node], doc: DocText) -> float:
+    """Share of the text that sits in no titled unit (no section, article or table above it).
+
+    On a kind of PDF the parser understands this is small; a sudden rise means headings
+    stopped being recognised.
+    """
+    by_id = {n.node_id: n for n in nodes}
+    total = untitled = 0
+    for node in nodes:
+        if node.kind == "table_row":
+            continue
+        size = len(node.text)
+        total += size
+        if not any(a.kind in TITLED_KINDS for a in path_of(node, by_id)):
+            untitled += size
+    return untitled / total if total else 0.0

@@ -1,0 +1,24 @@
+"""What every stage asset shares: turning input problems into a clear, per-version failure."""
+
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from dagster import Failure
+
+from rag_assets.core.lake import LakeError
+from rag_assets.core.pdf import PdfError
+
+T = TypeVar("T")
+
+
+def failing_clearly(key: str, action: Callable[[], T]) -> T:
+    """Run a core call; a bad input fails only this version, with the file and the reason."""
+    try:
+        return action()
+    except (PdfError, LakeError) as exc:
+        raise Failure(
+            description=f"{key}: {exc}",
+            metadata={"partition": key, "reason": str(exc)},
+            allow_retries=False,
+        ) from exc

@@ -1,0 +1,48 @@
+"""linearized_tables: every table row as header/value pairs, ready to stand alone."""
+
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from rag_assets.assets.structure_tree import structure_tree
+from rag_assets.core.corpus import load_nodes
+from rag_assets.core.lake import read_stage, write_stage
+from rag_assets.core.schemas import TABLE_ROWS
+from rag_assets.core.structure import display_name, path_of
+from rag_assets.core.tables import linearize_tables
+from rag_assets.partitions import doc_versions
+from resources import LakeResource
+
+
+@asset(
+    partitions_def=doc_versions,
+    deps=[structure_tree],
+    group_name="structure",
+    code_version="1",
+    description="Table rows linearized so every value carries its column header.",
+)
+def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
+    """Linearize one version's tables into `derived/tables/`."""
+    key = context.partition_key
+    nodes = load_nodes(lake.lake, key)
+    by_id = {n.node_id: n for n in nodes}
+    paths = {
+        n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
+        for n in nodes
+        if n.kind == "table"
+    }
+    pages = read_stage(lake.lake, "pages", key).sort("page")
+    page_tables = [
+        (page["page"], table["rows"])
+        for page in pages.iter_rows(named=True)
+        for table in page["tables"]
+    ]
+    rows = linearize_tables(key, nodes, page_tables, paths)
+    path = write_stage(lake.lake, "tables", key, [r.as_row() for r in rows], TABLE_ROWS)
+    return MaterializeResult(
+        metadata={
+            "tables": len({r.table_id for r in rows}),
+            "rows": len(rows),
+            "example": MetadataValue.text(rows[0].text if rows else ""),
+            "parquet": MetadataValue.path(str(path)),
+        }
+    )

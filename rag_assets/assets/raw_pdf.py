@@ -1,0 +1,58 @@
+"""raw_pdf: the version's file, its sha256, page count and sidecar metadata."""
+
+
+import datetime as dt
+import json
+
+from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
+
+from rag_assets.assets._common import failing_clearly
+from rag_assets.core.lake import Sidecar, sha256_file, split_key, write_stage
+from rag_assets.core.pdf import count_pages
+from rag_assets.core.schemas import DOCUMENTS
+from rag_assets.partitions import doc_versions
+from resources import LakeResource
+
+
+@asset(
+    partitions_def=doc_versions,
+    group_name="ingest",
+    code_version="1",
+    description="The PDF of one document version: sha256, pages, sidecar (title, validity, status).",
+)
+def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
+    """Register one version's file and sidecar in `derived/documents/`."""
+    key = context.partition_key
+    doc_id, version = failing_clearly(key, lambda: split_key(key))
+    pdf_path, sidecar_path = failing_clearly(key, lambda: lake.lake.raw_paths(key))
+    sidecar = failing_clearly(key, lambda: Sidecar.read(sidecar_path))
+    n_pages = failing_clearly(key, lambda: count_pages(pdf_path))
+    sha = sha256_file(pdf_path)
+    row = {
+        "partition_key": key,
+        "doc_id": doc_id,
+        "version": version,
+        "title": sidecar.title or doc_id,
+        "source_path": str(pdf_path.relative_to(lake.lake.root)),
+        "sha256": sha,
+        "n_pages": n_pages,
+        "status": sidecar.status,
+        "valid_from": sidecar.valid_from,
+        "valid_to": sidecar.valid_to,
+        "ingested_at": dt.datetime.now(dt.UTC),
+        "doc_type": sidecar.type,
+        "metadata_json": json.dumps(sidecar.metadata, ensure_ascii=False, default=str),
+    }
+    path = write_stage(lake.lake, "documents", key, [row], DOCUMENTS)
+    return MaterializeResult(
+        metadata={
+            "sha256": sha,
+            "pages": n_pages,
+            "status": sidecar.status,
+            "title": row["title"],
+            "valid_from": str(sidecar.valid_from or ""),
+            "source": MetadataValue.path(str(pdf_path)),
+            "parquet": MetadataValue.path(str(path)),
+        },
+        data_version=DataVersion(sha),
+    )

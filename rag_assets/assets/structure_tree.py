@@ -1,0 +1,53 @@
+"""structure_tree: the tree of units (parts, chapters, sections, articles, §, incisos,
+alíneas, tables and rows) with labels, levels and spans."""
+
+
+from collections import Counter
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from rag_assets.assets.page_text import page_text
+from rag_assets.core.corpus import load_doc, load_info
+from rag_assets.core.lake import read_stage, write_stage
+from rag_assets.core.pdf import Line
+from rag_assets.core.schemas import NODES
+from rag_assets.core.structure import build_tree, untitled_share
+from rag_assets.partitions import doc_versions
+from resources import LakeResource
+
+
+@asset(
+    partitions_def=doc_versions,
+    deps=[page_text],
+    group_name="structure",
+    code_version="1",
+    description="The document's own units detected from numbering and typography.",
+)
+def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
+    """Build one version's tree into `derived/nodes/`."""
+    key = context.partition_key
+    info, _, _ = load_info(lake.lake, key)
+    doc = load_doc(lake.lake, key)
+    pages = read_stage(lake.lake, "pages", key).sort("page")
+    lines: list[Line] = []
+    tables = {}
+    for page in pages.iter_rows(named=True):
+        for raw in page["lines"]:
+            lines.append(Line(**raw))
+        for table in page["tables"]:
+            spans = [tuple(s) for s in table["row_spans"]]
+            tables[(page["page"], table["index"])] = (
+                table["rows"], spans, table["char_start"], table["char_end"]
+            )
+    nodes = build_tree(key, doc, lines, tables, info.title)
+    path = write_stage(lake.lake, "nodes", key, [n.as_row() for n in nodes], NODES)
+    kinds = Counter(n.kind for n in nodes)
+    return MaterializeResult(
+        metadata={
+            "nodes": len(nodes),
+            "nodes_by_kind": dict(sorted(kinds.items())),
+            "articles": kinds.get("article", 0),
+            "untitled_text_share": round(untitled_share(nodes, doc), 4),
+            "parquet": MetadataValue.path(str(path)),
+        }
+    )

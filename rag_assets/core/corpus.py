@@ -1,0 +1,65 @@
+"""Loading what the stages wrote for one document version back into core objects."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from rag_assets.core.chunking.structural import DocInfo
+from rag_assets.core.lake import Lake, read_stage
+from rag_assets.core.schemas import Chunk, DocText, Node
+from rag_assets.core.tables import TableRow
+
+
+@dataclass
+class Version:
+    """One document version as the later stages and the eval see it."""
+
+    info: DocInfo
+    status: str
+    valid_to: dt.date | None
+    doc: DocText
+    nodes: list[Node]
+    rows: list[TableRow]
+
+
+def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:
+    """The document row of a version: header info, status and end of validity."""
+    row = read_stage(lake, "documents", key).row(0, named=True)
+    info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
+    return info, row["status"], row["valid_to"]
+
+
+def load_doc(lake: Lake, key: str) -> DocText:
+    """The extracted text of a version with its page offsets."""
+    pages = read_stage(lake, "pages", key).sort("page")
+    text = "\n".join(t for t in pages["text"].to_list() if t)  # as pdf.extract joined them
+    return DocText(text=text, page_starts=pages["char_start"].to_list())
+
+
+def load_nodes(lake: Lake, key: str) -> list[Node]:
+    """The structure tree of a version, in document order."""
+    return [Node(**r) for r in read_stage(lake, "nodes", key).iter_rows(named=True)]
+
+
+def load_rows(lake: Lake, key: str) -> list[TableRow]:
+    """The linearized table rows of a version."""
+    return [TableRow(**r) for r in read_stage(lake, "tables", key).iter_rows(named=True)]
+
+
+def load_chunks(lake: Lake, key: str) -> list[Chunk]:
+    """The chunks of a version as written by the chunks stage."""
+    return [Chunk(**r) for r in read_stage(lake, "chunks", key).iter_rows(named=True)]
+
+
+def load_version(lake: Lake, key: str) -> Version:
+    """Everything the chunkers and the eval need about one version."""
+    info, status, valid_to = load_info(lake, key)
+    return Version(
+        info=info,
+        status=status,
+        valid_to=valid_to,
+        doc=load_doc(lake, key),
+        nodes=load_nodes(lake, key),
+        rows=load_rows(lake, key),
+    )

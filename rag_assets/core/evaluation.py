@@ -1,0 +1,331 @@
+"""The eval: the same questions, the same extracted text and the same embedder, asked of
+several chunking strategies side by side, scoring both retrieval and chunk damage.
+
+The default policy is evaluated on the live index (what users query); every other
+strategy is chunked from the same extracted text and indexed in a scratch LanceDB folder.
+Size-based strategies run over several start offsets and report mean and range, because
+where the first cut falls moves their scores.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rag_assets.core.chunking.sized import fixed_tokens, offsets_for
+from rag_assets.core.chunking.structural import make_header, structural_chunks
+from rag_assets.core.corpus import Version
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.lake import LakeError
+from rag_assets.core.metrics import (
+    Span,
+    answer_complete,
+    chunk_damage,
+    first_relevant_rank,
+    hit_at,
+    label_spans,
+    reciprocal_rank,
+    twin_confused,
+)
+from rag_assets.core.schemas import Chunk
+from rag_assets.core.search import Hit, Index, Mode
+from rag_assets.core.tokens import TokenCounter
+
+METRICS = (
+    "hit@1",
+    "hit@3",
+    "hit@5",
+    "mrr@10",
+    "answer_complete@3",
+    "tokens@3",
+    "orphans",
+    "mid_line_starts",
+    "truncated",
+    "twin_confusion",
+)
+Chunker = Callable[[Version, TokenCounter], list[Chunk]]
+
+
+@dataclass(frozen=True)
+class Question:
+    """One eval question (DESIGN.md format)."""
+
+    id: str
+    question: str
+    doc_id: str | None
+    expected: tuple[str, ...]
+    also_accepted: tuple[str, ...] = ()
+    answer_contains: tuple[str, ...] = ()
+    not_relevant: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+def load_questions(path: Path) -> list[Question]:
+    """Read a JSONL question file; a bad line is an error naming the file and line."""
+    questions: list[Question] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            questions.append(
+                Question(
+                    id=str(raw["id"]),
+                    question=str(raw["question"]),
+                    doc_id=raw.get("doc_id"),
+                    expected=tuple(raw.get("expected") or ()),
+                    also_accepted=tuple(raw.get("also_accepted") or ()),
+                    answer_contains=tuple(raw.get("answer_contains") or ()),
+                    not_relevant=tuple(raw.get("not_relevant") or ()),
+                    tags=tuple(raw.get("tags") or ()),
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise LakeError(f"{path}:{number}: not a valid question ({exc})") from exc
+    return questions
+
+
+def default_chunker(target_tokens: int = 160, header_mode: str = "full") -> Chunker:
+    """The default policy as a chunker (structure + repack + table rows)."""
+
+    def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
+        return structural_chunks(
+            version.doc, version.nodes, version.rows, version.info, counter,
+            target_tokens=target_tokens, header_mode=header_mode, strategy="default",
+        )
+
+    return chunk
+
+
+def fixed_tokens_chunker(size: int, overlap: int, offset: int) -> Chunker:
+    """The common recipe: windows of `size` tokens, with the document header only."""
+
+    def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
+        info = version.info
+        return fixed_tokens(
+            version.doc, info.partition_key, info.doc_id, info.version, counter,
+            header=make_header(info, "", "full"), size=size, overlap=overlap,
+            start_offset=offset,
+        )
+
+    return chunk
+
+
+def standard_strategies(offsets: int = 4) -> dict[str, dict[str, Chunker]]:
+    """Strategy families to compare with the default: name → {variant: chunker}."""
+    families: dict[str, dict[str, Chunker]] = {
+        "structural-no-repack": {"": _no_repack},
+    }
+    for size, overlap in ((512, 64), (256, 0)):
+        families[f"fixed_tokens-{size}-o{overlap}"] = {
+            f"s{o}": fixed_tokens_chunker(size, overlap, o) for o in offsets_for(size, offsets)
+        }
+    return families
+
+
+def _no_repack(version: Version, counter: TokenCounter) -> list[Chunk]:
+    return structural_chunks(
+        version.doc, version.nodes, version.rows, version.info, counter,
+        repack=False, strategy="structural-no-repack",
+    )
+
+
+@dataclass
+class QuestionResult:
+    """How one strategy did on one question."""
+
+    id: str
+    tags: tuple[str, ...]
+    doc_id: str | None
+    rank: int | None
+    answerable: bool
+    complete: bool | None
+    tokens3: int
+    twin: bool | None
+    top: list[str] = field(default_factory=list)
+
+
+def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version]) -> QuestionResult:
+    """Score one question's ranked hits by span overlap with the expected units."""
+    doc_versions = [v for v in versions.values() if v.info.doc_id == question.doc_id]
+    relevant: dict[str, list[Span]] = {}
+    twins: dict[str, list[Span]] = {}
+    for v in doc_versions:
+        key = v.info.partition_key
+        relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
+        twins[key] = label_spans(v.nodes, question.not_relevant)
+
+    def spans(table: dict[str, list[Span]]) -> tuple[list[Span | None], list[Span]]:
+        # one flat span space per question: offset spans by the version they belong to
+        keys = sorted(table)
+        shift = {k: i * 10**9 for i, k in enumerate(keys)}
+        hit_spans = [
+            (h.char_start + shift[h.partition_key], h.char_end + shift[h.partition_key])
+            if h.partition_key in shift
+            else None
+            for h in hits
+        ]
+        flat = [(s + shift[k], e + shift[k]) for k in keys for s, e in table[k]]
+        return hit_spans, flat
+
+    hit_spans, flat_relevant = spans(relevant)
+    _, flat_twins = spans(twins)
+    answerable = bool(question.expected) and bool(flat_relevant)
+    rank = first_relevant_rank(hit_spans, flat_relevant) if answerable else None
+    top3 = list(hits[:3])
+    complete = (
+        answer_complete([h.text for h in top3], question.answer_contains)
+        if question.answer_contains and answerable
+        else None
+    )
+    twin = twin_confused(hit_spans, flat_relevant, flat_twins) if question.not_relevant else None
+    return QuestionResult(
+        id=question.id,
+        tags=question.tags,
+        doc_id=question.doc_id,
+        rank=rank,
+        answerable=answerable,
+        complete=complete,
+        tokens3=sum(h.token_count for h in top3),
+        twin=twin,
+        top=[h.chunk_id for h in top3],
+    )
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(statistics.mean(values), 4) if values else 0.0
+
+
+def summarize(results: Sequence[QuestionResult]) -> dict[str, float]:
+    """Retrieval metrics over the answerable questions of one run."""
+    scored = [r for r in results if r.answerable]
+    complete = [1.0 if r.complete else 0.0 for r in scored if r.complete is not None]
+    twins = [1.0 if r.twin else 0.0 for r in results if r.twin is not None]
+    return {
+        "questions": float(len(scored)),
+        "hit@1": _mean([hit_at(r.rank, 1) for r in scored]),
+        "hit@3": _mean([hit_at(r.rank, 3) for r in scored]),
+        "hit@5": _mean([hit_at(r.rank, 5) for r in scored]),
+        "mrr@10": _mean([reciprocal_rank(r.rank, 10) for r in scored]),
+        "answer_complete@3": _mean(complete),
+        "tokens@3": round(_mean([float(r.tokens3) for r in scored]), 1),
+        "twin_confusion": _mean(twins),
+    }
+
+
+def run_chunks(
+    chunks: Sequence[Chunk],
+    versions: dict[str, Version],
+    questions: Sequence[Question],
+    index: Index,
+    k: int,
+    mode: Mode,
+) -> tuple[dict[str, float], list[QuestionResult]]:
+    """Search every question in an index holding `chunks`; metrics + per-question results."""
+    hits = index.search_many([q.question for q in questions], k=k, mode=mode)
+    results = [judge(q, h, versions) for q, h in zip(questions, hits, strict=True)]
+    metrics = summarize(results)
+    rows = [row for v in versions.values() for row in v.rows]
+    damage = chunk_damage(chunks, rows, {k: v.doc.text for k, v in versions.items()})
+    metrics.update(
+        {
+            "orphans": float(damage.orphans),
+            "mid_line_starts": float(damage.mid_line_starts),
+            "truncated": float(damage.truncated),
+            "chunks": float(damage.chunks),
+        }
+    )
+    return metrics, results
+
+
+def index_scratch(
+    chunks: Sequence[Chunk], versions: dict[str, Version], embedder: Embedder, folder: Path
+) -> Index:
+    """A throwaway index of a strategy's chunks, built the way the live one is."""
+    import polars as pl
+
+    index = Index(folder, embedder)
+    vectors = embedder.embed_passages([c.text for c in chunks])
+    for key, version in versions.items():
+        mask = [i for i, c in enumerate(chunks) if c.partition_key == key]
+        frame = pl.DataFrame([chunks[i].as_row() for i in mask])
+        index.upsert_partition(
+            key, frame, vectors[mask], "active", None, None, version.info.title,
+            rebuild_fts=False,
+        )
+    index.build_fts_index()
+    return index
+
+
+@dataclass
+class EvalResult:
+    """Per strategy: the metrics (mean over offsets) and, for size-based ones, the range."""
+
+    strategies: dict[str, dict[str, float]]
+    ranges: dict[str, dict[str, tuple[float, float]]]
+    by_tag: dict[str, dict[str, dict[str, float]]]
+    questions: int
+    mode: str
+
+    def to_json(self) -> dict[str, Any]:
+        """`{"strategies": {name: {metric: value}}, ...}` as `trecho eval --json` prints."""
+        return {
+            "strategies": self.strategies,
+            "ranges": {s: {m: list(r) for m, r in v.items()} for s, v in self.ranges.items()},
+            "by_tag": self.by_tag,
+            "questions": self.questions,
+            "mode": self.mode,
+        }
+
+
+def _by_tag(results: Sequence[QuestionResult]) -> dict[str, dict[str, float]]:
+    tags = sorted({t for r in results for t in r.tags})
+    return {t: summarize([r for r in results if t in r.tags]) for t in tags}
+
+
+def evaluate(
+    versions: dict[str, Version],
+    questions: Sequence[Question],
+    embedder: Embedder,
+    live_index: Index | None,
+    live_chunks: Sequence[Chunk] | None,
+    strategies: dict[str, dict[str, Chunker]] | None = None,
+    k: int = 10,
+    mode: Mode = "hybrid",
+    progress: Callable[[str], None] = lambda _: None,
+) -> EvalResult:
+    """Evaluate the default policy (live index) and every other strategy side by side."""
+    strategies = standard_strategies() if strategies is None else strategies
+    counter = embedder.token_counter()
+    table: dict[str, dict[str, float]] = {}
+    ranges: dict[str, dict[str, tuple[float, float]]] = {}
+    by_tag: dict[str, dict[str, dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory(prefix="trecho-eval-") as tmp:
+        if live_index is None or live_chunks is None:
+            live_chunks = [c for v in versions.values() for c in default_chunker()(v, counter)]
+            live_index = index_scratch(live_chunks, versions, embedder, Path(tmp) / "default")
+        progress("default")
+        metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode)
+        table["default"], by_tag["default"] = metrics, _by_tag(results)
+        for name, variants in strategies.items():
+            runs: list[dict[str, float]] = []
+            all_results: list[QuestionResult] = []
+            for variant, chunker in variants.items():
+                progress(f"{name} {variant}".strip())
+                chunks = [c for v in versions.values() for c in chunker(v, counter)]
+                folder = Path(tmp) / f"{name}-{variant}"
+                index = index_scratch(chunks, versions, embedder, folder)
+                metrics, results = run_chunks(chunks, versions, questions, index, k, mode)
+                runs.append(metrics)
+                all_results.extend(results)
+            table[name] = {m: _mean([r[m] for r in runs]) for m in runs[0]}
+            if len(runs) > 1:
+                ranges[name] = {m: (min(r[m] for r in runs), max(r[m] for r in runs)) for m in runs[0]}
+            by_tag[name] = _by_tag(all_results)
+    answerable = int(table["default"]["questions"])
+    return EvalResult(table, ranges, by_tag, answerable, mode)

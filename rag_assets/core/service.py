@@ -1,0 +1,80 @@
+"""High-level operations shared by the CLI and the eval asset: which versions are live,
+loading them, and running the eval on a lake."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rag_assets.core.corpus import Version, load_chunks, load_version
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.evaluation import Chunker, EvalResult, Question, evaluate, load_questions
+from rag_assets.core.lake import Lake, LakeError, Sidecar, is_live
+from rag_assets.core.search import Index, Mode
+
+
+def live_keys(lake: Lake) -> tuple[list[str], list[str]]:
+    """Partition keys of the raw folder split into (live, not live: revoked or expired)."""
+    live: list[str] = []
+    dead: list[str] = []
+    found, _ = lake.scan_raw()
+    for raw in found:
+        try:
+            sidecar = Sidecar.read(raw.sidecar_path)
+        except LakeError:
+            continue
+        (live if is_live(sidecar) else dead).append(raw.key)
+    return live, dead
+
+
+def indexed_versions(lake: Lake, index: Index) -> dict[str, Version]:
+    """Every live version that has reached the index, loaded from the lake."""
+    live, _ = live_keys(lake)
+    counts = index.partition_counts() if index.exists() else {}
+    return {k: load_version(lake, k) for k in live if counts.get(k)}
+
+
+def question_files(lake: Lake, given: Sequence[Path] | None = None) -> list[Path]:
+    """The question files to use: those given, else every `eval/*.jsonl` of the lake."""
+    files = list(given) if given else sorted(lake.eval_dir.glob("*.jsonl"))
+    for path in files:
+        if not path.is_file():
+            raise LakeError(f"{path}: question file not found")
+    return files
+
+
+def run_eval(
+    lake: Lake,
+    embedder: Embedder,
+    index: Index,
+    files: Sequence[Path],
+    strategies: dict[str, dict[str, Chunker]] | None = None,
+    mode: Mode = "hybrid",
+    progress: Callable[[str], None] = lambda _: None,
+) -> EvalResult:
+    """Evaluate the lake's indexed versions on the questions of `files`."""
+    versions = indexed_versions(lake, index)
+    if not versions:
+        raise LakeError(f"{lake.root}: nothing is indexed yet; run `trecho materialize` first")
+    docs = {v.info.doc_id for v in versions.values()}
+    questions: list[Question] = [
+        q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
+    ]
+    live_chunks = [c for key in versions for c in load_chunks(lake, key)]
+    return evaluate(
+        versions, questions, embedder, index, live_chunks, strategies, mode=mode,
+        progress=progress,
+    )
+
+
+def purge_version(lake: Lake, index: Index | None, key: str) -> tuple[int, int]:
+    """Remove a version from every store: its index rows and its Parquet files.
+
+    Returns (index rows removed, files removed). Used for revoked, expired and deleted
+    versions, so that they can never be retrieved again.
+    """
+    from rag_assets.core.lake import remove_stage_files
+
+    rows = index.delete_partition(key) if index is not None and index.exists() else 0
+    files = remove_stage_files(lake, key)
+    return rows, len(files)

@@ -1,0 +1,20 @@
+"""Jobs: index document versions (partitioned) and write the eval report."""
+
+from __future__ import annotations
+
+from dagster import AssetSelection, define_asset_job
+
+from rag_assets.partitions import doc_versions
+
+index_job = define_asset_job(
+    "index_documents",
+    selection=AssetSelection.groups("ingest", "structure", "chunks", "index"),
+    partitions_def=doc_versions,
+    description="Extract, structure, chunk and embed one document version.",
+)
+
+eval_job = define_asset_job(
+    "eval_report_job",
+    selection=AssetSelection.assets("eval_report"),
+    description="Evaluate every strategy on the lake's question files.",
+)
