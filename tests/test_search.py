@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing as mp
+import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -317,22 +319,32 @@ def test_empty_upsert_clears_the_partition(index: Index) -> None:
     assert "doc-b@v1" not in index.partition_counts()
 
 
+def _write_partition(uri: str, key: str, rounds: int, start_at: float) -> list[int]:
+    """One writer process: upsert a partition a few times, starting with the others."""
+    idx = Index(uri, Embedder())  # model_id only: the model is never loaded here
+    while time.time() < start_at:
+        pass
+    out = []
+    for _ in range(rounds):
+        chunks = make_chunks(key)
+        vectors = np.random.default_rng().random((chunks.num_rows, 384), dtype=np.float32)
+        out.append(idx.upsert_partition(key, chunks, vectors, "active", *VALIDITY[key], "t"))
+    return out
+
+
 def test_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path, embedder: Embedder) -> None:
-    """Parallel runs (fresh table, same partition twice) end with exactly one copy each."""
-    idx_uri = tmp_path / "lancedb"
+    """Parallel runs (fresh table, same partition twice) end with exactly one copy each.
+
+    Without the write lock LanceDB 0.40 lets a second "create" overwrite the first one's
+    rows and two merges of one partition both insert it.
+    """
+    uri = str(tmp_path / "lancedb")
     jobs = [key for key in DOCS for _ in range(2)]
-
-    def write(key: str) -> list[int]:
-        idx = Index(idx_uri, embedder)
-        out = []
-        for _ in range(3):
-            chunks = make_chunks(key)
-            vectors = np.random.default_rng().random((chunks.num_rows, 384), dtype=np.float32)
-            out.append(idx.upsert_partition(key, chunks, vectors, "active", *VALIDITY[key], "t"))
-        return out
-
-    with ThreadPoolExecutor(len(jobs)) as pool:
-        results = list(pool.map(write, jobs))
+    ctx = mp.get_context("spawn")
+    with ProcessPoolExecutor(len(jobs), mp_context=ctx) as pool:
+        start_at = time.time() + 6  # after every worker has imported
+        futures = [pool.submit(_write_partition, uri, key, 3, start_at) for key in jobs]
+        results = [f.result(timeout=300) for f in futures]
     expected = {key: len(DOCS[key][1]) for key in DOCS}
-    assert Index(idx_uri, embedder).partition_counts() == expected
+    assert Index(uri, embedder).partition_counts() == expected
     assert results == [[expected[key]] * 3 for key in jobs]

@@ -45,6 +45,9 @@ def _load(model: str, device: str) -> Any:
         if key not in _MODELS:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+            os.environ.setdefault("TQDM_DISABLE", "1")
             from sentence_transformers import SentenceTransformer
 
             _MODELS[key] = SentenceTransformer(resolve_model_path(model), device=device)

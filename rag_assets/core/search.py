@@ -63,6 +63,7 @@ RRF_K = 60
 CANDIDATES_PER_K = 4
 """Hybrid search fetches this many times `k` candidates from each retriever."""
 MIN_CANDIDATES = 20
+"""...and at least this many, so fusion has material even for k=1."""
 FTS_LANGUAGE = "Portuguese"
 MAX_QUERY_TERMS = 64
 
@@ -116,11 +117,8 @@ def _is_conflict(exc: Exception) -> bool:
 
 
 @contextmanager
-def _file_lock(path: Path | None) -> Iterator[None]:
-    """An exclusive lock across processes on one host (no-op when `path` is None)."""
-    if path is None:
-        yield
-        return
+def _file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock across processes and threads on one host (flock on `path`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as fh:
         fcntl.flock(fh, fcntl.LOCK_EX)

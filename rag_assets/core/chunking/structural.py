@@ -93,15 +93,18 @@ def sentence_units(seg: str, text: str, start: int) -> list[Unit]:
 
 
 def lead_of(text: str, counter: TokenCounter, max_tokens: int = 48) -> str:
-    """The part of a unit's text every later piece repeats: whole if short, else its first
-    sentence, else its first words (marked with an ellipsis)."""
+    """The part of a unit's text every later piece repeats: as many of its first sentences
+    as fit in `max_tokens`, else its first words (marked with an ellipsis)."""
     text = " ".join(text.split())
-    if counter.count(text) - counter.overhead <= max_tokens:
-        return text
-    first = SENTENCE_END.split(text, maxsplit=1)[0]
-    if counter.count(first) - counter.overhead <= max_tokens:
-        return first
-    words = first.split()
+    lead = ""
+    for sentence in SENTENCE_END.split(text):
+        candidate = f"{lead} {sentence}".strip()
+        if counter.count(candidate) - counter.overhead > max_tokens:
+            break
+        lead = candidate
+    if len(lead) >= 20 or lead == text:
+        return lead
+    words = text.split()
     while words and counter.count(" ".join(words)) - counter.overhead > max_tokens - 1:
         words = words[: max(1, int(len(words) * 0.8))] if len(words) > 1 else []
     return " ".join(words) + " …"
@@ -177,17 +180,48 @@ def _split_words(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
     return parts
 
 
+def _split_lines(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
+    """Pack a unit's printed lines into pieces within the budget (each starts a line)."""
+    pieces: list[Unit] = []
+    pos = 0
+    spans: list[tuple[int, int]] = []
+    for line in unit.text.split("\n"):
+        spans.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    current: tuple[int, int] | None = None
+    for start, end in spans:
+        if current and counter.count(unit.text[current[0] : end]) - counter.overhead <= budget:
+            current = (current[0], end)
+            continue
+        if current:
+            pieces.append(_piece(unit, current, f"l{len(pieces)}"))
+        current = (start, end)
+    if current:
+        pieces.append(_piece(unit, current, f"l{len(pieces)}"))
+    return pieces
+
+
+def _piece(unit: Unit, span: tuple[int, int], tag: str) -> Unit:
+    return Unit(f"{unit.seg}~{tag}", unit.text[span[0] : span[1]], unit.start + span[0],
+                unit.start + span[1], unit.label)
+
+
 def _fit(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
-    """A unit as pieces that each fit the budget: sentences first, then words."""
-    if counter.count(unit.text) <= budget:
+    """A unit as pieces that each fit the budget: sentences, then printed lines, then words."""
+    if counter.count(unit.text) - counter.overhead <= budget:
         return [unit]
-    pieces = sentence_units(unit.seg, unit.text, unit.start)
-    if len(pieces) <= 1:
-        return _split_words(unit, budget, counter)
     out: list[Unit] = []
-    for piece in pieces:
-        piece.label = unit.label
-        out.extend(_fit(piece, budget, counter) if counter.count(piece.text) > budget else [piece])
+    sentences = sentence_units(unit.seg, unit.text, unit.start)
+    for sentence in sentences if len(sentences) > 1 else [unit]:
+        sentence.label = unit.label
+        if counter.count(sentence.text) - counter.overhead <= budget:
+            out.append(sentence)
+            continue
+        for piece in _split_lines(sentence, budget, counter):
+            if counter.count(piece.text) - counter.overhead <= budget:
+                out.append(piece)
+            else:
+                out.extend(_split_words(piece, budget, counter))
     return out
 
 
@@ -201,8 +235,11 @@ def structural_chunks(
     repack: bool = True,
     header_mode: str = "full",
     strategy: str = "structural",
+    pack_table_rows: bool = False,
 ) -> list[Chunk]:
     """Chunks cut at the document's own units, packed up to `target_tokens` when `repack`.
+
+    Table rows are one per chunk (caption + linearized row) unless `pack_table_rows`.
 
     No chunk's token count (header, lead and model prefix included) exceeds the model's
     maximum: a unit too long is split into sentences, then words, each part repeating the
@@ -222,17 +259,45 @@ def structural_chunks(
         groups: list[list[Unit]] = []
         budget = min(target_tokens, counter.max_tokens) - fixed
         for unit in units:
-            if groups and repack and sum(u.tokens for u in groups[-1]) + unit.tokens <= budget:
+            packs = repack and (pack_table_rows or box.node.kind != "table")
+            if groups and packs and sum(u.tokens for u in groups[-1]) + unit.tokens <= budget:
                 groups[-1].append(unit)
             else:
                 groups.append([unit])
         for group in groups:
-            chunks.append(
-                _chunk(doc, box, group, header, info, counter, strategy, seen, header_mode)
+            chunks.extend(
+                _emit(doc, box, group, header, info, counter, strategy, seen, header_mode)
             )
     for ordinal, chunk in enumerate(chunks):
         chunk.ordinal = ordinal
     return chunks
+
+
+def _emit(
+    doc: DocText,
+    box: Container,
+    group: list[Unit],
+    header: str,
+    info: DocInfo,
+    counter: TokenCounter,
+    strategy: str,
+    seen: set[str],
+    header_mode: str,
+) -> list[Chunk]:
+    """Chunks of a group, split further until each fits the model (never truncated)."""
+    args = (header, info, counter, strategy, seen, header_mode)
+    chunk = _chunk(doc, box, group, *args)
+    if not chunk.truncated:
+        return [chunk]
+    seen.discard(chunk.chunk_id)
+    if len(group) > 1:
+        half = len(group) // 2
+        return _emit(doc, box, group[:half], *args) + _emit(doc, box, group[half:], *args)
+    excess = chunk.token_count - counter.max_tokens
+    unit = group[0]
+    budget = max(8, counter.count(unit.text) - counter.overhead - excess - 2)
+    pieces = _split_words(unit, budget, counter)
+    return [c for piece in pieces for c in _emit(doc, box, [piece], *args)]
 
 
 def _contiguous_text(doc: DocText, group: list[Unit]) -> list[str]:
