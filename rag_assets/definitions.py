@@ -10,16 +10,19 @@ from rag_assets.sensors import raw_folder_sensor
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
-def build_definitions() -> Definitions:
-    """Definitions with resources read from the environment (TRECHO_LAKE, TRECHO_MODEL)."""
+def build_definitions(lake_root: str | None = None, model: str | None = None) -> Definitions:
+    """Definitions with resources from the arguments, else the environment (TRECHO_LAKE,
+    TRECHO_MODEL)."""
+    lake = LakeResource(root=lake_root) if lake_root else LakeResource()
+    embedder = EmbedderResource(model=model) if model else EmbedderResource()
     return Definitions(
         assets=ALL_ASSETS,
         jobs=[index_job, eval_job],
         sensors=[raw_folder_sensor],
         schedules=[eval_schedule],
         resources={
-            "lake": LakeResource(),
-            "embedder": EmbedderResource(),
+            "lake": lake,
+            "embedder": embedder,
             "lancedb": LanceDBResource(),
         },
     )

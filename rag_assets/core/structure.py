@@ -297,6 +297,7 @@ def _add_table(
     label = f"{cap.group(1).capitalize()} {cap.group(2)}" if cap else f"Tabela {count}"
     start = caption_line.char_start if caption_line else t_start
     node = builder.leaf("table", label, caption, caption, start, t_end)
+    builder.stack[-1].own_open = False  # text after the table goes to a new text unit
     for r, (cells, span) in enumerate(zip(rows, row_spans, strict=False)):
         if r > 0 and span[0] >= 0:
             builder.leaf("table_row", str(r), "", " | ".join(cells), span[0], span[1], node)

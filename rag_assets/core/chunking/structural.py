@@ -249,7 +249,10 @@ def structural_chunks(
     seen: set[str] = set()
     for box in _containers(doc, nodes, rows, counter):
         header = make_header(info, box.path, header_mode)
-        fixed = counter.count(f"{header}\n{box.lead}\n" if box.lead else f"{header}\n")
+        # the budget allows for the longest path a piece may get (its first unit's label)
+        longest = max((u.label for u in box.units), key=len, default="")
+        widest = make_header(info, f"{box.path}{PATH_SEP}{longest}", header_mode)
+        fixed = counter.count(f"{widest}\n{box.lead}\n" if box.lead else f"{widest}\n")
         room = max(16, counter.max_tokens - fixed)
         units: list[Unit] = []
         for unit in box.units:
@@ -296,7 +299,7 @@ def _emit(
     excess = chunk.token_count - counter.max_tokens
     unit = group[0]
     budget = max(8, counter.count(unit.text) - counter.overhead - excess - 2)
-    pieces = _split_words(unit, budget, counter)
+    pieces = _fit(unit, budget, counter)
     return [c for piece in pieces for c in _emit(doc, box, [piece], *args)]
 
 

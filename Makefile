@@ -1,0 +1,50 @@
+# trecho — the two commands to know: `make demo` and `make test`.
+
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+LAKE := data_lake
+DAGSTER_HOME_DIR := $(abspath $(LAKE)/.dagster)
+PYTEST_ARGS ?=
+
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: help setup demo test lint ui corpus clean-derived
+
+help:
+	@echo "make demo           install everything, index the sample corpus, write the eval report"
+	@echo "make test           install everything, run the test suite"
+	@echo "make setup          Debian packages, .venv, torch (CPU), trecho[dev] (idempotent)"
+	@echo "make lint           ruff check + ruff format --check"
+	@echo "make ui             Dagster UI on the lake's instance (http://127.0.0.1:3000)"
+	@echo "make corpus         rebuild the sample PDFs, sidecars and question files"
+	@echo "make clean-derived  delete everything trecho derived from $(LAKE)/raw"
+
+setup:
+	bash scripts/setup.sh
+
+# Every asset of every live sample version, then the eval report; ends with its path.
+demo: setup
+	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/trecho materialize --lake $(LAKE)
+	@latest=$$(ls -1d $(LAKE)/reports/*/ 2>/dev/null | sort | tail -n 1); \
+	if [ -n "$$latest" ]; then echo; echo "Eval report: $${latest}report.md"; \
+	else echo "no eval report was written" >&2; exit 1; fi
+
+test: setup
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+lint:
+	@test -x $(BIN)/ruff || bash scripts/setup.sh
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+ui: setup
+	mkdir -p $(DAGSTER_HOME_DIR)
+	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/dagster dev -w workspace.yaml
+
+corpus: setup
+	$(BIN)/python scripts/make_sample_corpus.py --lake $(LAKE)
+
+clean-derived:
+	rm -rf $(LAKE)/derived $(LAKE)/lancedb $(LAKE)/reports $(LAKE)/cache $(LAKE)/.dagster

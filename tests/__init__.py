@@ -1,0 +1,1 @@
+"""trecho test suite."""

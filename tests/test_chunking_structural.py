@@ -1,0 +1,109 @@
+"""The default policy's chunks answer alone: no orphan table values, no mid-line starts,
+nothing truncated, headers that say where a chunk comes from; size-based cuts do damage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag_assets.core.chunking.sized import fixed_chars
+from rag_assets.core.chunking.structural import DocInfo, structural_chunks
+from rag_assets.core.metrics import chunk_damage
+from rag_assets.core.structure import display_name, path_of
+from rag_assets.core.tables import linearize_tables
+
+from .conftest import SAMPLE_LAKE
+from .test_reading import tree_of
+
+MANUAL = SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf"
+
+
+def prepared(path: Path, key: str):
+    extraction, nodes = tree_of(path, key)
+    by_id = {n.node_id: n for n in nodes}
+    paths = {n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id)) for n in nodes}
+    rows = linearize_tables(
+        key, nodes, [(p.page, t.rows) for p in extraction.pages for t in p.tables], paths
+    )
+    return extraction.doc, nodes, rows
+
+
+def test_default_policy_has_no_damage_where_fixed_chars_has_both(counter):
+    key = "manual-operacao@v1"
+    doc, nodes, rows = prepared(MANUAL, key)
+    info = DocInfo(key, "manual-operacao", "v1", "Manual de Operação")
+    default = structural_chunks(doc, nodes, rows, info, counter)
+    damage = chunk_damage(default, rows, {key: doc.text})
+    assert (damage.orphans, damage.mid_line_starts, damage.truncated) == (0, 0, 0)
+    naive = fixed_chars(doc, key, "manual-operacao", "v1", counter, size=200, overlap=40)
+    naive_damage = chunk_damage(naive, rows, {key: doc.text})
+    assert naive_damage.orphans > 0
+    assert naive_damage.mid_line_starts > 0
+
+
+def test_table_value_chunk_holds_header_caption_and_context(counter):
+    key = "manual-operacao@v1"
+    doc, nodes, rows = prepared(MANUAL, key)
+    info = DocInfo(key, "manual-operacao", "v1", "Manual de Operação")
+    chunks = structural_chunks(doc, nodes, rows, info, counter)
+    vib = [c for c in chunks if "4,5" in c.text]
+    assert len(vib) == 1
+    chunk = vib[0]
+    assert "Limite: 4,5" in chunk.text and "Medida: Vibração" in chunk.text
+    assert chunk.text.startswith("[Manual de Operação | 3 Tabela de tolerância > Tabela 1")
+    assert chunk.text == f"{chunk.header}\n{chunk.body}"
+    assert chunk.parent_id is not None and chunk.parent_id.endswith("tab-1")
+
+
+def test_header_modes(counter):
+    key = "manual-operacao@v1"
+    doc, nodes, rows = prepared(MANUAL, key)
+    info = DocInfo(key, "manual-operacao", "v1", "Manual")
+    off = structural_chunks(doc, nodes, rows, info, counter, header_mode="off")
+    assert all(c.header == "" and c.text == c.body for c in off)
+    path = structural_chunks(doc, nodes, rows, info, counter, header_mode="path")
+    assert all("v1" not in c.header for c in path)
+    with pytest.raises(ValueError, match="header mode"):
+        structural_chunks(doc, nodes, rows, info, counter, header_mode="loud")
+
+
+@pytest.mark.parametrize("law", ["lgpd/2018", "cdc/1990"])
+def test_laws_fit_the_model_and_later_pieces_repeat_the_caput(counter, law: str):
+    key = law.replace("/", "@")
+    doc, nodes, rows = prepared(SAMPLE_LAKE / "raw" / f"{law}.pdf", key)
+    info = DocInfo(key, key.split("@")[0], key.split("@")[1], "Lei")
+    chunks = structural_chunks(doc, nodes, rows, info, counter)
+    assert max(c.token_count for c in chunks) <= counter.max_tokens
+    assert counter.max_tokens == 256
+    assert all(counter.count(c.text) == c.token_count for c in chunks[:50])
+    damage = chunk_damage(chunks, rows, {key: doc.text})
+    assert (damage.mid_line_starts, damage.truncated) == (0, 0)
+    by_id = {n.node_id: n for n in nodes}
+    for chunk in chunks:
+        parent = by_id[chunk.parent_id]
+        if parent.kind == "article" and chunk.char_start > parent.char_start:
+            assert chunk.body.startswith(parent.label), chunk.chunk_id  # caput repeated
+    assert len({c.chunk_id for c in chunks}) == len(chunks)
+
+
+def test_unchanged_clauses_keep_id_and_hash_when_another_changes(tmp_path, make_pdf, counter):
+    blocks = [
+        ("Política de Uso", 16, True),
+        ("1. Acesso", 14, True),
+        ("O acesso ao sistema exige senha pessoal.", 11, False),
+        ("2. Backup", 14, True),
+        ("O backup é feito diariamente às 22 horas.", 11, False),
+    ]
+    a = make_pdf(tmp_path / "a.pdf", blocks)
+    changed = [*blocks[:4], ("O backup é feito a cada 6 horas.", 11, False)]
+    b = make_pdf(tmp_path / "b.pdf", changed)
+    results = []
+    for path in (a, b):
+        doc, nodes, rows = prepared(path, "pol@v1")
+        info = DocInfo("pol@v1", "pol", "v1", "Política")
+        results.append({c.chunk_id: c.content_hash for c in structural_chunks(doc, nodes, rows, info, counter)})
+    before, after = results
+    assert before.keys() == after.keys()
+    changed_ids = {k for k in before if before[k] != after[k]}
+    assert changed_ids == {k for k in before if "sec-2" in k}
