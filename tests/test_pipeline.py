@@ -1,0 +1,134 @@
+"""The whole flow on a real Dagster instance, a real LanceDB folder and the real model:
+sensor → index job per document version → eval report; revoked versions never indexed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance, SensorResult, build_sensor_context
+
+from rag_assets.core.lake import Lake
+from rag_assets.core.search import Index
+from rag_assets.definitions import build_definitions
+from rag_assets.partitions import DOC_VERSIONS
+
+LIVE = {"manual-operacao@v1", "manual-beneficiario@v7"}
+
+
+def evaluate_sensor(defs, instance: DagsterInstance, lake: Lake) -> SensorResult:
+    sensor = defs.resolve_sensor_def("raw_folder_sensor")
+    context = build_sensor_context(instance=instance, definitions=defs, resources=defs.resources)
+    result = sensor(context)  # direct invocation: the SensorResult as the sensor returns it
+    for request in result.dynamic_partitions_requests or []:
+        if type(request).__name__ == "AddDynamicPartitionsRequest":
+            instance.add_dynamic_partitions(DOC_VERSIONS, list(request.partition_keys))
+        else:
+            for key in request.partition_keys:
+                instance.delete_dynamic_partition(DOC_VERSIONS, key)
+    return result
+
+
+def run_requested(defs, instance: DagsterInstance, result) -> dict[str, object]:
+    job = defs.resolve_job_def("index_documents")
+    return {
+        request.partition_key: job.execute_in_process(
+            partition_key=request.partition_key, instance=instance, raise_on_error=False
+        )
+        for request in result.run_requests
+    }
+
+
+@pytest.fixture
+def indexed(small_lake: Lake, embedder):
+    """The small lake after one sensor tick and the runs it asked for."""
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(small_lake.root))
+    tick = evaluate_sensor(defs, instance, small_lake)
+    runs = run_requested(defs, instance, tick)
+    return small_lake, instance, defs, tick, runs
+
+
+def test_sensor_registers_live_versions_and_runs_them(indexed, embedder):
+    lake, instance, _, tick, runs = indexed
+    assert {r.partition_key for r in tick.run_requests} == LIVE
+    assert set(instance.get_dynamic_partitions(DOC_VERSIONS)) == LIVE  # v6 is revoked
+    assert all(run.success for run in runs.values())
+    for key, run in runs.items():
+        materialized = {
+            e.asset_key.to_user_string() for e in run.get_asset_materialization_events()
+        }
+        assert materialized == {
+            "raw_pdf", "page_text", "structure_tree", "linearized_tables", "chunks", "embeddings"
+        }
+        checks = run.get_asset_check_evaluations()
+        assert checks and all(c.passed for c in checks), key
+        for stage in ("documents", "pages", "nodes", "tables", "chunks"):
+            assert lake.stage_path(stage, key).exists()
+    index = Index(lake.lancedb_dir, embedder)
+    assert set(index.partition_counts()) == LIVE
+
+
+def test_search_answers_from_the_table_and_never_from_revoked_v6(indexed, embedder):
+    lake, *_ = indexed
+    index = Index(lake.lancedb_dir, embedder)
+    hits = index.search("qual o limite de vibração?", k=3)
+    table_hit = [h for h in hits if "4,5" in h.text and "Limite" in h.text]
+    assert table_hit, [h.text for h in hits]
+    assert table_hit[0].text.startswith("[Manual de Operação e Manutenção")
+    assert "Tabela de tolerância" in table_hit[0].path
+    refund = index.search("Qual o prazo para receber o reembolso?", k=10)
+    assert refund and all(h.version != "v6" for h in refund)
+    assert "30 dias" in refund[0].text  # v7's deadline (v6 said 60)
+    assert not any("60 dias" in h.text for h in refund)
+
+
+def test_revoking_an_indexed_version_removes_it_everywhere(indexed, embedder):
+    lake, instance, defs, *_ = indexed
+    sidecar = lake.raw_dir / "manual-operacao" / "v1.yaml"
+    sidecar.write_text(sidecar.read_text(encoding="utf-8").replace("active", "revoked"))
+    tick = evaluate_sensor(defs, instance, lake)
+    assert "manual-operacao@v1" not in {r.partition_key for r in tick.run_requests}
+    assert "manual-operacao@v1" not in instance.get_dynamic_partitions(DOC_VERSIONS)
+    index = Index(lake.lancedb_dir, embedder)
+    assert set(index.partition_counts()) == {"manual-beneficiario@v7"}
+    assert not any(lake.stage_path(s, "manual-operacao@v1").exists() for s in ("pages", "chunks"))
+    assert all(h.doc_id != "manual-operacao" for h in index.search("limite de vibração", k=10))
+
+
+def test_a_bad_pdf_fails_only_its_version(indexed, embedder):
+    lake, instance, defs, *_ = indexed
+    broken = lake.raw_dir / "relatorio" / "v1.pdf"
+    broken.parent.mkdir()
+    broken.write_text("this is not a pdf", encoding="utf-8")
+    before = Index(lake.lancedb_dir, embedder).partition_counts()
+    tick = evaluate_sensor(defs, instance, lake)
+    runs = run_requested(defs, instance, tick)
+    failed = runs["relatorio@v1"]
+    assert not failed.success
+    messages = [
+        e.step_failure_data.error.message
+        for e in failed.all_events
+        if e.event_type_value == "STEP_FAILURE"
+    ]
+    assert any(str(broken) in m and "not a PDF" in m for m in messages), messages
+    assert all(runs[k].success for k in LIVE)
+    assert Index(lake.lancedb_dir, embedder).partition_counts() == before
+
+
+def test_eval_report_writes_markdown_and_metrics(indexed):
+    lake, instance, defs, *_ = indexed
+    result = defs.resolve_job_def("eval_report_job").execute_in_process(instance=instance)
+    assert result.success
+    [event] = result.get_asset_materialization_events()
+    metadata = event.step_materialization_data.materialization.metadata
+    report = Path(metadata["report"].value)
+    assert report.exists() and report.parent.parent == lake.reports_dir
+    table = metadata["metrics_table"].value
+    assert "| default |" in table and "| fixed_tokens-512-o64 |" in table
+    metrics = json.loads((report.parent / "metrics.json").read_text())
+    default = metrics["strategies"]["default"]
+    assert default["orphans"] == 0 and default["truncated"] == 0
+    assert metrics["strategies"]["fixed_tokens-512-o64"]["truncated"] > 0
+    assert metrics["questions"] >= 8
