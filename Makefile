@@ -7,6 +7,13 @@ LAKE := data_lake
 DAGSTER_HOME_DIR := $(abspath $(LAKE)/.dagster)
 PYTEST_ARGS ?=
 
+# The lake's Dagster instance; telemetry off (written once, only if absent).
+define dagster_home
+	@mkdir -p $(DAGSTER_HOME_DIR)
+	@test -f $(DAGSTER_HOME_DIR)/dagster.yaml || \
+		printf 'telemetry:\n  enabled: false\n' > $(DAGSTER_HOME_DIR)/dagster.yaml
+endef
+
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
@@ -26,6 +33,7 @@ setup:
 
 # Every asset of every live sample version, then the eval report; ends with its path.
 demo: setup
+	$(dagster_home)
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/trecho materialize --lake $(LAKE)
 	@latest=$$(ls -1d $(LAKE)/reports/*/ 2>/dev/null | sort | tail -n 1); \
 	if [ -n "$$latest" ]; then echo; echo "Eval report: $${latest}report.md"; \
@@ -40,7 +48,7 @@ lint:
 	$(BIN)/ruff format --check .
 
 ui: setup
-	mkdir -p $(DAGSTER_HOME_DIR)
+	$(dagster_home)
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/dagster dev -w workspace.yaml
 
 corpus: setup

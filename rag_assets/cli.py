@@ -50,9 +50,10 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     logging.getLogger("dagster").setLevel(logging.WARNING)
     from rag_assets.core.service import live_keys, purge_version
     from rag_assets.core.search import Index
-    from rag_assets.definitions import defs
+    from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
 
+    defs = build_definitions(str(lake.root), args.model)
     instance = _instance(lake)
     live, dead = live_keys(lake)
     _, problems = lake.scan_raw()
@@ -247,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `trecho` console script."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

@@ -12,6 +12,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 
 from rag_assets.core.embedding import Embedder  # noqa: E402
 from rag_assets.core.lake import Lake  # noqa: E402

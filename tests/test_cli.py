@@ -1,0 +1,80 @@
+"""The `trecho` command as a user runs it: materialize a lake, search it, evaluate it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from rag_assets.cli import main
+from rag_assets.core.lake import Lake
+
+from .conftest import copy_lake
+
+
+@pytest.fixture(scope="module")
+def materialized(tmp_path_factory, embedder) -> Iterator[Lake]:
+    """A small lake materialized once by `trecho materialize` for this module."""
+    root = tmp_path_factory.mktemp("cli")
+    lake = copy_lake(root / "lake", ["manual-operacao", "manual-beneficiario"], ["manuais.jsonl"])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DAGSTER_HOME", str(root / "dagster_home"))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["materialize", "--lake", str(lake.root)]) == 0
+        yield lake
+    text = out.getvalue()
+    assert "[2/2]" in text and "Report:" in text and "dagster dev" in text
+
+
+def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch):
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], ["manuais.jsonl"])
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    out = capsys.readouterr().out
+    assert "[1/1] manual-operacao@v1 ... ok" in out and "dagster dev" in out
+    assert (tmp_path / "home").is_dir()  # the UI reads the same instance
+
+
+def test_materialize_then_search_json(materialized: Lake, capsys):
+    code = main(
+        ["search", "qual o limite de vibração?", "-k", "3", "--json", "--lake", str(materialized.root)]
+    )
+    assert code == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert len(hits) == 3
+    for hit in hits:
+        assert {"chunk_id", "doc_id", "version", "path", "page_start", "page_end", "score",
+                "text"} <= hit.keys()
+    assert any("4,5" in h["text"] and "Limite" in h["text"] for h in hits)
+    assert all(h["version"] != "v6" for h in hits)
+
+
+def test_search_text_output_cites_document_path_and_pages(materialized: Lake, capsys):
+    assert main(["search", "prazo do reembolso", "-k", "2", "--lake", str(materialized.root)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("1. Manual do Beneficiário")
+    assert "| v7 |" in out and "p. " in out and "v6" not in out
+
+
+def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
+    code = main(["eval", "--json", "--offsets", "2", "--lake", str(materialized.root)])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    keys = {"hit@1", "hit@3", "hit@5", "mrr@10", "answer_complete@3", "tokens@3", "orphans",
+            "mid_line_starts", "truncated", "twin_confusion"}
+    assert keys <= report["strategies"]["default"].keys()
+    assert keys <= report["strategies"]["fixed_tokens-512-o64"].keys()
+    assert report["strategies"]["default"]["truncated"] == 0
+
+
+def test_status_and_clear_errors(materialized: Lake, tmp_path, capsys):
+    assert main(["status", "--lake", str(materialized.root)]) == 0
+    out = capsys.readouterr().out
+    assert "manual-operacao@v1" in out and "indexed" in out
+    assert "manual-beneficiario@v6" in out and "removed" in out
+    assert main(["search", "x", "--lake", str(tmp_path / "nowhere")]) == 2
+    assert "no such lake folder" in capsys.readouterr().err
