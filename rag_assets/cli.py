@@ -48,8 +48,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     """Every asset for every live version, in-process, then the eval report."""
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
-    from rag_assets.core.service import live_keys, purge_version
     from rag_assets.core.search import Index
+    from rag_assets.core.service import live_keys, purge_version
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
 
@@ -67,8 +67,10 @@ def cmd_materialize(args: argparse.Namespace) -> int:
             rows, files = purge_version(lake, index, key)
             if key in existing:
                 instance.delete_dynamic_partition(DOC_VERSIONS, key)
-            print(f"removed  {key}: not live (revoked, expired or deleted); {rows} index rows, "
-                  f"{files} files")
+            print(
+                f"removed  {key}: not live (revoked, expired or deleted); {rows} index rows, "
+                f"{files} files"
+            )
     new = [k for k in live if k not in existing]
     if new:
         instance.add_dynamic_partitions(DOC_VERSIONS, new)
@@ -77,8 +79,11 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     for n, key in enumerate(live, start=1):
         print(f"[{n}/{len(live)}] {key} ...", end=" ", flush=True)
         result = job.execute_in_process(
-            partition_key=key, instance=instance, raise_on_error=False,
-            tags={"trecho/trigger": "cli"}, run_config=QUIET,
+            partition_key=key,
+            instance=instance,
+            raise_on_error=False,
+            tags={"trecho/trigger": "cli"},
+            run_config=QUIET,
         )
         if result.success:
             chunks = _metadata(result, "chunks", "chunks")
@@ -102,12 +107,16 @@ def cmd_materialize(args: argparse.Namespace) -> int:
             failed.append("eval_report")
             print("FAILED")
     print()
-    print(f"Indexed {len(live) - len([f for f in failed if '@' in f])} of {len(live)} live "
-          f"versions into {lake.lancedb_dir}")
+    print(
+        f"Indexed {len(live) - len([f for f in failed if '@' in f])} of {len(live)} live "
+        f"versions into {lake.lancedb_dir}"
+    )
     if report_dir:
         print(f"Report: {report_dir}")
-    print(f"Open the Dagster UI: DAGSTER_HOME={os.environ['DAGSTER_HOME']} "
-          "dagster dev -w workspace.yaml   (then http://127.0.0.1:3000)")
+    print(
+        f"Open the Dagster UI: DAGSTER_HOME={os.environ['DAGSTER_HOME']} "
+        "dagster dev -w workspace.yaml   (then http://127.0.0.1:3000)"
+    )
     print('Search: trecho search "qual o limite de vibração?" -k 3')
     if failed:
         print(f"Failed: {', '.join(failed)}", file=sys.stderr)
@@ -135,17 +144,22 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not index.exists():
         raise LakeError(f"{lake.lancedb_dir}: no index for this model; run `trecho materialize`")
     as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
-    hits = index.search(args.query, k=args.k, mode=args.mode, doc_id=args.doc,
-                        version=args.version, as_of=as_of)
+    hits = index.search(
+        args.query, k=args.k, mode=args.mode, doc_id=args.doc, version=args.version, as_of=as_of
+    )
     if args.json:
         print(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=2, default=str))
         return 0
     if not hits:
         print("no results")
     for rank, hit in enumerate(hits, start=1):
-        pages = f"p. {hit.page_start}" + (f"–{hit.page_end}" if hit.page_end != hit.page_start else "")
-        print(f"{rank}. {hit.title} | {hit.path or '(início)'} | {hit.version} | {pages} | "
-              f"score {hit.score:.4f} ({'+'.join(hit.retrievers)})")
+        pages = f"p. {hit.page_start}" + (
+            f"–{hit.page_end}" if hit.page_end != hit.page_start else ""
+        )
+        print(
+            f"{rank}. {hit.title} | {hit.path or '(início)'} | {hit.version} | {pages} | "
+            f"score {hit.score:.4f} ({'+'.join(hit.retrievers)})"
+        )
         print(textwrap.indent(hit.text.strip(), "   "))
         print()
     return 0
@@ -168,7 +182,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if unknown:
             raise LakeError(f"unknown strategies {sorted(unknown)}; known: {sorted(strategies)}")
         strategies = {k: v for k, v in strategies.items() if k in args.strategies}
-    progress = (lambda _: None) if args.json else (lambda s: print(f"evaluating {s}", file=sys.stderr))
+    progress = (
+        (lambda _: None) if args.json else (lambda s: print(f"evaluating {s}", file=sys.stderr))
+    )
     result = run_eval(lake, embedder, index, files, strategies, mode=args.mode, progress=progress)
     if args.write:
         folder = write_report(result, lake.reports_dir, [f.name for f in files])
@@ -176,8 +192,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        print(render_markdown(result, "trecho eval", [f.name for f in files]) if args.verbose
-              else markdown_table(result))
+        print(
+            render_markdown(result, "trecho eval", [f.name for f in files])
+            if args.verbose
+            else markdown_table(result)
+        )
     return 0
 
 
@@ -197,7 +216,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         from rag_assets.core.lake import sha256_file
 
         state = "indexed" if counts.get(key) else "PENDING (not indexed)"
-        print(f"  live     {key:32} {sha256_file(pdf)[:12]}  {counts.get(key, 0):5} chunks  {state}")
+        print(
+            f"  live     {key:32} {sha256_file(pdf)[:12]}  {counts.get(key, 0):5} chunks  {state}"
+        )
     for key in dead:
         state = "CLEANUP PENDING" if counts.get(key) else "removed"
         print(f"  not live {key:32} {'':12}  {counts.get(key, 0):5} chunks  {state}")

@@ -1,6 +1,5 @@
 """The trecho code location: assets, checks, jobs, sensor, schedule and resources."""
 
-
 from dagster import Definitions
 
 from rag_assets.assets import ALL_ASSETS

@@ -1,6 +1,5 @@
 """Schedules: the eval report is rewritten every morning from the live index."""
 
-
 import os
 
 from dagster import DefaultScheduleStatus, ScheduleDefinition

@@ -1,7 +1,6 @@
 """The raw-folder sensor: registers new document versions, re-runs changed ones, and
 removes revoked or deleted ones from every store."""
 
-
 from dagster import (
     DefaultSensorStatus,
     RunRequest,
@@ -22,7 +21,7 @@ from resources import EmbedderResource, LakeResource, LanceDBResource
     job=index_job,
     minimum_interval_seconds=30,
     default_status=DefaultSensorStatus.RUNNING,
-    description="Watches data_lake/raw/: new or changed versions are indexed, revoked ones removed.",
+    description="Watches raw/: new or changed versions are indexed, revoked ones removed.",
 )
 def raw_folder_sensor(
     context: SensorEvaluationContext,
@@ -47,8 +46,13 @@ def raw_folder_sensor(
     for key in live:
         pdf, _ = root.raw_paths(key)
         # the run key carries the file hash: unchanged files never run twice, changed ones do
-        runs.append(RunRequest(partition_key=key, run_key=f"{key}:{sha256_file(pdf)}",
-                               tags={"trecho/reason": "new" if key not in existing else "hash"}))
+        runs.append(
+            RunRequest(
+                partition_key=key,
+                run_key=f"{key}:{sha256_file(pdf)}",
+                tags={"trecho/reason": "new" if key not in existing else "hash"},
+            )
+        )
     requests = []
     new = [k for k in live if k not in existing]
     if new:

@@ -4,7 +4,6 @@ Each is configurable in the Dagster UI (Launchpad) or in run config; defaults co
 the environment so that `trecho --lake PATH` and `dagster dev` see the same lake.
 """
 
-
 import os
 
 from dagster import ConfigurableResource

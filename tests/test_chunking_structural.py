@@ -102,7 +102,9 @@ def test_unchanged_clauses_keep_id_and_hash_when_another_changes(tmp_path, make_
     for path in (a, b):
         doc, nodes, rows = prepared(path, "pol@v1")
         info = DocInfo("pol@v1", "pol", "v1", "Política")
-        results.append({c.chunk_id: c.content_hash for c in structural_chunks(doc, nodes, rows, info, counter)})
+        results.append(
+            {c.chunk_id: c.content_hash for c in structural_chunks(doc, nodes, rows, info, counter)}
+        )
     before, after = results
     assert before.keys() == after.keys()
     changed_ids = {k for k in before if before[k] != after[k]}

@@ -41,14 +41,30 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
 
 def test_materialize_then_search_json(materialized: Lake, capsys):
     code = main(
-        ["search", "qual o limite de vibração?", "-k", "3", "--json", "--lake", str(materialized.root)]
+        [
+            "search",
+            "qual o limite de vibração?",
+            "-k",
+            "3",
+            "--json",
+            "--lake",
+            str(materialized.root),
+        ]
     )
     assert code == 0
     hits = json.loads(capsys.readouterr().out)
     assert len(hits) == 3
     for hit in hits:
-        assert {"chunk_id", "doc_id", "version", "path", "page_start", "page_end", "score",
-                "text"} <= hit.keys()
+        assert {
+            "chunk_id",
+            "doc_id",
+            "version",
+            "path",
+            "page_start",
+            "page_end",
+            "score",
+            "text",
+        } <= hit.keys()
     assert any("4,5" in h["text"] and "Limite" in h["text"] for h in hits)
     assert all(h["version"] != "v6" for h in hits)
 
@@ -64,8 +80,18 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
     code = main(["eval", "--json", "--offsets", "2", "--lake", str(materialized.root)])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    keys = {"hit@1", "hit@3", "hit@5", "mrr@10", "answer_complete@3", "tokens@3", "orphans",
-            "mid_line_starts", "truncated", "twin_confusion"}
+    keys = {
+        "hit@1",
+        "hit@3",
+        "hit@5",
+        "mrr@10",
+        "answer_complete@3",
+        "tokens@3",
+        "orphans",
+        "mid_line_starts",
+        "truncated",
+        "twin_confusion",
+    }
     assert keys <= report["strategies"]["default"].keys()
     assert keys <= report["strategies"]["fixed_tokens-512-o64"].keys()
     assert report["strategies"]["default"]["truncated"] == 0

@@ -60,7 +60,12 @@ def test_sensor_registers_live_versions_and_runs_them(indexed, embedder):
             e.asset_key.to_user_string() for e in run.get_asset_materialization_events()
         }
         assert materialized == {
-            "raw_pdf", "page_text", "structure_tree", "linearized_tables", "chunks", "embeddings"
+            "raw_pdf",
+            "page_text",
+            "structure_tree",
+            "linearized_tables",
+            "chunks",
+            "embeddings",
         }
         checks = run.get_asset_check_evaluations()
         assert checks and all(c.passed for c in checks), key

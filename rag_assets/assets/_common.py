@@ -1,6 +1,5 @@
 """What every stage asset shares: turning input problems into a clear, per-version failure."""
 
-
 from collections.abc import Callable
 from typing import TypeVar
 

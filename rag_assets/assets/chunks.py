@@ -1,6 +1,5 @@
 """chunks: the default policy's chunks of one version, with their damage measured."""
 
-
 import statistics
 from collections import Counter
 

@@ -1,6 +1,5 @@
 """embeddings: one version's chunks and vectors in the model's LanceDB table."""
 
-
 from dagster import AssetCheckResult, AssetExecutionContext, MaterializeResult, asset
 
 from rag_assets.assets.chunks import chunks
@@ -56,4 +55,3 @@ def embeddings(
             )
         ],
     )
-

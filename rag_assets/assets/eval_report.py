@@ -1,6 +1,5 @@
 """eval_report: every strategy side by side on the lake's question files."""
 
-
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
 from pydantic import Field
 
@@ -36,7 +35,11 @@ def eval_report(
     index = lancedb.index(lake.lake, model)
     files = question_files(lake.lake)
     result = run_eval(
-        lake.lake, model, index, files, standard_strategies(config.offsets),
+        lake.lake,
+        model,
+        index,
+        files,
+        standard_strategies(config.offsets),
         mode=config.mode,  # type: ignore[arg-type]
         progress=lambda name: context.log.info(f"evaluating {name}"),
     )

@@ -1,6 +1,5 @@
 """linearized_tables: every table row as header/value pairs, ready to stand alone."""
 
-
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets.structure_tree import structure_tree

@@ -1,6 +1,5 @@
 """page_text: every page's text lines (reading order, running headers dropped) and tables."""
 
-
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets._common import failing_clearly

@@ -1,6 +1,5 @@
 """raw_pdf: the version's file, its sha256, page count and sidecar metadata."""
 
-
 import datetime as dt
 import json
 
@@ -18,7 +17,7 @@ from resources import LakeResource
     partitions_def=doc_versions,
     group_name="ingest",
     code_version="1",
-    description="The PDF of one document version: sha256, pages, sidecar (title, validity, status).",
+    description="The PDF of one document version: sha256, pages, sidecar (title, validity).",
 )
 def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     """Register one version's file and sidecar in `derived/documents/`."""

@@ -1,7 +1,6 @@
 """structure_tree: the tree of units (parts, chapters, sections, articles, §, incisos,
 alíneas, tables and rows) with labels, levels and spans."""
 
-
 from collections import Counter
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
@@ -37,7 +36,10 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
         for table in page["tables"]:
             spans = [tuple(s) for s in table["row_spans"]]
             tables[(page["page"], table["index"])] = (
-                table["rows"], spans, table["char_start"], table["char_end"]
+                table["rows"],
+                spans,
+                table["char_start"],
+                table["char_end"],
             )
     nodes = build_tree(key, doc, lines, tables, info.title)
     path = write_stage(lake.lake, "nodes", key, [n.as_row() for n in nodes], NODES)

@@ -85,8 +85,9 @@ class Embedder:
     @property
     def dimension(self) -> int:
         """Length of the vectors."""
-        get_dim = getattr(self.st, "get_embedding_dimension", None) or getattr(
-            self.st, "get_sentence_embedding_dimension"
+        get_dim = (
+            getattr(self.st, "get_embedding_dimension", None)
+            or self.st.get_sentence_embedding_dimension
         )
         return int(get_dim())
 

@@ -95,8 +95,14 @@ def default_chunker(target_tokens: int = 160, header_mode: str = "full") -> Chun
 
     def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
         return structural_chunks(
-            version.doc, version.nodes, version.rows, version.info, counter,
-            target_tokens=target_tokens, header_mode=header_mode, strategy="default",
+            version.doc,
+            version.nodes,
+            version.rows,
+            version.info,
+            counter,
+            target_tokens=target_tokens,
+            header_mode=header_mode,
+            strategy="default",
         )
 
     return chunk
@@ -108,8 +114,14 @@ def fixed_tokens_chunker(size: int, overlap: int, offset: int) -> Chunker:
     def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
         info = version.info
         return fixed_tokens(
-            version.doc, info.partition_key, info.doc_id, info.version, counter,
-            header=make_header(info, "", "full"), size=size, overlap=overlap,
+            version.doc,
+            info.partition_key,
+            info.doc_id,
+            info.version,
+            counter,
+            header=make_header(info, "", "full"),
+            size=size,
+            overlap=overlap,
             start_offset=offset,
         )
 
@@ -130,8 +142,13 @@ def standard_strategies(offsets: int = 4) -> dict[str, dict[str, Chunker]]:
 
 def _no_repack(version: Version, counter: TokenCounter) -> list[Chunk]:
     return structural_chunks(
-        version.doc, version.nodes, version.rows, version.info, counter,
-        repack=False, strategy="structural-no-repack",
+        version.doc,
+        version.nodes,
+        version.rows,
+        version.info,
+        counter,
+        repack=False,
+        strategy="structural-no-repack",
     )
 
 
@@ -255,7 +272,13 @@ def index_scratch(
         mask = [i for i, c in enumerate(chunks) if c.partition_key == key]
         frame = pl.DataFrame([chunks[i].as_row() for i in mask])
         index.upsert_partition(
-            key, frame, vectors[mask], "active", None, None, version.info.title,
+            key,
+            frame,
+            vectors[mask],
+            "active",
+            None,
+            None,
+            version.info.title,
             rebuild_fts=False,
         )
     index.build_fts_index()
@@ -325,7 +348,9 @@ def evaluate(
                 all_results.extend(results)
             table[name] = {m: _mean([r[m] for r in runs]) for m in runs[0]}
             if len(runs) > 1:
-                ranges[name] = {m: (min(r[m] for r in runs), max(r[m] for r in runs)) for m in runs[0]}
+                ranges[name] = {
+                    m: (min(r[m] for r in runs), max(r[m] for r in runs)) for m in runs[0]
+                }
             by_tag[name] = _by_tag(all_results)
     answerable = int(table["default"]["questions"])
     return EvalResult(table, ranges, by_tag, answerable, mode)

@@ -28,9 +28,7 @@ def label_spans(nodes: Iterable[Node], labels: Iterable[str]) -> list[Span]:
     """Spans of every node whose label matches one of `labels` (normalized)."""
     wanted = {normalize_label(label) for label in labels}
     return [
-        (n.char_start, n.char_end)
-        for n in nodes
-        if n.label and normalize_label(n.label) in wanted
+        (n.char_start, n.char_end) for n in nodes if n.label and normalize_label(n.label) in wanted
     ]
 
 
@@ -67,7 +65,9 @@ def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> in
     for chunk in chunks:
         span = (chunk.char_start, chunk.char_end)
         for row in rows:
-            if row.partition_key != chunk.partition_key or not overlaps(span, (row.char_start, row.char_end)):
+            if row.partition_key != chunk.partition_key or not overlaps(
+                span, (row.char_start, row.char_end)
+            ):
                 continue
             for header, value in zip(row.header, row.cells, strict=False):
                 value = value.strip()

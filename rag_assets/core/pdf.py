@@ -211,7 +211,10 @@ def _assign_offsets(pages: list[Page]) -> DocText:
                 row_lines = [ln for ln in inside if _inside(ln, bbox)]
                 if row_lines:
                     spans.append(
-                        (min(ln.char_start for ln in row_lines), max(ln.char_end for ln in row_lines))
+                        (
+                            min(ln.char_start for ln in row_lines),
+                            max(ln.char_end for ln in row_lines),
+                        )
                     )
                 else:
                     spans.append((-1, -1))

@@ -13,10 +13,18 @@ LOWER_IS_BETTER = {"tokens@3", "orphans", "mid_line_starts", "truncated", "twin_
 
 def _cell(result: EvalResult, strategy: str, metric: str) -> str:
     value = result.strategies[strategy].get(metric, 0.0)
-    text = f"{value:.0f}" if metric in ("tokens@3", "orphans", "mid_line_starts", "truncated") else f"{value:.2f}"
+    text = (
+        f"{value:.0f}"
+        if metric in ("tokens@3", "orphans", "mid_line_starts", "truncated")
+        else f"{value:.2f}"
+    )
     low_high = result.ranges.get(strategy, {}).get(metric)
     if low_high and low_high[0] != low_high[1]:
-        text += f" ({low_high[0]:.2f}–{low_high[1]:.2f})" if "@" in metric else f" ({low_high[0]:.0f}–{low_high[1]:.0f})"
+        text += (
+            f" ({low_high[0]:.2f}–{low_high[1]:.2f})"
+            if "@" in metric
+            else f" ({low_high[0]:.0f}–{low_high[1]:.0f})"
+        )
     return text
 
 

@@ -62,7 +62,13 @@ def run_eval(
     ]
     live_chunks = [c for key in versions for c in load_chunks(lake, key)]
     return evaluate(
-        versions, questions, embedder, index, live_chunks, strategies, mode=mode,
+        versions,
+        questions,
+        embedder,
+        index,
+        live_chunks,
+        strategies,
+        mode=mode,
         progress=progress,
     )
 

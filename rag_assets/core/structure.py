@@ -26,7 +26,11 @@ LEGAL_MARKERS: list[tuple[str, int, re.Pattern[str]]] = [
     ("section", 4, re.compile(rf"^(SUBSE[ÇC][ÃA]O)\s+({ROMAN}|\d+)\b", re.I)),
     ("section", 3, re.compile(rf"^(SE[ÇC][ÃA]O|SECTION)\s+({ROMAN}|\d+)\b", re.I)),
     # digits may come letter-spaced out of justified text: "Art. 5 7." is Art. 57
-    ("article", 5, re.compile(rf"^(Art\.|Artigo|Article)\s*(\d+(?: \d)*(?:-[A-Z])?){ORD}\.?(?=\s|$)")),
+    (
+        "article",
+        5,
+        re.compile(rf"^(Art\.|Artigo|Article)\s*(\d+(?: \d)*(?:-[A-Z])?){ORD}\.?(?=\s|$)"),
+    ),
     ("paragraph", 6, re.compile(r"^(Parágrafo único|Paragrafo unico)\.?(?=\s|$|[.:—–-])", re.I)),
     ("paragraph", 6, re.compile(rf"^(§)\s*(\d+){ORD}\.?(?=\s|$)")),
     ("item", 7, re.compile(rf"^({ROMAN})\s*[-–—]\s+")),
@@ -65,8 +69,12 @@ def _article_number(label: str) -> tuple[int, str]:
 
 
 def _id_segment(kind: str, label: str, title: str) -> str:
-    number = re.sub(r"^(art\.?|artigo|article|§|t[ií]tulo|cap[ií]tulo|se[çc][ãa]o|tabela|table|quadro)\s*", "",
-                    label, flags=re.I)
+    number = re.sub(
+        r"^(art\.?|artigo|article|§|t[ií]tulo|cap[ií]tulo|se[çc][ãa]o|tabela|table|quadro)\s*",
+        "",
+        label,
+        flags=re.I,
+    )
     prefix = {
         "part": "tit",
         "chapter": "cap",
@@ -107,7 +115,13 @@ class TreeBuilder:
         self.last_article: tuple[int, str] = (0, "")
 
     def _new(
-        self, kind: str, label: str, title: str, level: int, parent: Node | None, start: int,
+        self,
+        kind: str,
+        label: str,
+        title: str,
+        level: int,
+        parent: Node | None,
+        start: int,
         segment: str,
     ) -> Node:
         parent_id = parent.node_id if parent else None
@@ -120,8 +134,21 @@ class TreeBuilder:
         ordinal = self.ordinals.get(parent_id, 0)
         self.ordinals[parent_id] = ordinal + 1
         page = self.doc.page_at(start)
-        node = Node(node_id, self.key, parent_id, kind, label, title, level, ordinal, "",
-                    page, page, start, start)
+        node = Node(
+            node_id,
+            self.key,
+            parent_id,
+            kind,
+            label,
+            title,
+            level,
+            ordinal,
+            "",
+            page,
+            page,
+            start,
+            start,
+        )
         self.nodes.append(node)
         return node
 
@@ -147,7 +174,13 @@ class TreeBuilder:
         return node
 
     def leaf(
-        self, kind: str, label: str, title: str, text: str, start: int, end: int,
+        self,
+        kind: str,
+        label: str,
+        title: str,
+        text: str,
+        start: int,
+        end: int,
         parent: Node | None = None,
     ) -> Node:
         """Add a unit that holds no further units (a table, a table row) under a parent
@@ -317,7 +350,7 @@ def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
                 return False  # a reference to an earlier article at a line start
             builder.last_article = number
             label = f"Art. {digits}{_ordinal_sign(match.group(0))}"
-            builder.open(kind, level, label, _caput_title(text[match.end():]), line, text)
+            builder.open(kind, level, label, _caput_title(text[match.end() :]), line, text)
             return True
         if kind in ("item", "point") and not _inside_legal_unit(builder):
             return False

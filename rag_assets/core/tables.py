@@ -81,7 +81,9 @@ def linearize_tables(
         for index in range(first_data, len(rows)):
             cells = rows[index]
             node = row_nodes.get(index)
-            start, end = (node.char_start, node.char_end) if node else (table.char_start, table.char_end)
+            start, end = (
+                (node.char_start, node.char_end) if node else (table.char_start, table.char_end)
+            )
             out.append(
                 TableRow(
                     partition_key=partition_key,

@@ -27,9 +27,9 @@ class TokenCounter:
         """`count` for many texts in one tokenizer call."""
         if not texts:
             return []
-        enc = self.tokenizer(
-            [self.passage_prefix + t for t in texts], add_special_tokens=True
-        )["input_ids"]
+        enc = self.tokenizer([self.passage_prefix + t for t in texts], add_special_tokens=True)[
+            "input_ids"
+        ]
         return [len(ids) for ids in enc]
 
     def ids(self, text: str) -> list[int]:

@@ -86,7 +86,9 @@ def sentence_units(seg: str, text: str, start: int) -> list[Unit]:
         pos = match.end()
     tail = text[pos:]
     if tail.strip():
-        units.append(Unit(f"{seg}~{len(units)}", tail.rstrip(), start + pos, start + len(text.rstrip())))
+        units.append(
+            Unit(f"{seg}~{len(units)}", tail.rstrip(), start + pos, start + len(text.rstrip()))
+        )
     if units:
         units[0].seg = seg
     return units
@@ -158,7 +160,9 @@ def _containers(
         if table is None:
             continue
         seg = f"{row.table_id.split('#', 1)[1]}/row-{row.row_index}"
-        get(table).units.append(Unit(seg, row.text, row.char_start, row.char_end, f"linha {row.row_index}"))
+        get(table).units.append(
+            Unit(seg, row.text, row.char_start, row.char_end, f"linha {row.row_index}")
+        )
     return [containers[k] for k in order if containers[k].units]
 
 
@@ -169,12 +173,19 @@ def _split_words(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
     i = 0
     while i < len(words):
         j = i + 1
-        while j < len(words) and counter.count(unit.text[words[i].start() : words[j].end()]) <= budget:
+        while (
+            j < len(words) and counter.count(unit.text[words[i].start() : words[j].end()]) <= budget
+        ):
             j += 1
         piece_start, piece_end = words[i].start(), words[j - 1].end()
         parts.append(
-            Unit(f"{unit.seg}~w{len(parts)}", unit.text[piece_start:piece_end],
-                 unit.start + piece_start, unit.start + piece_end, unit.label)
+            Unit(
+                f"{unit.seg}~w{len(parts)}",
+                unit.text[piece_start:piece_end],
+                unit.start + piece_start,
+                unit.start + piece_end,
+                unit.label,
+            )
         )
         i = j
     return parts
@@ -202,8 +213,13 @@ def _split_lines(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
 
 
 def _piece(unit: Unit, span: tuple[int, int], tag: str) -> Unit:
-    return Unit(f"{unit.seg}~{tag}", unit.text[span[0] : span[1]], unit.start + span[0],
-                unit.start + span[1], unit.label)
+    return Unit(
+        f"{unit.seg}~{tag}",
+        unit.text[span[0] : span[1]],
+        unit.start + span[0],
+        unit.start + span[1],
+        unit.label,
+    )
 
 
 def _fit(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
@@ -327,7 +343,9 @@ def _chunk(
 ) -> Chunk:
     first, last = group[0], group[-1]
     starts_container = first.start <= box.node.char_start
-    body_parts = _contiguous_text(doc, group) if box.node.kind != "table" else [u.text for u in group]
+    body_parts = (
+        _contiguous_text(doc, group) if box.node.kind != "table" else [u.text for u in group]
+    )
     if box.lead and not (starts_container and box.node.kind == "article"):
         if not body_parts[0].startswith(box.lead):
             body_parts.insert(0, box.lead)
