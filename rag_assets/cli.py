@@ -53,7 +53,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
 
-    defs = build_definitions(str(lake.root), args.model)
+    defs = build_definitions(str(lake.root), args.model, args.query_prefix, args.passage_prefix)
     instance = _instance(lake)
     live, dead = live_keys(lake)
     _, problems = lake.scan_raw()

@@ -9,11 +9,17 @@ from rag_assets.sensors import raw_folder_sensor
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
-def build_definitions(lake_root: str | None = None, model: str | None = None) -> Definitions:
+def build_definitions(
+    lake_root: str | None = None,
+    model: str | None = None,
+    query_prefix: str = "",
+    passage_prefix: str = "",
+) -> Definitions:
     """Definitions with resources from the arguments, else the environment (TRECHO_LAKE,
     TRECHO_MODEL)."""
     lake = LakeResource(root=lake_root) if lake_root else LakeResource()
-    embedder = EmbedderResource(model=model) if model else EmbedderResource()
+    prompts = {"query_prefix": query_prefix, "passage_prefix": passage_prefix}
+    embedder = EmbedderResource(model=model, **prompts) if model else EmbedderResource(**prompts)
     return Definitions(
         assets=ALL_ASSETS,
         jobs=[index_job, eval_job],

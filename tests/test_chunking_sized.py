@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from rag_assets.core.chunking import sized
@@ -17,7 +15,9 @@ from rag_assets.core.embedding import Embedder
 from rag_assets.core.schemas import Chunk, DocText
 from rag_assets.core.tokens import TokenCounter
 
-LGPD_PDF = Path("/work/shared/corpora/leis/lgpd.pdf")
+from .conftest import SAMPLE_LAKE
+
+LGPD_PDF = SAMPLE_LAKE / "raw" / "lgpd" / "2018.pdf"  # a copy of the shared corpus law
 
 PAGES = [
     "Política de Privacidade da Empresa Exemplo\n"
@@ -346,7 +346,6 @@ def test_fixed_tokens_refuses_a_truncating_tokenizer(counter):
         fixed_tokens(DOC, "pol@v7", "pol", "v7", bad, size=64, overlap=0)
 
 
-@pytest.mark.skipif(not LGPD_PDF.exists(), reason="needs the shared LGPD corpus PDF")
 def test_lgpd_real_law(counter, lgpd):
     """On the real law (pdfplumber text): 512-token windows are all reported truncated by
     the 256-token model, nothing is lost, and recursive stays within size."""

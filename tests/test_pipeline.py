@@ -137,3 +137,24 @@ def test_eval_report_writes_markdown_and_metrics(indexed):
     assert default["orphans"] == 0 and default["truncated"] == 0
     assert metrics["strategies"]["fixed_tokens-512-o64"]["truncated"] > 0
     assert metrics["questions"] >= 8
+
+
+def test_a_broken_sidecar_fails_its_version_and_keeps_what_is_indexed(indexed, embedder):
+    lake, instance, defs, *_ = indexed
+    sidecar = lake.raw_dir / "manual-operacao" / "v1.yaml"
+    sidecar.write_text("title: [unclosed\n", encoding="utf-8")
+    before = Index(lake.lancedb_dir, embedder).partition_counts()
+    tick = evaluate_sensor(defs, instance, lake)
+    assert "manual-operacao@v1" in instance.get_dynamic_partitions(DOC_VERSIONS)
+    runs = run_requested(defs, instance, tick)
+    failed = runs["manual-operacao@v1"]
+    assert not failed.success
+    messages = [
+        e.step_failure_data.error.message
+        for e in failed.all_events
+        if e.event_type_value == "STEP_FAILURE"
+    ]
+    assert any(str(sidecar) in m and "does not parse" in m for m in messages), messages
+    assert Index(lake.lancedb_dir, embedder).partition_counts() == before
+    hits = Index(lake.lancedb_dir, embedder).search("qual o limite de vibração?", k=3)
+    assert any("4,5" in h.text for h in hits)

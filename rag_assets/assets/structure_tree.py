@@ -3,9 +3,17 @@ alíneas, tables and rows) with labels, levels and spans."""
 
 from collections import Counter
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from rag_assets.assets.page_text import page_text
+from rag_assets.checks import UNTITLED_TEXT_SHARE, UNTITLED_THRESHOLD, structure_checks
 from rag_assets.core.corpus import load_doc, load_info
 from rag_assets.core.lake import read_stage, write_stage
 from rag_assets.core.pdf import Line
@@ -20,6 +28,7 @@ from resources import LakeResource
     deps=[page_text],
     group_name="structure",
     code_version="1",
+    check_specs=structure_checks,
     description="The document's own units detected from numbering and typography.",
 )
 def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
@@ -44,12 +53,21 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
     nodes = build_tree(key, doc, lines, tables, info.title)
     path = write_stage(lake.lake, "nodes", key, [n.as_row() for n in nodes], NODES)
     kinds = Counter(n.kind for n in nodes)
+    share = untitled_share(nodes, doc)
     return MaterializeResult(
         metadata={
             "nodes": len(nodes),
             "nodes_by_kind": dict(sorted(kinds.items())),
             "articles": kinds.get("article", 0),
-            "untitled_text_share": round(untitled_share(nodes, doc), 4),
+            "untitled_text_share": round(share, 4),
             "parquet": MetadataValue.path(str(path)),
-        }
+        },
+        check_results=[
+            AssetCheckResult(
+                check_name=UNTITLED_TEXT_SHARE,
+                passed=share <= UNTITLED_THRESHOLD,
+                severity=AssetCheckSeverity.WARN,
+                metadata={"share": round(share, 4), "threshold": UNTITLED_THRESHOLD},
+            )
+        ],
     )

@@ -14,7 +14,11 @@ from rag_assets.core.search import Index, Mode
 
 
 def live_keys(lake: Lake) -> tuple[list[str], list[str]]:
-    """Partition keys of the raw folder split into (live, not live: revoked or expired)."""
+    """Partition keys of the raw folder split into (live, not live: revoked or expired).
+
+    A version whose sidecar does not parse counts as live: its run then fails with the
+    sidecar's error, and what is already indexed for it is kept, never purged.
+    """
     live: list[str] = []
     dead: list[str] = []
     found, _ = lake.scan_raw()
@@ -22,6 +26,7 @@ def live_keys(lake: Lake) -> tuple[list[str], list[str]]:
         try:
             sidecar = Sidecar.read(raw.sidecar_path)
         except LakeError:
+            live.append(raw.key)
             continue
         (live if is_live(sidecar) else dead).append(raw.key)
     return live, dead
