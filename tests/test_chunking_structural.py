@@ -51,7 +51,7 @@ def test_table_value_chunk_holds_header_caption_and_context(counter):
     assert len(vib) == 1
     chunk = vib[0]
     assert "Limite: 4,5" in chunk.text and "Medida: Vibração" in chunk.text
-    assert chunk.text.startswith("[Manual de Operação | 3 Tabela de tolerância > Tabela 1")
+    assert chunk.text.startswith("[manual-operacao | 3 Tabela de tolerância > Tabela 1")
     assert chunk.text == f"{chunk.header}\n{chunk.body}"
     assert chunk.parent_id is not None and chunk.parent_id.endswith("tab-1")
 

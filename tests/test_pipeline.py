@@ -81,7 +81,7 @@ def test_search_answers_from_the_table_and_never_from_revoked_v6(indexed, embedd
     hits = index.search("qual o limite de vibração?", k=3)
     table_hit = [h for h in hits if "4,5" in h.text and "Limite" in h.text]
     assert table_hit, [h.text for h in hits]
-    assert table_hit[0].text.startswith("[Manual de Operação e Manutenção")
+    assert table_hit[0].text.startswith("[manual-operacao | 3 Tabela de tolerância")
     assert "Tabela de tolerância" in table_hit[0].path
     refund = index.search("Qual o prazo para receber o reembolso?", k=10)
     assert refund and all(h.version != "v6" for h in refund)

@@ -1,5 +1,6 @@
 """chunks: the default policy's chunks of one version, with their damage measured."""
 
+import dataclasses
 import statistics
 from collections import Counter
 
@@ -26,9 +27,12 @@ from resources import EmbedderResource, LakeResource
 class ChunksConfig(Config):
     """The default chunking policy's knobs (Launchpad / run config)."""
 
-    target_tokens: int = Field(160, description="Pack sibling units up to this many tokens")
+    target_tokens: int = Field(200, description="Pack sibling units up to this many tokens")
     repack: bool = Field(True, description="Pack consecutive units of one section/article")
     header_mode: str = Field("full", description="Context header: off | path | full")
+    header_document: str = Field(
+        "id", description="How the header names the document: id (doc_id) | title"
+    )
 
 
 @asset(
@@ -48,12 +52,17 @@ def chunks(
     """Chunk one version with the default policy into `derived/chunks/`."""
     key = context.partition_key
     version = load_version(lake.lake, key)
+    if config.header_document not in ("id", "title"):
+        raise ValueError(f"header_document {config.header_document!r} must be 'id' or 'title'")
+    info = version.info
+    if config.header_document == "title":
+        info = dataclasses.replace(info, header_name=info.title)
     counter = embedder.embedder().token_counter()
     result = structural_chunks(
         version.doc,
         version.nodes,
         version.rows,
-        version.info,
+        info,
         counter,
         target_tokens=config.target_tokens,
         repack=config.repack,

@@ -90,7 +90,7 @@ def load_questions(path: Path) -> list[Question]:
     return questions
 
 
-def default_chunker(target_tokens: int = 160, header_mode: str = "full") -> Chunker:
+def default_chunker(target_tokens: int = 200, header_mode: str = "full") -> Chunker:
     """The default policy as a chunker (structure + repack + table rows)."""
 
     def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
