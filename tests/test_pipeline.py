@@ -40,6 +40,15 @@ def run_requested(defs, instance: DagsterInstance, result) -> dict[str, object]:
     }
 
 
+def failure_messages(run) -> list[str]:
+    """The error messages of a run's failed steps, as the Dagster UI shows them."""
+    return [
+        e.step_failure_data.error.message
+        for e in run.all_events
+        if e.event_type_value == "STEP_FAILURE"
+    ]
+
+
 @pytest.fixture
 def indexed(small_lake: Lake, embedder):
     """The small lake after one sensor tick and the runs it asked for."""
@@ -112,11 +121,7 @@ def test_a_bad_pdf_fails_only_its_version(indexed, embedder):
     runs = run_requested(defs, instance, tick)
     failed = runs["relatorio@v1"]
     assert not failed.success
-    messages = [
-        e.step_failure_data.error.message
-        for e in failed.all_events
-        if e.event_type_value == "STEP_FAILURE"
-    ]
+    messages = failure_messages(failed)
     assert any(str(broken) in m and "not a PDF" in m for m in messages), messages
     assert all(runs[k].success for k in LIVE)
     assert Index(lake.lancedb_dir, embedder).partition_counts() == before
@@ -149,11 +154,7 @@ def test_a_broken_sidecar_fails_its_version_and_keeps_what_is_indexed(indexed, e
     runs = run_requested(defs, instance, tick)
     failed = runs["manual-operacao@v1"]
     assert not failed.success
-    messages = [
-        e.step_failure_data.error.message
-        for e in failed.all_events
-        if e.event_type_value == "STEP_FAILURE"
-    ]
+    messages = failure_messages(failed)
     assert any(str(sidecar) in m and "does not parse" in m for m in messages), messages
     assert Index(lake.lancedb_dir, embedder).partition_counts() == before
     hits = Index(lake.lancedb_dir, embedder).search("qual o limite de vibração?", k=3)

@@ -90,8 +90,13 @@ def load_questions(path: Path) -> list[Question]:
     return questions
 
 
-def default_chunker(target_tokens: int = 200, header_mode: str = "full") -> Chunker:
-    """The default policy as a chunker (structure + repack + table rows)."""
+def structural_chunker(
+    target_tokens: int = 200,
+    header_mode: str = "full",
+    repack: bool = True,
+    strategy: str = "default",
+) -> Chunker:
+    """A structure-aware chunker; with the defaults, the default policy."""
 
     def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
         return structural_chunks(
@@ -102,7 +107,8 @@ def default_chunker(target_tokens: int = 200, header_mode: str = "full") -> Chun
             counter,
             target_tokens=target_tokens,
             header_mode=header_mode,
-            strategy="default",
+            repack=repack,
+            strategy=strategy,
         )
 
     return chunk
@@ -131,25 +137,15 @@ def fixed_tokens_chunker(size: int, overlap: int, offset: int) -> Chunker:
 def standard_strategies(offsets: int = 4) -> dict[str, dict[str, Chunker]]:
     """Strategy families to compare with the default: name → {variant: chunker}."""
     families: dict[str, dict[str, Chunker]] = {
-        "structural-no-repack": {"": _no_repack},
+        "structural-no-repack": {
+            "": structural_chunker(repack=False, strategy="structural-no-repack")
+        },
     }
     for size, overlap in ((512, 64), (256, 0)):
         families[f"fixed_tokens-{size}-o{overlap}"] = {
             f"s{o}": fixed_tokens_chunker(size, overlap, o) for o in offsets_for(size, offsets)
         }
     return families
-
-
-def _no_repack(version: Version, counter: TokenCounter) -> list[Chunk]:
-    return structural_chunks(
-        version.doc,
-        version.nodes,
-        version.rows,
-        version.info,
-        counter,
-        repack=False,
-        strategy="structural-no-repack",
-    )
 
 
 @dataclass
@@ -330,7 +326,7 @@ def evaluate(
     by_tag: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="trecho-eval-") as tmp:
         if live_index is None or live_chunks is None:
-            live_chunks = [c for v in versions.values() for c in default_chunker()(v, counter)]
+            live_chunks = [c for v in versions.values() for c in structural_chunker()(v, counter)]
             live_index = index_scratch(live_chunks, versions, embedder, Path(tmp) / "default")
         progress("default")
         metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode)
