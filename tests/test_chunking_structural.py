@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from rag_assets.core.chunking.base import DocInfo
 from rag_assets.core.chunking.sized import fixed_chars
-from rag_assets.core.chunking.structural import DocInfo, structural_chunks
+from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.metrics import chunk_damage
 from rag_assets.core.structure import display_name, path_of
 from rag_assets.core.tables import linearize_tables

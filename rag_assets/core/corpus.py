@@ -5,29 +5,31 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from rag_assets.core.chunking.structural import DocInfo
+from rag_assets.core.chunking.base import DocInfo, Source
 from rag_assets.core.lake import Lake, read_stage
 from rag_assets.core.schemas import Chunk, DocText, Node
 from rag_assets.core.tables import TableRow
 
 
 @dataclass
-class Version:
-    """One document version as the later stages and the eval see it."""
+class Version(Source):
+    """One document version as the later stages and the eval see it: what chunkers read,
+    plus its lifecycle (status, end of validity)."""
 
-    info: DocInfo
-    status: str
-    valid_to: dt.date | None
-    doc: DocText
-    nodes: list[Node]
-    rows: list[TableRow]
+    status: str = "active"
+    valid_to: dt.date | None = None
 
 
 def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:
     """The document row of a version: header info, status and end of validity."""
+    info, status, valid_to, _ = _document_row(lake, key)
+    return info, status, valid_to
+
+
+def _document_row(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, str | None]:
     row = read_stage(lake, "documents", key).row(0, named=True)
     info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
-    return info, row["status"], row["valid_to"]
+    return info, row["status"], row["valid_to"], row.get("doc_type")
 
 
 def load_doc(lake: Lake, key: str) -> DocText:
@@ -54,12 +56,13 @@ def load_chunks(lake: Lake, key: str) -> list[Chunk]:
 
 def load_version(lake: Lake, key: str) -> Version:
     """Everything the chunkers and the eval need about one version."""
-    info, status, valid_to = load_info(lake, key)
+    info, status, valid_to, doc_type = _document_row(lake, key)
     return Version(
         info=info,
-        status=status,
-        valid_to=valid_to,
         doc=load_doc(lake, key),
         nodes=load_nodes(lake, key),
         rows=load_rows(lake, key),
+        doc_type=doc_type,
+        status=status,
+        valid_to=valid_to,
     )

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rag_assets.core.chunking.base import make_header
 from rag_assets.core.chunking.sized import fixed_tokens, offsets_for
-from rag_assets.core.chunking.structural import make_header, structural_chunks
+from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.corpus import Version
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import LakeError

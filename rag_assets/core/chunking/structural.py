@@ -9,11 +9,11 @@ header; no chunk exceeds what the model reads.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from rag_assets.core.chunking.base import PATH_SEP, DocInfo, make_header
 from rag_assets.core.schemas import Chunk, DocText, Node
 from rag_assets.core.structure import display_name, path_of
 from rag_assets.core.tables import TableRow
@@ -23,40 +23,6 @@ from rag_assets.core.tokens import TokenCounter
 # and before a capital letter (so "Art. 5º" or "n. 3" do not end a sentence)
 SENTENCE_END = re.compile(r"(?<=[^\d\s][.!?;:])\s+(?=[A-ZÁÉÍÓÚÂÊÔÃÕÇ(\"“])(?!Art\b)")
 LEGAL_KINDS = ("article", "paragraph", "item", "point")
-HEADER_MODES = ("off", "path", "full")
-PATH_SEP = " > "
-
-
-@dataclass(frozen=True)
-class DocInfo:
-    """What the context header says about the document version.
-
-    `header_name` is how the header names the document: the doc id unless set (e.g. to the
-    title). Measured on the sample corpus with all-MiniLM-L6-v2, a long title repeated in
-    every chunk costs hit@3 (see the README): the default is the short id.
-    """
-
-    partition_key: str
-    doc_id: str
-    version: str
-    title: str
-    valid_from: dt.date | None = None
-    header_name: str | None = None
-
-
-def make_header(info: DocInfo, path: str, mode: str = "full") -> str:
-    """`[document | section path | version]` (`full`), `[document | section path]`
-    (`path`) or nothing (`off`)."""
-    if mode not in HEADER_MODES:
-        raise ValueError(f"header mode {mode!r} must be one of {HEADER_MODES}")
-    if mode == "off":
-        return ""
-    parts = [info.header_name or info.doc_id]
-    if path:
-        parts.append(path)
-    if mode == "full":
-        parts.append(info.version)
-    return "[" + " | ".join(parts) + "]"
 
 
 @dataclass
