@@ -1,0 +1,74 @@
+"""Table-row chunkers: only the linearized table rows, each under its table's caption.
+
+A value like `92` is only an answer with its column (`Limite`) and its row (`Ruído`):
+each chunk is the table's caption line and one row read as `Header: value; ...`
+(`table_rows`), or consecutive rows of one table packed up to the model's maximum, every
+row still carrying its header pairs (`table_rows-packed`). A row is never cut from its
+header: the row, not the character, is the smallest unit (a single row longer than the
+model reads is cut at its `; ` pairs, each piece under the caption, as the default does).
+
+Document text outside tables is NOT covered by these strategies: they are meant to be
+combined with a text strategy by the chunking policy (e.g. legal units plus table rows),
+not used alone. `parent_id` is the table node's id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rag_assets.core.chunking.base import Chunker, Source
+from rag_assets.core.chunking.structural import structural_chunks
+from rag_assets.core.schemas import Chunk
+from rag_assets.core.tokens import TokenCounter
+
+TABLE_KINDS = ("table", "table_row")
+
+
+def table_row_chunks(
+    source: Source,
+    counter: TokenCounter,
+    pack: bool = False,
+    header_mode: str = "full",
+    strategy: str | None = None,
+) -> list[Chunk]:
+    """The table-row chunks of one document version (none when it has no tables).
+
+    Built by `structural_chunks` over the table rows alone (every other node's text is
+    blanked, so paths still name the sections a table sits in); a table without caption
+    is named by its label (`Tabela 2`) so that every chunk has a caption line.
+    """
+    name = strategy or ("table_rows-packed" if pack else "table_rows")
+    if not source.rows:
+        return []
+    nodes = []
+    for node in source.nodes:
+        if node.kind == "table":
+            nodes.append(replace(node, title=node.title or node.label))
+        elif node.kind == "table_row":
+            nodes.append(node)
+        else:
+            nodes.append(replace(node, text=""))
+    chunks = structural_chunks(
+        source.doc,
+        nodes,
+        source.rows,
+        source.info,
+        counter,
+        target_tokens=counter.max_tokens,
+        repack=pack,
+        header_mode=header_mode,
+        strategy=name,
+        pack_table_rows=pack,
+    )
+    return [c for c in chunks if c.kind == "table"]
+
+
+def table_rows_chunker(pack: bool = False, header_mode: str = "full") -> Chunker:
+    """A `Chunker` for strategy `table_rows` (one row a chunk) or `table_rows-packed`."""
+    name = "table_rows-packed" if pack else "table_rows"
+
+    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
+        return table_row_chunks(source, counter, pack=pack, header_mode=header_mode, strategy=name)
+
+    chunker.__name__ = name
+    return chunker

@@ -1,0 +1,84 @@
+"""The whole-document chunker: one chunk per document version when the model reads it all.
+
+Short documents (a one-page notice, a policy) answer best whole: no cut can separate a
+value from its context. When the document, header included, does not fit the model's
+maximum, nothing would be read past that maximum, so the strategy falls back to the
+structure-aware chunker packed up to the model's maximum (`structural_chunks` with
+`repack=True`, `target_tokens=counter.max_tokens`): the largest chunks that are never
+truncated (packing stays within one section, article or table, as the default's does).
+Those chunks are still labelled strategy `whole`, so the eval reports what this strategy
+produces on each document, split or not; their `parent_id` is then their section,
+article or table node, as in the default (a parent the LLM can be handed), not the root.
+"""
+
+from __future__ import annotations
+
+from rag_assets.core.chunking.base import Chunker, Source, make_header
+from rag_assets.core.chunking.structural import structural_chunks
+from rag_assets.core.schemas import Chunk
+from rag_assets.core.tokens import TokenCounter
+
+STRATEGY = "whole"
+
+
+def whole_chunks(source: Source, counter: TokenCounter, header_mode: str = "full") -> list[Chunk]:
+    """One chunk for the whole document when it fits, else the packed structural chunks.
+
+    The single chunk's id is `<partition_key>#doc`, its `parent_id` the document root
+    node's id (the partition key when the tree is empty), its span the trimmed text.
+    """
+    info, doc = source.info, source.doc
+    header = make_header(info, "", header_mode)
+    stripped = doc.text.strip()
+    if not stripped:
+        return []
+    start = len(doc.text) - len(doc.text.lstrip())
+    end = start + len(stripped)
+    text = f"{header}\n{stripped}" if header else stripped
+    tokens = counter.count(text)
+    if tokens > counter.max_tokens:
+        return structural_chunks(
+            doc,
+            source.nodes,
+            source.rows,
+            info,
+            counter,
+            target_tokens=counter.max_tokens,
+            repack=True,
+            header_mode=header_mode,
+            strategy=STRATEGY,
+        )
+    root = next((n for n in source.nodes if n.kind == "document"), None)
+    page_start, page_end = doc.pages_of(start, end)
+    return [
+        Chunk(
+            chunk_id=f"{info.partition_key}#doc",
+            partition_key=info.partition_key,
+            doc_id=info.doc_id,
+            version=info.version,
+            strategy=STRATEGY,
+            parent_id=root.node_id if root else info.partition_key,
+            ordinal=0,
+            kind="document",
+            path="",
+            header=header,
+            body=stripped,
+            text=text,
+            token_count=tokens,
+            truncated=False,
+            char_start=start,
+            char_end=end,
+            page_start=page_start,
+            page_end=page_end,
+        )
+    ]
+
+
+def whole_chunker(header_mode: str = "full") -> Chunker:
+    """A `Chunker` for strategy `whole` (see the module doc for the fallback)."""
+
+    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
+        return whole_chunks(source, counter, header_mode=header_mode)
+
+    chunker.__name__ = STRATEGY
+    return chunker
