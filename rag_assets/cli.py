@@ -168,7 +168,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Print every strategy's metrics side by side."""
     lake = _lake(args)
-    from rag_assets.core.evaluation import standard_strategies
+    from rag_assets.core.evaluation import STANDARD, strategy_families
     from rag_assets.core.report import markdown_table, render_markdown, write_report
     from rag_assets.core.search import Index
     from rag_assets.core.service import question_files, run_eval
@@ -176,12 +176,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     embedder = _embedder(args)
     index = Index(args.db or lake.lancedb_dir, embedder)
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
-    strategies = standard_strategies(args.offsets)
-    if args.strategies:
-        unknown = set(args.strategies) - set(strategies) - {"default"}
-        if unknown:
-            raise LakeError(f"unknown strategies {sorted(unknown)}; known: {sorted(strategies)}")
-        strategies = {k: v for k, v in strategies.items() if k in args.strategies}
+    names = [n for n in (args.strategies or STANDARD) if n != "default"]
+    try:
+        strategies = strategy_families(names, args.offsets, embedder)
+    except ValueError as exc:
+        raise LakeError(str(exc)) from exc
     progress = (
         (lambda _: None) if args.json else (lambda s: print(f"evaluating {s}", file=sys.stderr))
     )
@@ -252,7 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("eval", parents=[common], help="compare strategies on question files")
     p.add_argument("--questions", nargs="+", help="JSONL files (default: <lake>/eval/*.jsonl)")
-    p.add_argument("--strategies", nargs="+", help="only these strategies (default: all)")
+    p.add_argument(
+        "--strategies",
+        nargs="+",
+        help="strategies to compare with the default (see README; default: a standard set)",
+    )
     p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
     p.add_argument("--offsets", type=int, default=4, help="start offsets for size-based ones")
     p.add_argument("--json", action="store_true", help='print {"strategies": {...}} as JSON')

@@ -15,9 +15,11 @@ from rag_assets.checks import (
     chunk_checks,
     count_check,
 )
-from rag_assets.core.chunking.structural import structural_chunks
+from rag_assets.core.chunking import build_chunker
+from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.contextual import SituatorConfig
 from rag_assets.core.corpus import load_version
-from rag_assets.core.lake import write_stage
+from rag_assets.core.lake import read_stage, write_stage
 from rag_assets.core.metrics import chunk_damage
 from rag_assets.core.schemas import CHUNKS
 from rag_assets.partitions import doc_versions
@@ -25,21 +27,33 @@ from resources import EmbedderResource, LakeResource
 
 
 class ChunksConfig(Config):
-    """The default chunking policy's knobs (Launchpad / run config)."""
+    """The chunking policy's knobs (Launchpad / run config)."""
 
+    strategy: str = Field(
+        "default",
+        description="default (the policy) or any strategy name trecho eval takes",
+    )
     target_tokens: int = Field(200, description="Pack sibling units up to this many tokens")
-    repack: bool = Field(True, description="Pack consecutive units of one section/article")
     header_mode: str = Field("full", description="Context header: off | path | full")
     header_document: str = Field(
         "id", description="How the header names the document: id (doc_id) | title"
     )
+    type_strategies: dict[str, str] = Field(
+        default_factory=dict,
+        description="Sidecar type → strategy, e.g. {contract: legal-paragraph}",
+    )
+    llm_url: str = Field(
+        "", description="OpenAI-compatible URL for situating sentences; empty = off"
+    )
+    llm_model: str = Field("", description="Model name sent to that endpoint")
+    llm_api_key_env: str = Field("OPENAI_API_KEY", description="Env var holding its API key")
 
 
 @asset(
     partitions_def=doc_versions,
     deps=[linearized_tables],
     group_name="chunks",
-    code_version="1",
+    code_version="2",
     check_specs=chunk_checks,
     description="Chunks cut by the document's structure, sized by the model's tokenizer.",
 )
@@ -49,39 +63,54 @@ def chunks(
     lake: LakeResource,
     embedder: EmbedderResource,
 ) -> MaterializeResult:
-    """Chunk one version with the default policy into `derived/chunks/`."""
+    """Chunk one version with the policy (or a named strategy) into `derived/chunks/`."""
     key = context.partition_key
     version = load_version(lake.lake, key)
     if config.header_document not in ("id", "title"):
         raise ValueError(f"header_document {config.header_document!r} must be 'id' or 'title'")
-    info = version.info
     if config.header_document == "title":
-        info = dataclasses.replace(info, header_name=info.title)
-    counter = embedder.embedder().token_counter()
-    result = structural_chunks(
-        version.doc,
-        version.nodes,
-        version.rows,
-        info,
-        counter,
-        target_tokens=config.target_tokens,
-        repack=config.repack,
-        header_mode=config.header_mode,
-        strategy="default",
-    )
+        version.info = dataclasses.replace(version.info, header_name=version.info.title)
+    model = embedder.embedder()
+    counter = model.token_counter()
+    policy = Policy(config.target_tokens, config.header_mode, config.type_strategies)
+    if config.strategy == "default":
+        chunker = policy_chunker(policy, model)
+        context.log.info(f"{key}: policy chose {policy.choose(version)}")
+    else:
+        chunker = build_chunker(config.strategy, model, config.target_tokens, config.header_mode)
+    result = chunker(version, counter)
+    metadata: dict[str, object] = {}
+    if config.llm_url:
+        situator = SituatorConfig(
+            enabled=True,
+            url=config.llm_url,
+            model=config.llm_model,
+            api_key_env=config.llm_api_key_env,
+        ).build(counter, lake.lake.root / "cache" / "contextual")
+        assert situator is not None
+        sha = read_stage(lake.lake, "documents", key)["sha256"][0]
+        situated = situator.situate(sha, result, version.info.title, version.doc.text)
+        result = situated.chunks
+        metadata["situating"] = situated.counts
+        for failure in situated.failures[:5]:
+            context.log.warning(f"situating sentence failed: {failure}")
     path = write_stage(lake.lake, "chunks", key, [c.as_row() for c in result], CHUNKS)
     damage = chunk_damage(result, version.rows, {key: version.doc.text})
-    tokens = [c.token_count for c in result] or [0]
+    tokens = sorted(c.token_count for c in result) or [0]
     return MaterializeResult(
         metadata={
             "chunks": len(result),
+            "chunks_by_strategy": dict(Counter(c.strategy for c in result)),
             "chunks_by_kind": dict(Counter(c.kind for c in result)),
+            "tokens_p50": tokens[len(tokens) // 2],
+            "tokens_p90": tokens[int(len(tokens) * 0.9)],
+            "tokens_max": tokens[-1],
             "tokens_mean": round(statistics.mean(tokens), 1),
-            "tokens_max": max(tokens),
             "model_max_tokens": counter.max_tokens,
             "orphan_table_values": damage.orphans,
             "mid_line_starts": damage.mid_line_starts,
             "truncated": damage.truncated,
+            **metadata,
             "example": MetadataValue.md(f"```\n{result[0].text}\n```" if result else ""),
             "parquet": MetadataValue.path(str(path)),
         },

@@ -4,6 +4,7 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from rag_assets.assets.embeddings import embeddings
+from rag_assets.core.evaluation import STANDARD
 from rag_assets.core.report import markdown_table, write_report
 from rag_assets.core.service import question_files, run_eval
 from resources import EmbedderResource, LakeResource, LanceDBResource
@@ -14,6 +15,10 @@ class EvalConfig(Config):
 
     mode: str = Field("hybrid", description="Retrieval: hybrid | vector | fts")
     offsets: int = Field(4, description="Start offsets per size-based strategy")
+    strategies: list[str] = Field(
+        default_factory=lambda: list(STANDARD),
+        description="Strategies compared with the default (names as `trecho eval` takes)",
+    )
 
 
 @asset(
@@ -29,7 +34,7 @@ def eval_report(
     lancedb: LanceDBResource,
 ) -> MaterializeResult:
     """Run the eval over every indexed live version and write `reports/<timestamp>/`."""
-    from rag_assets.core.evaluation import standard_strategies
+    from rag_assets.core.evaluation import strategy_families
 
     model = embedder.embedder()
     index = lancedb.index(lake.lake, model)
@@ -39,7 +44,7 @@ def eval_report(
         model,
         index,
         files,
-        standard_strategies(config.offsets),
+        strategy_families(config.strategies, config.offsets, model),
         mode=config.mode,  # type: ignore[arg-type]
         progress=lambda name: context.log.info(f"evaluating {name}"),
     )

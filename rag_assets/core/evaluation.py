@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.chunking.base import make_header
-from rag_assets.core.chunking.sized import fixed_tokens, offsets_for
-from rag_assets.core.chunking.structural import structural_chunks
+from rag_assets.core.chunking import SIZED, build_chunker
+from rag_assets.core.chunking.base import Chunker
+from rag_assets.core.chunking.sized import offsets_for
 from rag_assets.core.corpus import Version
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import LakeError
@@ -35,7 +35,6 @@ from rag_assets.core.metrics import (
 )
 from rag_assets.core.schemas import Chunk
 from rag_assets.core.search import Hit, Index, Mode
-from rag_assets.core.tokens import TokenCounter
 
 METRICS = (
     "hit@1",
@@ -49,7 +48,6 @@ METRICS = (
     "truncated",
     "twin_confusion",
 )
-Chunker = Callable[[Version, TokenCounter], list[Chunk]]
 
 
 @dataclass(frozen=True)
@@ -91,61 +89,33 @@ def load_questions(path: Path) -> list[Question]:
     return questions
 
 
-def structural_chunker(
-    target_tokens: int = 200,
-    header_mode: str = "full",
-    repack: bool = True,
-    strategy: str = "default",
-) -> Chunker:
-    """A structure-aware chunker; with the defaults, the default policy."""
-
-    def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
-        return structural_chunks(
-            version.doc,
-            version.nodes,
-            version.rows,
-            version.info,
-            counter,
-            target_tokens=target_tokens,
-            header_mode=header_mode,
-            repack=repack,
-            strategy=strategy,
-        )
-
-    return chunk
+STANDARD = (
+    "structural-no-repack",
+    "legal-article",
+    "fixed_tokens-512-o64",
+    "fixed_tokens-256-o0",
+)
+"""What `eval_report` and `trecho eval` compare with the default unless told otherwise."""
 
 
-def fixed_tokens_chunker(size: int, overlap: int, offset: int) -> Chunker:
-    """The common recipe: windows of `size` tokens, with the document header only."""
-
-    def chunk(version: Version, counter: TokenCounter) -> list[Chunk]:
-        info = version.info
-        return fixed_tokens(
-            version.doc,
-            info.partition_key,
-            info.doc_id,
-            info.version,
-            counter,
-            header=make_header(info, "", "full"),
-            size=size,
-            overlap=overlap,
-            start_offset=offset,
-        )
-
-    return chunk
-
-
-def standard_strategies(offsets: int = 4) -> dict[str, dict[str, Chunker]]:
-    """Strategy families to compare with the default: name → {variant: chunker}."""
-    families: dict[str, dict[str, Chunker]] = {
-        "structural-no-repack": {
-            "": structural_chunker(repack=False, strategy="structural-no-repack")
-        },
-    }
-    for size, overlap in ((512, 64), (256, 0)):
-        families[f"fixed_tokens-{size}-o{overlap}"] = {
-            f"s{o}": fixed_tokens_chunker(size, overlap, o) for o in offsets_for(size, offsets)
-        }
+def strategy_families(
+    names: Sequence[str] = STANDARD, offsets: int = 4, embedder: Embedder | None = None
+) -> dict[str, dict[str, Chunker]]:
+    """Strategies by name → {variant: chunker}; fixed windows run over `offsets` start
+    offsets (mean and range reported), unless the name fixes one (`-s<n>`)."""
+    families: dict[str, dict[str, Chunker]] = {}
+    for name in names:
+        sized = SIZED.match(name.removesuffix("-noheader"))
+        if sized and sized.group(1) != "recursive" and sized.group(4) is None:
+            size = int(sized.group(2))
+            suffix = "-noheader" if name.endswith("-noheader") else ""
+            base = name.removesuffix("-noheader")
+            families[name] = {
+                f"s{o}": build_chunker(f"{base}-s{o}{suffix}", embedder)
+                for o in offsets_for(size, offsets)
+            }
+        else:
+            families[name] = {"": build_chunker(name, embedder)}
     return families
 
 
@@ -320,14 +290,15 @@ def evaluate(
     progress: Callable[[str], None] = lambda _: None,
 ) -> EvalResult:
     """Evaluate the default policy (live index) and every other strategy side by side."""
-    strategies = standard_strategies() if strategies is None else strategies
+    strategies = strategy_families(embedder=embedder) if strategies is None else strategies
     counter = embedder.token_counter()
     table: dict[str, dict[str, float]] = {}
     ranges: dict[str, dict[str, tuple[float, float]]] = {}
     by_tag: dict[str, dict[str, dict[str, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="trecho-eval-") as tmp:
         if live_index is None or live_chunks is None:
-            live_chunks = [c for v in versions.values() for c in structural_chunker()(v, counter)]
+            default = build_chunker("default", embedder)
+            live_chunks = [c for v in versions.values() for c in default(v, counter)]
             live_index = index_scratch(live_chunks, versions, embedder, Path(tmp) / "default")
         progress("default")
         metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode)

@@ -1,0 +1,55 @@
+"""The default chunking policy: which strategy each document gets.
+
+By sidecar `type` when the policy maps it; otherwise by the structure found: a document
+with articles gets `legal-point` (one chunk per inciso, alínea or §, each under its
+article's lead; its other text packed by structure), anything else `structural` (tree
+units packed up to the token budget). Table rows are one per chunk, header on each, in
+both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from rag_assets.core.chunking.base import Chunker, Source
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.schemas import Chunk
+from rag_assets.core.tokens import TokenCounter
+
+DEFAULT_BY_TYPE: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The knobs of the default policy."""
+
+    target_tokens: int = 200
+    header_mode: str = "full"
+    by_type: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_BY_TYPE))
+    with_articles: str = "legal-point"
+    otherwise: str = "structural"
+
+    def choose(self, source: Source) -> str:
+        """The strategy name for one document version."""
+        if source.doc_type and source.doc_type in self.by_type:
+            return self.by_type[source.doc_type]
+        if any(n.kind == "article" for n in source.nodes):
+            return self.with_articles
+        return self.otherwise
+
+
+def policy_chunker(policy: Policy | None = None, embedder: Embedder | None = None) -> Chunker:
+    """The policy as a chunker: each document chunked by the strategy `choose` picks."""
+    from rag_assets.core.chunking import build_chunker
+
+    policy = policy or Policy()
+
+    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
+        name = policy.choose(source)
+        return build_chunker(name, embedder, policy.target_tokens, policy.header_mode)(
+            source, counter
+        )
+
+    chunker.__name__ = "default"
+    return chunker

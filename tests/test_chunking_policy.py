@@ -1,0 +1,70 @@
+"""One interface for every strategy, and the policy that picks one per document."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from rag_assets.core.chunking import NAMED, build_chunker
+from rag_assets.core.chunking.base import DocInfo, Source
+from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.metrics import chunk_damage
+
+from .conftest import SAMPLE_LAKE
+from .test_chunking_structural import prepared
+
+
+@pytest.fixture(scope="module")
+def manual() -> Source:
+    doc, nodes, rows = prepared(SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf", "op@v1")
+    return Source(DocInfo("op@v1", "op", "v1", "Manual"), doc, nodes, rows, doc_type="manual")
+
+
+@pytest.fixture(scope="module")
+def lgpd() -> Source:
+    doc, nodes, rows = prepared(SAMPLE_LAKE / "raw" / "lgpd" / "2018.pdf", "lgpd@2018")
+    return Source(DocInfo("lgpd@2018", "lgpd", "2018", "LGPD"), doc, nodes, rows, doc_type="law")
+
+
+def test_every_named_strategy_runs_behind_one_interface(manual, counter, embedder):
+    for name in [*NAMED, "fixed_chars-200-o40", "fixed_tokens-128-o0-s32", "recursive-256-o32"]:
+        chunks = build_chunker(name, embedder)(manual, counter)
+        assert chunks, name
+        assert all(c.partition_key == "op@v1" for c in chunks)
+        for chunk in chunks:  # every chunk points back into the same text
+            assert 0 <= chunk.char_start < chunk.char_end <= len(manual.doc.text)
+    with pytest.raises(ValueError, match="unknown chunking strategy 'fixed-512'"):
+        build_chunker("fixed-512")
+
+
+def test_noheader_variant_drops_the_header(manual, counter):
+    plain = build_chunker("structural-noheader")(manual, counter)
+    assert all(c.header == "" and c.text == c.body for c in plain)
+
+
+def test_policy_by_structure_and_by_type(manual, lgpd):
+    assert Policy().choose(lgpd) == "legal-point"
+    assert Policy().choose(manual) == "structural"
+    assert Policy(by_type={"law": "legal-article"}).choose(lgpd) == "legal-article"
+
+
+def test_default_on_lgpd_art5_is_one_chunk_per_inciso_under_the_caput(lgpd, counter):
+    chunks = policy_chunker()(lgpd, counter)
+    art5 = [c for c in chunks if c.chunk_id.startswith("lgpd@2018#art-5/inc-")]
+    assert len(art5) >= 19
+    for chunk in art5:
+        assert "Art. 5º Para os fins desta Lei, considera-se" in chunk.body
+        assert chunk.path.split(" > ")[-2:][0] == "Art. 5º"
+    assert max(c.token_count for c in chunks) <= counter.max_tokens
+    damage = chunk_damage(chunks, lgpd.rows, {"lgpd@2018": lgpd.doc.text})
+    assert (damage.orphans, damage.mid_line_starts, damage.truncated) == (0, 0, 0)
+
+
+def test_default_on_the_manual_has_no_damage_and_fixed_chars_has_both(manual, counter):
+    default = policy_chunker()(manual, counter)
+    texts = {"op@v1": manual.doc.text}
+    assert dataclasses.astuple(chunk_damage(default, manual.rows, texts))[1:] == (0, 0, 0)
+    naive = build_chunker("fixed_chars-200-o40")(manual, counter)
+    damage = chunk_damage(naive, manual.rows, texts)
+    assert damage.orphans > 0 and damage.mid_line_starts > 0
