@@ -44,13 +44,14 @@ def test_noheader_variant_drops_the_header(manual, counter):
 
 
 def test_policy_by_structure_and_by_type(manual, lgpd):
-    assert Policy().choose(lgpd) == "legal-point"
-    assert Policy().choose(manual) == "structural"
+    assert Policy().choose(lgpd) == "structural"
+    assert Policy(with_articles="legal-point").choose(lgpd) == "legal-point"
+    assert Policy(with_articles="legal-point").choose(manual) == "structural"
     assert Policy(by_type={"law": "legal-article"}).choose(lgpd) == "legal-article"
 
 
-def test_default_on_lgpd_art5_is_one_chunk_per_inciso_under_the_caput(lgpd, counter):
-    chunks = policy_chunker()(lgpd, counter)
+def test_legal_points_on_lgpd_art5_are_one_chunk_per_inciso_under_the_caput(lgpd, counter):
+    chunks = policy_chunker(Policy(with_articles="legal-point"))(lgpd, counter)
     art5 = [c for c in chunks if c.chunk_id.startswith("lgpd@2018#art-5/inc-")]
     assert len(art5) >= 19
     for chunk in art5:
@@ -59,6 +60,14 @@ def test_default_on_lgpd_art5_is_one_chunk_per_inciso_under_the_caput(lgpd, coun
     assert max(c.token_count for c in chunks) <= counter.max_tokens
     damage = chunk_damage(chunks, lgpd.rows, {"lgpd@2018": lgpd.doc.text})
     assert (damage.orphans, damage.mid_line_starts, damage.truncated) == (0, 0, 0)
+
+
+def test_default_on_lgpd_packs_clauses_under_the_caput_and_fits_the_model(lgpd, counter):
+    chunks = policy_chunker()(lgpd, counter)
+    assert {c.strategy for c in chunks} == {"structural"}
+    art5 = [c for c in chunks if c.parent_id == "lgpd@2018#art-5"]
+    assert len(art5) > 1 and all(c.body.startswith("Art. 5º") for c in art5)
+    assert max(c.token_count for c in chunks) <= counter.max_tokens
 
 
 def test_default_on_the_manual_has_no_damage_and_fixed_chars_has_both(manual, counter):

@@ -159,3 +159,23 @@ def test_a_broken_sidecar_fails_its_version_and_keeps_what_is_indexed(indexed, e
     assert Index(lake.lancedb_dir, embedder).partition_counts() == before
     hits = Index(lake.lancedb_dir, embedder).search("qual o limite de vibração?", k=3)
     assert any("4,5" in h.text for h in hits)
+
+
+def test_an_unreachable_llm_for_situating_sentences_is_reported_not_fatal(indexed):
+    lake, instance, defs, *_ = indexed
+    job = defs.resolve_job_def("index_documents")
+    config = {"llm_url": "http://127.0.0.1:9/v1", "llm_model": "any"}  # nothing listens there
+    run = job.execute_in_process(
+        partition_key="manual-operacao@v1",
+        instance=instance,
+        run_config={"ops": {"chunks": {"config": config}}},
+    )
+    assert run.success
+    chunks_event = next(
+        e
+        for e in run.get_asset_materialization_events()
+        if e.asset_key.to_user_string() == "chunks"
+    )
+    situating = chunks_event.step_materialization_data.materialization.metadata["situating"]
+    assert situating.value["failed"] > 0 and situating.value["called"] >= 1
+    assert all(c.passed for c in run.get_asset_check_evaluations())
