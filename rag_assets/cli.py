@@ -40,6 +40,9 @@ def _instance(lake: Lake) -> Any:
 
     home = Path(os.environ.get("DAGSTER_HOME") or lake.dagster_home)
     home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():  # a persistent instance, without telemetry
+        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home.resolve())
     return DagsterInstance.get()
 
@@ -67,10 +70,11 @@ def cmd_materialize(args: argparse.Namespace) -> int:
             rows, files = purge_version(lake, index, key)
             if key in existing:
                 instance.delete_dynamic_partition(DOC_VERSIONS, key)
-            print(
-                f"removed  {key}: not live (revoked, expired or deleted); {rows} index rows, "
-                f"{files} files"
-            )
+            if rows or files or key in existing:
+                print(
+                    f"removed  {key}: not live (revoked, expired or deleted); "
+                    f"{rows} index rows, {files} files"
+                )
     new = [k for k in live if k not in existing]
     if new:
         instance.add_dynamic_partitions(DOC_VERSIONS, new)
