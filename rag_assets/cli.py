@@ -151,12 +151,21 @@ def cmd_search(args: argparse.Namespace) -> int:
     hits = index.search(
         args.query, k=args.k, mode=args.mode, doc_id=args.doc, version=args.version, as_of=as_of
     )
+    parents: list[str | None] = [None] * len(hits)
+    if args.expand:
+        from rag_assets.core.service import parent_text
+
+        parents = [parent_text(lake, h.partition_key, h.parent_id) for h in hits]
     if args.json:
-        print(json.dumps([h.to_json() for h in hits], ensure_ascii=False, indent=2, default=str))
+        rows = [
+            h.to_json() | ({"parent_text": p} if args.expand else {})
+            for h, p in zip(hits, parents, strict=True)
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
         return 0
     if not hits:
         print("no results")
-    for rank, hit in enumerate(hits, start=1):
+    for rank, (hit, parent) in enumerate(zip(hits, parents, strict=True), start=1):
         pages = f"p. {hit.page_start}" + (
             f"–{hit.page_end}" if hit.page_end != hit.page_start else ""
         )
@@ -165,6 +174,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             f"score {hit.score:.4f} ({'+'.join(hit.retrievers)})"
         )
         print(textwrap.indent(hit.text.strip(), "   "))
+        if parent:
+            print(f"   -- parent unit ({hit.parent_id}):")
+            print(textwrap.indent(parent.strip(), "   | "))
         print()
     return 0
 
@@ -251,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", help="only this version")
     p.add_argument("--as-of", help="validity date YYYY-MM-DD (default: today)")
     p.add_argument("--json", action="store_true", help="print a JSON array of hits")
+    p.add_argument(
+        "--expand", action="store_true", help="also give each hit's parent unit (small-to-big)"
+    )
     p.set_defaults(func=cmd_search)
 
     p = sub.add_parser("eval", parents=[common], help="compare strategies on question files")

@@ -104,3 +104,15 @@ def test_status_and_clear_errors(materialized: Lake, tmp_path, capsys):
     assert "manual-beneficiario@v6" in out and "removed" in out
     assert main(["search", "x", "--lake", str(tmp_path / "nowhere")]) == 2
     assert "no such lake folder" in capsys.readouterr().err
+
+
+def test_expand_hands_over_the_whole_parent_unit(materialized: Lake, capsys):
+    args = ["search", "qual o limite de vibração?", "-k", "3", "--json", "--expand"]
+    assert main([*args, "--lake", str(materialized.root)]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    table = next(h for h in hits if "Limite: 4,5" in h["text"])
+    parent = table["parent_text"]
+    assert table["parent_id"].endswith("tab-1")
+    # the parent is the whole table as printed: every row, not only the matched one
+    assert all(v in parent for v in ("Vibração", "Temperatura", "Ruído", "Desalinhamento"))
+    assert len(parent) > len(table["body"])

@@ -89,3 +89,17 @@ def purge_version(lake: Lake, index: Index | None, key: str) -> tuple[int, int]:
     rows = index.delete_partition(key) if index is not None and index.exists() else 0
     files = remove_stage_files(lake, key)
     return rows, len(files)
+
+
+def parent_text(lake: Lake, partition_key: str, parent_id: str | None) -> str | None:
+    """The whole parent unit of a chunk (its article, section or table), for small-to-big:
+    the small chunk is what search matched, the parent is what an LLM should read."""
+    if not parent_id:
+        return None
+    from rag_assets.core.corpus import load_doc, load_nodes
+
+    nodes = {n.node_id: n for n in load_nodes(lake, partition_key)}
+    node = nodes.get(parent_id)
+    if node is None:
+        return None
+    return load_doc(lake, partition_key).text[node.char_start : node.char_end]
