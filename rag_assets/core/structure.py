@@ -8,7 +8,6 @@ can judge any chunking by overlap, and so that a parent can be handed to the LLM
 from __future__ import annotations
 
 import re
-import statistics
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -384,12 +383,6 @@ def _ordinal_sign(marker: str) -> str:
 
 def _inside_legal_unit(builder: TreeBuilder) -> bool:
     return any(item.node.kind in ("article", "paragraph", "item") for item in builder.stack)
-
-
-def median_line_gap(lines: Sequence[Line]) -> float:
-    """Typical vertical distance between consecutive lines (for paragraph detection)."""
-    gaps = [b.top - a.bottom for a, b in zip(lines, lines[1:], strict=False) if b.top > a.top]
-    return statistics.median(gaps) if gaps else 0.0
 
 
 def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:
