@@ -52,15 +52,15 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
     from rag_assets.core.search import Index
-    from rag_assets.core.service import live_keys, purge_version
+    from rag_assets.core.service import purge_version, scan_versions
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
 
     defs = build_definitions(str(lake.root), args.model, args.query_prefix, args.passage_prefix)
     instance = _instance(lake)
-    live, dead = live_keys(lake)
-    _, problems = lake.scan_raw()
-    for problem in problems:
+    scan = scan_versions(lake)
+    live, dead = scan.live, scan.dead
+    for problem in scan.problems:
         print(f"skipped: {problem}")
     existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
     gone = sorted(existing - set(live))
@@ -218,23 +218,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """Live versions, their hashes and chunk counts in the active model table."""
     lake = _lake(args)
+    from rag_assets.core.lake import sha256_file
     from rag_assets.core.search import Index
-    from rag_assets.core.service import live_keys
+    from rag_assets.core.service import scan_versions
 
     embedder = _embedder(args)
     index = Index(args.db or lake.lancedb_dir, embedder)
     counts = index.partition_counts() if index.exists() else {}
-    live, dead = live_keys(lake)
+    scan = scan_versions(lake)
     print(f"lake: {lake.root}\nindex table: {index.table_name} ({sum(counts.values())} rows)")
-    for key in live:
+    for key in scan.live:
         pdf, _ = lake.raw_paths(key)
-        from rag_assets.core.lake import sha256_file
-
         state = "indexed" if counts.get(key) else "PENDING (not indexed)"
         print(
             f"  live     {key:32} {sha256_file(pdf)[:12]}  {counts.get(key, 0):5} chunks  {state}"
         )
-    for key in dead:
+    for key in scan.dead:
         state = "CLEANUP PENDING" if counts.get(key) else "removed"
         print(f"  not live {key:32} {'':12}  {counts.get(key, 0):5} chunks  {state}")
     return 0

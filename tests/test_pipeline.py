@@ -17,11 +17,15 @@ from rag_assets.partitions import DOC_VERSIONS
 LIVE = {"manual-operacao@v1", "manual-beneficiario@v7"}
 
 
-def evaluate_sensor(defs, instance: DagsterInstance, lake: Lake) -> SensorResult:
+def evaluate_sensor(
+    defs, instance: DagsterInstance, lake: Lake, cursor: str | None = None
+) -> SensorResult:
     sensor = defs.resolve_sensor_def("raw_folder_sensor")
-    context = build_sensor_context(instance=instance, definitions=defs, resources=defs.resources)
+    context = build_sensor_context(
+        instance=instance, definitions=defs, resources=defs.resources, cursor=cursor
+    )
     result = sensor(context)  # direct invocation: the SensorResult as the sensor returns it
-    for request in result.dynamic_partitions_requests or []:
+    for request in getattr(result, "dynamic_partitions_requests", None) or []:
         if type(request).__name__ == "AddDynamicPartitionsRequest":
             instance.add_dynamic_partitions(DOC_VERSIONS, list(request.partition_keys))
         else:
@@ -36,7 +40,7 @@ def run_requested(defs, instance: DagsterInstance, result) -> dict[str, object]:
         request.partition_key: job.execute_in_process(
             partition_key=request.partition_key, instance=instance, raise_on_error=False
         )
-        for request in result.run_requests
+        for request in getattr(result, "run_requests", None) or []
     }
 
 
@@ -179,3 +183,18 @@ def test_an_unreachable_llm_for_situating_sentences_is_reported_not_fatal(indexe
     situating = chunks_event.step_materialization_data.materialization.metadata["situating"]
     assert situating.value["failed"] > 0 and situating.value["called"] >= 1
     assert all(c.passed for c in run.get_asset_check_evaluations())
+
+
+def test_sensor_requests_only_new_or_changed_files(indexed):
+    lake, instance, defs, tick, _ = indexed
+    assert all(r.tags["trecho/reason"] == "new" for r in tick.run_requests)
+    again = evaluate_sensor(defs, instance, lake, cursor=tick.cursor)
+    assert not getattr(again, "run_requests", None)  # nothing new, nothing changed
+    pdf = lake.raw_dir / "manual-beneficiario" / "v7.pdf"
+    pdf.write_bytes(pdf.read_bytes() + b"\n% edited\n")
+    changed = evaluate_sensor(defs, instance, lake, cursor=tick.cursor)
+    [request] = changed.run_requests
+    assert request.partition_key == "manual-beneficiario@v7"
+    assert request.tags["trecho/reason"] == "changed"
+    before = {r.partition_key: r.run_key for r in tick.run_requests}
+    assert request.run_key != before["manual-beneficiario@v7"]

@@ -4,37 +4,74 @@ loading them, and running the eval on a lake."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.evaluation import Chunker, EvalResult, Question, evaluate, load_questions
-from rag_assets.core.lake import Lake, LakeError, Sidecar, is_live
+from rag_assets.core.lake import (
+    Lake,
+    LakeError,
+    Sidecar,
+    is_live,
+    remove_stage_files,
+    sha256_file,
+)
 from rag_assets.core.search import Index, Mode
 
 
-def live_keys(lake: Lake) -> tuple[list[str], list[str]]:
-    """Partition keys of the raw folder split into (live, not live: revoked or expired).
+@dataclass
+class RawScan:
+    """The raw folder sorted for the pipeline: what should be indexed, what should not, and
+    paths skipped (with why)."""
+
+    live: list[str] = field(default_factory=list)
+    dead: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def scan_versions(lake: Lake) -> RawScan:
+    """Partition keys of the raw folder split into live and not live (revoked or expired).
 
     A version whose sidecar does not parse counts as live: its run then fails with the
     sidecar's error, and what is already indexed for it is kept, never purged.
     """
-    live: list[str] = []
-    dead: list[str] = []
-    found, _ = lake.scan_raw()
+    found, problems = lake.scan_raw()
+    scan = RawScan(problems=problems)
     for raw in found:
         try:
             sidecar = Sidecar.read(raw.sidecar_path)
         except LakeError:
-            live.append(raw.key)
+            scan.live.append(raw.key)
             continue
-        (live if is_live(sidecar) else dead).append(raw.key)
-    return live, dead
+        (scan.live if is_live(sidecar) else scan.dead).append(raw.key)
+    return scan
+
+
+FileState = list  # [mtime_ns, size, sha256]
+
+
+def file_hashes(
+    lake: Lake, keys: Sequence[str], known: dict[str, FileState]
+) -> dict[str, FileState]:
+    """sha256 of each version's PDF, re-hashed only when its size or mtime changed since
+    `known` (so a sensor tick over a large lake reads no unchanged file)."""
+    states: dict[str, FileState] = {}
+    for key in keys:
+        pdf, _ = lake.raw_paths(key)
+        stat = pdf.stat()
+        previous = known.get(key)
+        if previous and previous[:2] == [stat.st_mtime_ns, stat.st_size]:
+            states[key] = previous
+        else:
+            states[key] = [stat.st_mtime_ns, stat.st_size, sha256_file(pdf)]
+    return states
 
 
 def indexed_versions(lake: Lake, index: Index) -> dict[str, Version]:
     """Every live version that has reached the index, loaded from the lake."""
-    live, _ = live_keys(lake)
+    live = scan_versions(lake).live
     counts = index.partition_counts() if index.exists() else {}
     return {k: load_version(lake, k) for k in live if counts.get(k)}
 
@@ -84,8 +121,6 @@ def purge_version(lake: Lake, index: Index | None, key: str) -> tuple[int, int]:
     Returns (index rows removed, files removed). Used for revoked, expired and deleted
     versions, so that they can never be retrieved again.
     """
-    from rag_assets.core.lake import remove_stage_files
-
     rows = index.delete_partition(key) if index is not None and index.exists() else 0
     files = remove_stage_files(lake, key)
     return rows, len(files)
