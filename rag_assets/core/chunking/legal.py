@@ -17,7 +17,7 @@ sentence, `lead_of`), and, below a § or an inciso, that unit's own first words 
 unit's label (`... > Art. 5º > X`); pieces of a unit cut for size keep the unit's path.
 
 Token truth: no chunk exceeds what the model reads. A unit too long is cut at its inner
-units first (incisos, §), then sentences, printed lines, words (`structural._fit`), and the
+units first (incisos, §), then sentences, printed lines, words (`structural.fit_to_budget`), and the
 pieces are packed back greedily up to the model's maximum, each repeating the header and
 the leads; so `legal-article` is never truncated, it is split (`~1`, `~2`, ...).
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from rag_assets.core.chunking.base import PATH_SEP, Chunker, DocInfo, Source, make_header
-from rag_assets.core.chunking.structural import Unit, _fit, lead_of, structural_chunks
+from rag_assets.core.chunking.structural import Unit, fit_to_budget, lead_of, structural_chunks
 from rag_assets.core.schemas import Chunk, DocText, Node
 from rag_assets.core.structure import display_name, path_of
 from rag_assets.core.tokens import TokenCounter
@@ -163,7 +163,7 @@ class _Writer:
         pieces: list[Unit] = []
         for atom in atoms:
             text = self.doc.text[atom.start : atom.end]
-            pieces.extend(_fit(Unit(seg, text, atom.start, atom.end), room, self.counter))
+            pieces.extend(fit_to_budget(Unit(seg, text, atom.start, atom.end), room, self.counter))
         return pieces
 
     def _pack(self, node: Node, pieces: list[Unit]) -> list[tuple[int, int]]:
@@ -176,7 +176,7 @@ class _Writer:
             excess = self.tokens(node, first.start, first.end) - self.counter.max_tokens
             if excess > 0:  # the estimate was short by a few tokens: cut this piece finer
                 own = self.counter.count(first.text) - self.counter.overhead
-                finer = _fit(first, max(4, own - excess - 2), self.counter)
+                finer = fit_to_budget(first, max(4, own - excess - 2), self.counter)
                 if len(finer) > 1:
                     queue[i : i + 1] = finer
                     continue

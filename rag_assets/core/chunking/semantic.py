@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag_assets.core.chunking.base import Chunker, DocInfo, Source, make_header
-from rag_assets.core.chunking.structural import Unit, _fit, sentence_units
+from rag_assets.core.chunking.structural import Unit, fit_to_budget, sentence_units
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.schemas import Chunk, DocText, Node
 from rag_assets.core.tokens import TokenCounter
@@ -151,7 +151,7 @@ def semantic_chunks(
         raise ValueError(f"max_tokens {limit} leaves no room for text after the header")
     units: list[Unit] = []
     for unit in sentences_of(doc, source.nodes):
-        units.extend(_fit(unit, room, counter))
+        units.extend(fit_to_budget(unit, room, counter))
     if not units:
         return []
     sizes = [n - counter.overhead for n in counter.count_many([u.text for u in units])]
@@ -181,7 +181,7 @@ def semantic_chunks(
         if n_tokens > limit:  # one piece, still too long: cut it shorter
             unit = group[0]
             budget = max(8, counter.count(unit.text) - counter.overhead - (n_tokens - limit) - 2)
-            pieces = _fit(unit, budget, counter)
+            pieces = fit_to_budget(unit, budget, counter)
             if len(pieces) > 1 or (pieces[0].start, pieces[0].end) != (unit.start, unit.end):
                 pending.extend([[p] for p in reversed(pieces)])
                 continue

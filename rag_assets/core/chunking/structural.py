@@ -194,7 +194,7 @@ def _piece(unit: Unit, span: tuple[int, int], tag: str) -> Unit:
     )
 
 
-def _fit(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
+def fit_to_budget(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
     """A unit as pieces that each fit the budget: sentences, then printed lines, then words."""
     if counter.count(unit.text) - counter.overhead <= budget:
         return [unit]
@@ -234,9 +234,8 @@ def structural_chunks(
     header and the lead.
     """
     chunks: list[Chunk] = []
-    seen: set[str] = set()
+    render = _Render(doc, info, counter, strategy, header_mode)
     for box in _containers(doc, nodes, rows, counter):
-        header = make_header(info, box.path, header_mode)
         # the budget allows for the longest path a piece may get (its first unit's label)
         longest = max((u.label for u in box.units), key=len, default="")
         widest = make_header(info, f"{box.path}{PATH_SEP}{longest}", header_mode)
@@ -244,7 +243,7 @@ def structural_chunks(
         room = max(16, counter.max_tokens - fixed)
         units: list[Unit] = []
         for unit in box.units:
-            units.extend(_fit(unit, room, counter))
+            units.extend(fit_to_budget(unit, room, counter))
         for unit, n in zip(units, counter.count_many([u.text for u in units]), strict=True):
             unit.tokens = n - counter.overhead
         groups: list[list[Unit]] = []
@@ -256,39 +255,10 @@ def structural_chunks(
             else:
                 groups.append([unit])
         for group in groups:
-            chunks.extend(
-                _emit(doc, box, group, header, info, counter, strategy, seen, header_mode)
-            )
+            chunks.extend(render.emit(box, group))
     for ordinal, chunk in enumerate(chunks):
         chunk.ordinal = ordinal
     return chunks
-
-
-def _emit(
-    doc: DocText,
-    box: Container,
-    group: list[Unit],
-    header: str,
-    info: DocInfo,
-    counter: TokenCounter,
-    strategy: str,
-    seen: set[str],
-    header_mode: str,
-) -> list[Chunk]:
-    """Chunks of a group, split further until each fits the model (never truncated)."""
-    args = (header, info, counter, strategy, seen, header_mode)
-    chunk = _chunk(doc, box, group, *args)
-    if not chunk.truncated:
-        return [chunk]
-    seen.discard(chunk.chunk_id)
-    if len(group) > 1:
-        half = len(group) // 2
-        return _emit(doc, box, group[:half], *args) + _emit(doc, box, group[half:], *args)
-    excess = chunk.token_count - counter.max_tokens
-    unit = group[0]
-    budget = max(8, counter.count(unit.text) - counter.overhead - excess - 2)
-    pieces = _fit(unit, budget, counter)
-    return [c for piece in pieces for c in _emit(doc, box, [piece], *args)]
 
 
 def _contiguous_text(doc: DocText, group: list[Unit]) -> list[str]:
@@ -302,58 +272,77 @@ def _contiguous_text(doc: DocText, group: list[Unit]) -> list[str]:
     return [doc.text[run[0].start : run[-1].end] for run in runs]
 
 
-def _chunk(
-    doc: DocText,
-    box: Container,
-    group: list[Unit],
-    header: str,
-    info: DocInfo,
-    counter: TokenCounter,
-    strategy: str,
-    seen: set[str],
-    header_mode: str,
-) -> Chunk:
-    first, last = group[0], group[-1]
-    starts_container = first.start <= box.node.char_start
-    body_parts = (
-        _contiguous_text(doc, group) if box.node.kind != "table" else [u.text for u in group]
-    )
-    if box.lead and not (starts_container and box.node.kind == "article"):
-        if not body_parts[0].startswith(box.lead):
-            body_parts.insert(0, box.lead)
-    body = "\n".join(body_parts)
-    path = box.path
-    if first.label and not starts_container and box.node.kind != "table":
-        path = f"{path}{PATH_SEP}{first.label}" if path else first.label
+@dataclass
+class _Render:
+    """Turns groups of units of one document into chunks (ids unique within it)."""
+
+    doc: DocText
+    info: DocInfo
+    counter: TokenCounter
+    strategy: str
+    header_mode: str
+    seen: set[str] = field(default_factory=set)
+
+    def emit(self, box: Container, group: list[Unit]) -> list[Chunk]:
+        """Chunks of a group, split further until each fits the model (never truncated)."""
+        chunk = self.chunk(box, group)
+        if not chunk.truncated:
+            return [chunk]
+        self.seen.discard(chunk.chunk_id)
+        if len(group) > 1:
+            half = len(group) // 2
+            return self.emit(box, group[:half]) + self.emit(box, group[half:])
+        excess = chunk.token_count - self.counter.max_tokens
+        unit = group[0]
+        budget = max(8, self.counter.count(unit.text) - self.counter.overhead - excess - 2)
+        pieces = fit_to_budget(unit, budget, self.counter)
+        return [c for piece in pieces for c in self.emit(box, [piece])]
+
+    def chunk(self, box: Container, group: list[Unit]) -> Chunk:
+        """One chunk of a group: header, lead, the document's own text, exact span."""
+        doc, info, counter = self.doc, self.info, self.counter
+        strategy, seen, header_mode = self.strategy, self.seen, self.header_mode
+        first, last = group[0], group[-1]
+        starts_container = first.start <= box.node.char_start
+        body_parts = (
+            _contiguous_text(doc, group) if box.node.kind != "table" else [u.text for u in group]
+        )
+        if box.lead and not (starts_container and box.node.kind == "article"):
+            if not body_parts[0].startswith(box.lead):
+                body_parts.insert(0, box.lead)
+        body = "\n".join(body_parts)
+        path = box.path
+        if first.label and not starts_container and box.node.kind != "table":
+            path = f"{path}{PATH_SEP}{first.label}" if path else first.label
         header = make_header(info, path, header_mode)
-    text = f"{header}\n{body}" if header else body
-    tokens = counter.count(text)
-    chunk_id = f"{info.partition_key}#{first.seg}"
-    if len(group) > 1:
-        chunk_id += f"..{last.seg.rsplit('/', 1)[-1]}"
-    base, n = chunk_id, 1
-    while chunk_id in seen:
-        n += 1
-        chunk_id = f"{base}~{n}"
-    seen.add(chunk_id)
-    page_start, page_end = doc.pages_of(first.start, last.end)
-    return Chunk(
-        chunk_id=chunk_id,
-        partition_key=info.partition_key,
-        doc_id=info.doc_id,
-        version=info.version,
-        strategy=strategy,
-        parent_id=box.node.node_id,
-        ordinal=0,
-        kind=box.node.kind,
-        path=path,
-        header=header,
-        body=body,
-        text=text,
-        token_count=tokens,
-        truncated=tokens > counter.max_tokens,
-        char_start=first.start,
-        char_end=last.end,
-        page_start=page_start,
-        page_end=page_end,
-    )
+        text = f"{header}\n{body}" if header else body
+        tokens = counter.count(text)
+        chunk_id = f"{info.partition_key}#{first.seg}"
+        if len(group) > 1:
+            chunk_id += f"..{last.seg.rsplit('/', 1)[-1]}"
+        base, n = chunk_id, 1
+        while chunk_id in seen:
+            n += 1
+            chunk_id = f"{base}~{n}"
+        seen.add(chunk_id)
+        page_start, page_end = doc.pages_of(first.start, last.end)
+        return Chunk(
+            chunk_id=chunk_id,
+            partition_key=info.partition_key,
+            doc_id=info.doc_id,
+            version=info.version,
+            strategy=strategy,
+            parent_id=box.node.node_id,
+            ordinal=0,
+            kind=box.node.kind,
+            path=path,
+            header=header,
+            body=body,
+            text=text,
+            token_count=tokens,
+            truncated=tokens > counter.max_tokens,
+            char_start=first.start,
+            char_end=last.end,
+            page_start=page_start,
+            page_end=page_end,
+        )
