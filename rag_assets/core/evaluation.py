@@ -144,30 +144,16 @@ def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version])
         relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
         twins[key] = label_spans(v.nodes, question.not_relevant)
 
-    def spans(table: dict[str, list[Span]]) -> tuple[list[Span | None], list[Span]]:
-        # one flat span space per question: offset spans by the version they belong to
-        keys = sorted(table)
-        shift = {k: i * 10**9 for i, k in enumerate(keys)}
-        hit_spans = [
-            (h.char_start + shift[h.partition_key], h.char_end + shift[h.partition_key])
-            if h.partition_key in shift
-            else None
-            for h in hits
-        ]
-        flat = [(s + shift[k], e + shift[k]) for k in keys for s, e in table[k]]
-        return hit_spans, flat
-
-    hit_spans, flat_relevant = spans(relevant)
-    _, flat_twins = spans(twins)
-    answerable = bool(question.expected) and bool(flat_relevant)
-    rank = first_relevant_rank(hit_spans, flat_relevant) if answerable else None
+    located = [(h.partition_key, h.char_start, h.char_end) for h in hits]
+    answerable = bool(question.expected) and any(relevant.values())
+    rank = first_relevant_rank(located, relevant) if answerable else None
     top3 = list(hits[:3])
     complete = (
         answer_complete([h.text for h in top3], question.answer_contains)
         if question.answer_contains and answerable
         else None
     )
-    twin = twin_confused(hit_spans, flat_relevant, flat_twins) if question.not_relevant else None
+    twin = twin_confused(located, relevant, twins) if question.not_relevant else None
     return QuestionResult(
         id=question.id,
         tags=question.tags,

@@ -9,7 +9,7 @@ the same judge score structure-aware chunks and size-based baselines alike.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_assets.core.schemas import Chunk, Node
@@ -17,6 +17,7 @@ from rag_assets.core.structure import normalize_label
 from rag_assets.core.tables import TableRow
 
 Span = tuple[int, int]
+Located = tuple[str, int, int]  # (partition_key, char_start, char_end) of a retrieved chunk
 
 
 def overlaps(a: Span, b: Span) -> bool:
@@ -32,10 +33,13 @@ def label_spans(nodes: Iterable[Node], labels: Iterable[str]) -> list[Span]:
     ]
 
 
-def first_relevant_rank(hit_spans: Sequence[Span | None], relevant: Sequence[Span]) -> int | None:
-    """1-based rank of the first hit overlapping a relevant span (None: never)."""
-    for rank, span in enumerate(hit_spans, start=1):
-        if span is not None and any(overlaps(span, r) for r in relevant):
+def first_relevant_rank(
+    hits: Sequence[Located], relevant: Mapping[str, Sequence[Span]]
+) -> int | None:
+    """1-based rank of the first hit overlapping a relevant span of its own version
+    (None: never). `hits` are (partition_key, char_start, char_end) in rank order."""
+    for rank, (key, start, end) in enumerate(hits, start=1):
+        if any(overlaps((start, end), r) for r in relevant.get(key, ())):
             return rank
     return None
 
@@ -118,10 +122,13 @@ def answer_complete(texts: Sequence[str], needles: Sequence[str]) -> bool:
 
 
 def twin_confused(
-    hit_spans: Sequence[Span | None], relevant: Sequence[Span], twins: Sequence[Span], k: int = 3
+    hits: Sequence[Located],
+    relevant: Mapping[str, Sequence[Span]],
+    twins: Mapping[str, Sequence[Span]],
+    k: int = 3,
 ) -> bool:
     """A twin (not_relevant) chunk ranks in the top k above every relevant chunk."""
-    top = list(hit_spans[:k])
+    top = list(hits[:k])
     first_twin = first_relevant_rank(top, twins)
     if first_twin is None:
         return False
