@@ -21,6 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import yaml
 
 KEY_PART = re.compile(r"^[a-z0-9._-]+$")
@@ -216,14 +219,13 @@ def is_live(sidecar: Sidecar, as_of: dt.date | None = None) -> bool:
     return sidecar.valid_to is None or sidecar.valid_to >= as_of
 
 
-def write_stage(lake: Lake, stage: str, key: str, rows: list[dict[str, Any]], schema: Any) -> Path:
+def write_stage(
+    lake: Lake, stage: str, key: str, rows: list[dict[str, Any]], schema: pa.Schema
+) -> Path:
     """Write one partition's rows of a stage as Parquet, atomically (temp file + rename).
 
     A reader sees the previous file or the new one, never a half-written file.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     path = lake.stage_path(stage, key)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pylist(rows, schema=schema)
@@ -233,10 +235,8 @@ def write_stage(lake: Lake, stage: str, key: str, rows: list[dict[str, Any]], sc
     return path
 
 
-def read_stage(lake: Lake, stage: str, key: str) -> Any:
+def read_stage(lake: Lake, stage: str, key: str) -> pl.DataFrame:
     """One partition's rows of a stage as a polars DataFrame; a clear error if missing."""
-    import polars as pl
-
     path = lake.stage_path(stage, key)
     if not path.exists():
         raise LakeError(f"{path}: missing; materialize the '{stage}' stage for {key} first")
