@@ -34,6 +34,13 @@ def _embedder(args: argparse.Namespace) -> Any:
     )
 
 
+def _index(args: argparse.Namespace, lake: Lake, embedder: Any = None) -> Any:
+    """The index of the chosen model in `--db`, else `<lake>/lancedb`."""
+    from rag_assets.core.search import Index
+
+    return Index(args.db or lake.lancedb_dir, embedder or _embedder(args))
+
+
 def _instance(lake: Lake) -> Any:
     """The persistent Dagster instance: DAGSTER_HOME, else `<lake>/.dagster`."""
     from dagster import DagsterInstance
@@ -51,12 +58,13 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     """Every asset for every live version, in-process, then the eval report."""
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
-    from rag_assets.core.search import Index
     from rag_assets.core.service import purge_version, scan_versions
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
 
-    defs = build_definitions(str(lake.root), args.model, args.query_prefix, args.passage_prefix)
+    defs = build_definitions(
+        str(lake.root), args.model, args.query_prefix, args.passage_prefix, args.db or ""
+    )
     instance = _instance(lake)
     scan = scan_versions(lake)
     live, dead = scan.live, scan.dead
@@ -65,7 +73,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
     gone = sorted(existing - set(live))
     if gone or dead:
-        index = Index(lake.lancedb_dir, _embedder(args))
+        index = _index(args, lake)
         for key in sorted(set(gone) | set(dead)):
             rows, files = purge_version(lake, index, key)
             if key in existing:
@@ -142,9 +150,8 @@ def _metadata(result: Any, asset: str, key: str) -> Any:
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the best chunks for a question."""
     lake = _lake(args)
-    from rag_assets.core.search import Index
 
-    index = Index(args.db or lake.lancedb_dir, _embedder(args))
+    index = _index(args, lake)
     if not index.exists():
         raise LakeError(f"{lake.lancedb_dir}: no index for this model; run `trecho materialize`")
     as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
@@ -186,11 +193,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     lake = _lake(args)
     from rag_assets.core.evaluation import STANDARD, strategy_families
     from rag_assets.core.report import markdown_table, render_markdown, write_report
-    from rag_assets.core.search import Index
     from rag_assets.core.service import question_files, run_eval
 
     embedder = _embedder(args)
-    index = Index(args.db or lake.lancedb_dir, embedder)
+    index = _index(args, lake, embedder)
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
     names = [n for n in (args.strategies or STANDARD) if n != "default"]
     try:
@@ -219,11 +225,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     """Live versions, their hashes and chunk counts in the active model table."""
     lake = _lake(args)
     from rag_assets.core.lake import sha256_file
-    from rag_assets.core.search import Index
     from rag_assets.core.service import scan_versions
 
     embedder = _embedder(args)
-    index = Index(args.db or lake.lancedb_dir, embedder)
+    index = _index(args, lake, embedder)
     counts = index.partition_counts() if index.exists() else {}
     scan = scan_versions(lake)
     print(f"lake: {lake.root}\nindex table: {index.table_name} ({sum(counts.values())} rows)")

@@ -14,9 +14,10 @@ def build_definitions(
     model: str | None = None,
     query_prefix: str = "",
     passage_prefix: str = "",
+    db_uri: str = "",
 ) -> Definitions:
     """Definitions with resources from the arguments, else the environment (TRECHO_LAKE,
-    TRECHO_MODEL)."""
+    TRECHO_MODEL); an empty `db_uri` means `<lake>/lancedb`."""
     lake = LakeResource(root=lake_root) if lake_root else LakeResource()
     prompts = {"query_prefix": query_prefix, "passage_prefix": passage_prefix}
     embedder = EmbedderResource(model=model, **prompts) if model else EmbedderResource(**prompts)
@@ -28,7 +29,7 @@ def build_definitions(
         resources={
             "lake": lake,
             "embedder": embedder,
-            "lancedb": LanceDBResource(),
+            "lancedb": LanceDBResource(uri=db_uri),
         },
     )
 
