@@ -14,7 +14,7 @@ from dagster import (
 
 from rag_assets.assets.page_text import page_text
 from rag_assets.checks import UNTITLED_TEXT_SHARE, UNTITLED_THRESHOLD, structure_checks
-from rag_assets.core.corpus import load_doc, load_info
+from rag_assets.core.corpus import doc_from_pages, load_info
 from rag_assets.core.lake import read_stage, write_stage
 from rag_assets.core.pdf import Line
 from rag_assets.core.schemas import NODES
@@ -35,8 +35,8 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
     """Build one version's tree into `derived/nodes/`."""
     key = context.partition_key
     info, _, _ = load_info(lake.lake, key)
-    doc = load_doc(lake.lake, key)
     pages = read_stage(lake.lake, "pages", key).sort("page")
+    doc = doc_from_pages(pages)
     lines: list[Line] = []
     tables = {}
     for page in pages.iter_rows(named=True):

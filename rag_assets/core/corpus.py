@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+import polars as pl
+
 from rag_assets.core.chunking.base import DocInfo, Source
 from rag_assets.core.lake import Lake, read_stage
 from rag_assets.core.schemas import Chunk, DocText, Node
@@ -34,7 +36,12 @@ def _document_row(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, s
 
 def load_doc(lake: Lake, key: str) -> DocText:
     """The extracted text of a version with its page offsets."""
-    pages = read_stage(lake, "pages", key).sort("page")
+    return doc_from_pages(read_stage(lake, "pages", key))
+
+
+def doc_from_pages(pages: pl.DataFrame) -> DocText:
+    """The document text rebuilt from the pages stage's rows."""
+    pages = pages.sort("page")
     text = "\n".join(t for t in pages["text"].to_list() if t)  # as pdf.extract joined them
     return DocText(text=text, page_starts=pages["char_start"].to_list())
 
