@@ -7,7 +7,8 @@ LAKE := data_lake
 DAGSTER_HOME_DIR := $(abspath $(LAKE)/.dagster)
 PYTEST_ARGS ?=
 
-# The lake's Dagster instance; telemetry off (written once, only if absent).
+# The lake's Dagster instance for `make ui`; telemetry off (written once, only if absent;
+# `trecho materialize` writes the same file itself).
 define dagster_home
 	@mkdir -p $(DAGSTER_HOME_DIR)
 	@test -f $(DAGSTER_HOME_DIR)/dagster.yaml || \
@@ -33,7 +34,6 @@ setup:
 
 # Every asset of every live sample version, then the eval report; ends with its path.
 demo: setup
-	$(dagster_home)
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/trecho materialize --lake $(LAKE)
 	@latest=$$(ls -1d $(LAKE)/reports/*/ 2>/dev/null | sort | tail -n 1); \
 	if [ -n "$$latest" ]; then echo; echo "Eval report: $${latest}report.md"; \
