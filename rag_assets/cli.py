@@ -25,20 +25,40 @@ def _lake(args: argparse.Namespace) -> Lake:
 
 
 def _embedder(args: argparse.Namespace) -> Any:
-    from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
+    """The configured model: --model/--*-prefix, else TRECHO_MODEL/TRECHO_*_PREFIX."""
+    from rag_assets.core.embedding import Embedder
+    from resources import configured_embedder
 
+    env = configured_embedder()
     return Embedder(
-        model=args.model or os.environ.get("TRECHO_MODEL", DEFAULT_MODEL),
-        query_prefix=args.query_prefix,
-        passage_prefix=args.passage_prefix,
+        model=args.model or env.model,
+        query_prefix=env.query_prefix if args.query_prefix is None else args.query_prefix,
+        passage_prefix=env.passage_prefix if args.passage_prefix is None else args.passage_prefix,
     )
+
+
+def _db(args: argparse.Namespace, lake: Lake) -> str:
+    """The LanceDB URI: --db, else `<lake>/lancedb`."""
+    return str(args.db or lake.lancedb_dir)
 
 
 def _index(args: argparse.Namespace, lake: Lake, embedder: Any = None) -> Any:
     """The index of the chosen model in `--db`, else `<lake>/lancedb`."""
     from rag_assets.core.search import Index
 
-    return Index(args.db or lake.lancedb_dir, embedder or _embedder(args))
+    return Index(_db(args, lake), embedder or _embedder(args))
+
+
+def _serving_index(args: argparse.Namespace, lake: Lake) -> Any:
+    """The index search answers from: the model named on the command line, else the
+    active model (the configured one takes over only once its backfill is complete)."""
+    from rag_assets.core.search import Index, active_embedder
+
+    explicit = args.model or args.query_prefix is not None or args.passage_prefix is not None
+    embedder = _embedder(args)
+    return Index(
+        _db(args, lake), embedder if explicit else active_embedder(_db(args, lake), embedder)
+    )
 
 
 def _instance(lake: Lake) -> Any:
@@ -72,40 +92,17 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         print(f"skipped: {problem}")
     existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
     gone = sorted(existing - set(live))
-    if gone or dead:
-        index = _index(args, lake)
-        for key in sorted(set(gone) | set(dead)):
-            rows, files = purge_version(lake, index, key)
-            if key in existing:
-                instance.delete_dynamic_partition(DOC_VERSIONS, key)
-            if rows or files or key in existing:
-                print(
-                    f"removed  {key}: not live (revoked, expired or deleted); "
-                    f"{rows} index rows, {files} files"
-                )
+    for key in sorted(set(gone) | set(dead)):
+        reason = scan.reasons.get(key, "file deleted")
+        rows, files = purge_version(lake, _db(args, lake), key, reason)
+        if key in existing:
+            instance.delete_dynamic_partition(DOC_VERSIONS, key)
+        if rows or files or key in existing:
+            print(f"removed  {key}: {reason}; {rows} index rows, {files} files")
     new = [k for k in live if k not in existing]
     if new:
         instance.add_dynamic_partitions(DOC_VERSIONS, new)
-    job = defs.resolve_job_def("index_documents")
-    failed: list[str] = []
-    for n, key in enumerate(live, start=1):
-        print(f"[{n}/{len(live)}] {key} ...", end=" ", flush=True)
-        result = job.execute_in_process(
-            partition_key=key,
-            instance=instance,
-            raise_on_error=False,
-            tags={"trecho/trigger": "cli"},
-            run_config=QUIET,
-        )
-        if result.success:
-            chunks = _metadata(result, "chunks", "chunks")
-            print(f"ok ({chunks} chunks indexed)")
-        else:
-            failed.append(key)
-            print("FAILED")
-            for event in result.all_events:
-                if event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
-                    print(textwrap.indent(event.step_failure_data.error.message.strip(), "    "))
+    failed = _run_partitions(defs, instance, {key: "index_documents" for key in live})
     report_dir = None
     if not args.skip_eval:
         print("eval report ...", end=" ", flush=True)
@@ -136,6 +133,78 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_partitions(defs: Any, instance: Any, jobs: dict[str, str]) -> list[str]:
+    """Run one job per partition key in-process, printing progress; returns failed keys."""
+    failed: list[str] = []
+    for n, (key, job_name) in enumerate(jobs.items(), start=1):
+        print(f"[{n}/{len(jobs)}] {key} ...", end=" ", flush=True)
+        result = defs.resolve_job_def(job_name).execute_in_process(
+            partition_key=key,
+            instance=instance,
+            raise_on_error=False,
+            tags={"trecho/trigger": "cli"},
+            run_config=QUIET,
+        )
+        if result.success:
+            rows = _metadata(result, "embeddings", "rows")
+            embedded = _metadata(result, "embeddings", "texts_embedded")
+            print(f"ok ({rows} chunks indexed, {embedded} texts embedded)")
+        else:
+            failed.append(key)
+            print("FAILED")
+            for event in result.all_events:
+                if event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
+                    print(textwrap.indent(event.step_failure_data.error.message.strip(), "    "))
+    return failed
+
+
+def cmd_backfill(args: argparse.Namespace) -> int:
+    """Fill the configured model's table for every live version (after a model change).
+
+    Versions whose chunks exist are only embedded; the others run the whole pipeline.
+    Search switches to the new model's table when the last version is in.
+    """
+    lake = _lake(args)
+    logging.getLogger("dagster").setLevel(logging.WARNING)
+    from rag_assets.core.service import model_progress, scan_versions
+    from rag_assets.definitions import build_definitions
+    from rag_assets.partitions import DOC_VERSIONS
+
+    embedder = _embedder(args)
+    defs = build_definitions(
+        str(lake.root),
+        embedder.model,
+        embedder.query_prefix,
+        embedder.passage_prefix,
+        _db(args, lake),
+    )
+    instance = _instance(lake)
+    live = scan_versions(lake).live
+    existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
+    new = [k for k in live if k not in existing]
+    if new:
+        instance.add_dynamic_partitions(DOC_VERSIONS, new)
+    print(f"backfill of {embedder.model_id} ({embedder.model}) for {len(live)} live versions")
+    jobs = {
+        key: "embed_documents" if lake.stage_path("chunks", key).exists() else "index_documents"
+        for key in live
+    }
+    failed = _run_partitions(defs, instance, jobs)
+    progress = model_progress(lake, _db(args, lake), embedder)
+    print(
+        f"search uses {progress.active}"
+        + (
+            ""
+            if progress.complete
+            else f"; still missing in {embedder.model_id}: {progress.missing}"
+        )
+    )
+    if failed:
+        print(f"Failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -150,10 +219,9 @@ def _metadata(result: Any, asset: str, key: str) -> Any:
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the best chunks for a question."""
     lake = _lake(args)
-
-    index = _index(args, lake)
+    index = _serving_index(args, lake)
     if not index.exists():
-        raise LakeError(f"{lake.lancedb_dir}: no index for this model; run `trecho materialize`")
+        raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
     as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
     hits = index.search(
         args.query, k=args.k, mode=args.mode, doc_id=args.doc, version=args.version, as_of=as_of
@@ -191,14 +259,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Print every strategy's metrics side by side."""
     lake = _lake(args)
-    from rag_assets.core.evaluation import STANDARD, strategy_families
+    from rag_assets.core.evaluation import resolve_strategies, strategy_families
     from rag_assets.core.report import markdown_table, render_markdown, write_report
     from rag_assets.core.service import question_files, run_eval
 
     embedder = _embedder(args)
     index = _index(args, lake, embedder)
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
-    names = [n for n in (args.strategies or STANDARD) if n != "default"]
+    names = resolve_strategies(args.strategies)
     try:
         strategies = strategy_families(names, args.offsets, embedder)
     except ValueError as exc:
@@ -209,7 +277,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     result = run_eval(lake, embedder, index, files, strategies, mode=args.mode, progress=progress)
     if args.write:
         folder = write_report(result, lake.reports_dir, [f.name for f in files])
-        print(f"report written to {folder}", file=sys.stderr)
+        print(f"report written to {folder / 'report.html'}", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
@@ -222,26 +290,59 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """Live versions, their hashes and chunk counts in the active model table."""
+    """What is live, what search serves, and anything pending, from the stores themselves
+    (not from Dagster's event log, which keeps a removed version's old events)."""
     lake = _lake(args)
     from rag_assets.core.lake import sha256_file
-    from rag_assets.core.service import scan_versions
+    from rag_assets.core.search import Index, model_tables, read_active
+    from rag_assets.core.service import model_progress, scan_versions
 
+    db = _db(args, lake)
     embedder = _embedder(args)
-    index = _index(args, lake, embedder)
-    counts = index.partition_counts() if index.exists() else {}
+    active = read_active(db)
+    serving = Index(db, active.embedder() if active else embedder)
+    counts = serving.partition_counts() if serving.exists() else {}
+    progress = model_progress(lake, db, embedder)
     scan = scan_versions(lake)
-    print(f"lake: {lake.root}\nindex table: {index.table_name} ({sum(counts.values())} rows)")
+    print(f"lake: {lake.root}")
+    print(
+        f"search uses: {serving.table_name} ({sum(counts.values())} rows"
+        + (f", model {active.model}, since {active.switched_at})" if active else ")")
+    )
+    if active is None or active.model_id != embedder.model_id:
+        state = "complete" if progress.complete else f"{len(progress.missing)} versions missing"
+        print(
+            f"configured model: {embedder.model_id} -> backfill {state} "
+            f"({len(progress.done)} done); run `trecho backfill`"
+        )
+    print(f"model tables: {', '.join(model_tables(db)) or '(none)'}")
     for key in scan.live:
         pdf, _ = lake.raw_paths(key)
-        state = "indexed" if counts.get(key) else "PENDING (not indexed)"
-        print(
-            f"  live     {key:32} {sha256_file(pdf)[:12]}  {counts.get(key, 0):5} chunks  {state}"
-        )
+        chunks_file = lake.stage_path("chunks", key)
+        expected = _rows(chunks_file) if chunks_file.exists() else None
+        have = counts.get(key, 0)
+        if not have:
+            state = "PENDING (not indexed)"
+        elif expected is not None and expected != have:
+            state = f"UNSYNCED ({expected} chunks in Parquet)"
+        else:
+            state = "indexed"
+        print(f"  live     {key:32} {sha256_file(pdf)[:12]}  {have:5} chunks  {state}")
     for key in scan.dead:
-        state = "CLEANUP PENDING" if counts.get(key) else "removed"
-        print(f"  not live {key:32} {'':12}  {counts.get(key, 0):5} chunks  {state}")
+        leftover = counts.get(key, 0) or any(
+            lake.stage_path(stage, key).exists() for stage in ("documents", "chunks")
+        )
+        state = "CLEANUP PENDING" if leftover else "removed"
+        print(f"  not live {key:32} {scan.reasons.get(key, ''):30}  {state}")
+    for problem in scan.problems:
+        print(f"  problem  {problem}")
     return 0
+
+
+def _rows(path: Path) -> int:
+    import pyarrow.parquet as pq
+
+    return int(pq.ParquetFile(path).metadata.num_rows)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -250,8 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--lake", help="data lake root (default: $TRECHO_LAKE or data_lake/)")
     common.add_argument("--model", help="embedding model name or path ($TRECHO_MODEL)")
-    common.add_argument("--query-prefix", default="", help="e.g. 'query: ' for e5 models")
-    common.add_argument("--passage-prefix", default="", help="e.g. 'passage: ' for e5 models")
+    common.add_argument("--query-prefix", help="e.g. 'query: ' for e5 models")
+    common.add_argument("--passage-prefix", help="e.g. 'passage: ' for e5 models")
     common.add_argument("--db", help="LanceDB URI (default: <lake>/lancedb)")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -277,7 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--strategies",
         nargs="+",
-        help="strategies to compare with the default (see README; default: a standard set)",
+        help="strategies to compare with the default: names (see README), 'all' (the full "
+        "list) or 'standard' (a quick set, the default)",
     )
     p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
     p.add_argument("--offsets", type=int, default=4, help="start offsets for size-based ones")
@@ -285,6 +387,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true", help="also write reports/<timestamp>/")
     p.add_argument("-v", "--verbose", action="store_true", help="full report with tag table")
     p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "backfill", parents=[common], help="fill the configured model's table (model change)"
+    )
+    p.set_defaults(func=cmd_backfill)
 
     p = sub.add_parser("status", parents=[common], help="what is live and indexed")
     p.set_defaults(func=cmd_status)

@@ -1,34 +1,67 @@
-"""The trecho code location: assets, checks, jobs, sensor, schedule and resources."""
+"""The trecho code location: assets, checks, jobs, sensor, schedules and resources."""
 
-from dagster import Definitions
+from dagster import AutomationCondition, Definitions, multiprocess_executor
 
 from rag_assets.assets import ALL_ASSETS
-from rag_assets.jobs import eval_job, index_job
-from rag_assets.schedules import eval_schedule
+from rag_assets.assets.embeddings import build_embeddings
+from rag_assets.core.embedding import Embedder
+from rag_assets.jobs import embed_job, eval_job, index_job
+from rag_assets.schedules import eval_schedule, scan_and_index
 from rag_assets.sensors import raw_folder_sensor
-from resources import EmbedderResource, LakeResource, LanceDBResource
+from resources import (
+    EmbedderResource,
+    LakeResource,
+    LanceDBResource,
+    configured_embedder,
+)
+
+FOLLOWERS = ("page_text", "structure_tree", "linearized_tables", "chunks", "embeddings")
+"""Assets kept up to date by declarative automation when their upstream changes."""
 
 
 def build_definitions(
     lake_root: str | None = None,
     model: str | None = None,
-    query_prefix: str = "",
-    passage_prefix: str = "",
+    query_prefix: str | None = None,
+    passage_prefix: str | None = None,
     db_uri: str = "",
+    max_concurrent: int | None = None,
 ) -> Definitions:
     """Definitions with resources from the arguments, else the environment (TRECHO_LAKE,
-    TRECHO_MODEL); an empty `db_uri` means `<lake>/lancedb`."""
+    TRECHO_MODEL, TRECHO_QUERY_PREFIX, TRECHO_PASSAGE_PREFIX); an empty `db_uri` means
+    `<lake>/lancedb`. The embeddings asset's code version carries the model id, so a
+    model change shows every partition as changed in the UI."""
+    env = configured_embedder()
+    embedder = Embedder(
+        model=model or env.model,
+        query_prefix=env.query_prefix if query_prefix is None else query_prefix,
+        passage_prefix=env.passage_prefix if passage_prefix is None else passage_prefix,
+    )
+    assets = [a for a in ALL_ASSETS if a.key.to_user_string() != "embeddings"]
+    assets.append(build_embeddings(embedder.model_id))
+    assets = [
+        a.with_attributes(automation_condition=AutomationCondition.eager())
+        if a.key.to_user_string() in FOLLOWERS
+        else a
+        for a in assets
+    ]
     lake = LakeResource(root=lake_root) if lake_root else LakeResource()
-    prompts = {"query_prefix": query_prefix, "passage_prefix": passage_prefix}
-    embedder = EmbedderResource(model=model, **prompts) if model else EmbedderResource(**prompts)
+    executor = multiprocess_executor.configured(
+        {"max_concurrent": max_concurrent} if max_concurrent else {}
+    )
     return Definitions(
-        assets=ALL_ASSETS,
-        jobs=[index_job, eval_job],
+        assets=assets,
+        jobs=[index_job, embed_job, eval_job],
         sensors=[raw_folder_sensor],
-        schedules=[eval_schedule],
+        schedules=[scan_and_index, eval_schedule],
+        executor=executor,
         resources={
             "lake": lake,
-            "embedder": embedder,
+            "embedder": EmbedderResource(
+                model=embedder.model,
+                query_prefix=embedder.query_prefix,
+                passage_prefix=embedder.passage_prefix,
+            ),
             "lancedb": LanceDBResource(uri=db_uri),
         },
     )

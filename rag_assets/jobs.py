@@ -18,3 +18,10 @@ eval_job = define_asset_job(
     selection=AssetSelection.assets("eval_report"),
     description="Evaluate every strategy on the lake's question files.",
 )
+
+embed_job = define_asset_job(
+    "embed_documents",
+    selection=AssetSelection.assets("embeddings"),
+    partitions_def=doc_versions,
+    description="Embed one version's chunks with the configured model (model backfills).",
+)

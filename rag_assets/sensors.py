@@ -1,9 +1,12 @@
 """The raw-folder sensor: registers new document versions, re-runs changed ones, and
-removes revoked or deleted ones from every store."""
+removes revoked, expired, superseded or deleted ones from every store."""
 
 import json
+from collections.abc import Callable
 
 from dagster import (
+    AssetObservation,
+    DagsterInstance,
     DefaultSensorStatus,
     RunRequest,
     SensorEvaluationContext,
@@ -12,10 +15,44 @@ from dagster import (
     sensor,
 )
 
-from rag_assets.core.service import file_hashes, purge_version, scan_versions
+from rag_assets.core.service import RawScan, file_hashes, purge_version, scan_versions
 from rag_assets.jobs import index_job
 from rag_assets.partitions import DOC_VERSIONS, doc_versions
-from resources import EmbedderResource, LakeResource, LanceDBResource
+from resources import LakeResource, LanceDBResource
+
+
+def remove_not_live(
+    instance: DagsterInstance,
+    lake: LakeResource,
+    lancedb: LanceDBResource,
+    scan: RawScan,
+    log: Callable[[str], None],
+) -> list[str]:
+    """Purge every partition that is no longer live from Parquet and LanceDB (all model
+    tables), and record why as an observation on `embeddings`.
+
+    Dagster OSS keeps a deleted partition's old materializations; the observation (and
+    `trecho status`) says the version is gone. Returns the keys to delete as partitions.
+    """
+    existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
+    gone = sorted(existing - set(scan.live))
+    for key in gone:
+        reason = scan.reasons.get(key, "file deleted")
+        rows, files = purge_version(lake.lake, lancedb.uri_for(lake.lake), key, reason)
+        log(f"{key}: {reason}; removed {rows} index rows and {files} files")
+        instance.report_runless_asset_event(
+            AssetObservation(
+                asset_key="embeddings",
+                metadata={
+                    "removed_version": key,
+                    "reason": reason,
+                    "index_rows_removed": rows,
+                    "files_removed": files,
+                    "live_versions": ", ".join(scan.live),
+                },
+            )
+        )
+    return gone
 
 
 @sensor(
@@ -27,7 +64,6 @@ from resources import EmbedderResource, LakeResource, LanceDBResource
 def raw_folder_sensor(
     context: SensorEvaluationContext,
     lake: LakeResource,
-    embedder: EmbedderResource,
     lancedb: LanceDBResource,
 ) -> SensorResult | SkipReason:
     """One scan of the raw folder turned into partition changes and run requests.
@@ -38,15 +74,10 @@ def raw_folder_sensor(
     """
     root = lake.lake
     existing = set(context.instance.get_dynamic_partitions(DOC_VERSIONS))
-    scan = scan_versions(root)
+    scan = scan_versions(root, lake.keep_history)
     for problem in scan.problems:
         context.log.warning(problem)
-    gone = sorted(existing - set(scan.live))  # revoked, expired or deleted
-    if gone:
-        index = lancedb.index(root, embedder.embedder())
-        for key in gone:
-            rows, files = purge_version(root, index, key)
-            context.log.info(f"{key}: removed {rows} index rows and {files} files (not live)")
+    gone = remove_not_live(context.instance, lake, lancedb, scan, context.log.info)
     known = json.loads(context.cursor) if context.cursor else {}
     states = file_hashes(root, scan.live, known)
     runs = []
@@ -55,7 +86,11 @@ def raw_folder_sensor(
             continue
         reason = "new" if key not in existing else "changed" if key in known else "rescan"
         runs.append(
-            RunRequest(partition_key=key, run_key=f"{key}:{sha}", tags={"trecho/reason": reason})
+            RunRequest(
+                partition_key=key,
+                run_key=f"{key}:{sha}",
+                tags={"trecho/reason": reason, "trecho/sha256": sha[:16]},
+            )
         )
     requests = []
     new = [k for k in scan.live if k not in existing]

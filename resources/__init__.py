@@ -14,6 +14,25 @@ from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index
 
 
+def _env_flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
+
+
+def configured_embedder() -> Embedder:
+    """The embedder the environment configures (TRECHO_MODEL, TRECHO_QUERY_PREFIX,
+    TRECHO_PASSAGE_PREFIX), as the code location sees it when it loads."""
+    return Embedder(
+        model=os.environ.get("TRECHO_MODEL", DEFAULT_MODEL),
+        query_prefix=os.environ.get("TRECHO_QUERY_PREFIX", ""),
+        passage_prefix=os.environ.get("TRECHO_PASSAGE_PREFIX", ""),
+    )
+
+
+def configured_model_id() -> str:
+    """The configured model's id: part of the embeddings asset's code version."""
+    return configured_embedder().model_id
+
+
 def default_lake_root() -> str:
     """`TRECHO_LAKE` if set, else `data_lake` in the working directory."""
     return os.environ.get("TRECHO_LAKE", "data_lake")
@@ -23,6 +42,13 @@ class LakeResource(ConfigurableResource):
     """Where the raw PDFs, derived Parquet files, LanceDB and reports live."""
 
     root: str = Field(default_factory=default_lake_root, description="Data lake root folder")
+    keep_history: bool = Field(
+        default_factory=lambda: _env_flag("TRECHO_KEEP_HISTORY"),
+        description=(
+            "Keep superseded versions (search filters them by --as-of date); "
+            "off: a newer version in force removes the older one"
+        ),
+    )
 
     @property
     def lake(self) -> Lake:
@@ -37,10 +63,20 @@ class EmbedderResource(ConfigurableResource):
         default_factory=lambda: os.environ.get("TRECHO_MODEL", DEFAULT_MODEL),
         description="Model name or path; the default is the bundled all-MiniLM-L6-v2",
     )
-    query_prefix: str = Field(default="", description="e.g. 'query: ' for e5 models")
-    passage_prefix: str = Field(default="", description="e.g. 'passage: ' for e5 models")
+    query_prefix: str = Field(
+        default_factory=lambda: os.environ.get("TRECHO_QUERY_PREFIX", ""),
+        description="e.g. 'query: ' for e5 models",
+    )
+    passage_prefix: str = Field(
+        default_factory=lambda: os.environ.get("TRECHO_PASSAGE_PREFIX", ""),
+        description="e.g. 'passage: ' for e5 models",
+    )
     device: str = Field(default="cpu", description="'cpu', 'cuda', ...")
     batch_size: int = 32
+    cache: bool = Field(
+        default=True,
+        description="Reuse vectors of texts embedded before (keyed by model id + text hash)",
+    )
 
     def embedder(self) -> Embedder:
         """The embedder (the model itself is loaded once per process)."""
@@ -57,7 +93,15 @@ class LanceDBResource(ConfigurableResource):
     """The LanceDB database; by default `<lake>/lancedb`."""
 
     uri: str = Field(default="", description="LanceDB URI; empty means <lake>/lancedb")
+    drop_old_tables: bool = Field(
+        default=True,
+        description="Drop the previous model's table once search switched to the new one",
+    )
+
+    def uri_for(self, lake: Lake) -> str:
+        """The database URI: the configured one, else `<lake>/lancedb`."""
+        return self.uri or str(lake.lancedb_dir)
 
     def index(self, lake: Lake, embedder: Embedder) -> Index:
-        """The index of the configured model in this database."""
-        return Index(self.uri or str(lake.lancedb_dir), embedder)
+        """The index of `embedder`'s model in this database."""
+        return Index(self.uri_for(lake), embedder)

@@ -14,9 +14,13 @@ Layout (DESIGN.md)::
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import hashlib
+import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,6 +174,42 @@ class Lake:
         return self.root / "reports"
 
     @property
+    def tombstones_path(self) -> Path:
+        """Keys removed from the index, with when and why: never to be reused."""
+        return self.root / "removed_versions.json"
+
+    def tombstones(self) -> dict[str, dict[str, str]]:
+        """Every removed key with `reason`, `removed_at` (UTC ISO) and the file's sha256."""
+        path = self.tombstones_path
+        if not path.exists():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise LakeError(f"{path}: not valid JSON ({exc}); fix or delete it") from exc
+        if not isinstance(data, dict):
+            raise LakeError(f"{path}: expected a JSON object of removed keys")
+        return data
+
+    def add_tombstone(self, key: str, reason: str) -> None:
+        """Remember that `key` was removed (the first removal's date and reason are kept)."""
+        split_key(key)
+        with file_lock(self.root / ".removed_versions.lock"):
+            data = self.tombstones()
+            if key in data:
+                return
+            pdf = self.raw_dir / key.replace("@", "/", 1)
+            pdf = pdf.with_name(pdf.name + ".pdf")
+            data[key] = {
+                "reason": reason,
+                "removed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                "sha256": sha256_file(pdf) if pdf.is_file() else "",
+            }
+            tmp = self.tombstones_path.with_suffix(f".tmp-{os.getpid()}")
+            tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            os.replace(tmp, self.tombstones_path)
+
+    @property
     def dagster_home(self) -> Path:
         """The default persistent Dagster instance folder for this lake."""
         return self.root / ".dagster"
@@ -211,12 +251,47 @@ class Lake:
         return found, problems
 
 
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock across processes and threads on one host (flock on `path`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def is_live(sidecar: Sidecar, as_of: dt.date | None = None) -> bool:
     """Whether a version should be in the index: not revoked and not expired."""
     as_of = as_of or dt.date.today()
     if sidecar.status != "active":
         return False
     return sidecar.valid_to is None or sidecar.valid_to >= as_of
+
+
+def superseded(starts: dict[str, dt.date | None], today: dt.date) -> dict[str, str]:
+    """Versions replaced by a newer version of the same document, with the key of the
+    replacement: among the versions in force on `today` (`valid_from` in `starts`), the
+    one with the latest `valid_from` replaces the others.
+
+    A version without `valid_from` counts as valid since forever. Versions of a document
+    none of which has a `valid_from` supersede nothing: nothing tells which is newer.
+    """
+    by_doc: dict[str, list[tuple[dt.date, str]]] = {}
+    for key, start in starts.items():
+        by_doc.setdefault(split_key(key)[0], []).append((start or dt.date.min, key))
+    out: dict[str, str] = {}
+    for entries in by_doc.values():
+        in_force = [e for e in entries if e[0] <= today]
+        if len(in_force) < 2 or all(start == dt.date.min for start, _ in in_force):
+            continue
+        newest_start, newest = max(in_force)
+        for start, key in in_force:
+            if start < newest_start:
+                out[key] = newest
+    return out
 
 
 def write_stage(

@@ -31,7 +31,6 @@ Choices written down here:
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
 import logging
 import os
 import random
@@ -51,8 +50,8 @@ import pyarrow.compute as pc
 from lancedb.index import FTS
 
 from rag_assets.core.embedding import Embedder
-from rag_assets.core.lake import STATUSES, split_key, validate_key_part
-from rag_assets.core.schemas import CHUNKS
+from rag_assets.core.lake import STATUSES, file_lock, split_key, superseded, validate_key_part
+from rag_assets.core.schemas import CHUNKS, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -117,15 +116,13 @@ def _is_conflict(exc: Exception) -> bool:
 
 
 @contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock across processes and threads on one host (flock on `path`)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+def _table_lock(uri: str, name: str) -> Iterator[None]:
+    """Serialize writes to one table of a local database (no lock on object stores)."""
+    if "://" in uri:
+        yield
+        return
+    with file_lock(Path(uri) / f".{name}.lock"):
+        yield
 
 
 def _retry(action: Callable[[], _T], what: str, attempts: int = 8) -> _T:
@@ -235,6 +232,224 @@ def _rrf(ranked: dict[str, list[Hit]], k: int) -> list[Hit]:
     return order[:k]
 
 
+CACHE_PREFIX = "embcache__"
+LOOKUP_BATCH = 512
+
+
+@dataclass
+class CacheStats:
+    """What one `embed_cached` call did: vectors reused and texts actually embedded."""
+
+    hits: int = 0
+    misses: int = 0
+
+
+class EmbeddingCache:
+    """Vectors already computed, keyed by (model id, hash of the embedded text).
+
+    A chunk text seen before, in a rerun or in another version of the same document, is
+    never embedded again. One LanceDB table per model id (`embcache__<model_id>`) in the
+    same database as the index; entries outlive the versions that produced them (a
+    revoked version's vectors cost a few KB and may come back in its successor).
+    """
+
+    def __init__(self, uri: str | os.PathLike[str], embedder: Embedder) -> None:
+        self.uri = str(uri)
+        self.embedder = embedder
+        self.db = lancedb.connect(self.uri)
+        self.table_name = CACHE_PREFIX + embedder.model_id
+
+    def _open(self) -> Any | None:
+        try:
+            return self.db.open_table(self.table_name)
+        except ValueError as exc:
+            if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
+                return None
+            raise
+
+    def lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached vectors among `hashes` (missing ones are simply absent)."""
+        tbl = self._open()
+        wanted = sorted(set(hashes))
+        found: dict[str, np.ndarray] = {}
+        if tbl is None or not wanted:
+            return found
+        for start in range(0, len(wanted), LOOKUP_BATCH):
+            batch = wanted[start : start + LOOKUP_BATCH]
+            for h in batch:
+                if not re.fullmatch(r"[0-9a-f]+", h):
+                    raise ValueError(f"not a content hash: {h!r}")
+            listed = ", ".join(f"'{h}'" for h in batch)
+            rows = (
+                tbl.search()
+                .where(f"text_hash IN ({listed})")
+                .select(["text_hash", "vector"])
+                .limit(None)
+                .to_arrow()
+            )
+            vectors = rows.column("vector").combine_chunks()
+            flat = vectors.flatten().to_numpy(zero_copy_only=False).astype(np.float32)
+            flat = flat.reshape(rows.num_rows, -1) if rows.num_rows else flat
+            for i, h in enumerate(rows.column("text_hash").to_pylist()):
+                found[h] = flat[i]
+        return found
+
+    def add(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        """Store new vectors; hashes already cached are left as they are."""
+        if not len(hashes):
+            return
+        vectors = np.asarray(vectors, dtype=np.float32)
+        first = {h: i for i, h in reversed(list(enumerate(hashes)))}  # one row per hash
+        vectors = vectors[list(first.values())]
+        dim = vectors.shape[1]
+        data = pa.Table.from_arrays(
+            [
+                pa.array(list(first), pa.string()),
+                pa.FixedSizeListArray.from_arrays(
+                    pa.array(vectors.reshape(-1), type=pa.float32()), dim
+                ),
+            ],
+            names=["text_hash", "vector"],
+        )
+
+        def merge() -> None:
+            tbl = self._open()
+            if tbl is None:
+                try:
+                    self.db.create_table(self.table_name, data, mode="create")
+                    return
+                except ValueError as exc:
+                    if "already exists" not in str(exc).lower():
+                        raise
+                    tbl = self.db.open_table(self.table_name)
+            tbl.merge_insert("text_hash").when_not_matched_insert_all().execute(data)
+
+        with _table_lock(self.uri, self.table_name):
+            _retry(merge, f"cache {self.table_name}")
+
+    def count(self) -> int:
+        """How many vectors are cached for this model."""
+        tbl = self._open()
+        return 0 if tbl is None else int(tbl.count_rows())
+
+
+def embed_cached(
+    embedder: Embedder, cache: EmbeddingCache | None, texts: Sequence[str]
+) -> tuple[np.ndarray, CacheStats]:
+    """Passage vectors for `texts`, embedding only the texts the cache does not hold.
+
+    Duplicate texts within the call are embedded once. Without a cache, everything is
+    embedded (and counted as misses).
+    """
+    texts = list(texts)
+    if not texts:
+        return np.zeros((0, embedder.dimension), dtype=np.float32), CacheStats()
+    hashes = [content_hash(t) for t in texts]
+    known = cache.lookup(hashes) if cache is not None else {}
+    todo: dict[str, str] = {}
+    for h, t in zip(hashes, texts, strict=True):
+        if h not in known and h not in todo:
+            todo[h] = t
+    if todo:
+        fresh = embedder.embed_passages(list(todo.values()))
+        if cache is not None:
+            cache.add(list(todo), fresh)
+        known.update(zip(todo, fresh, strict=True))
+    vectors = np.stack([known[h] for h in hashes]).astype(np.float32)
+    return vectors, CacheStats(hits=len(texts) - len(todo), misses=len(todo))
+
+
+ACTIVE_TABLE = "trecho_active_model"
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """The model whose table search uses: enough to embed queries the same way."""
+
+    model: str
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    switched_at: str = ""
+
+    @classmethod
+    def of(cls, embedder: Embedder) -> ModelRef:
+        """The reference of a configured embedder, stamped now."""
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        return cls(embedder.model, embedder.query_prefix, embedder.passage_prefix, now)
+
+    def embedder(self, device: str = "cpu") -> Embedder:
+        """An embedder configured like the one that filled the table."""
+        return Embedder(
+            model=self.model,
+            query_prefix=self.query_prefix,
+            passage_prefix=self.passage_prefix,
+            device=device,
+        )
+
+    @property
+    def model_id(self) -> str:
+        """The model id (and so the table) this reference points at."""
+        return self.embedder().model_id
+
+
+def read_active(uri: str | os.PathLike[str]) -> ModelRef | None:
+    """The model search uses in this database, or None before anything was indexed."""
+    db = lancedb.connect(str(uri))
+    try:
+        rows = db.open_table(ACTIVE_TABLE).to_arrow().to_pylist()
+    except ValueError:
+        return None
+    return ModelRef(**rows[-1]) if rows else None
+
+
+def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
+    """Point search at `ref`'s table (one atomic overwrite of a one-row table)."""
+    db = lancedb.connect(str(uri))
+    data = pa.Table.from_pylist(
+        [asdict(ref)],
+        schema=pa.schema([(name, pa.string()) for name in asdict(ref)]),
+    )
+    with _table_lock(str(uri), ACTIVE_TABLE):
+        mode = "overwrite" if ACTIVE_TABLE in model_tables(uri, prefix="") else "create"
+        _retry(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
+
+
+def model_tables(uri: str | os.PathLike[str], prefix: str = "chunks__") -> list[str]:
+    """Every model's index table in a database (`chunks__<model_id>`), or every table
+    whose name starts with `prefix`."""
+    db = lancedb.connect(str(uri))
+    names: list[str] = []
+    token = None
+    while True:
+        page = db.list_tables(page_token=token)
+        names += [n for n in page.tables if n.startswith(prefix)]
+        token = page.page_token
+        if not token:
+            return sorted(names)
+
+
+def delete_partition_everywhere(uri: str | os.PathLike[str], partition_key: str) -> int:
+    """Remove one version's rows from every model's table; returns the rows removed."""
+    split_key(partition_key)
+    db = lancedb.connect(str(uri))
+    where = f"partition_key = '{partition_key}'"
+    removed = 0
+    for name in model_tables(uri):
+        with _table_lock(str(uri), name):
+            n = int(db.open_table(name).count_rows(where))
+            if n:
+                _retry(lambda name=name: db.open_table(name).delete(where), f"delete in {name}")
+            removed += n
+    return removed
+
+
+def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedder:
+    """The embedder search must use: the active model's (see `write_active`), else the
+    configured one (nothing indexed yet, or a database from before the switch existed)."""
+    ref = read_active(uri)
+    return ref.embedder(configured.device) if ref is not None else configured
+
+
 class Index:
     """The LanceDB table of one embedding model: write partitions, search chunks.
 
@@ -253,6 +468,7 @@ class Index:
         self.embedder = embedder
         self.fts_language = fts_language
         self.db = lancedb.connect(self.uri)
+        self._superseded_cache: dict[tuple[int, dt.date], set[str]] = {}
 
     def __repr__(self) -> str:
         return f"Index({self.uri!r}, table={self.table_name!r})"
@@ -376,10 +592,7 @@ class Index:
         worth measuring. Object stores get no lock: there, never write one partition
         from two runs at once.
         """
-        if "://" in self.uri:
-            yield
-            return
-        with _file_lock(Path(self.uri) / f".{self.table_name}.lock"):
+        with _table_lock(self.uri, self.table_name):
             yield
 
     @staticmethod
@@ -411,6 +624,14 @@ class Index:
 
         with self._write_lock():
             _retry(build, f"fts index on {self.table_name}")
+
+    def drop(self) -> bool:
+        """Drop this model's table (after search switched to another model)."""
+        if not self.exists():
+            return False
+        with self._write_lock():
+            self.db.drop_table(self.table_name)
+        return True
 
     def delete_partition(self, partition_key: str) -> int:
         """Remove one version's rows; returns how many were removed (0 if no table)."""
@@ -474,6 +695,10 @@ class Index:
         if tbl is None or not queries:
             return [[] for _ in queries]
         where = self.filter_sql(doc_id, version, as_of, include_revoked)
+        replaced = self._superseded_on(tbl, as_of or dt.date.today())
+        if replaced:
+            listed = ", ".join(f"'{key}'" for key in sorted(replaced))
+            where += f" AND partition_key NOT IN ({listed})"
         n = k if mode != "hybrid" else max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
         vectors = self.embedder.embed_queries(queries) if mode != "fts" else None
         results: list[list[Hit]] = []
@@ -488,6 +713,29 @@ class Index:
             else:
                 results.append(ranked[mode][:k])
         return results
+
+    def _superseded_on(self, tbl: Any, as_of: dt.date) -> set[str]:
+        """Versions in the table that a newer version in force on `as_of` replaces (kept
+        only with the history setting): searched as of a date, a document answers from
+        the version in force that day, never from two."""
+        cache_key = (tbl.version, as_of)
+        if cache_key not in self._superseded_cache:
+            rows = (
+                tbl.search()
+                .where("status = 'active'")
+                .select(["partition_key", "valid_from"])
+                .limit(None)
+                .to_arrow()
+            )
+            starts = dict(
+                zip(
+                    rows.column("partition_key").to_pylist(),
+                    rows.column("valid_from").to_pylist(),
+                    strict=True,
+                )
+            )
+            self._superseded_cache = {cache_key: set(superseded(starts, as_of))}
+        return self._superseded_cache[cache_key]
 
     @staticmethod
     def filter_sql(

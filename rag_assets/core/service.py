@@ -3,9 +3,13 @@ loading them, and running the eval on a lake."""
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import polars as pl
 
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding import Embedder
@@ -17,35 +21,85 @@ from rag_assets.core.lake import (
     is_live,
     remove_stage_files,
     sha256_file,
+    superseded,
 )
-from rag_assets.core.search import Index, Mode
+from rag_assets.core.search import (
+    Index,
+    Mode,
+    ModelRef,
+    delete_partition_everywhere,
+    read_active,
+    table_name,
+    write_active,
+)
 
 
 @dataclass
 class RawScan:
-    """The raw folder sorted for the pipeline: what should be indexed, what should not, and
-    paths skipped (with why)."""
+    """The raw folder sorted for the pipeline: what should be indexed, what should not
+    (with why), and paths skipped (with why)."""
 
     live: list[str] = field(default_factory=list)
     dead: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Why each dead key is not live: revoked, expired, superseded by ..., removed before."""
 
 
-def scan_versions(lake: Lake) -> RawScan:
-    """Partition keys of the raw folder split into live and not live (revoked or expired).
+def history_enabled() -> bool:
+    """Whether superseded versions are kept (and filtered by date at query time):
+    `TRECHO_KEEP_HISTORY=1`. Off by default: a superseded version is removed."""
+    return os.environ.get("TRECHO_KEEP_HISTORY", "").strip().lower() in ("1", "true", "yes")
 
-    A version whose sidecar does not parse counts as live: its run then fails with the
-    sidecar's error, and what is already indexed for it is kept, never purged.
+
+def scan_versions(lake: Lake, history: bool | None = None, today: dt.date | None = None) -> RawScan:
+    """Partition keys of the raw folder split into live and not live.
+
+    Not live: revoked, expired (`valid_to` passed), superseded by a newer version in force
+    (unless `history`, default `TRECHO_KEEP_HISTORY`), or removed before (a removed key is
+    never reused: publish the file under a new version name). A version whose sidecar does
+    not parse counts as live: its run then fails with the sidecar's error, and what is
+    already indexed for it is kept, never purged.
     """
+    history = history_enabled() if history is None else history
+    today = today or dt.date.today()
     found, problems = lake.scan_raw()
     scan = RawScan(problems=problems)
+    removed = lake.tombstones()
+    candidates: dict[str, Sidecar] = {}
     for raw in found:
         try:
             sidecar = Sidecar.read(raw.sidecar_path)
         except LakeError:
+            sidecar = None  # live unless removed: its run fails with the sidecar's error
+        if sidecar is not None and sidecar.status != "active":
+            scan.dead.append(raw.key)
+            scan.reasons[raw.key] = sidecar.status
+        elif sidecar is not None and not is_live(sidecar, today):
+            scan.dead.append(raw.key)
+            scan.reasons[raw.key] = f"expired on {sidecar.valid_to}"
+        elif raw.key in removed:
+            gone = removed[raw.key]
+            scan.dead.append(raw.key)
+            scan.reasons[raw.key] = f"removed on {gone['removed_at'][:10]} ({gone['reason']})"
+            scan.problems.append(
+                f"{raw.pdf_path}: version {raw.key} was removed ({gone['reason']}) and a "
+                "removed key is never reused; publish this file under a new version name"
+            )
+        elif sidecar is None:
             scan.live.append(raw.key)
-            continue
-        (scan.live if is_live(sidecar) else scan.dead).append(raw.key)
+        else:
+            candidates[raw.key] = sidecar
+    starts = {key: sidecar.valid_from for key, sidecar in candidates.items()}
+    replaced = {} if history else superseded(starts, today)
+    for key in candidates:
+        if key in replaced:
+            scan.dead.append(key)
+            scan.reasons[key] = f"superseded by {replaced[key]}"
+        else:
+            scan.live.append(key)
+    scan.live.sort()
+    scan.dead.sort()
     return scan
 
 
@@ -115,15 +169,87 @@ def run_eval(
     )
 
 
-def purge_version(lake: Lake, index: Index | None, key: str) -> tuple[int, int]:
-    """Remove a version from every store: its index rows and its Parquet files.
+def purge_version(
+    lake: Lake, db_uri: str | os.PathLike[str], key: str, reason: str = "not live"
+) -> tuple[int, int]:
+    """Remove a version from every store: its rows in every model's table and its Parquet
+    files; and remember the key as removed, so that it is never reused.
 
-    Returns (index rows removed, files removed). Used for revoked, expired and deleted
-    versions, so that they can never be retrieved again.
+    Returns (index rows removed, files removed). Used for revoked, expired, superseded
+    and deleted versions, so that they can never be retrieved again.
     """
-    rows = index.delete_partition(key) if index is not None and index.exists() else 0
+    lake.add_tombstone(key, reason)
+    rows = delete_partition_everywhere(db_uri, key)
     files = remove_stage_files(lake, key)
     return rows, len(files)
+
+
+@dataclass
+class ModelProgress:
+    """How far the configured model's table is from serving every live version."""
+
+    active: str | None
+    """The model id search uses now (None before anything was indexed)."""
+    configured: str
+    done: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the configured model's table holds every version search serves."""
+        return not self.missing
+
+
+def model_progress(lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder) -> ModelProgress:
+    """Which live versions the configured model's table holds in full, and which it lacks.
+
+    Required are the live versions the active table serves (a version that never got
+    indexed, e.g. a bad PDF, cannot hold a switch back); a version counts as done when its
+    row count equals its chunks file.
+    """
+    active = read_active(db_uri)
+    progress = ModelProgress(active.model_id if active else None, embedder.model_id)
+    new_counts = Index(db_uri, embedder).partition_counts()
+    old_counts = Index(db_uri, active.embedder()).partition_counts() if active else {}
+    for key in scan_versions(lake).live:
+        if active is not None and active.model_id != embedder.model_id and key not in old_counts:
+            continue
+        path = lake.stage_path("chunks", key)
+        expected = pl.scan_parquet(path).select(pl.len()).collect().item() if path.exists() else -1
+        have = new_counts.get(key, 0)
+        ok = have == expected or (expected == -1 and have > 0)
+        (progress.done if ok else progress.missing).append(key)
+    return progress
+
+
+def promote_if_complete(
+    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, drop_old: bool = True
+) -> str:
+    """Switch search to the configured model once its table serves every live version
+    (and then drop the old model's table, unless `drop_old` is off); says what happened.
+
+    Until then search keeps using the previous model's table: never a mix of both, never
+    a half-filled table.
+    """
+    mine = ModelRef.of(embedder)
+    active = read_active(db_uri)
+    if active is not None and active.model_id == mine.model_id:
+        return f"search uses {table_name(mine.model_id)}"
+    if active is None:
+        write_active(db_uri, mine)
+        return f"search uses {table_name(mine.model_id)} (first model indexed)"
+    progress = model_progress(lake, db_uri, embedder)
+    if not progress.complete:
+        return (
+            f"{len(progress.done)}/{len(progress.done) + len(progress.missing)} live versions "
+            f"in {table_name(mine.model_id)}; search stays on {table_name(active.model_id)} "
+            "until all are in"
+        )
+    write_active(db_uri, mine)
+    message = f"search switched from {table_name(active.model_id)} to {table_name(mine.model_id)}"
+    if drop_old and Index(db_uri, active.embedder()).drop():
+        message += f"; {table_name(active.model_id)} dropped"
+    return message
 
 
 def parent_text(lake: Lake, partition_key: str, parent_id: str | None) -> str | None:
