@@ -1,0 +1,376 @@
+"""The index follows the documents: sensor-driven add / revoke / changed bytes,
+supersession by validity dates (with and without history), model change and backfill,
+the embedding cache, a run killed mid-way, and two versions written in parallel.
+
+Everything runs on a real Dagster instance, a real LanceDB folder and the real model.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+from dagster import AssetKey, AssetRecordsFilter, DagsterEventType, DagsterInstance
+
+from rag_assets.core.embedding import Embedder, resolve_model_path
+from rag_assets.core.lake import Lake
+from rag_assets.core.search import Index, active_embedder, model_tables, read_active
+from rag_assets.core.service import scan_versions
+from rag_assets.definitions import build_definitions
+from rag_assets.partitions import DOC_VERSIONS
+
+from .conftest import copy_lake
+from .test_pipeline import evaluate_sensor, run_requested
+
+REFUND = "Qual o prazo para receber o reembolso?"
+OPS, V6, V7 = "manual-operacao@v1", "manual-beneficiario@v6", "manual-beneficiario@v7"
+
+
+def set_sidecar(lake: Lake, key: str, **fields: object) -> None:
+    """Rewrite a version's sidecar with some fields changed."""
+    _, path = lake.raw_paths(key)
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
+    data.update(fields)
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+
+
+def texts_of(lake: Lake, embedder: Embedder, key: str) -> list[str]:
+    """Every text the live index holds for one version."""
+    index = Index(lake.lancedb_dir, active_embedder(lake.lancedb_dir, embedder))
+    tbl = index.db.open_table(index.table_name)
+    rows = tbl.search().where(f"partition_key = '{key}'").select(["text"]).limit(None)
+    return rows.to_arrow().column("text").to_pylist()
+
+
+def embedding_metadata(run) -> dict[str, object]:
+    """The embeddings materialization's metadata of a run."""
+    for event in run.get_asset_materialization_events():
+        mat = event.step_materialization_data.materialization
+        if mat.asset_key.to_user_string() == "embeddings":
+            return {k: v.value for k, v in mat.metadata.items()}
+    raise AssertionError("no embeddings materialization in the run")
+
+
+@pytest.fixture
+def beneficiary_lake(tmp_path: Path) -> Lake:
+    """Only the beneficiary manual: v6 made active again, v7 not yet published."""
+    lake = copy_lake(tmp_path / "lake", ["manual-beneficiario"], ["manuais.jsonl"])
+    hold = tmp_path / "held"
+    hold.mkdir()
+    for suffix in (".pdf", ".yaml"):
+        shutil.move(lake.raw_dir / "manual-beneficiario" / f"v7{suffix}", hold)
+    set_sidecar(lake, V6, status="active", valid_from=None, valid_to=None)
+    return lake
+
+
+def publish_v7(lake: Lake, tmp_path: Path, **fields: object) -> None:
+    for suffix in (".pdf", ".yaml"):
+        shutil.copy(tmp_path / "held" / f"v7{suffix}", lake.raw_dir / "manual-beneficiario")
+    set_sidecar(lake, V7, **fields)
+
+
+def test_add_revoke_and_changed_bytes_all_by_the_sensor(
+    beneficiary_lake: Lake, tmp_path: Path, embedder: Embedder, make_pdf
+) -> None:
+    lake = beneficiary_lake
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    tick = evaluate_sensor(defs, instance, lake)
+    runs = run_requested(defs, instance, tick)
+    assert set(runs) == {V6} and runs[V6].success
+    index = Index(lake.lancedb_dir, embedder)
+    assert "60 dias" in index.search(REFUND, k=1)[0].text
+
+    # v7 published without dates: both versions are live until v6 is revoked
+    publish_v7(lake, tmp_path, valid_from=None, valid_to=None)
+    tick = evaluate_sensor(defs, instance, lake, tick.cursor)
+    assert [r.tags["trecho/reason"] for r in tick.run_requests] == ["new"]
+    runs = run_requested(defs, instance, tick)
+    assert runs[V7].success
+    assert {h.version for h in index.search(REFUND, k=10)} == {"v6", "v7"}
+
+    set_sidecar(lake, V6, status="revoked")
+    tick = evaluate_sensor(defs, instance, lake, tick.cursor)
+    assert not getattr(tick, "run_requests", None)
+    assert V6 not in instance.get_dynamic_partitions(DOC_VERSIONS)
+    assert set(index.partition_counts()) == {V7}
+    assert not any(lake.stage_path(s, V6).exists() for s in ("documents", "pages", "chunks"))
+    assert "30 dias" in index.search(REFUND, k=1)[0].text
+    assert not any("60 dias" in h.text for h in index.search(REFUND, k=20))
+
+    # the bytes of v7 change: only v7 runs again; the new deadline replaces the old one
+    make_pdf(
+        lake.raw_dir / "manual-beneficiario" / "v7.pdf",
+        [
+            ("Manual do Beneficiário", 18, True),
+            ("1. Reembolso", 14, True),
+            ("O reembolso de despesas médicas é pago em até 45 dias após o pedido.", 11, False),
+        ],
+    )
+    tick = evaluate_sensor(defs, instance, lake, tick.cursor)
+    assert [(r.partition_key, r.tags["trecho/reason"]) for r in tick.run_requests] == [
+        (V7, "changed")
+    ]
+    runs = run_requested(defs, instance, tick)
+    assert runs[V7].success
+    texts = texts_of(lake, embedder, V7)
+    assert any("45 dias" in t for t in texts)
+    assert not any("30 dias" in t for t in texts)
+    assert "45 dias" in index.search(REFUND, k=1)[0].text
+
+
+def test_a_removed_key_is_never_reused(beneficiary_lake: Lake, embedder: Embedder) -> None:
+    lake = beneficiary_lake
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    set_sidecar(lake, V6, status="revoked")
+    evaluate_sensor(defs, instance, lake)
+    set_sidecar(lake, V6, status="active")  # someone tries to bring v6 back as it was
+    tick = evaluate_sensor(defs, instance, lake)
+    assert not getattr(tick, "run_requests", None)
+    assert V6 not in instance.get_dynamic_partitions(DOC_VERSIONS)
+    scan = scan_versions(lake)
+    assert V6 in scan.dead and "removed on" in scan.reasons[V6]
+    assert any("never reused" in p and "new version name" in p for p in scan.problems)
+
+
+def test_a_newer_version_in_force_supersedes_the_older_one(
+    beneficiary_lake: Lake, tmp_path: Path, embedder: Embedder
+) -> None:
+    lake = beneficiary_lake
+    set_sidecar(lake, V6, valid_from="2025-01-01")
+    publish_v7(lake, tmp_path, valid_from="2026-03-01", status="active")
+    scan = scan_versions(lake, history=False, today=dt.date(2026, 11, 29))
+    assert scan.live == [V7] and scan.reasons[V6] == f"superseded by {V7}"
+    before = scan_versions(lake, history=False, today=dt.date(2026, 2, 1))
+    assert before.live == [V6, V7]  # v7 is published ahead of its date: both indexed
+
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    assert set(runs) == {V7}  # v6 is superseded today: never indexed, nothing left of it
+    assert set(Index(lake.lancedb_dir, embedder).partition_counts()) == {V7}
+
+
+def test_with_history_both_versions_stay_and_search_answers_as_of_a_date(
+    beneficiary_lake: Lake, tmp_path: Path, embedder: Embedder, monkeypatch
+) -> None:
+    lake = beneficiary_lake
+    set_sidecar(lake, V6, valid_from="2025-01-01")
+    publish_v7(lake, tmp_path, valid_from="2026-03-01", status="active")
+    monkeypatch.setenv("TRECHO_KEEP_HISTORY", "1")
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    assert set(runs) == {V6, V7} and all(r.success for r in runs.values())
+    index = Index(lake.lancedb_dir, embedder)
+    then = index.search(REFUND, k=10, as_of=dt.date(2025, 6, 1))
+    assert {h.version for h in then} == {"v6"} and "60 dias" in then[0].text
+    now = index.search(REFUND, k=10, as_of=dt.date(2026, 11, 29))
+    assert {h.version for h in now} == {"v7"} and "30 dias" in now[0].text
+
+
+def test_rerun_with_nothing_changed_embeds_nothing(small_lake: Lake, embedder: Embedder) -> None:
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(small_lake.root))
+    first = run_requested(defs, instance, evaluate_sensor(defs, instance, small_lake))
+    counts = Index(small_lake.lancedb_dir, embedder).partition_counts()
+    job = defs.resolve_job_def("index_documents")
+    for key, run in first.items():
+        meta = embedding_metadata(run)
+        assert meta["texts_embedded"] == meta["rows"] and meta["cache_hits"] == 0
+        again = job.execute_in_process(partition_key=key, instance=instance)
+        meta = embedding_metadata(again)
+        assert meta["texts_embedded"] == 0 and meta["cache_hits"] == counts[key]
+    assert Index(small_lake.lancedb_dir, embedder).partition_counts() == counts  # no duplicates
+
+
+@pytest.fixture
+def twin_model(tmp_path: Path) -> str:
+    """The bundled model's weights under another name: another model id, same vectors."""
+    twin = tmp_path / "minilm-twin"
+    twin.symlink_to(resolve_model_path("all-MiniLM-L6-v2"), target_is_directory=True)
+    return str(twin)
+
+
+def test_model_change_backfills_a_new_table_and_switches_when_complete(
+    small_lake: Lake, embedder: Embedder, twin_model: str
+) -> None:
+    lake, db = small_lake, small_lake.lancedb_dir
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    live = sorted(runs)
+    old_table = Index(db, embedder).table_name
+    baseline = [h.chunk_id for h in Index(db, embedder).search("limite de vibração", k=3)]
+
+    # the UI compares each partition's last code version with the asset's: all unsynced
+    new_defs = build_definitions(str(lake.root), model=twin_model)
+    node = new_defs.resolve_asset_graph().get(AssetKey("embeddings"))
+    for key in live:
+        (record,) = instance.fetch_materializations(
+            AssetRecordsFilter(asset_key=AssetKey("embeddings"), asset_partitions=[key]), limit=1
+        ).records
+        stored = record.asset_materialization.tags["dagster/code_version"]
+        assert stored != node.code_version and node.code_version.endswith("minilm-twin")
+
+    embed = new_defs.resolve_job_def("embed_documents")
+    first = embed.execute_in_process(partition_key=live[0], instance=instance)
+    assert embedding_metadata(first)["texts_embedded"] > 0  # another model: no cache reuse
+    assert read_active(db).model == "all-MiniLM-L6-v2"  # not complete: search stays
+    serving = Index(db, active_embedder(db, Embedder(model=twin_model)))
+    assert serving.table_name == old_table
+    assert set(serving.partition_counts()) == set(live)
+
+    embed.execute_in_process(partition_key=live[1], instance=instance)
+    assert read_active(db).model == twin_model
+    serving = Index(db, active_embedder(db, embedder))
+    assert serving.table_name != old_table and set(serving.partition_counts()) == set(live)
+    assert old_table not in model_tables(db)  # dropped once the switch is done
+    assert [h.chunk_id for h in serving.search("limite de vibração", k=3)] == baseline
+
+
+# -- separate processes: the way Dagster runs materializations in production -----------
+
+
+def dagster_env(lake: Lake, home: Path) -> dict[str, str]:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    return {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "TRECHO_LAKE": str(lake.root),
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+
+
+def materialize_cmd(key: str, select: str, config: dict | None = None) -> list[str]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "dagster",
+        "asset",
+        "materialize",
+        "-m",
+        "rag_assets.definitions",
+        "--select",
+        select,
+        "--partition",
+        key,
+    ]
+    return cmd + (["--config-json", json.dumps(config)] if config else [])
+
+
+def test_two_versions_written_in_parallel_lose_no_rows(small_lake: Lake, tmp_path: Path) -> None:
+    lake = small_lake
+    env = dagster_env(lake, tmp_path / "dagster_home")
+    keys = scan_versions(lake).live
+    os.environ["DAGSTER_HOME"] = env["DAGSTER_HOME"]
+    try:
+        DagsterInstance.get().add_dynamic_partitions(DOC_VERSIONS, keys)
+    finally:
+        del os.environ["DAGSTER_HOME"]
+    procs = [
+        subprocess.Popen(
+            materialize_cmd(key, "*embeddings"),
+            env=env,
+            cwd=Path(__file__).resolve().parents[1],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for key in keys
+    ]
+    outputs = [p.communicate(timeout=600)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs), outputs
+    expected = {k: pl.read_parquet(lake.stage_path("chunks", k)).height for k in keys}
+    index = Index(lake.lancedb_dir, Embedder())
+    assert index.partition_counts() == expected
+    tbl = index.db.open_table(index.table_name)
+    assert tbl.count_rows() == sum(expected.values())
+
+
+def embed_step_started(instance: DagsterInstance, known_runs: set[str]) -> bool:
+    """Whether a run not in `known_runs` has started its embeddings step."""
+    for run in instance.get_runs(limit=3):
+        if run.run_id in known_runs:
+            continue
+        records = instance.get_records_for_run(
+            run_id=run.run_id, of_type=DagsterEventType.STEP_START
+        ).records
+        if any(r.event_log_entry.step_key == "embeddings" for r in records):
+            return True
+    return False
+
+
+def test_a_run_killed_while_embedding_leaves_the_previous_index_searchable(
+    small_lake: Lake, tmp_path: Path, embedder: Embedder
+) -> None:
+    lake = small_lake
+    home = tmp_path / "dagster_home"
+    env = dagster_env(lake, home)
+    os.environ["DAGSTER_HOME"] = str(home)
+    try:
+        instance = DagsterInstance.get()
+        defs = build_definitions(str(lake.root))
+        runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+        assert all(r.success for r in runs.values())
+        before = sorted(texts_of(lake, embedder, OPS))
+        hits_before = [h.chunk_id for h in Index(lake.lancedb_dir, embedder).search("vibração")]
+        # new chunk texts for the same version (another header mode), then a slow embed
+        # run (no cache, one text per batch) killed once it is under way
+        defs.resolve_job_def("index_documents").execute_in_process(
+            partition_key=OPS,
+            instance=instance,
+            asset_selection=[AssetKey("chunks")],
+            run_config={"ops": {"chunks": {"config": {"header_mode": "path"}}}},
+        )
+        known_runs = {r.run_id for r in instance.get_runs()}
+        slow = {"resources": {"embedder": {"config": {"batch_size": 1, "cache": False}}}}
+        proc = subprocess.Popen(
+            materialize_cmd(OPS, "embeddings", slow),
+            env=env,
+            cwd=Path(__file__).resolve().parents[1],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 300
+        started = False
+        while time.monotonic() < deadline and proc.poll() is None and not started:
+            started = embed_step_started(instance, known_runs)
+            time.sleep(0.05)
+        assert started and proc.poll() is None, "the embed run never started"
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+
+        assert sorted(texts_of(lake, embedder, OPS)) == before  # old rows, all of them
+        index = Index(lake.lancedb_dir, embedder)
+        assert [h.chunk_id for h in index.search("vibração")] == hits_before
+
+        rerun = subprocess.run(
+            materialize_cmd(OPS, "embeddings"),
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[1],
+            timeout=600,
+        )
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        after = texts_of(lake, embedder, OPS)
+        chunks = pl.read_parquet(lake.stage_path("chunks", OPS))
+        assert sorted(after) == sorted(chunks["text"].to_list()) and after != before
+    finally:
+        del os.environ["DAGSTER_HOME"]
