@@ -1,6 +1,13 @@
 """The trecho code location: assets, checks, jobs, sensor, schedules and resources."""
 
-from dagster import AutomationCondition, Definitions, multiprocess_executor
+from dagster import (
+    AssetSelection,
+    AutomationCondition,
+    AutomationConditionSensorDefinition,
+    DefaultSensorStatus,
+    Definitions,
+    multiprocess_executor,
+)
 
 from rag_assets.assets import ALL_ASSETS
 from rag_assets.assets.embeddings import build_embeddings
@@ -17,6 +24,17 @@ from resources import (
 
 FOLLOWERS = ("page_text", "structure_tree", "linearized_tables", "chunks", "embeddings")
 """Assets kept up to date by declarative automation when their upstream changes."""
+
+automation_sensor = AutomationConditionSensorDefinition(
+    "stages_follow_upstream",
+    target=AssetSelection.keys(*FOLLOWERS),
+    default_status=DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=30,
+    description=(
+        "Declarative automation: a stage re-runs for a version when its upstream stage was "
+        "re-materialized (e.g. page_text by hand in the UI), down to embeddings."
+    ),
+)
 
 
 def build_definitions(
@@ -52,7 +70,7 @@ def build_definitions(
     return Definitions(
         assets=assets,
         jobs=[index_job, embed_job, eval_job],
-        sensors=[raw_folder_sensor],
+        sensors=[raw_folder_sensor, automation_sensor],
         schedules=[scan_and_index, eval_schedule],
         executor=executor,
         resources={

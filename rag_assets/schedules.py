@@ -82,7 +82,7 @@ eval_schedule = ScheduleDefinition(
     name="daily_eval_report",
     job=eval_job,
     cron_schedule=EVAL_CRON,
-    default_status=DefaultScheduleStatus.STOPPED,
+    default_status=DefaultScheduleStatus.RUNNING,
     description="Re-run the eval on the live index (cron from TRECHO_EVAL_CRON, after "
     "the index cron).",
 )

@@ -374,3 +374,87 @@ def test_a_run_killed_while_embedding_leaves_the_previous_index_searchable(
         assert sorted(after) == sorted(chunks["text"].to_list()) and after != before
     finally:
         del os.environ["DAGSTER_HOME"]
+
+
+def test_status_tells_what_is_live_served_and_pending(
+    small_lake: Lake, embedder: Embedder, twin_model: str, capsys, monkeypatch
+) -> None:
+    from rag_assets.cli import main
+
+    lake = small_lake
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    set_sidecar(lake, OPS, status="revoked")  # revoked, but no sensor tick yet
+    monkeypatch.setenv("TRECHO_MODEL", twin_model)  # a new model configured, no backfill
+    assert main(["status", "--lake", str(lake.root)]) == 0
+    out = capsys.readouterr().out
+    assert "search uses: chunks__all-minilm-l6-v2" in out
+    assert "minilm-twin -> backfill 1 versions missing" in out
+    assert "trecho backfill" in out
+    lines = {key: line for line in out.splitlines() for key in (OPS, V7) if f" {key} " in line}
+    assert "indexed" in lines[V7] and "CLEANUP PENDING" in lines[OPS] and "revoked" in lines[OPS]
+
+
+def test_the_cron_schedule_indexes_what_changed_and_records_removals(
+    small_lake: Lake, embedder: Embedder, tmp_path: Path
+) -> None:
+    from dagster import build_schedule_context
+
+    lake = small_lake
+    # a persistent instance: a schedule's context reopens it from its reference
+    (tmp_path / "dagster_home").mkdir()
+    instance = DagsterInstance.local_temp(str(tmp_path / "dagster_home"))
+    defs = build_definitions(str(lake.root))
+    schedule = defs.resolve_schedule_def("scan_and_index")
+
+    def tick() -> list:
+        context = build_schedule_context(instance=instance, resources=defs.resources)
+        result = schedule(context)
+        return result if isinstance(result, list) else []
+
+    first = tick()
+    assert {r.partition_key for r in first} == {OPS, V7}
+    job = defs.resolve_job_def("index_documents")
+    for request in first:
+        job.execute_in_process(partition_key=request.partition_key, instance=instance)
+    assert tick() == []  # nothing changed: nothing requested
+    set_sidecar(lake, OPS, status="revoked")
+    assert tick() == []
+    assert set(instance.get_dynamic_partitions(DOC_VERSIONS)) == {V7}
+    assert set(Index(lake.lancedb_dir, embedder).partition_counts()) == {V7}
+    # the UI keeps the old events of a deleted partition; an observation says it is gone
+    observations = instance.fetch_observations(AssetKey("embeddings"), limit=5).records
+    removed = [o.asset_observation.metadata for o in observations]
+    assert any(
+        m["removed_version"].value == OPS and m["reason"].value == "revoked" for m in removed
+    )
+
+
+def test_a_symlinked_document_folder_leaving_the_lake_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "v1.pdf").write_bytes(b"%PDF-1.4")
+    lake = Lake(tmp_path / "lake")
+    lake.raw_dir.mkdir(parents=True)
+    (lake.raw_dir / "doc").symlink_to(outside, target_is_directory=True)
+    scan = scan_versions(lake)
+    assert scan.live == [] and "outside the lake" in scan.problems[0]
+
+
+def test_declarative_automation_refreshes_the_stages_below_a_rerun_stage(
+    small_lake: Lake, embedder: Embedder
+) -> None:
+    from dagster import evaluate_automation_conditions
+
+    lake = small_lake
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    result = evaluate_automation_conditions(defs=defs, instance=instance)
+    assert result.total_requested == 0  # everything is up to date after the sensor's runs
+    defs.resolve_job_def("index_documents").execute_in_process(
+        partition_key=OPS, instance=instance, asset_selection=[AssetKey("page_text")]
+    )
+    result = evaluate_automation_conditions(defs=defs, instance=instance, cursor=result.cursor)
+    assert result.get_requested_partitions(AssetKey("structure_tree")) == {OPS}
