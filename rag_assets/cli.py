@@ -161,8 +161,8 @@ def _run_partitions(defs: Any, instance: Any, jobs: dict[str, str]) -> list[str]
 def cmd_backfill(args: argparse.Namespace) -> int:
     """Fill the configured model's table for every live version (after a model change).
 
-    Versions whose chunks exist are only embedded; the others run the whole pipeline.
-    Search switches to the new model's table when the last version is in.
+    Versions already extracted are re-chunked (budgets follow the model's tokenizer) and
+    embedded; the others run the whole pipeline. Search switches to the new model's table when the last version is in.
     """
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
@@ -185,8 +185,8 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     if new:
         instance.add_dynamic_partitions(DOC_VERSIONS, new)
     print(f"backfill of {embedder.model_id} ({embedder.model}) for {len(live)} live versions")
-    jobs = {
-        key: "embed_documents" if lake.stage_path("chunks", key).exists() else "index_documents"
+    jobs = {  # extraction is reused where it exists; chunks are re-cut for the model
+        key: "embed_documents" if lake.stage_path("tables", key).exists() else "index_documents"
         for key in live
     }
     failed = _run_partitions(defs, instance, jobs)

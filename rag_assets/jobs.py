@@ -21,7 +21,10 @@ eval_job = define_asset_job(
 
 embed_job = define_asset_job(
     "embed_documents",
-    selection=AssetSelection.assets("embeddings"),
+    selection=AssetSelection.assets("chunks", "embeddings"),
     partitions_def=doc_versions,
-    description="Embed one version's chunks with the configured model (model backfills).",
+    description=(
+        "Re-cut (token budgets come from the model's tokenizer) and embed one version with "
+        "the configured model: what a model backfill runs. Extraction is not repeated."
+    ),
 )
