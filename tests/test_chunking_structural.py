@@ -110,3 +110,34 @@ def test_unchanged_clauses_keep_id_and_hash_when_another_changes(tmp_path, make_
     assert before.keys() == after.keys()
     changed_ids = {k for k in before if before[k] != after[k]}
     assert changed_ids == {k for k in before if "sec-2" in k}
+
+
+def test_across_versions_unchanged_clauses_keep_their_unit_id_and_with_path_headers_hash(
+    tmp_path, make_pdf, counter
+):
+    """chunk_id is `<doc>@<version>#<unit path>`: the unit path survives a new version.
+    The full header names the version, so every text (and hash) changes with it; with
+    `header_mode=path` an unchanged clause keeps its hash, and so its cached vector."""
+    blocks = [
+        ("Política de Uso", 16, True),
+        ("1. Acesso", 14, True),
+        ("O acesso ao sistema exige senha pessoal.", 11, False),
+        ("2. Backup", 14, True),
+        ("O backup é feito diariamente às 22 horas.", 11, False),
+    ]
+    v1 = make_pdf(tmp_path / "v1.pdf", blocks)
+    v2 = make_pdf(
+        tmp_path / "v2.pdf", [*blocks[:4], ("O backup é feito a cada 6 horas.", 11, False)]
+    )
+    by_mode: dict[str, list[dict[str, str]]] = {"full": [], "path": []}
+    for version, path in (("v1", v1), ("v2", v2)):
+        key = f"pol@{version}"
+        doc, nodes, rows = prepared(path, key)
+        info = DocInfo(key, "pol", version, "Política")
+        for mode in by_mode:
+            chunks = structural_chunks(doc, nodes, rows, info, counter, header_mode=mode)
+            by_mode[mode].append({c.chunk_id.split("#", 1)[1]: c.content_hash for c in chunks})
+    (full1, full2), (path1, path2) = by_mode["full"], by_mode["path"]
+    assert full1.keys() == full2.keys() == path1.keys() == path2.keys()
+    assert all(full1[u] != full2[u] for u in full1)  # the version is in every text
+    assert {u for u in path1 if path1[u] != path2[u]} == {u for u in path1 if "sec-2" in u}
