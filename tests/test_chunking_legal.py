@@ -58,7 +58,7 @@ def test_point_gives_one_chunk_per_inciso_under_the_caput(lgpd, counter):
         node = by_id[chunk.chunk_id.split("~")[0]]
         assert chunk.body.startswith("Art. 5º") and "Para os fins desta Lei" in chunk.body
         assert chunk.path.endswith(f"Art. 5º > {node.label}")
-        assert chunk.header == f"[lgpd | {chunk.path} | 2018]"
+        assert chunk.header == f"[lgpd | {chunk.path} | 2018]"  # no valid_from given
         assert chunk.body.endswith(lgpd.doc.text[chunk.char_start : chunk.char_end])
     tenth = next(c for c in incisos if c.chunk_id == "lgpd@2018#art-5/inc-x")
     assert tenth.body.split("\n")[1].startswith("X - tratamento")

@@ -77,3 +77,14 @@ def test_default_on_the_manual_has_no_damage_and_fixed_chars_has_both(manual, co
     naive = build_chunker("fixed_chars-200-o40")(manual, counter)
     damage = chunk_damage(naive, manual.rows, texts)
     assert damage.orphans > 0 and damage.mid_line_starts > 0
+
+
+def test_full_header_names_the_version_and_when_it_came_into_force():
+    import datetime as dt
+
+    from rag_assets.core.chunking.base import DocInfo, make_header
+
+    info = DocInfo("m@v7", "m", "v7", "Manual", valid_from=dt.date(2026, 3, 1))
+    assert make_header(info, "1 Reembolso") == "[m | 1 Reembolso | v7 (2026-03-01)]"
+    assert make_header(info, "1 Reembolso", "path") == "[m | 1 Reembolso]"
+    assert make_header(DocInfo("m@v1", "m", "v1", "Manual"), "") == "[m | v1]"

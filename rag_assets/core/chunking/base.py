@@ -38,8 +38,11 @@ class DocInfo:
 
 
 def make_header(info: DocInfo, path: str, mode: str = "full") -> str:
-    """`[document | section path | version]` (`full`), `[document | section path]`
-    (`path`) or nothing (`off`)."""
+    """`[document | section path | version (valid from)]` (`full`; the date only when the
+    sidecar gives one), `[document | section path]` (`path`) or nothing (`off`).
+
+    The date lets an LLM reading the chunk tell which text was in force when, without
+    looking anything up."""
     if mode not in HEADER_MODES:
         raise ValueError(f"header mode {mode!r} must be one of {HEADER_MODES}")
     if mode == "off":
@@ -48,7 +51,8 @@ def make_header(info: DocInfo, path: str, mode: str = "full") -> str:
     if path:
         parts.append(path)
     if mode == "full":
-        parts.append(info.version)
+        since = f" ({info.valid_from.isoformat()})" if info.valid_from else ""
+        parts.append(info.version + since)
     return "[" + " | ".join(parts) + "]"
 
 
