@@ -74,11 +74,30 @@ def _instance(lake: Lake) -> Any:
     return DagsterInstance.get()
 
 
+def _code_changed(defs: Any, instance: Any, key: str) -> str | None:
+    """The first stage whose code version differs from the one its last materialization
+    of `key` ran with (what the UI shows as "code version changed"), if any."""
+    from dagster import AssetRecordsFilter
+
+    graph = defs.resolve_asset_graph()
+    for asset_key in defs.resolve_job_def("index_documents").asset_layer.executable_asset_keys:
+        current = graph.get(asset_key).code_version
+        records = instance.fetch_materializations(
+            AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1
+        ).records
+        if not records:
+            return f"{asset_key.to_user_string()} never materialized"
+        if records[0].asset_materialization.tags.get("dagster/code_version") != current:
+            return f"{asset_key.to_user_string()} code changed"
+    return None
+
+
 def cmd_materialize(args: argparse.Namespace) -> int:
-    """Every asset for every live version, in-process, then the eval report."""
+    """Every live version not already indexed as it is now (all with --force), in-process,
+    then the eval report."""
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
-    from rag_assets.core.service import purge_version, scan_versions
+    from rag_assets.core.service import purge_version, scan_versions, stale_reason
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
 
@@ -102,7 +121,17 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     new = [k for k in live if k not in existing]
     if new:
         instance.add_dynamic_partitions(DOC_VERSIONS, new)
-    failed = _run_partitions(defs, instance, {key: "index_documents" for key in live})
+    todo: dict[str, str] = {}
+    embedder = _embedder(args)
+    for key in live:
+        reason = "--force" if args.force else None
+        reason = reason or stale_reason(lake, _db(args, lake), embedder, key)
+        reason = reason or _code_changed(defs, instance, key)
+        if reason:
+            todo[key] = "index_documents"
+        else:
+            print(f"up to date {key} (same file, sidecar, code and index; --force to redo)")
+    failed = _run_partitions(defs, instance, todo)
     report_dir = None
     if not args.skip_eval:
         print("eval report ...", end=" ", flush=True)
@@ -162,7 +191,8 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     """Fill the configured model's table for every live version (after a model change).
 
     Versions already extracted are re-chunked (budgets follow the model's tokenizer) and
-    embedded; the others run the whole pipeline. Search switches to the new model's table when the last version is in.
+    embedded; the others run the whole pipeline. Search switches to the new model's table
+    when the last version is in.
     """
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
@@ -358,6 +388,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("materialize", parents=[common], help="index every live version + eval")
     p.add_argument("--skip-eval", action="store_true", help="do not write the eval report")
+    p.add_argument(
+        "--force", action="store_true", help="re-run versions that are already up to date"
+    )
     p.set_defaults(func=cmd_materialize)
 
     p = sub.add_parser("search", parents=[common], help="search the index")

@@ -38,6 +38,16 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     assert "[1/1] manual-operacao@v1 ... ok" in out and "dagster dev" in out
     assert (tmp_path / "home").is_dir()  # the UI reads the same instance
 
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    assert "up to date manual-operacao@v1" in capsys.readouterr().out  # nothing re-run
+
+    sidecar = lake.raw_dir / "manual-operacao" / "v1.yaml"
+    text = sidecar.read_text(encoding="utf-8")
+    sidecar.write_text(text.replace("title:", "title: Revisto —", 1), encoding="utf-8")
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    out = capsys.readouterr().out  # the sidecar changed: re-run, every vector from the cache
+    assert "[1/1] manual-operacao@v1 ... ok" in out and "0 texts embedded" in out
+
 
 def test_materialize_then_search_json(materialized: Lake, capsys):
     code = main(
@@ -77,7 +87,8 @@ def test_search_text_output_cites_document_path_and_pages(materialized: Lake, ca
 
 
 def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
-    code = main(["eval", "--json", "--offsets", "2", "--lake", str(materialized.root)])
+    args = ["eval", "--json", "--offsets", "2", "--strategies", "fixed_tokens-512-o64"]
+    code = main([*args, "--lake", str(materialized.root)])
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     keys = {
@@ -95,6 +106,46 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
     assert keys <= report["strategies"]["default"].keys()
     assert keys <= report["strategies"]["fixed_tokens-512-o64"].keys()
     assert report["strategies"]["default"]["truncated"] == 0
+    assert set(report["offsets"]["fixed_tokens-512-o64"]) == {"s0", "s256"}  # --offsets 2
+    assert set(report["by_doc"]["default"]) == {"manual-beneficiario", "manual-operacao"}
+
+
+def test_twin_refund_chunk_stays_out_of_the_authorization_top3(materialized: Lake, capsys):
+    # The beneficiary manual's twins: authorization (1.1) and refund (2.1) deadlines.
+    from rag_assets.core.corpus import load_nodes
+    from rag_assets.core.metrics import label_spans, overlaps
+
+    question = "Qual o prazo para autorização de cirurgia eletiva?"
+    args = ["search", question, "-k", "3", "--json", "--lake", str(materialized.root)]
+    assert main(args) == 0
+    hits = json.loads(capsys.readouterr().out)
+    nodes = load_nodes(materialized, "manual-beneficiario@v7")
+    refund, authorization = label_spans(nodes, ["2.1"]), label_spans(nodes, ["1.1"])
+    assert refund and authorization
+
+    def touches(hit: dict, spans: list) -> bool:
+        return hit["partition_key"] == "manual-beneficiario@v7" and any(
+            overlaps((hit["char_start"], hit["char_end"]), s) for s in spans
+        )
+
+    assert len(hits) == 3
+    assert not any(touches(h, refund) for h in hits), [h["chunk_id"] for h in hits]
+    assert touches(hits[0], authorization), [h["chunk_id"] for h in hits]
+
+    # and the eval says the same: no twin confusion for the default policy
+    twins = materialized.root / "twins.jsonl"
+    lines = (materialized.eval_dir / "manuais.jsonl").read_text(encoding="utf-8").splitlines()
+    twins.write_text("\n".join(line for line in lines if '"gemea"' in line), encoding="utf-8")
+    args = ["eval", "--json", "--strategies", "default", "--questions", str(twins)]
+    assert main([*args, "--lake", str(materialized.root)]) == 0
+    default = json.loads(capsys.readouterr().out)["strategies"]["default"]
+    assert default["twin_confusion"] == 0 and default["hit@3"] == 1
+
+
+def test_eval_rejects_an_unknown_strategy_by_name(materialized: Lake, capsys):
+    args = ["eval", "--strategies", "fixed_tokens-512", "--lake", str(materialized.root)]
+    assert main(args) == 2
+    assert "unknown chunking strategy 'fixed_tokens-512'" in capsys.readouterr().err
 
 
 def test_status_and_clear_errors(materialized: Lake, tmp_path, capsys):

@@ -4,6 +4,7 @@ loading them, and running the eval on a lake."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -167,6 +168,37 @@ def run_eval(
         mode=mode,
         progress=progress,
     )
+
+
+def stale_reason(
+    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, key: str
+) -> str | None:
+    """Why a live version must be indexed again, or None when the lake already holds it
+    as it is now: same file bytes (sha256), same sidecar, chunks written and the
+    configured model's table holding exactly those chunks."""
+    documents = lake.stage_path("documents", key)
+    if not documents.exists():
+        return "new"
+    row = pl.read_parquet(documents).row(0, named=True)
+    pdf, sidecar_path = lake.raw_paths(key)
+    if row["sha256"] != sha256_file(pdf):
+        return "file changed"
+    try:
+        sidecar = Sidecar.read(sidecar_path)
+    except LakeError as exc:
+        return str(exc)
+    seen = (row["title"], row["valid_from"], row["valid_to"], row["status"], row["doc_type"])
+    now = (sidecar.title or row["doc_id"], sidecar.valid_from, sidecar.valid_to)
+    metadata = json.dumps(sidecar.metadata, ensure_ascii=False, default=str)
+    if seen != (*now, sidecar.status, sidecar.type) or row["metadata_json"] != metadata:
+        return "sidecar changed"
+    chunks = lake.stage_path("chunks", key)
+    if not chunks.exists():
+        return "chunks missing"
+    expected = pl.scan_parquet(chunks).select(pl.len()).collect().item()
+    if Index(db_uri, embedder).partition_counts().get(key, 0) != expected:
+        return f"not fully in {table_name(embedder.model_id)}"
+    return None
 
 
 def purge_version(
