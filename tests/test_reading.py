@@ -1,4 +1,6 @@
-"""Page text, structure tree and tables on real PDFs: the samples, the laws, bad input."""
+"""Page text, structure tree and tables on real PDFs: the samples, the laws, generated
+documents (hyphenation, rotated pages, columns, English headings, tables over pages) and
+bad input."""
 
 from __future__ import annotations
 
@@ -7,24 +9,47 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import pypdfium2
 import pytest
+from fpdf import FPDF
+from fpdf.fonts import FontFace
 
 from rag_assets.core.pdf import PdfError, count_pages, extract
-from rag_assets.core.structure import build_tree, display_name, path_of
-from rag_assets.core.tables import linearize_tables
+from rag_assets.core.structure import build_tree, display_name, path_of, tables_by_piece
+from rag_assets.core.tables import TablePart, join_tables, linearize_tables
 
-from .conftest import SAMPLE_LAKE, SHARED
+from .conftest import FONT_DIR, SAMPLE_LAKE, SHARED
+
+REAL = SHARED / "real-pdfs"
 
 
 def tree_of(path: Path, key: str = "doc@v1"):
     extraction = extract(path)
     lines = [line for page in extraction.pages for line in page.lines]
-    tables = {
-        (p.page, t.index): (t.rows, t.row_spans, t.char_start, t.char_end)
-        for p in extraction.pages
-        for t in p.tables
-    }
+    tables = tables_by_piece(extraction.logical_tables())
     return extraction, build_tree(key, extraction.doc, lines, tables, "Doc")
+
+
+def new_pdf() -> FPDF:
+    pdf = FPDF(format="A4")
+    pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
+    pdf.add_font("DejaVu", "B", str(FONT_DIR / "DejaVuSans-Bold.ttf"))
+    pdf.set_font("DejaVu", "", 11)
+    return pdf
+
+
+def one_line_each(pdf: FPDF, lines: list[str]) -> None:
+    for text in lines:
+        pdf.cell(0, 7, text, new_x="LMARGIN", new_y="NEXT")
+
+
+def assert_spans_point_at_the_text(extraction) -> None:
+    """Every line's and page's offsets point at their own text in the document text."""
+    text = extraction.doc.text
+    for page in extraction.pages:
+        assert text[page.char_start : page.char_start + len(page.text)] == page.text
+        for line in page.lines:
+            assert text[line.char_start : line.char_end] == line.text
 
 
 def test_manual_sections_table_and_no_running_lines():
@@ -50,51 +75,292 @@ def test_table_rows_carry_their_header():
     extraction, nodes = tree_of(SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf")
     by_id = {n.node_id: n for n in nodes}
     paths = {n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id)) for n in nodes}
-    page_tables = [(p.page, t.rows) for p in extraction.pages for t in p.tables]
-    rows = linearize_tables("doc@v1", nodes, page_tables, paths)
+    rows = linearize_tables("doc@v1", nodes, extraction.logical_tables(), paths)
     assert [r.header for r in rows][0] == ["Medida", "Unidade", "Limite", "Ação"]
     vib = next(r for r in rows if r.cells[0] == "Vibração")
     assert vib.text == "Medida: Vibração; Unidade: mm/s; Limite: 4,5; Ação: Parar o equipamento"
     assert extraction.doc.text[vib.char_start : vib.char_end].startswith("Vibração")
 
 
+ARTICLE_LINE = re.compile(r"^Art\.\s*(\d+(?: \d)*)(?:-([A-Z]))?")
+
+
+def printed_article_at(text: str) -> list[tuple[int, tuple[int, str]]]:
+    """(offset, article number) where each article's heading line starts, read off the
+    text: a line opening with `Art. N` whose number is past the last one (a line starting
+    with an earlier article is a cross-reference)."""
+    found: list[tuple[int, tuple[int, str]]] = []
+    offset = 0
+    for line in text.split("\n"):
+        match = ARTICLE_LINE.match(line)
+        if match:
+            number = (int(match.group(1).replace(" ", "")), match.group(2) or "")
+            if not found or number > found[-1][1]:
+                found.append((offset, number))
+        offset += len(line) + 1
+    return found
+
+
+def article_number(label: str) -> tuple[int, str]:
+    match = re.search(r"(\d+)(?:-([A-Z]))?", label.replace(" ", ""))
+    assert match, label
+    return int(match.group(1)), match.group(2) or ""
+
+
 @pytest.mark.parametrize(("law", "articles"), [("lgpd", 80), ("cdc", 130)])
 def test_law_articles_and_clauses_sit_under_the_right_article(law: str, articles: int):
+    # the same bytes as ../shared/corpora/leis/<law>.pdf
     pdf = SAMPLE_LAKE / "raw" / law / ("2018.pdf" if law == "lgpd" else "1990.pdf")
     extraction, nodes = tree_of(pdf)
+    text = extraction.doc.text
     kinds = Counter(n.kind for n in nodes)
     assert kinds["article"] == articles  # the count the corpus README gives
+    numbers = sorted({article_number(n.label)[0] for n in nodes if n.kind == "article"})
+    assert numbers == list(range(1, numbers[-1] + 1))  # no article number skipped
     by_id = {n.node_id: n for n in nodes}
+    printed = printed_article_at(text)
+    assert len(printed) == articles
     for node in nodes:
         if node.kind in ("paragraph", "item", "point"):
             chain = path_of(node, by_id)
             article = next(a for a in chain if a.kind == "article")
             assert node.node_id.startswith(article.node_id + "/")
+            # the article whose heading is the last one printed before the clause
+            expected = [n for start, n in printed if start <= node.char_start][-1]
+            assert article_number(article.label) == expected, (node.label, node.text[:60])
+            assert article.char_start <= node.char_start < node.char_end <= article.char_end
         if node.kind == "point":
             assert by_id[node.parent_id].kind in ("item", "paragraph")
-    running = "texto compilado"
-    assert all(running not in n.text for n in nodes)
-    assert not re.search(r"^Página \d+$", extraction.doc.text, re.M)
+    running = "texto compilado"  # the running header of every page
+    assert running not in text and all(running not in n.text for n in nodes)
+    assert not any(re.search(r"^Página \d+$", n.text, re.M) for n in nodes)
+    assert not re.search(r"^Página \d+$", text, re.M)
     if law == "lgpd":
+        art4 = next(n for n in nodes if n.label == "Art. 4º")
+        under = [n for n in nodes if n.parent_id == art4.node_id]
+        assert [n.label for n in under if n.kind == "item"] == ["I", "II", "III", "IV"]
+        assert [n.label for n in under if n.kind == "paragraph"] == ["§ 1º", "§ 2º", "§ 3º", "§ 4º"]
+        inciso3 = next(n for n in under if n.label == "III")
+        alineas = [n.label for n in nodes if n.parent_id == inciso3.node_id]
+        assert alineas == ["a)", "b)", "c)", "d)"]  # segurança pública ... investigação
         art5 = next(n for n in nodes if n.label == "Art. 5º")
         incisos = [n for n in nodes if n.parent_id == art5.node_id and n.kind == "item"]
         assert len(incisos) >= 19  # the definitions of Art. 5º
 
 
+def test_words_hyphenated_across_lines_are_joined_and_compounds_kept(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    one_line_each(
+        pdf,
+        [
+            "O controlador deve garantir o trata-",
+            "mento adequado dos dados e dar-",
+            "lhe ciência, zelando pelo bem-",
+            "estar do titular; a informação será presta-",
+            "da até a segunda-",
+            "feira seguinte. Aplica-",
+            "se o disposto no art. 7º, inclusive o COVID-",
+            "19 e o inciso II-",
+            "a) deste artigo.",
+        ],
+    )
+    path = tmp_path / "hifen.pdf"
+    pdf.output(str(path))
+    extraction = extract(path)
+    flat = " ".join(extraction.doc.text.split())
+    assert "o tratamento adequado" in flat
+    assert "dar-lhe ciência" in flat and "bem-estar do titular" in flat
+    assert "será prestada até a segunda-feira" in flat
+    assert "Aplica-se o disposto" in flat
+    assert "COVID- 19" in flat  # a number after the hyphen: not a word cut in two
+    assert "inciso II- a) deste" in flat  # an alínea opens the next line, left alone
+    assert extraction.stats["hyphenations_joined"] == 6
+    assert_spans_point_at_the_text(extraction)
+    assert extraction.pages[0].lines[0].text.endswith("o tratamento")
+
+
+def test_rotated_pages_read_in_order(tmp_path: Path):
+    lines = [
+        "Art. 1º Primeira linha do texto.",
+        "Art. 2º Segunda linha logo abaixo.",
+        "Art. 3º Terceira linha, a última.",
+    ]
+    # 1: upright text on a page displayed turned by /Rotate 90
+    plain = tmp_path / "plain.pdf"
+    pdf = new_pdf()
+    pdf.add_page()
+    one_line_each(pdf, lines)
+    pdf.output(str(plain))
+    turned = tmp_path / "rotate90.pdf"
+    doc = pypdfium2.PdfDocument(str(plain))
+    doc[0].set_rotation(90)
+    doc.save(str(turned))
+    doc.close()
+    # 2: a landscape page drawn sideways on a portrait sheet, no /Rotate
+    sideways = tmp_path / "sideways.pdf"
+    pdf = new_pdf()
+    pdf.add_page()
+    with pdf.rotation(90, x=105, y=148):
+        pdf.set_xy(40, 120)
+        for text in lines:
+            pdf.cell(0, 7, text, new_x="LMARGIN", new_y="NEXT")
+            pdf.set_x(40)
+    pdf.output(str(sideways))
+    for path in (turned, sideways):
+        extraction, nodes = tree_of(path)
+        assert [line.text for line in extraction.pages[0].lines] == lines, path.name
+        assert extraction.pages[0].rotation != 0
+        assert [n.label for n in nodes if n.kind == "article"] == ["Art. 1º", "Art. 2º", "Art. 3º"]
+
+
+def test_two_columns_read_column_by_column(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    first = [f"Primeira coluna, frase {i}, sobre o tratamento de dados." for i in range(1, 9)]
+    second = [f"Segunda coluna, frase {i}, sobre os direitos do titular." for i in range(1, 9)]
+    with pdf.text_columns(ncols=2, gutter=12) as cols:
+        cols.write(text=" ".join(first))
+        cols.new_column()
+        cols.write(text=" ".join(second))
+    path = tmp_path / "colunas.pdf"
+    pdf.output(str(path))
+    extraction = extract(path)
+    assert extraction.pages[0].columns
+    assert " ".join(extraction.doc.text.split()) == " ".join(first + second)
+    assert_spans_point_at_the_text(extraction)
+
+
+def test_english_headings_are_chapters_sections_and_articles(make_pdf, tmp_path: Path):
+    path = make_pdf(
+        tmp_path / "regulation.pdf",
+        [
+            ("Regulation on the Protection of Data", 16, True),
+            ("CHAPTER I", 13, True),
+            ("General Provisions", 13, True),
+            ("Article 1", 11, True),
+            ("Subject matter", 11, True),
+            ("This Regulation lays down rules relating to the protection of persons.", 10, False),
+            ("Section 2. Scope", 11, False),
+            ("Article 2", 11, False),
+            ("This Regulation applies to:", 10, False),
+            ("(a) the processing of personal data wholly by automated means;", 10, False),
+            ("(b) the processing other than by automated means.", 10, False),
+            ("Section 3 describes how these rules apply and is plain prose.", 10, False),
+            ("CHAPTER II", 13, True),
+            ("Principles", 13, True),
+            ("ARTICLE 3", 11, False),
+            ("Personal data shall be processed lawfully and fairly.", 10, False),
+        ],
+    )
+    _, nodes = tree_of(path)
+    by_id = {n.node_id: n for n in nodes}
+    by_label = {n.label: n for n in nodes if n.label}
+    chapters = [(n.label, n.title) for n in nodes if n.kind == "chapter"]
+    assert chapters == [("Chapter I", "General Provisions"), ("Chapter II", "Principles")]
+    assert by_label["Section 2"].kind == "section" and by_label["Section 2"].title == "Scope"
+    assert "Section 3" not in by_label  # prose that starts with "Section 3" is no heading
+    articles = [n for n in nodes if n.kind == "article"]
+    assert [a.label for a in articles] == ["Article 1", "Article 2", "Article 3"]
+    assert articles[0].title == "Subject matter"
+    assert [by_id[a.parent_id].label for a in articles] == ["Chapter I", "Section 2", "Chapter II"]
+    assert by_id[by_label["Section 2"].parent_id].label == "Chapter I"
+    points = [n for n in nodes if n.kind == "point"]
+    assert [p.label for p in points] == ["(a)", "(b)"]
+    assert all(by_id[p.parent_id].label == "Article 2" for p in points)
+
+
+def test_a_table_continued_on_the_next_page_is_one_table(tmp_path: Path):
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.multi_cell(
+        0,
+        6,
+        "Os limites abaixo valem para todas as bombas da linha.",
+        new_x="LMARGIN",
+        new_y="NEXT",
+    )
+    pdf.cell(0, 8, "Tabela 1 – Limites por equipamento", new_x="LMARGIN", new_y="NEXT")
+    long_action = "Parar o equipamento e chamar a manutenção do turno"
+    with pdf.table(col_widths=(30, 25, 20, 60), headings_style=FontFace(emphasis="BOLD")) as t:
+        row = t.row()
+        for heading in ("Equipamento", "Medida", "Limite", "Ação"):
+            row.cell(heading)
+        for i in range(1, 61):
+            row = t.row()
+            action = long_action if i % 7 == 0 else "Registrar"
+            for cell in (f"Bomba {i:02d}", "Vibração", f"{i % 9},5", action):
+                row.cell(cell)
+    pdf.multi_cell(0, 6, "Fim da tabela de limites.")
+    path = tmp_path / "tabela.pdf"
+    pdf.output(str(path))
+    extraction, nodes = tree_of(path)
+    pages = len(extraction.pages)
+    assert pages >= 2 and all(p.tables for p in extraction.pages)
+    [table] = [n for n in nodes if n.kind == "table"]
+    assert (table.label, table.page_start, table.page_end) == ("Tabela 1", 1, pages)
+    assert table.title == "Tabela 1 – Limites por equipamento"
+    rows = linearize_tables("doc@v1", nodes, extraction.logical_tables(), {})
+    assert len(rows) == 60  # the header printed again on every page is not a row
+    assert {r.table_id for r in rows} == {table.node_id}
+    assert {r.page for r in rows} == set(range(1, pages + 1))
+    assert all(r.text.startswith(f"Equipamento: Bomba {i:02d}; ") for i, r in enumerate(rows, 1))
+    assert len({r.row_index for r in rows}) == 60  # ids stay unique over the pages
+    assert rows[-1].text == "Equipamento: Bomba 60; Medida: Vibração; Limite: 6,5; Ação: Registrar"
+    assert f"Ação: {long_action}" in rows[6].text  # a cell printed over two lines, joined
+    for r in rows:  # every row points at its own printed lines
+        assert r.cells[0] in extraction.doc.text[r.char_start : r.char_end]
+    assert "Fim da tabela" in extraction.doc.text
+
+
+def test_a_row_cut_by_the_page_break_is_one_row():
+    first = TablePart(
+        1, 0, [["Medida", "Ação"], ["Ruído", "Revisar"], ["Vibração", "Parar o"]], header_rows=1
+    )
+    first.header = ["Medida", "Ação"]
+    rest = TablePart(2, 0, [["", "equipamento"], ["Calor", "Ventilar"]], continues=True)
+    [table] = join_tables([first, rest])
+    assert [r.cells for r in table.rows] == [
+        ["Ruído", "Revisar"],
+        ["Vibração", "Parar o equipamento"],
+        ["Calor", "Ventilar"],
+    ]
+
+
+@pytest.mark.skipif(not REAL.exists(), reason="shared real-world PDFs not available")
+def test_headers_over_several_rows_name_every_column():
+    extraction = extract(REAL / "senate-expenditures.pdf")
+    [table] = extraction.logical_tables()
+    assert table.header == [
+        "DOCUMENTNO.",
+        "DATE POSTED",
+        "PAYEENAME",
+        "OBLIGATION/SERVICE DATES START",
+        "OBLIGATION/SERVICE DATES END",
+        "DESCRIPTION",
+        "AMOUNT($)",
+    ]
+    extraction = extract(REAL / "issue-53-example.pdf")
+    tables = extraction.logical_tables()
+    assert tables[0].title == "1.1 JAL Group International Passenger Traffic Data"
+    cargo = tables[3].header
+    assert cargo[1:3] == ["International Cargo Ton", "International Cargo y.o.y(%)"]
+    assert cargo[7] == "Domestic Mail Ton"
+
+
 def test_bad_inputs_fail_with_the_file_and_the_reason(tmp_path: Path):
-    real = SHARED / "real-pdfs"
     empty = tmp_path / "empty.pdf"
     empty.write_bytes(b"")
     not_pdf = tmp_path / "notes.pdf"
     not_pdf.write_text("just text", encoding="utf-8")
     cases = {empty: "empty", not_pdf: "not a PDF"}
-    if real.exists():
+    if REAL.exists():
         encrypted = tmp_path / "password-example.pdf"
-        shutil.copy(real / "password-example.pdf", encrypted)
+        shutil.copy(REAL / "password-example.pdf", encrypted)
         cases[encrypted] = "encrypted"
-        scanned = tmp_path / "scan.pdf"
-        shutil.copy(real / "issue-203-decimalize.pdf", scanned)
-        cases[scanned] = "no page has a text layer"
+        malformed = tmp_path / "malformed.pdf"
+        shutil.copy(REAL / "malformed-from-issue-932.pdf", malformed)
+        cases[malformed] = "malformed PDF, page 1 draws all its text outside the page"
     for path, reason in cases.items():
         with pytest.raises(PdfError) as err:
             extract(path)

@@ -1,5 +1,7 @@
 """linearized_tables: every table row as header/value pairs, ready to stand alone."""
 
+from collections import Counter
+
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets.structure_tree import structure_tree
@@ -7,7 +9,7 @@ from rag_assets.core.corpus import load_nodes
 from rag_assets.core.lake import read_stage, write_stage
 from rag_assets.core.schemas import TABLE_ROWS
 from rag_assets.core.structure import display_name, path_of
-from rag_assets.core.tables import linearize_tables
+from rag_assets.core.tables import join_tables, linearize_tables, parts_from_pages
 from rag_assets.partitions import doc_versions
 from resources import LakeResource
 
@@ -16,7 +18,7 @@ from resources import LakeResource
     partitions_def=doc_versions,
     deps=[structure_tree],
     group_name="structure",
-    code_version="1",
+    code_version="2",
     description="Table rows linearized so every value carries its column header.",
 )
 def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
@@ -30,17 +32,19 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
         if n.kind == "table"
     }
     pages = read_stage(lake.lake, "pages", key).sort("page")
-    page_tables = [
-        (page["page"], table["rows"])
-        for page in pages.iter_rows(named=True)
-        for table in page["tables"]
-    ]
-    rows = linearize_tables(key, nodes, page_tables, paths)
+    logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
+    rows = linearize_tables(key, nodes, logical, paths)
     path = write_stage(lake.lake, "tables", key, [r.as_row() for r in rows], TABLE_ROWS)
     return MaterializeResult(
         metadata={
             "tables": len({r.table_id for r in rows}),
             "rows": len(rows),
+            "tables_across_pages": sum(1 for t in logical if len(t.parts) > 1),
+            "tables_without_header": sum(1 for t in logical if not t.has_header),
+            "rows_by_table": {
+                f"{by_id[t].label} (pages {by_id[t].page_start}-{by_id[t].page_end})": n
+                for t, n in Counter(r.table_id for r in rows).items()
+            },
             "example": MetadataValue.text(rows[0].text if rows else ""),
             "parquet": MetadataValue.path(str(path)),
         }

@@ -1,28 +1,49 @@
-"""page_text: every page's text lines (reading order, running headers dropped) and tables."""
+"""page_text: every page's text lines (reading order, running headers dropped) and tables;
+pages without a text layer read by OCR."""
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets._common import failing_clearly
 from rag_assets.assets.raw_pdf import raw_pdf
 from rag_assets.core.lake import write_stage
-from rag_assets.core.pdf import extract
+from rag_assets.core.pdf import OcrSettings, extract
 from rag_assets.core.schemas import PAGES
 from rag_assets.partitions import doc_versions
 from resources import LakeResource
+
+
+class PageTextConfig(Config):
+    """OCR of pages without a text layer (Tesseract)."""
+
+    ocr: bool = True
+    ocr_languages: str = "por+eng"
+    ocr_dpi: int = 200
+    tesseract: str = "tesseract"
 
 
 @asset(
     partitions_def=doc_versions,
     deps=[raw_pdf],
     group_name="ingest",
-    code_version="1",
-    description="Page text from pdfplumber with char offsets, typography per line and tables.",
+    code_version="2",
+    description=(
+        "Page text from pdfplumber with char offsets, typography per line and tables; "
+        "pages without a text layer read by Tesseract OCR."
+    ),
 )
-def page_text(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
+def page_text(
+    context: AssetExecutionContext, config: PageTextConfig, lake: LakeResource
+) -> MaterializeResult:
     """Extract one version's pages into `derived/pages/`."""
     key = context.partition_key
     pdf_path, _ = lake.lake.raw_paths(key)
-    extraction = failing_clearly(key, lambda: extract(pdf_path))
+    settings = OcrSettings(
+        languages=config.ocr_languages,
+        dpi=config.ocr_dpi,
+        command=config.tesseract,
+        enabled=config.ocr,
+    )
+    extraction = failing_clearly(key, lambda: extract(pdf_path, ocr=settings))
     rows = [
         {
             "partition_key": key,
@@ -33,17 +54,29 @@ def page_text(context: AssetExecutionContext, lake: LakeResource) -> Materialize
             "ocr": page.ocr,
             "lines": [line.as_row() for line in page.lines],
             "tables": [table.as_row() for table in page.tables],
+            "rotation": page.rotation,
+            "columns": page.columns,
         }
         for page in extraction.pages
     ]
     path = write_stage(lake.lake, "pages", key, rows, PAGES)
+    stats = extraction.stats
+    logical = extraction.logical_tables()
     return MaterializeResult(
         metadata={
             "pages": len(rows),
             "pages_without_text": sum(1 for p in extraction.pages if not p.has_text_layer),
             "ocr_pages": sum(1 for p in extraction.pages if p.ocr),
+            "ocr_languages": settings.languages,
+            "rotated_pages": stats.get("rotated_pages", 0),
+            "column_pages": sum(1 for p in extraction.pages if p.columns),
             "chars": len(extraction.doc.text),
-            "tables": sum(len(p.tables) for p in extraction.pages),
+            "running_lines_dropped": stats.get("running_lines_dropped", 0),
+            "hyphenations_joined": stats.get("hyphenations_joined", 0),
+            "sideways_chars_dropped": stats.get("sideways_chars_dropped", 0),
+            "tables": len(logical),
+            "table_pieces": sum(len(p.tables) for p in extraction.pages),
+            "tables_across_pages": sum(1 for t in logical if len(t.parts) > 1),
             "parquet": MetadataValue.path(str(path)),
         }
     )

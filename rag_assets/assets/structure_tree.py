@@ -18,7 +18,8 @@ from rag_assets.core.corpus import doc_from_pages, load_info
 from rag_assets.core.lake import read_stage, write_stage
 from rag_assets.core.pdf import Line
 from rag_assets.core.schemas import NODES
-from rag_assets.core.structure import build_tree, untitled_share
+from rag_assets.core.structure import build_tree, tables_by_piece, untitled_share
+from rag_assets.core.tables import join_tables, parts_from_pages
 from rag_assets.partitions import doc_versions
 from resources import LakeResource
 
@@ -27,7 +28,7 @@ from resources import LakeResource
     partitions_def=doc_versions,
     deps=[page_text],
     group_name="structure",
-    code_version="1",
+    code_version="2",
     check_specs=structure_checks,
     description="The document's own units detected from numbering and typography.",
 )
@@ -37,28 +38,22 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
     info, _, _ = load_info(lake.lake, key)
     pages = read_stage(lake.lake, "pages", key).sort("page")
     doc = doc_from_pages(pages)
-    lines: list[Line] = []
-    tables = {}
-    for page in pages.iter_rows(named=True):
-        for raw in page["lines"]:
-            lines.append(Line(**raw))
-        for table in page["tables"]:
-            spans = [tuple(s) for s in table["row_spans"]]
-            tables[(page["page"], table["index"])] = (
-                table["rows"],
-                spans,
-                table["char_start"],
-                table["char_end"],
-            )
-    nodes = build_tree(key, doc, lines, tables, info.title)
+    page_rows = list(pages.iter_rows(named=True))
+    lines = [Line(**raw) for page in page_rows for raw in page["lines"]]
+    logical = join_tables(parts_from_pages(page_rows))
+    nodes = build_tree(key, doc, lines, tables_by_piece(logical), info.title)
     path = write_stage(lake.lake, "nodes", key, [n.as_row() for n in nodes], NODES)
     kinds = Counter(n.kind for n in nodes)
     share = untitled_share(nodes, doc)
     return MaterializeResult(
         metadata={
+            "pages": len(page_rows),
+            "ocr_pages": sum(1 for p in page_rows if p["ocr"]),
             "nodes": len(nodes),
             "nodes_by_kind": dict(sorted(kinds.items())),
             "articles": kinds.get("article", 0),
+            "tables": kinds.get("table", 0),
+            "table_rows": kinds.get("table_row", 0),
             "untitled_text_share": round(share, 4),
             "parquet": MetadataValue.path(str(path)),
         },

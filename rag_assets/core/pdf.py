@@ -2,30 +2,93 @@
 
 What comes out of here is all later stages ever see, so this module refuses bad input
 loudly (naming the file and the reason) rather than returning an empty document, and
-drops what would poison every chunk: running headers, footers and page numbers.
+repairs what would poison every chunk: running headers, footers and page numbers are
+dropped, glyphs drawn twice and phantom spaces removed, pages whose text runs sideways
+turned upright, words hyphenated across lines joined, and pages without a text layer
+read by OCR (Tesseract).
 """
 
 from __future__ import annotations
 
+import bisect
+import copy
+import math
+import os
 import re
+import shutil
 import statistics
-from collections import Counter
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pdfplumber
+from pdfplumber.page import Page as PlumberPage
+from pdfplumber.utils import extract_text
 
 from rag_assets.core.schemas import DocText
+from rag_assets.core.tables import (
+    CONTINUED,
+    LogicalTable,
+    TableLayout,
+    TablePart,
+    continues,
+    identify_header,
+    join_tables,
+)
 
 PAGE_NUMBER = re.compile(
-    r"^(?:p[áa]gina|page|p[áa]g\.?|p\.)?\s*\d{1,4}(?:\s*(?:de|of|/)\s*\d{1,4})?$", re.IGNORECASE
+    r"^[-–—\s]*(?:p[áa]gina|page|p[áa]g\.?|p\.)?\s*\d{1,5}(?:\s*(?:de|of|/)\s*\d{1,5})?[-–—\s]*$",
+    re.IGNORECASE,
 )
 MARGIN_LINES = 2  # lines at the top and at the bottom of a page checked for repetition
+HYPHENS = "-\u2010\u00ad"  # hyphen-minus, hyphen, soft hyphen
+# a word's second half that is a pronoun joined by a real hyphen: dar-lhe, fazê-lo, trata-se
+CLITICS = {"lhe", "lhes"}
+ACCENTED_CLITICS = {"lo", "la", "los", "las"}  # after an accented verb ending: fazê-lo
+# first halves that always keep their hyphen (pós-graduação, auxílio-doença, vale-transporte)
+HYPHEN_PREFIXES = {
+    "vice", "pós", "pré", "pró", "recém", "além", "aquém", "grã", "grão",
+    "auxílio", "salário", "vale", "seguro", "decreto",
+}  # fmt: skip
+HYPHEN_SUFFIXES = {"feira"}  # segunda-feira
+VOWEL_PREFIXES = {"bem"}  # bem-estar, bem-humorado: before a vowel or h it is a compound
+# a page that is mostly one image with under this many characters of text is a scan
+# (a signature stamp or a page number printed on it): it is read by OCR too
+THIN_TEXT_CHARS = 200
+SCAN_COVER = 0.6
+NOTE_MAX_CHARS = 60  # a "continued" note between table pieces is short
+COLUMN_MIN_LINES = 3  # a gutter is open on at least this many lines
+COLUMN_MAX_CROSSING = 0.25  # ... and crossed by ink on at most this share of them
+COLUMN_MIN_CHARS = 15  # a text column's pieces average at least this many characters
+COLUMN_MAX_RATIO = 1.6  # text columns are about as wide as each other
 
 
 class PdfError(ValueError):
     """A PDF that cannot be read; the message names the file and the reason."""
+
+
+@dataclass
+class OcrSettings:
+    """How pages without a text layer are read: Tesseract's command, languages and dpi.
+
+    `languages` is Tesseract's `-l` value (`por+eng`: Portuguese and English); words
+    Tesseract itself gives a confidence under `min_confidence` (0-100) are dropped, as
+    they are almost always noise (specks, stamps, scripts it has no model for).
+    """
+
+    languages: str = "por+eng"
+    dpi: int = 200
+    command: str = "tesseract"
+    min_confidence: int = 20
+    enabled: bool = True
+    workers: int = 0  # Tesseract processes at once; 0: one per CPU core, at most 4
+    timeout_s: int = 600  # per page
 
 
 @dataclass
@@ -68,6 +131,11 @@ class PageTable:
     row_spans: list[tuple[int, int]] = field(default_factory=list)
     char_start: int = -1
     char_end: int = -1
+    header_rows: int = 0
+    header: list[str] = field(default_factory=list)
+    title: str = ""
+    continues: bool = False
+    columns: list[float] = field(default_factory=list)  # column edges (not stored)
 
     def as_row(self) -> dict[str, Any]:
         """The table as a Parquet struct."""
@@ -78,12 +146,31 @@ class PageTable:
             "row_spans": [list(s) for s in self.row_spans],
             "char_start": self.char_start,
             "char_end": self.char_end,
+            "header_rows": self.header_rows,
+            "header": self.header,
+            "title": self.title,
+            "continues": self.continues,
         }
+
+    def part(self, page: int) -> TablePart:
+        """This piece as `core.tables` joins it."""
+        return TablePart(
+            page=page,
+            index=self.index,
+            rows=self.rows,
+            row_spans=list(self.row_spans),
+            char_start=self.char_start,
+            char_end=self.char_end,
+            header_rows=self.header_rows,
+            header=list(self.header),
+            title=self.title,
+            continues=self.continues,
+        )
 
 
 @dataclass
 class Page:
-    """One extracted page."""
+    """One extracted page. `rotation` is how far it was turned to read its text upright."""
 
     page: int
     lines: list[Line]
@@ -91,6 +178,11 @@ class Page:
     has_text_layer: bool
     ocr: bool = False
     char_start: int = 0
+    rotation: int = 0
+    width: float = 0.0
+    height: float = 0.0
+    sideways_chars: int = 0  # characters of margin stamps running sideways, dropped
+    columns: bool = False  # set in columns, read column by column
 
     @property
     def text(self) -> str:
@@ -100,10 +192,19 @@ class Page:
 
 @dataclass
 class Extraction:
-    """Every page of a document plus the joined document text."""
+    """Every page of a document plus the joined document text and what was repaired."""
 
     pages: list[Page]
     doc: DocText
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def table_parts(self) -> list[TablePart]:
+        """Every page's table pieces, in reading order."""
+        return [t.part(p.page) for p in self.pages for t in p.tables]
+
+    def logical_tables(self) -> list[LogicalTable]:
+        """The tables as a reader sees them, pieces continued across pages joined."""
+        return join_tables(self.table_parts())
 
 
 def check_pdf_file(path: Path, max_bytes: int) -> None:
@@ -138,19 +239,143 @@ def _line_from(raw: dict[str, Any]) -> Line | None:
     )
 
 
+# --- words hyphenated across lines -------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", text.lower())
+
+
+def keep_hyphen(first: str, second: str, vocabulary: set[str] | None = None) -> bool:
+    """Whether `first-` at a line end and `second` on the next line form a hyphenated word
+    (`dar-lhe`, `bem-estar`) rather than one word cut by the line break (`trata-mento`).
+
+    The document itself decides first: a form it prints elsewhere on one line wins. Then
+    Portuguese rules: `lhe(s)` after a hyphen is a pronoun; `lo/la/los/las` after an
+    accented verb ending (`fazê-lo`); `se` after a verb (`trata-se`, `aplicar-se`); a
+    first half that always takes a hyphen (`pós-`, `vice-`, `auxílio-`), `bem-` before a
+    vowel or h (`bem-estar`), `-feira`; a word already hyphenated (`bem-te-`). Anything
+    else is a word cut in two.
+    """
+    vocab = vocabulary or set()
+    head, tail = first.lower(), second.lower()
+    joined, hyphenated = head + tail, f"{head}-{tail}"
+    if hyphenated in vocab and joined not in vocab:
+        return True
+    if joined in vocab and hyphenated not in vocab:
+        return False
+    if tail in CLITICS or "-" in head or head in HYPHEN_PREFIXES or tail in HYPHEN_SUFFIXES:
+        return True
+    if head in VOWEL_PREFIXES and tail[:1] in "aeiouáéíóúâêôãõh":
+        return True
+    if tail in ACCENTED_CLITICS and head[-1:] in "áéêíóôú":
+        return True
+    return tail == "se" and len(head) >= 4 and head[-1] in "aeiouáéêóôr"
+
+
+TRAILING = re.compile(rf"(?:^|\s)(\S*[^\W\d_])([{HYPHENS}])$")
+LEADING = re.compile(r"^([^\W\d_]+)")
+ALINEA = re.compile(r"^[a-z]\)")
+
+
+def _join_pair(prev: Line, nxt: Line, vocab: set[str]) -> bool:
+    """Move the first word of `nxt` up to complete the hyphenated word ending `prev`."""
+    end = TRAILING.search(prev.text)
+    if end is None or not nxt.text:
+        return False
+    token, _, rest = nxt.text.partition(" ")
+    lead = LEADING.match(token)
+    soft = end.group(2) == "\u00ad"
+    if lead is None or ALINEA.match(token) or (not soft and not token[0].islower()):
+        return False
+    first = end.group(1)
+    head = re.search(r"[^\W\d_]+$", first)
+    keep = not soft and (
+        "-" in first or keep_hyphen(head.group(0) if head else first, lead.group(1), vocab)
+    )
+    prev.text = prev.text[:-1] + ("-" if keep else "") + token
+    nxt.text = rest.strip()
+    return True
+
+
+def _join_hyphenated(pages: list[Page]) -> int:
+    """Join words hyphenated across lines (and pages), outside tables; returns how many.
+
+    The second half moves up to the first line, so every line (and every offset computed
+    after) still holds whole words; a line left empty is dropped.
+    """
+    body = [line for page in pages for line in page.lines if line.table < 0]
+    vocab = set(_words("\n".join(line.text for line in body)))
+    joined = 0
+    previous: Line | None = None
+    for page in pages:
+        for line in page.lines:
+            if line.table >= 0:
+                previous = None
+                continue
+            if previous is not None and _join_pair(previous, line, vocab):
+                joined += 1
+            if line.text:
+                previous = line
+    for page in pages:
+        page.lines = [line for line in page.lines if line.text]
+    return joined
+
+
+def _dehyphenate_cell(text: str) -> str:
+    """A table cell printed over several lines, as one line; hyphenated words joined."""
+
+    def join(match: re.Match[str]) -> str:
+        first, second = match.group(1), match.group(3)
+        soft = match.group(2) == "\u00ad"
+        keep = not soft and (not second[0].islower() or keep_hyphen(first, second))
+        return f"{first}{'-' if keep else ''}{second}"
+
+    text = re.sub(rf"([^\W\d_]+)([{HYPHENS}])\n([^\W\d_]+)", join, text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# --- tables ----------------------------------------------------------------------------
+
+
 def _clean_cell(cell: str | None) -> str:
-    return re.sub(r"\s+", " ", cell or "").strip()
+    return _dehyphenate_cell(cell or "")
+
+
+def _edges(values: Iterable[float]) -> list[float]:
+    edges: list[float] = []
+    for x in sorted(values):
+        if not edges or x - edges[-1] > 1.5:
+            edges.append(x)
+    return edges
 
 
 def _find_tables(page: Any) -> list[PageTable]:
     tables: list[PageTable] = []
     for found in page.find_tables():
-        rows = [[_clean_cell(c) for c in row] for row in found.extract()]
-        rows = [r for r in rows if any(r)]
+        raw_rows = found.extract()
+        kept = [
+            (row, raw)
+            for row, raw in zip(found.rows, raw_rows, strict=False)
+            if any(_clean_cell(c) for c in raw)
+        ]
+        rows = [[_clean_cell(c) for c in raw] for _, raw in kept]
         if len(rows) < 2 or max(len(r) for r in rows) < 2:
             continue  # a box around text, not a table
-        row_bboxes = [tuple(r.bbox) for r in found.rows if any(c is not None for c in r.cells)]
-        tables.append(PageTable(len(tables), tuple(found.bbox), rows, row_bboxes[: len(rows)]))
+        title, header_rows, header = identify_header([raw for _, raw in kept])
+        columns = _edges([c[0] for c in found.cells] + [c[2] for c in found.cells])
+        tables.append(
+            PageTable(
+                index=len(tables),
+                bbox=tuple(found.bbox),
+                rows=rows,
+                row_bboxes=[tuple(row.bbox) for row, _ in kept],
+                header_rows=header_rows,
+                header=header,
+                title=title,
+                columns=columns,
+            )
+        )
     return tables
 
 
@@ -159,17 +384,438 @@ def _inside(line: Line, bbox: tuple[float, float, float, float]) -> bool:
     return bbox[1] - 1 <= middle <= bbox[3] + 1 and line.x0 >= bbox[0] - 1 and line.x0 <= bbox[2]
 
 
+def _inside_raw(raw: dict[str, Any], bbox: tuple[float, float, float, float]) -> bool:
+    middle = (raw["top"] + raw["bottom"]) / 2
+    return bbox[1] - 1 <= middle <= bbox[3] + 1 and bbox[0] - 1 <= raw["x0"] <= bbox[2]
+
+
+def _mark_continuations(pages: list[Page]) -> int:
+    """Mark each page's first table that continues the previous page's last table."""
+
+    def is_note(line: Line) -> bool:
+        return len(line.text) <= NOTE_MAX_CHARS and bool(CONTINUED.search(line.text))
+
+    def layout(page: Page, table: PageTable) -> TableLayout:
+        body = [ln for ln in page.lines if ln.table < 0 and not is_note(ln)]
+        return TableLayout(
+            page=page.page,
+            columns=table.columns,
+            page_width=page.width,
+            first_on_page=not any(ln.bottom <= table.bbox[1] + 1 for ln in body),
+            last_on_page=not any(ln.top >= table.bbox[3] - 1 for ln in body),
+        )
+
+    def header_row(table: PageTable) -> list[str]:
+        return table.rows[table.header_rows - 1] if table.header else []
+
+    joined = 0
+    previous: tuple[Page, PageTable] | None = None
+    headers: dict[int, list[str]] = {}  # id(table) -> the header row of its logical table
+    for page in pages:
+        for table in page.tables:
+            headers[id(table)] = header_row(table)
+        if not page.tables:
+            previous = None
+            continue
+        first = min(page.tables, key=lambda t: t.bbox[1])
+        if previous is not None:
+            prev_page, prev_table = previous
+            header = headers[id(prev_table)]
+            if continues(layout(prev_page, prev_table), layout(page, first), header, first.rows[0]):
+                first.continues = True
+                headers[id(first)] = header
+                joined += 1
+        previous = (page, max(page.tables, key=lambda t: t.bbox[3]))
+    return joined
+
+
+# --- pages: rotation, phantom spaces, text outside the page --------------------------------
+
+
+def _text_angle(chars: list[dict[str, Any]]) -> int:
+    """The direction most of a page's characters run in, in degrees (0, 90, 180, 270)."""
+    angles: Counter[int] = Counter()
+    for c in chars:
+        if c["text"].strip() and c.get("matrix"):
+            a, b = c["matrix"][0], c["matrix"][1]
+            angles[round(math.degrees(math.atan2(b, a)) / 90) % 4 * 90] += 1
+    return angles.most_common(1)[0][0] if angles else 0
+
+
+def _upright(pdf: Any, page: PlumberPage) -> tuple[PlumberPage, int]:
+    """The page turned so that most of its text reads left to right, and by how much.
+
+    A page whose text runs sideways (a landscape table printed on a portrait page, or a
+    `/Rotate` that leaves the text vertical) is reopened with the rotation that cancels
+    the text's angle, so lines, tables and reading order come out as on a turned page.
+    """
+    angle = _text_angle(page.chars)
+    if angle == 0:
+        return page, 0
+    obj = copy.copy(page.page_obj)
+    obj.attrs = dict(obj.attrs)
+    rotate = (page.rotation + angle) % 360
+    obj.attrs["Rotate"] = rotate
+    obj.rotate = rotate
+    turned = PlumberPage(pdf, obj, page_number=page.page_number, initial_doctop=0)
+    return turned, angle
+
+
 def _has_duplicate_chars(page: Any) -> bool:
     """Whether some glyph is drawn twice at the same place (a cheap test before deduping)."""
     seen = {(c["text"], round(c["x0"]), round(c["top"])) for c in page.chars}
     return len(seen) < len(page.chars)
 
 
+def _is_upright(char: dict[str, Any]) -> bool:
+    """Whether a character runs left to right (a tilt under about 6 degrees allowed)."""
+    matrix = char.get("matrix") or (1, 0, 0, 1)
+    return matrix[0] > 0 and abs(matrix[1]) <= 0.1 * matrix[0]
+
+
+def _phantom_spaces(chars: list[dict[str, Any]]) -> set[tuple[float, float]]:
+    """Space characters drawn over visible glyphs (some generators interleave them), which
+    would split `06/30/2015` into `0 6 / 3 0 / 2 0 15`; returned by (x0, top)."""
+    rows: dict[int, list[tuple[float, float]]] = defaultdict(list)
+    for c in chars:
+        if c["text"].strip() and _is_upright(c):
+            rows[round(c["top"])].append((c["x0"], c["x1"]))
+    starts: dict[int, list[float]] = {}
+    for key, spans in rows.items():
+        spans.sort()
+        starts[key] = [x0 for x0, _ in spans]
+    phantom: set[tuple[float, float]] = set()
+    for c in chars:
+        if c["text"].strip() or c["x1"] <= c["x0"] or not _is_upright(c):
+            continue
+        width = c["x1"] - c["x0"]
+        key = round(c["top"])
+        for k in (key - 1, key, key + 1):
+            if k not in rows:
+                continue
+            i = bisect.bisect_left(starts[k], c["x1"])
+            near = rows[k][max(0, i - 3) : i]
+            if any(min(x1, c["x1"]) - max(x0, c["x0"]) > width * 0.5 for x0, x1 in near):
+                phantom.add((c["x0"], c["top"]))
+                break
+    return phantom
+
+
+def _readable(path: Path, number: int, page: Any) -> Any:
+    """The page without phantom spaces and without text drawn outside the page."""
+    width, height = page.width, page.height
+
+    def off_page(c: dict[str, Any]) -> bool:
+        x, y = (c["x0"] + c["x1"]) / 2, (c["top"] + c["bottom"]) / 2
+        return not (page.bbox[0] <= x <= page.bbox[2] and page.bbox[1] <= y <= page.bbox[3])
+
+    visible = [c for c in page.chars if c["text"].strip()]
+    outside = {(c["x0"], c["top"]) for c in page.chars if off_page(c)}
+    if visible and all((c["x0"], c["top"]) in outside for c in visible):
+        box = [round(float(v), 2) for v in page.page_obj.mediabox]
+        raise PdfError(
+            f"{path}: malformed PDF, page {number} draws all its text outside the page "
+            f"(MediaBox {box}, page {width:.0f}x{height:.0f} pt): nothing on it can be read"
+        )
+    drop = outside | _phantom_spaces(page.chars)
+    if not drop:
+        return page
+    return page.filter(lambda o: o.get("object_type") != "char" or (o["x0"], o["top"]) not in drop)
+
+
+def _without_sideways(page: Any, tables: list[PageTable]) -> tuple[Any, int]:
+    """The page without text running sideways outside its tables, and how many characters
+    that dropped: once the page is turned to its main direction, what still runs sideways
+    is a margin stamp or a watermark (`jbell on DSK...PROD with RULES`), not body text."""
+
+    def in_table(c: dict[str, Any]) -> bool:
+        return any(
+            t.bbox[0] <= c["x0"] and c["x1"] <= t.bbox[2] + 1 and t.bbox[1] <= c["top"] <= t.bbox[3]
+            for t in tables
+        )
+
+    sideways = [c for c in page.chars if not _is_upright(c) and not in_table(c)]
+    if not sideways:
+        return page, 0
+    drop = {(c["x0"], c["top"]) for c in sideways}
+    kept = page.filter(lambda o: o.get("object_type") != "char" or (o["x0"], o["top"]) not in drop)
+    return kept, sum(1 for c in sideways if c["text"].strip())
+
+
+# --- columns: reading order on pages set in two or three columns --------------------------
+
+
+def _gaps(chars: list[dict[str, Any]], min_gap: float) -> list[tuple[float, float]]:
+    """Horizontal gaps of at least `min_gap` between consecutive characters of a line."""
+    ink = sorted((c for c in chars if c["text"].strip()), key=lambda c: c["x0"])
+    pairs = zip(ink, ink[1:], strict=False)
+    return [(a["x1"], b["x0"]) for a, b in pairs if b["x0"] - a["x1"] >= min_gap]
+
+
+def _gutters(lines: list[dict[str, Any]], width: float) -> list[float]:
+    """x of the gutters between text columns: where many lines have a wide gap and few
+    lines have ink (a full-width title may cross a gutter, a body line does not)."""
+    open_at = [0] * (int(width) + 2)
+    ink_at = [0] * (int(width) + 2)
+    for line in lines:
+        size = statistics.median([c["size"] for c in line["chars"]] or [10.0])
+        for g0, g1 in _gaps(line["chars"], max(6.0, size * 0.9)):
+            for x in range(max(0, math.ceil(g0)), min(len(open_at), math.floor(g1) + 1)):
+                open_at[x] += 1
+        for c in line["chars"]:
+            if c["text"].strip():
+                for x in range(max(0, int(c["x0"])), min(len(ink_at), math.ceil(c["x1"]))):
+                    ink_at[x] += 1
+    gutters: list[float] = []
+    run: list[int] = []
+    for x in range(len(open_at) + 1):
+        good = x < len(open_at) and open_at[x] >= COLUMN_MIN_LINES
+        good = good and ink_at[x] <= COLUMN_MAX_CROSSING * (open_at[x] + ink_at[x])
+        if good:
+            run.append(x)
+        elif run:
+            gutters.append((run[0] + run[-1]) / 2)
+            run = []
+    return gutters
+
+
+def _text_by_column(line: dict[str, Any], columns: list[int]) -> dict[int, str] | None:
+    """Cut a line's text (with pdfplumber's spaces) by the column of each character."""
+    chars = [c for c in line["chars"] if c["text"].strip()]
+    text, pos = line["text"], 0
+    out: dict[int, list[str]] = defaultdict(list)
+    for char, column in zip(chars, columns, strict=True):
+        glyph = re.sub(r"\s", "", char["text"])
+        while pos < len(text) and text[pos].isspace():
+            out[column].append(" ")
+            pos += 1
+        if text[pos : pos + len(glyph)] != glyph:
+            return None
+        out[column].append(glyph)
+        pos += len(glyph)
+    return {k: "".join(v).strip() for k, v in out.items()}
+
+
+def _split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, dict[str, Any]]]:
+    """A line cut at the gutters it has a gap over: (column, line) pieces; a line whose
+    ink crosses a gutter stays whole, with column -1."""
+    chars = [c for c in line["chars"] if c["text"].strip()]
+    if any(c["x0"] < g < c["x1"] for g in gutters for c in chars):
+        return [(-1, line)]
+    columns = [sum(1 for g in gutters if (c["x0"] + c["x1"]) / 2 > g) for c in chars]
+    texts = _text_by_column(line, columns)
+    out = []
+    for column in sorted(set(columns)):
+        part = [c for c, k in zip(chars, columns, strict=True) if k == column]
+        text = texts[column] if texts else extract_text(part, x_tolerance=1.5)
+        out.append(
+            (
+                column,
+                {
+                    "text": text,
+                    "x0": min(c["x0"] for c in part),
+                    "x1": max(c["x1"] for c in part),
+                    "top": min(c["top"] for c in part),
+                    "bottom": max(c["bottom"] for c in part),
+                    "chars": part,
+                },
+            )
+        )
+    return out
+
+
+def _column_order(
+    lines: list[dict[str, Any]], fixed: list[bool], width: float
+) -> tuple[list[dict[str, Any]], bool]:
+    """Text lines in reading order on a page set in columns: down each column, then the
+    next, within each band between full-width lines (titles, headers) and `fixed` lines
+    (a ruled table's). Returns the lines unchanged on a single-column page, or when the
+    "columns" hold only short pieces (an unruled table or a column of line numbers is read
+    row by row, as printed)."""
+    gutters = _gutters([ln for ln, f in zip(lines, fixed, strict=True) if not f], width)
+    if not gutters:
+        return lines, False
+    split = [
+        [(-1, line)] if f else _split_line(line, gutters)
+        for line, f in zip(lines, fixed, strict=True)
+    ]
+    pieces = [p for parts in split for p in parts if p[0] >= 0]
+    by_column: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for column, piece in pieces:
+        by_column[column].append(piece)
+    if len(by_column) != len(gutters) + 1:
+        return lines, False
+    lengths = [statistics.mean(len(p["text"]) for p in ps) for ps in by_column.values()]
+    spans = [max(p["x1"] for p in ps) - min(p["x0"] for p in ps) for ps in by_column.values()]
+    if min(lengths) < COLUMN_MIN_CHARS or max(spans) > COLUMN_MAX_RATIO * min(spans):
+        return lines, False
+    ordered: list[dict[str, Any]] = []
+    band: list[tuple[int, dict[str, Any]]] = []
+
+    def flush() -> None:
+        ordered.extend(p for _, p in sorted(band, key=lambda cp: (cp[0], cp[1]["top"])))
+        band.clear()
+
+    for parts in split:
+        if parts[0][0] < 0:
+            flush()
+            ordered.append(parts[0][1])
+        else:
+            band.extend(parts)
+    flush()
+    return ordered, True
+
+
+# --- OCR -------------------------------------------------------------------------------
+
+
+def _tesseract_ready(path: Path, pages: list[int], settings: OcrSettings) -> str:
+    """The Tesseract executable, after checking it and its language data are installed."""
+    need = f"page(s) {', '.join(map(str, pages))} are scanned (no usable text layer) and need OCR"
+    exe = shutil.which(settings.command)
+    if exe is None:
+        raise PdfError(
+            f"{path}: {need}, but Tesseract is missing ('{settings.command}' is not on PATH); "
+            "install tesseract-ocr with tesseract-ocr-por and tesseract-ocr-eng"
+        )
+    try:
+        listed = subprocess.run(
+            [exe, "--list-langs"], capture_output=True, text=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise PdfError(f"{path}: {need}, but Tesseract ({exe}) does not run: {exc}") from exc
+    have = {
+        ln.strip()
+        for ln in (listed.stdout + "\n" + listed.stderr).splitlines()
+        if ln.strip() and " " not in ln.strip()
+    }
+    missing = [lang for lang in settings.languages.split("+") if lang and lang not in have]
+    if missing:
+        raise PdfError(
+            f"{path}: {need}, but Tesseract is missing the language data for "
+            f"{'+'.join(missing)} (installed: {', '.join(sorted(have)) or 'none'}); install "
+            + ", ".join(f"tesseract-ocr-{m}" for m in missing)
+        )
+    return exe
+
+
+def _bbox(title: str) -> tuple[float, float, float, float] | None:
+    match = re.search(r"bbox (\d+) (\d+) (\d+) (\d+)", title)
+    if match is None:
+        return None
+    x0, top, x1, bottom = (float(v) for v in match.groups())
+    return x0, top, x1, bottom
+
+
+def _title_value(title: str, key: str) -> float | None:
+    match = re.search(rf"{key} ([\d.]+)", title)
+    return float(match.group(1)) if match else None
+
+
+def ocr_lines(hocr: str, dpi: int, min_confidence: int = 20) -> list[Line]:
+    """Text lines from Tesseract's hOCR, in its reading order, placed in PDF points.
+
+    A line's size is Tesseract's estimate of its text height (`x_size`) in whole points, so
+    headings set larger than the body still stand out; OCR knows no bold.
+    """
+    scale = 72.0 / dpi
+    root = ET.fromstring(hocr)
+    lines: list[Line] = []
+    for element in root.iter():
+        classes = (element.get("class") or "").split()
+        if not {"ocr_line", "ocr_header", "ocr_caption", "ocr_textfloat"} & set(classes):
+            continue
+        words = []
+        for word in element.iter():
+            if "ocrx_word" not in (word.get("class") or ""):
+                continue
+            text = "".join(word.itertext()).strip()
+            confidence = _title_value(word.get("title") or "", "x_wconf")
+            if text and (confidence is None or confidence >= min_confidence):
+                words.append(text)
+        box = _bbox(element.get("title") or "")
+        if not words or box is None:
+            continue
+        height = _title_value(element.get("title") or "", "x_size") or (box[3] - box[1])
+        lines.append(
+            Line(
+                text=" ".join(words),
+                x0=box[0] * scale,
+                top=box[1] * scale,
+                bottom=box[3] * scale,
+                size=float(round(height * scale)),
+                bold=False,
+            )
+        )
+    return lines
+
+
+def _image_cover(page: Any) -> float:
+    """Share of the page covered by images (overlaps counted twice, capped at 1)."""
+    area = float(page.width * page.height) or 1.0
+    covered = 0.0
+    for image in page.images:
+        width = min(image["x1"], page.width) - max(image["x0"], 0)
+        height = min(image["bottom"], page.height) - max(image["top"], 0)
+        covered += max(0.0, width) * max(0.0, height)
+    return min(1.0, covered / area)
+
+
+def _render(page: Any, dpi: int, folder: Path, number: int) -> Path:
+    image = page.to_image(resolution=dpi).original.convert("L")
+    target = folder / f"page-{number:05d}.png"
+    image.save(target, dpi=(dpi, dpi))
+    return target
+
+
+def _tesseract(exe: str, image: Path, settings: OcrSettings, path: Path, number: int) -> str:
+    env = dict(os.environ)
+    env.setdefault("OMP_THREAD_LIMIT", "1")  # one thread a page: several pages at once
+    command = [exe, str(image), "stdout", "-l", settings.languages, "--dpi", str(settings.dpi)]
+    try:
+        done = subprocess.run(
+            [*command, "hocr"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=settings.timeout_s,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise PdfError(f"{path}: OCR of page {number} failed ({exc})") from exc
+    if done.returncode != 0:
+        reason = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        raise PdfError(f"{path}: OCR of page {number} failed (Tesseract: {reason[0]})")
+    return done.stdout
+
+
+def _ocr(
+    path: Path, exe: str, images: dict[int, Path], settings: OcrSettings
+) -> dict[int, list[Line]]:
+    """OCR rendered pages with Tesseract, a few at a time; lines per page number."""
+    workers = settings.workers or min(4, os.cpu_count() or 1)
+
+    def run(number: int) -> tuple[int, list[Line]]:
+        hocr = _tesseract(exe, images[number], settings, path, number)
+        try:
+            return number, ocr_lines(hocr, settings.dpi, settings.min_confidence)
+        except ET.ParseError as exc:
+            raise PdfError(f"{path}: OCR of page {number} gave unreadable output ({exc})") from exc
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return dict(pool.map(run, sorted(images)))
+
+
+# --- running lines and offsets -----------------------------------------------------------
+
+
 def _margin_key(text: str) -> str:
-    return re.sub(r"\d+", "#", text.lower()).strip()
+    """A margin line with its numbers blanked and leading or trailing ones dropped, so
+    `47700 Federal Register` (even pages) and `Federal Register 47701` (odd) are one."""
+    return re.sub(r"\d+", "#", text.lower()).strip(" #")
 
 
-def _drop_running_lines(pages: list[Page]) -> None:
+def _drop_running_lines(pages: list[Page]) -> int:
     """Remove page numbers, and lines repeated in the margins of at least half the pages."""
     counts: Counter[str] = Counter()
     for page in pages:
@@ -177,6 +823,7 @@ def _drop_running_lines(pages: list[Page]) -> None:
         counts.update({_margin_key(line.text) for line in margin})
     threshold = max(2, (len(pages) + 1) // 2)
     running = {k for k, n in counts.items() if n >= threshold}
+    dropped = 0
     for page in pages:
         n = len(page.lines)
         keep: list[Line] = []
@@ -184,9 +831,11 @@ def _drop_running_lines(pages: list[Page]) -> None:
             in_margin = i < MARGIN_LINES or i >= n - MARGIN_LINES
             if in_margin and line.table < 0:
                 if PAGE_NUMBER.match(line.text) or _margin_key(line.text) in running:
+                    dropped += 1
                     continue
             keep.append(line)
         page.lines = keep
+    return dropped
 
 
 def _assign_offsets(pages: list[Page]) -> DocText:
@@ -223,6 +872,9 @@ def _assign_offsets(pages: list[Page]) -> DocText:
     return DocText(text=text, page_starts=starts)
 
 
+# --- opening and extracting --------------------------------------------------------------
+
+
 def _open(path: Path) -> Any:
     """Open a PDF with pdfplumber, turning its many failure types into a PdfError."""
     try:
@@ -253,29 +905,101 @@ def count_pages(path: Path, max_pages: int = 2000, max_bytes: int = 200 * 1024 *
         return _page_count(path, pdf, max_pages)
 
 
-def extract(path: Path, max_pages: int = 2000, max_bytes: int = 200 * 1024 * 1024) -> Extraction:
-    """Read every page of a PDF into lines and tables with offsets into the document text."""
+def _read_page(path: Path, pdf: Any, raw_page: Any, number: int) -> Page:
+    """One page with a text layer (or none): upright, deduplicated, lines and tables."""
+    try:
+        turned, angle = _upright(pdf, raw_page)
+        page = turned.dedupe_chars() if _has_duplicate_chars(turned) else turned
+        page = _readable(path, number, page)
+        tables = _find_tables(page)
+        page, sideways = _without_sideways(page, tables)
+        raw_lines = page.extract_text_lines(return_chars=True)
+        boxes = [t.bbox for t in tables]
+        fixed = [any(_inside_raw(r, b) for b in boxes) for r in raw_lines]
+        raw_lines, columns = _column_order(raw_lines, fixed, float(page.width))
+    except PdfError:
+        raise
+    except Exception as exc:
+        raise PdfError(f"{path}: page {number} cannot be read ({exc})") from exc
+    lines = [ln for ln in (_line_from(r) for r in raw_lines) if ln is not None]
+    for table in tables:
+        for line in lines:
+            if line.table < 0 and _inside(line, table.bbox):
+                line.table = table.index
+    has_text = any(c["text"].strip() for c in page.chars)
+    return Page(
+        number,
+        lines,
+        tables,
+        columns=columns,
+        has_text_layer=has_text or sideways > 0,
+        rotation=angle,
+        width=float(page.width),
+        height=float(page.height),
+        sideways_chars=sideways,
+    )
+
+
+def extract(
+    path: Path,
+    max_pages: int = 2000,
+    max_bytes: int = 200 * 1024 * 1024,
+    ocr: OcrSettings | None = None,
+) -> Extraction:
+    """Read every page of a PDF into lines and tables with offsets into the document text.
+
+    Pages without a text layer that show something are read by OCR (`ocr`, Tesseract with
+    Portuguese and English by default); a missing Tesseract or language fails the whole
+    version with a message saying so, never an empty document.
+    """
+    settings = ocr or OcrSettings()
     check_pdf_file(path, max_bytes)
-    with _open(path) as pdf:
+    stats: Counter[str] = Counter()
+    with _open(path) as pdf, tempfile.TemporaryDirectory(prefix="trecho-ocr-") as tmp:
         _page_count(path, pdf, max_pages)
         pages: list[Page] = []
+        scanned: list[int] = []  # pages without a text layer that show something
+        thin: list[int] = []  # pages that are an image with a few characters of text on it
         for number, raw_page in enumerate(pdf.pages, start=1):
-            try:
-                page = raw_page.dedupe_chars() if _has_duplicate_chars(raw_page) else raw_page
-                raw_lines = page.extract_text_lines(return_chars=True)
-                tables = _find_tables(page)
-            except Exception as exc:
-                raise PdfError(f"{path}: page {number} cannot be read ({exc})") from exc
-            lines = [ln for ln in (_line_from(r) for r in raw_lines) if ln is not None]
-            for table in tables:
-                for line in lines:
-                    if line.table < 0 and _inside(line, table.bbox):
-                        line.table = table.index
-            pages.append(Page(number, lines, tables, has_text_layer=bool(raw_page.chars)))
-    if not any(p.has_text_layer for p in pages):
-        raise PdfError(
-            f"{path}: no page has a text layer (a scanned document?) and OCR is not enabled"
-        )
-    _drop_running_lines(pages)
+            page = _read_page(path, pdf, raw_page, number)
+            pages.append(page)
+            stats["rotated_pages"] += page.rotation != 0
+            stats["sideways_chars_dropped"] += page.sideways_chars
+            if not page.has_text_layer:
+                if raw_page.images or raw_page.curves or raw_page.rects or raw_page.lines:
+                    scanned.append(number)
+            elif sum(len(ln.text) for ln in page.lines) < THIN_TEXT_CHARS:
+                if _image_cover(raw_page) >= SCAN_COVER:
+                    thin.append(number)  # a scan under a stamp or a page number
+        if scanned and not settings.enabled:
+            if not any(p.has_text_layer for p in pages):
+                raise PdfError(
+                    f"{path}: no page has a text layer (a scanned document?) and OCR is not enabled"
+                )
+            raise PdfError(
+                f"{path}: page(s) {', '.join(map(str, scanned))} have no text layer and need "
+                "OCR, and OCR is not enabled"
+            )
+        to_read = sorted(scanned + thin) if settings.enabled else []
+        images: dict[int, Path] = {}
+        if to_read:
+            exe = _tesseract_ready(path, to_read, settings)
+            for number in to_read:
+                try:
+                    images[number] = _render(pdf.pages[number - 1], settings.dpi, Path(tmp), number)
+                except Exception as exc:
+                    raise PdfError(f"{path}: page {number} cannot be rendered ({exc})") from exc
+            for number, lines in _ocr(path, exe, images, settings).items():
+                page = pages[number - 1]
+                page.lines, page.tables, page.ocr = lines, [], True
+    stats["ocr_pages"] = len(images)
+    if not any(line.text.strip() for p in pages for line in p.lines):
+        if any(p.has_text_layer for p in pages):
+            raise PdfError(f"{path}: no text found: its text layer holds no readable line")
+        how = "nor by OCR" if images else "and no page shows anything to OCR"
+        raise PdfError(f"{path}: no text found: no page has a text layer, {how}")
+    stats["running_lines_dropped"] = _drop_running_lines(pages)
+    stats["hyphenations_joined"] = _join_hyphenated(pages)
+    stats["tables_continued"] = _mark_continuations(pages)
     doc = _assign_offsets(pages)
-    return Extraction(pages=pages, doc=doc)
+    return Extraction(pages=pages, doc=doc, stats=dict(stats))

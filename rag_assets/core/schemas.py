@@ -53,6 +53,10 @@ PAGE_TABLE = pa.struct(
         ("row_spans", pa.list_(pa.list_(pa.int64()))),
         ("char_start", pa.int64()),
         ("char_end", pa.int64()),
+        ("header_rows", pa.int32()),  # leading rows that are not data (title, header)
+        ("header", pa.list_(pa.string())),  # column names; empty when none printed
+        ("title", pa.string()),  # a first row spanning the table that names it
+        ("continues", pa.bool_()),  # continues the last table of the previous page
     ]
 )
 
@@ -66,6 +70,8 @@ PAGES = pa.schema(
         ("ocr", pa.bool_()),
         ("lines", pa.list_(LINE)),
         ("tables", pa.list_(PAGE_TABLE)),
+        ("rotation", pa.int32()),  # degrees the page was turned to read its text upright
+        ("columns", pa.bool_()),  # set in columns, read column by column
     ]
 )
 

@@ -9,31 +9,53 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_assets.core.pdf import Line
 from rag_assets.core.schemas import DocText, Node
+from rag_assets.core.tables import (
+    CONTINUED,
+    LogicalTable,
+    TablePart,
+    join_tables,
+    looks_like_header,
+)
 
 ROMAN = r"[IVXLCDM]+"
 ORD = r"\s*(?:º|°|o|ª)?"
+DOTTED = r"\d+(?:\.\d+)*"
 
-# kind, level, pattern (on the start of a line), label builder; order matters.
-LEGAL_MARKERS: list[tuple[str, int, re.Pattern[str]]] = [
-    ("part", 1, re.compile(rf"^(T[ÍI]TULO|PART)\s+({ROMAN}|\d+)\b", re.I)),
-    ("chapter", 2, re.compile(rf"^(CAP[ÍI]TULO|CHAPTER)\s+({ROMAN}|\d+)\b", re.I)),
-    ("section", 4, re.compile(rf"^(SUBSE[ÇC][ÃA]O)\s+({ROMAN}|\d+)\b", re.I)),
-    ("section", 3, re.compile(rf"^(SE[ÇC][ÃA]O|SECTION)\s+({ROMAN}|\d+)\b", re.I)),
+# kind, level, pattern (on the start of a line), guarded; order matters. A guarded
+# (English) marker opens a unit only when the line reads as a heading (see `_guard_ok`):
+# "Section 3 describes the method" at a line start is prose, "Section 3. Scope" is not.
+LEGAL_MARKERS: list[tuple[str, int, re.Pattern[str], bool]] = [
+    ("part", 1, re.compile(rf"^(T[ÍI]TULO|PART)\s+({ROMAN}|\d+)\b", re.I), False),
+    ("part", 1, re.compile(rf"^(TITLE|Title)\s+({ROMAN}|\d+)\b"), True),
+    ("chapter", 2, re.compile(rf"^(CAP[ÍI]TULO)\s+({ROMAN}|\d+)\b", re.I), False),
+    ("chapter", 2, re.compile(rf"^(CHAPTER|Chapter)\s+({ROMAN}|\d+)\b"), True),
+    ("section", 4, re.compile(rf"^(SUBSE[ÇC][ÃA]O)\s+({ROMAN}|\d+)\b", re.I), False),
+    ("section", 4, re.compile(rf"^(SUBSECTION|Subsection)\s+({ROMAN}|{DOTTED})\b"), True),
+    ("section", 3, re.compile(rf"^(SE[ÇC][ÃA]O)\s+({ROMAN}|\d+)\b", re.I), False),
+    ("section", 3, re.compile(rf"^(SECTION|Section|SEC\.|Sec\.)\s*({ROMAN}|{DOTTED})\b"), True),
     # digits may come letter-spaced out of justified text: "Art. 5 7." is Art. 57
     (
         "article",
         5,
-        re.compile(rf"^(Art\.|Artigo|Article)\s*(\d+(?: \d)*(?:-[A-Z])?){ORD}\.?(?=\s|$)"),
+        re.compile(rf"^(Art\.|Artigo)\s*(\d+(?: \d)*(?:-[A-Z])?){ORD}\.?(?=\s|$)"),
+        False,
     ),
-    ("paragraph", 6, re.compile(r"^(Parágrafo único|Paragrafo unico)\.?(?=\s|$|[.:—–-])", re.I)),
-    ("paragraph", 6, re.compile(rf"^(§)\s*(\d+){ORD}\.?(?=\s|$)")),
-    ("item", 7, re.compile(rf"^({ROMAN})\s*[-–—]\s+")),
-    ("point", 8, re.compile(r"^([a-z])\)\s+")),
+    ("article", 5, re.compile(r"^(ARTICLE|Article)\s+(\d+(?:-[A-Z])?)\b\.?"), True),
+    (
+        "paragraph",
+        6,
+        re.compile(r"^(Parágrafo único|Paragrafo unico)\.?(?=\s|$|[.:—–-])", re.I),
+        False,
+    ),
+    ("paragraph", 6, re.compile(rf"^(§)\s*(\d+){ORD}\.?(?=\s|$)"), False),
+    ("item", 7, re.compile(rf"^({ROMAN})\s*[-–—]\s+"), False),
+    ("point", 8, re.compile(r"^([a-z])\)\s+"), False),
+    ("point", 8, re.compile(r"^\(([a-z])\)\s+"), False),
 ]
 NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.*)$")
 CAPTION = re.compile(r"^(Tabela|Table|Quadro)\s+(\d+)\b", re.I)
@@ -69,7 +91,8 @@ def _article_number(label: str) -> tuple[int, str]:
 
 def _id_segment(kind: str, label: str, title: str) -> str:
     number = re.sub(
-        r"^(art\.?|artigo|article|§|t[ií]tulo|cap[ií]tulo|se[çc][ãa]o|tabela|table|quadro)\s*",
+        r"^(art\.?|artigo|article|§|t[ií]tulo|title|part|cap[ií]tulo|chapter|subsection|"
+        r"se[çc][ãa]o|section|sec\.|tabela|table|quadro)\s*",
         "",
         label,
         flags=re.I,
@@ -204,6 +227,10 @@ class TreeBuilder:
             self.open("text", top.node.level + 1, "", "", line, line.text)
         self._extend(line.char_end)
 
+    def extend_to(self, end: int) -> None:
+        """Stretch every open unit to cover text up to `end`."""
+        self._extend(end)
+
     def _extend(self, end: int) -> None:
         for item in self.stack:
             item.node.char_end = max(item.node.char_end, end)
@@ -247,7 +274,7 @@ def _merge_wrapped_headings(lines: list[Line], body: float) -> list[Line]:
             and prev.size == line.size
             and 0 <= line.top - prev.bottom < prev.size * 0.8
             and not NUMBERED.match(line.text)
-            and not any(p.match(line.text) for _, _, p in LEGAL_MARKERS)
+            and not any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS)
         ):
             prev.text = f"{prev.text} {line.text}"
             prev.bottom = line.bottom
@@ -267,35 +294,74 @@ def _caput_title(text: str) -> str:
     return first[:160]
 
 
+LegacyTable = tuple[list[list[str]], list[tuple[int, int]], int, int]
+
+
+def _logical(key: tuple[int, int], table: LogicalTable | LegacyTable) -> LogicalTable:
+    """A logical table from what the caller has: itself, or (rows, row spans, start, end)
+    of a one-page table whose header is its first row when that reads as one."""
+    if isinstance(table, LogicalTable):
+        return table
+    rows, spans, start, end = table
+    lead = 1 if rows and looks_like_header(rows[0]) else 0
+    part = TablePart(
+        key[0], key[1], rows, list(spans), start, end, lead, list(rows[0]) if lead else []
+    )
+    return join_tables([part])[0]
+
+
+def tables_by_piece(tables: Sequence[LogicalTable]) -> dict[tuple[int, int], LogicalTable]:
+    """Every (page, table index) piece mapped to the logical table it belongs to."""
+    return {key: table for table in tables for key in table.keys}
+
+
 def build_tree(
     partition_key: str,
     doc: DocText,
     lines: Sequence[Line],
-    tables: dict[tuple[int, int], tuple[list[list[str]], list[tuple[int, int]], int, int]],
+    tables: Mapping[tuple[int, int], LogicalTable | LegacyTable],
     title: str,
 ) -> list[Node]:
     """Build the tree of units of one document.
 
-    `lines` are every page's lines with offsets; `tables` maps (page, table index) to
-    (rows, row spans, char_start, char_end); `title` names the root node.
+    `lines` are every page's lines with offsets; `tables` maps (page, table index) to the
+    logical table that piece belongs to (`tables_by_piece`), or to (rows, row spans,
+    char_start, char_end) of a one-page table; `title` names the root node. A table is
+    one node wherever its pieces are printed, named by its caption (`Tabela 2 – ...`
+    printed just above or just below it) or else by its title row.
     """
     body = body_font_size(lines)
     builder = TreeBuilder(partition_key, doc, title)
     lines = _merge_wrapped_headings(list(lines), body)
     max_size = max((ln.size for ln in lines), default=0.0)
+    logical = {key: _logical(key, table) for key, table in tables.items()}
     pending_caption: Line | None = None
-    current_table: tuple[int, int] | None = None  # (page, index) being emitted
+    emitted: set[int] = set()  # id() of the logical tables already in the tree
+    span = (-1, -1)  # span of the last table emitted
+    skip: set[int] = set()  # lines used as a caption below a table
+    awaiting: Node | None = None  # a unit opened by a bare marker, its title on the next line
     first_content = True
     for i, line in enumerate(lines):
         page = doc.page_at(line.char_start)
-        if line.table >= 0 and (page, line.table) in tables:
-            if current_table == (page, line.table):
+        table = logical.get((page, line.table)) if line.table >= 0 else None
+        if table is not None:
+            if id(table) in emitted:
                 continue
-            current_table = (page, line.table)
-            _add_table(builder, tables[current_table], pending_caption)
+            emitted.add(id(table))
+            below = None
+            if pending_caption is None:
+                below = _caption_below(lines, i, table, logical, doc)
+                if below is not None:
+                    skip.add(below)
+            caption = pending_caption or (lines[below] if below is not None else None)
+            _add_table(builder, table, caption)
+            span = (table.char_start, max(table.char_end, caption.char_end if caption else -1))
             pending_caption = None
             continue
-        current_table = None
+        if i in skip:
+            continue
+        if span[0] <= line.char_start < span[1] and _is_note(line.text):
+            continue  # "(continua)" between the pieces of a table
         if pending_caption is not None:
             builder.add_text(pending_caption)
             pending_caption = None
@@ -309,38 +375,90 @@ def build_tree(
         if CAPTION.match(line.text) and i + 1 < len(lines) and lines[i + 1].table >= 0:
             pending_caption = line
             continue
+        if awaiting is not None and _title_line(line, body):
+            awaiting.title = line.text  # "CHAPTER I" / "General Provisions" on two lines
+            builder.stack[-1].text_parts.append(line.text)
+            builder.extend_to(line.char_end)
+            awaiting = None
+            continue
+        awaiting = None
         if not _add_marker(builder, line, body):
             builder.add_text(line)
+            continue
+        opened = builder.stack[-1].node
+        if opened.kind in (*STRUCTURAL_KINDS, "article") and opened.label and not opened.title:
+            awaiting = opened
     if pending_caption is not None:
         builder.add_text(pending_caption)
     return builder.finish()
 
 
-def _add_table(
-    builder: TreeBuilder,
-    table: tuple[list[list[str]], list[tuple[int, int]], int, int],
-    caption_line: Line | None,
-) -> None:
-    """A table node (named by its caption) with one row node per data row."""
-    rows, row_spans, t_start, t_end = table
-    caption = caption_line.text if caption_line else ""
+def _title_line(line: Line, body: float) -> bool:
+    """A heading line that names the unit whose bare marker is printed just above it."""
+    if line.table >= 0 or not _heading_like(line, body) or NUMBERED.match(line.text):
+        return False
+    return not any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS)
+
+
+def _is_note(text: str) -> bool:
+    return len(text) <= 60 and bool(CONTINUED.search(text))
+
+
+def _caption_below(
+    lines: Sequence[Line],
+    i: int,
+    table: LogicalTable,
+    logical: Mapping[tuple[int, int], LogicalTable],
+    doc: DocText,
+) -> int | None:
+    """Index of a caption line printed right below a table (not above the next one)."""
+    j = i + 1
+    while j < len(lines) and lines[j].table >= 0:
+        if logical.get((doc.page_at(lines[j].char_start), lines[j].table)) is not table:
+            return None  # another table follows directly
+        j += 1
+    if j >= len(lines) or not CAPTION.match(lines[j].text):
+        return None
+    if j + 1 < len(lines) and lines[j + 1].table >= 0:
+        return None  # it names the next table
+    return j
+
+
+def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | None) -> None:
+    """A table node (named by its caption, else its title row) with one node a data row."""
+    caption = caption_line.text if caption_line else table.title
     cap = CAPTION.match(caption)
     count = sum(1 for n in builder.nodes if n.kind == "table") + 1
     label = f"{cap.group(1).capitalize()} {cap.group(2)}" if cap else f"Tabela {count}"
-    start = caption_line.char_start if caption_line else t_start
-    node = builder.leaf("table", label, caption, caption, start, t_end)
+    start, end = table.char_start, table.char_end
+    if caption_line is not None:
+        start = caption_line.char_start if start < 0 else min(start, caption_line.char_start)
+        end = max(end, caption_line.char_end)
+    node = builder.leaf("table", label, caption, caption, start, end)
     builder.stack[-1].own_open = False  # text after the table goes to a new text unit
-    for r, (cells, span) in enumerate(zip(rows, row_spans, strict=False)):
-        if r > 0 and span[0] >= 0:
-            builder.leaf("table_row", str(r), "", " | ".join(cells), span[0], span[1], node)
+    for row in table.rows:
+        if row.char_start >= 0:
+            text = " | ".join(row.cells)
+            builder.leaf("table_row", str(row.index), "", text, row.char_start, row.char_end, node)
+
+
+def _guard_ok(line: Line, body: float, keyword: str, rest: str) -> bool:
+    """Whether an English marker line is a heading: printed as one, in capitals, alone on
+    its line, or followed by a title after a separator (`Section 2. Scope`)."""
+    if _heading_like(line, body) or keyword.isupper():
+        return True
+    rest = rest.strip()
+    return not rest or rest[0] in ".:–—-"
 
 
 def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
     """Open a unit if the line starts with a marker; False if it is plain text."""
     text = line.text
-    for kind, level, pattern in LEGAL_MARKERS:
+    for kind, level, pattern, guarded in LEGAL_MARKERS:
         match = pattern.match(text)
         if not match:
+            continue
+        if guarded and not _guard_ok(line, body, match.group(1), text[match.end() :]):
             continue
         if kind == "article":
             digits = match.group(2).replace(" ", "")
@@ -348,13 +466,20 @@ def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
             if number <= builder.last_article:
                 return False  # a reference to an earlier article at a line start
             builder.last_article = number
-            label = f"Art. {digits}{_ordinal_sign(match.group(0))}"
+            if guarded:
+                label = f"Article {digits}"
+            else:
+                label = f"Art. {digits}{_ordinal_sign(match.group(0))}"
             builder.open(kind, level, label, _caput_title(text[match.end() :]), line, text)
             return True
         if kind in ("item", "point") and not _inside_legal_unit(builder):
             return False
         if kind in STRUCTURAL_KINDS:
-            label = f"{match.group(1).capitalize()} {match.group(2)}"
+            keyword = match.group(1).rstrip(".")
+            keyword = "Section" if keyword.lower() == "sec" else keyword.capitalize()
+            label = f"{keyword} {match.group(2)}"
+            if guarded and "." in match.group(2) and kind == "section":
+                level = min(4, level + match.group(2).count("."))
             title = _title_of(text, match.end())
             builder.open(kind, level, label, title, line, text)
             return True
