@@ -22,8 +22,10 @@ TORCH_VERSION="2.13.0"
 export HF_HUB_OFFLINE=1
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# Debian packages: fonts for scripts/make_sample_corpus.py; Tesseract (por, eng) for OCR.
-APT_PACKAGES=(fonts-dejavu-core tesseract-ocr tesseract-ocr-por tesseract-ocr-eng)
+# Debian packages: fonts for scripts/make_sample_corpus.py; Tesseract (por, eng) for OCR;
+# Chromium for the browser tests (the HTML eval report and the Dagster UI, driven by
+# Playwright through /usr/bin/chromium: Playwright's own browser download is never used).
+APT_PACKAGES=(fonts-dejavu-core tesseract-ocr tesseract-ocr-por tesseract-ocr-eng chromium)
 
 say() { printf '==> %s\n' "$*"; }
 

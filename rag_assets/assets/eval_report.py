@@ -4,8 +4,15 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from rag_assets.assets.embeddings import embeddings
-from rag_assets.core.evaluation import STANDARD
-from rag_assets.core.report import markdown_table, write_report
+from rag_assets.checks import eval_check_results, eval_checks
+from rag_assets.core.evaluation import ALL, STANDARD, resolve_strategies, strategy_families
+from rag_assets.core.report import (
+    hit3_regression,
+    markdown_table,
+    previous_report,
+    tag_table,
+    write_report,
+)
 from rag_assets.core.service import question_files, run_eval
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
@@ -16,14 +23,21 @@ class EvalConfig(Config):
     mode: str = Field("hybrid", description="Retrieval: hybrid | vector | fts")
     offsets: int = Field(4, description="Start offsets per size-based strategy")
     strategies: list[str] = Field(
-        default_factory=lambda: list(STANDARD),
-        description="Strategies compared with the default (names as `trecho eval` takes)",
+        default_factory=lambda: ["standard"],
+        description="Strategies compared with the default (names as `trecho eval` takes); "
+        f"'standard' = {', '.join(STANDARD)}; 'all' = {', '.join(ALL)}",
+    )
+    hit3_tolerance: float = Field(
+        0.05,
+        description="Warn when the default policy's hit@3 falls more than this below the "
+        "previous report over the same question files and mode",
     )
 
 
 @asset(
     deps=[embeddings],
     group_name="eval",
+    check_specs=eval_checks,
     description="Hit@k, MRR, tokens sent and chunk damage per strategy, on eval/*.jsonl.",
 )
 def eval_report(
@@ -34,27 +48,36 @@ def eval_report(
     lancedb: LanceDBResource,
 ) -> MaterializeResult:
     """Run the eval over every indexed live version and write `reports/<timestamp>/`."""
-    from rag_assets.core.evaluation import strategy_families
-
     model = embedder.embedder()
     index = lancedb.index(lake.lake, model)
     files = question_files(lake.lake)
+    try:
+        families = strategy_families(resolve_strategies(config.strategies), config.offsets, model)
+    except ValueError as exc:
+        raise ValueError(f"eval_report config: {exc}") from exc
     result = run_eval(
         lake.lake,
         model,
         index,
         files,
-        strategy_families(config.strategies, config.offsets, model),
+        families,
         mode=config.mode,  # type: ignore[arg-type]
         progress=lambda name: context.log.info(f"evaluating {name}"),
     )
-    folder = write_report(result, lake.lake.reports_dir, [f.name for f in files])
+    sources = [f.name for f in files]
+    folder = write_report(result, lake.lake.reports_dir, sources)
+    previous = previous_report(lake.lake.reports_dir, folder, sources, result.mode)
+    regression = hit3_regression(result, previous, config.hit3_tolerance)
     default = result.strategies["default"]
     return MaterializeResult(
         metadata={
-            "report": MetadataValue.path(str(folder / "report.md")),
+            "report": MetadataValue.path(str(folder / "report.html")),
+            "report_md": MetadataValue.path(str(folder / "report.md")),
             "metrics_table": MetadataValue.md(markdown_table(result)),
+            "hit@3_by_tag": MetadataValue.md(tag_table(result)),
             "questions": result.questions,
+            "strategies": len(result.strategies),
             **{f"default {m}": float(v) for m, v in default.items() if m != "questions"},
-        }
+        },
+        check_results=eval_check_results(default, regression),
     )

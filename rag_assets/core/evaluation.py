@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from rag_assets.core.chunking import SIZED, build_chunker
 from rag_assets.core.chunking.base import Chunker
 from rag_assets.core.chunking.sized import offsets_for
@@ -95,7 +97,42 @@ STANDARD = (
     "fixed_tokens-512-o64",
     "fixed_tokens-256-o0",
 )
-"""What `eval_report` and `trecho eval` compare with the default unless told otherwise."""
+"""A quick comparison: `trecho eval --strategies standard`, and its default."""
+
+ALL = (
+    "fixed_tokens-512-o64",
+    "fixed_tokens-512-o128",
+    "fixed_tokens-256-o0",
+    "fixed_tokens-128-o0",
+    "recursive-512-o64",
+    "structural",
+    "structural-no-repack",
+    "legal-article",
+    "legal-paragraph",
+    "legal-point",
+    "default-noheader",
+    "fixed_tokens-512-o64-noheader",
+)
+"""Every strategy of the full report, compared with the default policy (`--strategies all`):
+the common recipe (512-token windows, overlap 64 or 128), smaller windows, LangChain-style
+recursive splitting at the same size, the structure-aware families, and the default policy
+and the common recipe without the context header (what the header is worth)."""
+
+ALIASES: dict[str, tuple[str, ...]] = {"all": ALL, "standard": STANDARD}
+
+
+def resolve_strategies(names: Sequence[str] | None) -> list[str]:
+    """Strategy names to compare with the default: aliases (`all`, `standard`) expanded,
+    `default` dropped (it is always evaluated), duplicates removed, order kept.
+
+    No names means `standard`, the quick comparison.
+    """
+    out: list[str] = []
+    for name in names or ("standard",):
+        for item in ALIASES.get(name, (name,)):
+            if item != "default" and item not in out:
+                out.append(item)
+    return out
 
 
 def strategy_families(
@@ -185,7 +222,16 @@ def summarize(results: Sequence[QuestionResult]) -> dict[str, float]:
         "answer_complete@3": _mean(complete),
         "tokens@3": round(_mean([float(r.tokens3) for r in scored]), 1),
         "twin_confusion": _mean(twins),
+        # how many questions the last two are over (0: not applicable, shown as "–")
+        "answer_complete_questions": float(len(complete)),
+        "twin_questions": float(len(twins)),
     }
+
+
+def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, float]:
+    rows = [row for v in versions.values() for row in v.rows]
+    damage = chunk_damage(chunks, rows, {k: v.doc.text for k, v in versions.items()})
+    return {k: float(v) for k, v in damage.as_dict().items()}
 
 
 def run_chunks(
@@ -200,27 +246,53 @@ def run_chunks(
     hits = index.search_many([q.question for q in questions], k=k, mode=mode)
     results = [judge(q, h, versions) for q, h in zip(questions, hits, strict=True)]
     metrics = summarize(results)
-    rows = [row for v in versions.values() for row in v.rows]
-    damage = chunk_damage(chunks, rows, {k: v.doc.text for k, v in versions.items()})
-    metrics.update(
-        {
-            "orphans": float(damage.orphans),
-            "mid_line_starts": float(damage.mid_line_starts),
-            "truncated": float(damage.truncated),
-            "chunks": float(damage.chunks),
-        }
-    )
+    metrics.update(_damage(chunks, versions))
     return metrics, results
 
 
+def by_document(
+    chunks: Sequence[Chunk], versions: dict[str, Version], results: Sequence[QuestionResult]
+) -> dict[str, dict[str, float]]:
+    """Retrieval metrics of each document's questions and the damage of its chunks, per
+    doc_id: which document drags a strategy down."""
+    out: dict[str, dict[str, float]] = {}
+    for doc_id in sorted({v.info.doc_id for v in versions.values()}):
+        mine = {k: v for k, v in versions.items() if v.info.doc_id == doc_id}
+        out[doc_id] = summarize([r for r in results if r.doc_id == doc_id]) | _damage(
+            [c for c in chunks if c.partition_key in mine], mine
+        )
+    return out
+
+
+def embed_memo(
+    embedder: Embedder, texts: Sequence[str], memo: dict[str, np.ndarray] | None = None
+) -> np.ndarray:
+    """Passage vectors of `texts`, embedding only texts not in `memo` (which it fills).
+
+    Strategies often cut identical chunks (the policy and `structural` on a manual, the
+    `legal-*` family on short articles): within one eval each text is embedded once.
+    """
+    memo = {} if memo is None else memo
+    todo = list(dict.fromkeys(t for t in texts if t not in memo))
+    if todo:
+        memo.update(zip(todo, embedder.embed_passages(todo), strict=True))
+    if not texts:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    return np.stack([memo[t] for t in texts]).astype(np.float32)
+
+
 def index_scratch(
-    chunks: Sequence[Chunk], versions: dict[str, Version], embedder: Embedder, folder: Path
+    chunks: Sequence[Chunk],
+    versions: dict[str, Version],
+    embedder: Embedder,
+    folder: Path,
+    memo: dict[str, np.ndarray] | None = None,
 ) -> Index:
     """A throwaway index of a strategy's chunks, built the way the live one is."""
     import polars as pl
 
     index = Index(folder, embedder)
-    vectors = embedder.embed_passages([c.text for c in chunks])
+    vectors = embed_memo(embedder, [c.text for c in chunks], memo)
     for key, version in versions.items():
         mask = [i for i, c in enumerate(chunks) if c.partition_key == key]
         frame = pl.DataFrame([chunks[i].as_row() for i in mask])
@@ -240,13 +312,16 @@ def index_scratch(
 
 @dataclass
 class EvalResult:
-    """Per strategy: the metrics (mean over offsets) and, for size-based ones, the range."""
+    """Per strategy: the metrics (mean over offsets) and, for size-based ones, the range,
+    the metrics of each start offset, and breakdowns by question tag and by document."""
 
     strategies: dict[str, dict[str, float]]
     ranges: dict[str, dict[str, tuple[float, float]]]
     by_tag: dict[str, dict[str, dict[str, float]]]
     questions: int
     mode: str
+    by_doc: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    offsets: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """`{"strategies": {name: {metric: value}}, ...}` as `trecho eval --json` prints."""
@@ -254,14 +329,38 @@ class EvalResult:
             "strategies": self.strategies,
             "ranges": {s: {m: list(r) for m, r in v.items()} for s, v in self.ranges.items()},
             "by_tag": self.by_tag,
+            "by_doc": self.by_doc,
+            "offsets": self.offsets,
             "questions": self.questions,
             "mode": self.mode,
         }
+
+    @classmethod
+    def from_json(cls, payload: dict[str, Any]) -> EvalResult:
+        """The result back from `metrics.json` (as `to_json` wrote it)."""
+        return cls(
+            strategies=payload["strategies"],
+            ranges={
+                s: {m: (r[0], r[1]) for m, r in v.items()}
+                for s, v in payload.get("ranges", {}).items()
+            },
+            by_tag=payload.get("by_tag", {}),
+            questions=int(payload.get("questions", 0)),
+            mode=str(payload.get("mode", "")),
+            by_doc=payload.get("by_doc", {}),
+            offsets=payload.get("offsets", {}),
+        )
 
 
 def _by_tag(results: Sequence[QuestionResult]) -> dict[str, dict[str, float]]:
     tags = sorted({t for r in results for t in r.tags})
     return {t: summarize([r for r in results if t in r.tags]) for t in tags}
+
+
+def _mean_tables(tables: Sequence[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """Mean, key by key, of per-document tables of several start offsets."""
+    keys = [k for k in tables[0]] if tables else []
+    return {k: {m: _mean([t[k][m] for t in tables]) for m in tables[0][k]} for k in keys}
 
 
 def evaluate(
@@ -278,33 +377,40 @@ def evaluate(
     """Evaluate the default policy (live index) and every other strategy side by side."""
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
     counter = embedder.token_counter()
-    table: dict[str, dict[str, float]] = {}
-    ranges: dict[str, dict[str, tuple[float, float]]] = {}
-    by_tag: dict[str, dict[str, dict[str, float]]] = {}
+    result = EvalResult({}, {}, {}, 0, mode)
+    memo: dict[str, np.ndarray] = {}
     with tempfile.TemporaryDirectory(prefix="trecho-eval-") as tmp:
         if live_index is None or live_chunks is None:
             default = build_chunker("default", embedder)
             live_chunks = [c for v in versions.values() for c in default(v, counter)]
-            live_index = index_scratch(live_chunks, versions, embedder, Path(tmp) / "default")
+            live_index = index_scratch(live_chunks, versions, embedder, Path(tmp) / "default", memo)
         progress("default")
         metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode)
-        table["default"], by_tag["default"] = metrics, _by_tag(results)
+        result.strategies["default"] = metrics
+        result.by_tag["default"] = _by_tag(results)
+        result.by_doc["default"] = by_document(live_chunks, versions, results)
         for name, variants in strategies.items():
-            runs: list[dict[str, float]] = []
+            runs: dict[str, dict[str, float]] = {}
+            docs: list[dict[str, dict[str, float]]] = []
             all_results: list[QuestionResult] = []
             for variant, chunker in variants.items():
                 progress(f"{name} {variant}".strip())
                 chunks = [c for v in versions.values() for c in chunker(v, counter)]
                 folder = Path(tmp) / f"{name}-{variant}"
-                index = index_scratch(chunks, versions, embedder, folder)
+                index = index_scratch(chunks, versions, embedder, folder, memo)
                 metrics, results = run_chunks(chunks, versions, questions, index, k, mode)
-                runs.append(metrics)
+                runs[variant or name] = metrics
+                docs.append(by_document(chunks, versions, results))
                 all_results.extend(results)
-            table[name] = {m: _mean([r[m] for r in runs]) for m in runs[0]}
+            first = next(iter(runs.values()))
+            result.strategies[name] = {m: _mean([r[m] for r in runs.values()]) for m in first}
             if len(runs) > 1:
-                ranges[name] = {
-                    m: (min(r[m] for r in runs), max(r[m] for r in runs)) for m in runs[0]
+                result.ranges[name] = {
+                    m: (min(r[m] for r in runs.values()), max(r[m] for r in runs.values()))
+                    for m in first
                 }
-            by_tag[name] = _by_tag(all_results)
-    answerable = int(table["default"]["questions"])
-    return EvalResult(table, ranges, by_tag, answerable, mode)
+                result.offsets[name] = runs
+            result.by_tag[name] = _by_tag(all_results)
+            result.by_doc[name] = _mean_tables(docs)
+    result.questions = int(result.strategies["default"]["questions"])
+    return result
