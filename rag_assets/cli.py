@@ -293,8 +293,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag_assets.core.report import markdown_table, render_markdown, write_report
     from rag_assets.core.service import question_files, run_eval
 
-    embedder = _embedder(args)
-    index = _index(args, lake, embedder)
+    index = _serving_index(args, lake)  # the model search uses, unless --model is given
+    embedder = index.embedder
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
     names = resolve_strategies(args.strategies)
     try:

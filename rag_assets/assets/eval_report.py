@@ -13,6 +13,7 @@ from rag_assets.core.report import (
     tag_table,
     write_report,
 )
+from rag_assets.core.search import active_embedder
 from rag_assets.core.service import question_files, run_eval
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
@@ -48,7 +49,8 @@ def eval_report(
     lancedb: LanceDBResource,
 ) -> MaterializeResult:
     """Run the eval over every indexed live version and write `reports/<timestamp>/`."""
-    model = embedder.embedder()
+    # the model search uses: during a model backfill, the complete old table, not the new one
+    model = active_embedder(lancedb.uri_for(lake.lake), embedder.embedder())
     index = lancedb.index(lake.lake, model)
     files = question_files(lake.lake)
     try:
