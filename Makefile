@@ -36,7 +36,7 @@ setup:
 demo: setup
 	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/trecho materialize --lake $(LAKE)
 	@latest=$$(ls -1d $(LAKE)/reports/*/ 2>/dev/null | sort | tail -n 1); \
-	if [ -n "$$latest" ]; then echo; echo "Eval report: $${latest}report.md"; \
+	if [ -n "$$latest" ]; then echo; echo "Eval report: $${latest}report.html"; \
 	else echo "no eval report was written" >&2; exit 1; fi
 
 test: setup
