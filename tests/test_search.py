@@ -348,3 +348,33 @@ def test_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path, embedder:
     expected = {key: len(DOCS[key][1]) for key in DOCS}
     assert Index(uri, embedder).partition_counts() == expected
     assert results == [[expected[key]] * 3 for key in jobs]
+
+
+def test_the_models_own_prompts_are_used_when_none_is_configured(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """A sentence-transformers model that ships `query`/`document` prompts in its config
+    gets them without any trecho setting; a configured prefix still wins."""
+    import json
+
+    from rag_assets.core.embedding import resolve_model_path
+
+    source = Path(resolve_model_path("all-MiniLM-L6-v2"))
+    model = tmp_path / "minilm-prompted"
+    model.mkdir()
+    for item in source.iterdir():
+        if item.name != "config_sentence_transformers.json":
+            (model / item.name).symlink_to(item, target_is_directory=item.is_dir())
+    config = json.loads((source / "config_sentence_transformers.json").read_text())
+    config["prompts"] = {"query": "query: ", "document": "passage: "}
+    (model / "config_sentence_transformers.json").write_text(json.dumps(config))
+
+    prompted = Embedder(model=str(model))
+    assert prompted.effective_query_prefix == "query: "
+    assert prompted.effective_passage_prefix == "passage: "
+    same = embedder.embed_queries(["query: prazo de reembolso"])
+    assert np.allclose(prompted.embed_queries(["prazo de reembolso"]), same, atol=1e-5)
+    counted = prompted.token_counter().count("prazo")
+    assert counted == embedder.token_counter().count("passage: prazo")
+    override = Embedder(model=str(model), query_prefix="search: ")
+    assert override.effective_query_prefix == "search: "

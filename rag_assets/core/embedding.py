@@ -91,9 +91,25 @@ class Embedder:
         )
         return int(get_dim())
 
+    def _model_prompt(self, *names: str) -> str:
+        prompts = getattr(self.st, "prompts", None) or {}
+        return next((str(prompts[n]) for n in names if prompts.get(n)), "")
+
+    @property
+    def effective_query_prefix(self) -> str:
+        """The query prompt: the configured prefix, else the model's own `query` prompt
+        (sentence-transformers models can ship their prompts in their config)."""
+        return self.query_prefix or self._model_prompt("query")
+
+    @property
+    def effective_passage_prefix(self) -> str:
+        """The passage prompt: the configured prefix, else the model's own `document` /
+        `passage` prompt."""
+        return self.passage_prefix or self._model_prompt("document", "passage")
+
     def token_counter(self) -> TokenCounter:
-        """Counts tokens with this model's tokenizer, its passage prefix included."""
-        return TokenCounter(self.st.tokenizer, self.max_tokens, self.passage_prefix)
+        """Counts tokens with this model's tokenizer, its passage prompt included."""
+        return TokenCounter(self.st.tokenizer, self.max_tokens, self.effective_passage_prefix)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -109,8 +125,10 @@ class Embedder:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for passages (chunk texts), with the passage prefix."""
-        return self._encode([self.passage_prefix + t for t in texts])
+        prefix = self.effective_passage_prefix
+        return self._encode([prefix + t for t in texts])
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for queries, with the query prefix."""
-        return self._encode([self.query_prefix + t for t in texts])
+        prefix = self.effective_query_prefix
+        return self._encode([prefix + t for t in texts])
