@@ -409,8 +409,10 @@ def test_the_cron_schedule_indexes_what_changed_and_records_removals(
     schedule = defs.resolve_schedule_def("scan_and_index")
 
     def tick() -> list:
-        context = build_schedule_context(instance=instance, resources=defs.resources)
-        result = schedule(context)
+        # closed after each tick: an open schedule context leaves Dagster's current
+        # definitions-state storage pointing at an instance that is then collected
+        with build_schedule_context(instance=instance, resources=defs.resources) as context:
+            result = schedule(context)
         return result if isinstance(result, list) else []
 
     first = tick()
