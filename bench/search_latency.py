@@ -3,13 +3,13 @@
 The corpus is synthetic, scaled up from the real chunks: each row takes a real chunk's
 text with sentences dropped and one borrowed from another chunk, and a vector that mixes
 the two chunks' real vectors plus a little Gaussian noise, renormalized (embedding 100k
-texts for real would take over half an hour here at the nominal ~50 texts/s, hours under
-load). The same table is searched through
-trecho's `Index.search` as it is today (exact, no vector index) and with an ANN index on
-`vector` (LanceDB IVF_HNSW_SQ by default, IVF_PQ on request), query by query, alternating
-the order; recall@10 of the ANN results is measured against the exact ones. A second
-table tunes the ANN query knobs on raw LanceDB queries (pre-embedded vectors), and the
-cost of writing one version into a table of that size is measured against embedding it.
+texts for real would take over an hour here: ~25 texts/s with the machine idle). The same
+table is searched through trecho's `Index.search` as it is today (exact, no vector index)
+and with an ANN index on `vector` (LanceDB IVF_HNSW_SQ by default, IVF_PQ on request),
+query by query, alternating the order; recall@10 of the ANN results is measured against
+the exact ones. A second table tunes the ANN query knobs on raw LanceDB queries
+(pre-embedded vectors), and the cost of writing one version into a table of that size is
+measured against embedding it.
 
     python bench/search_latency.py [--quick] [--ann hnsw_sq,ivf_pq]
 """
