@@ -123,9 +123,10 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         instance.add_dynamic_partitions(DOC_VERSIONS, new)
     todo: dict[str, str] = {}
     embedder = _embedder(args)
+    counts = _index(args, lake, embedder).partition_counts()  # one scan for every version
     for key in live:
         reason = "--force" if args.force else None
-        reason = reason or stale_reason(lake, _db(args, lake), embedder, key)
+        reason = reason or stale_reason(lake, _db(args, lake), embedder, key, counts)
         reason = reason or _code_changed(defs, instance, key)
         if reason:
             todo[key] = "index_documents"

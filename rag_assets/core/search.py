@@ -260,12 +260,7 @@ class EmbeddingCache:
         self.table_name = CACHE_PREFIX + embedder.model_id
 
     def _open(self) -> Any | None:
-        try:
-            return self.db.open_table(self.table_name)
-        except ValueError as exc:
-            if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
-                return None
-            raise
+        return _open_table(self.db, self.table_name)
 
     def lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """The cached vectors among `hashes` (missing ones are simply absent)."""
@@ -414,6 +409,16 @@ def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
         _retry(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
 
 
+def _open_table(db: Any, name: str) -> Any | None:
+    """A table of `db`, or None when it does not exist (yet)."""
+    try:
+        return db.open_table(name)
+    except ValueError as exc:
+        if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
+            return None
+        raise
+
+
 def model_tables(uri: str | os.PathLike[str], prefix: str = "chunks__") -> list[str]:
     """Every model's index table in a database (`chunks__<model_id>`), or every table
     whose name starts with `prefix`."""
@@ -480,12 +485,7 @@ class Index:
 
     def _open(self) -> Any | None:
         """The table, or None when it does not exist yet."""
-        try:
-            return self.db.open_table(self.table_name)
-        except ValueError as exc:
-            if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
-                return None
-            raise
+        return _open_table(self.db, self.table_name)
 
     def exists(self) -> bool:
         """Whether this model's table has been created."""

@@ -171,7 +171,11 @@ def run_eval(
 
 
 def stale_reason(
-    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, key: str
+    lake: Lake,
+    db_uri: str | os.PathLike[str],
+    embedder: Embedder,
+    key: str,
+    counts: dict[str, int] | None = None,
 ) -> str | None:
     """Why a live version must be indexed again, or None when the lake already holds it
     as it is now: same file bytes (sha256), same sidecar, chunks written and the
@@ -196,7 +200,9 @@ def stale_reason(
     if not chunks.exists():
         return "chunks missing"
     expected = pl.scan_parquet(chunks).select(pl.len()).collect().item()
-    if Index(db_uri, embedder).partition_counts().get(key, 0) != expected:
+    if counts is None:  # one scan of the table; callers checking many versions pass it
+        counts = Index(db_uri, embedder).partition_counts()
+    if counts.get(key, 0) != expected:
         return f"not fully in {table_name(embedder.model_id)}"
     return None
 
