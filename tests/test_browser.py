@@ -265,10 +265,21 @@ def test_dagster_ui_draws_the_lineage_and_lists_live_versions(webserver, browser
     page.wait_for_function(
         f"() => document.querySelectorAll('svg path[marker-end]').length >= {len(CHAIN) - 1}"
     )
-    boxes, edges = graph_boxes(page), graph_edges(page)
+    # The graph is laid out and drawn in steps (nodes, then edges, then re-layout as status
+    # arrives): poll until every edge of the chain is drawn, or 30 s have passed.
+    missing: list[tuple[str, str]] = []
+    for _ in range(60):
+        boxes, edges = graph_boxes(page), graph_edges(page)
+        missing = [
+            (up, down)
+            for up, down in zip(CHAIN, CHAIN[1:], strict=False)
+            if up in boxes and down in boxes and not drawn_edge(boxes[up], boxes[down], edges)
+        ]
+        if set(CHAIN) <= set(boxes) and not missing:
+            break
+        page.wait_for_timeout(500)
     assert set(CHAIN) <= set(boxes), boxes
-    for upstream, downstream in zip(CHAIN, CHAIN[1:], strict=False):
-        assert drawn_edge(boxes[upstream], boxes[downstream], edges), (upstream, downstream)
+    assert not missing, (missing, len(edges))
     assert not drawn_edge(boxes["eval_report"], boxes["raw_pdf"], edges)
     settle(page)  # let the materialization status reach the nodes before the screenshot
     ARTIFACTS.mkdir(exist_ok=True)
