@@ -1,4 +1,5 @@
-"""The trecho code location: assets, checks, jobs, sensor, schedules and resources."""
+"""The trecho code location: assets, checks, jobs, sensor, schedules, resources and the
+executor that runs each run's steps (chosen by configuration: rag_assets/executors.py)."""
 
 from dagster import (
     AssetSelection,
@@ -6,12 +7,12 @@ from dagster import (
     AutomationConditionSensorDefinition,
     DefaultSensorStatus,
     Definitions,
-    multiprocess_executor,
 )
 
 from rag_assets.assets import ALL_ASSETS
 from rag_assets.assets.embeddings import build_embeddings
 from rag_assets.core.embedding import Embedder
+from rag_assets.executors import select_executor
 from rag_assets.jobs import embed_job, eval_job, index_job
 from rag_assets.schedules import eval_schedule, scan_and_index
 from rag_assets.sensors import raw_folder_sensor
@@ -44,11 +45,13 @@ def build_definitions(
     passage_prefix: str | None = None,
     db_uri: str = "",
     max_concurrent: int | None = None,
+    executor: str | None = None,
 ) -> Definitions:
     """Definitions with resources from the arguments, else the environment (TRECHO_LAKE,
     TRECHO_MODEL, TRECHO_QUERY_PREFIX, TRECHO_PASSAGE_PREFIX); an empty `db_uri` means
     `<lake>/lancedb`. The embeddings asset's code version carries the model id, so a
-    model change shows every partition as changed in the UI."""
+    model change shows every partition as changed in the UI. `executor` and
+    `max_concurrent` default to TRECHO_EXECUTOR and TRECHO_MAX_CONCURRENT."""
     env = configured_embedder()
     embedder = Embedder(
         model=model or env.model,
@@ -64,15 +67,13 @@ def build_definitions(
         for a in assets
     ]
     lake = LakeResource(root=lake_root) if lake_root else LakeResource()
-    executor = multiprocess_executor.configured(
-        {"max_concurrent": max_concurrent} if max_concurrent else {}
-    )
+    executor_def = select_executor(executor, max_concurrent)
     return Definitions(
         assets=assets,
         jobs=[index_job, embed_job, eval_job],
         sensors=[raw_folder_sensor, automation_sensor],
         schedules=[scan_and_index, eval_schedule],
-        executor=executor,
+        executor=executor_def,
         resources={
             "lake": lake,
             "embedder": EmbedderResource(

@@ -8,6 +8,7 @@
 #                                 else python3 when it is 3.11)
 #   TRECHO_SETUP_FORCE=1          re-run pip even when pyproject.toml has not changed
 #   TRECHO_SKIP_APT=1             never touch Debian packages
+#   TRECHO_EXTRAS=dev,s3          the package extras to install (default dev,s3,dask,postgres)
 #
 # Safe to run again: Debian packages already present are not reinstalled, an existing
 # .venv on Python 3.11 is kept, and pip is skipped while pyproject.toml and this script
@@ -19,13 +20,17 @@ ROOT="$(pwd)"
 VENV="$ROOT/.venv"
 STAMP="$VENV/.trecho-setup-stamp"
 TORCH_VERSION="2.13.0"
+# dev: tests and lint; s3, dask, postgres: what the object-store and deploy tests run on
+EXTRAS="${TRECHO_EXTRAS:-dev,s3,dask,postgres}"
 export HF_HUB_OFFLINE=1
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 # Debian packages: fonts for scripts/make_sample_corpus.py; Tesseract (por, eng) for OCR;
 # Chromium for the browser tests (the HTML eval report and the Dagster UI, driven by
 # Playwright through /usr/bin/chromium: Playwright's own browser download is never used).
-APT_PACKAGES=(fonts-dejavu-core tesseract-ocr tesseract-ocr-por tesseract-ocr-eng chromium)
+# PostgreSQL for the test of the Postgres-backed Dagster instance (deploy/dagster.yaml).
+APT_PACKAGES=(fonts-dejavu-core tesseract-ocr tesseract-ocr-por tesseract-ocr-eng chromium
+    postgresql)
 
 say() { printf '==> %s\n' "$*"; }
 
@@ -117,8 +122,8 @@ else
     # CPU wheel of this version is what pip finds here.
     say "pip install torch==$TORCH_VERSION"
     "$VENV/bin/python" -m pip install -q "torch==$TORCH_VERSION"
-    say "pip install -e .[dev]"
-    "$VENV/bin/python" -m pip install -q -e ".[dev]"
+    say "pip install -e .[$EXTRAS]"
+    "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
     stamp_value >"$STAMP"
 fi
 

@@ -32,7 +32,7 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
         "doc_id": doc_id,
         "version": version,
         "title": sidecar.title or doc_id,
-        "source_path": str(pdf_path.relative_to(lake.lake.root)),
+        "source_path": lake.lake.relative(pdf_path),
         "sha256": sha,
         "n_pages": n_pages,
         "status": sidecar.status,

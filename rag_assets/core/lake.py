@@ -9,6 +9,12 @@ Layout (DESIGN.md)::
     <lake>/derived/<stage>/<key>.parquet     one Parquet file per partition per stage
     <lake>/lancedb/                          LanceDB, one table per embedding model
     <lake>/reports/<timestamp>/              eval reports
+
+The root is a local folder or an object-store URI (`s3://bucket/prefix`, any fsspec
+protocol installed): paths under it are `pathlib.Path` or `upath.UPath`, which share the
+API used here. Credentials and endpoint come from the standard environment (for S3:
+AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP), the
+same variables LanceDB reads for the index under `<lake>/lancedb`.
 """
 
 from __future__ import annotations
@@ -19,16 +25,21 @@ import hashlib
 import json
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
+from upath import UPath
+
+LakePath: TypeAlias = Path | UPath
+"""A path in a lake: local (`Path`) or in an object store (`UPath`)."""
 
 KEY_PART = re.compile(r"^[a-z0-9._-]+$")
 STAGES = ("documents", "pages", "nodes", "tables", "chunks")
@@ -64,7 +75,23 @@ def split_key(key: str) -> tuple[str, str]:
     return doc_id, version
 
 
-def sha256_file(path: Path) -> str:
+def is_remote(uri: str | os.PathLike[str]) -> bool:
+    """Whether a lake root or database URI names an object store rather than a folder."""
+    text = str(uri)
+    return "://" in text and not text.startswith("file://")
+
+
+def local_lock_path(uri: str | os.PathLike[str], name: str) -> Path:
+    """Where to lock `name` of a store: inside a local store, else in a per-store folder
+    of the temp dir (object stores have no locks: this serializes writers on one host;
+    writers on several hosts rely on the store's conditional commits)."""
+    if not is_remote(uri):
+        return Path(uri) / name
+    digest = hashlib.sha256(str(uri).rstrip("/").encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / "trecho-locks" / digest / name
+
+
+def sha256_file(path: LakePath) -> str:
     """Hex sha256 of a file's bytes: the identity of a document version's content."""
     digest = hashlib.sha256()
     with path.open("rb") as fh:
@@ -73,7 +100,7 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _as_date(value: Any, field_name: str, path: Path) -> dt.date | None:
+def _as_date(value: Any, field_name: str, path: LakePath) -> dt.date | None:
     if value is None or value == "":
         return None
     if isinstance(value, dt.datetime):
@@ -98,7 +125,7 @@ class Sidecar:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def read(cls, path: Path) -> Sidecar:
+    def read(cls, path: LakePath) -> Sidecar:
         """Parse a sidecar file; any problem is a LakeError naming the file."""
         if not path.exists():
             return cls()
@@ -135,8 +162,8 @@ class RawVersion:
 
     doc_id: str
     version: str
-    pdf_path: Path
-    sidecar_path: Path
+    pdf_path: LakePath
+    sidecar_path: LakePath
 
     @property
     def key(self) -> str:
@@ -145,36 +172,51 @@ class RawVersion:
 
 
 class Lake:
-    """Paths of one data lake; nothing is read or written outside its root."""
+    """Paths of one data lake, local or in an object store; nothing is read or written
+    outside its root."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root).resolve()
+        self.remote = is_remote(root)
+        self.root: LakePath
+        if self.remote:
+            # no listings cache: a sensor must see files added by other processes
+            self.root = UPath(str(root).rstrip("/"), use_listings_cache=False)
+        else:
+            self.root = Path(root).resolve()
 
     def __repr__(self) -> str:
         return f"Lake({str(self.root)!r})"
 
+    def lock_path(self, name: str) -> Path:
+        """A local file to lock around read-modify-write of the lake's shared files."""
+        return local_lock_path(str(self.root), name)
+
+    def relative(self, path: LakePath) -> str:
+        """`path` relative to the lake root, as stored in the documents table."""
+        return str(path)[len(str(self.root)) :].lstrip("/")
+
     @property
-    def raw_dir(self) -> Path:
+    def raw_dir(self) -> LakePath:
         """Where the input PDFs live."""
         return self.root / "raw"
 
     @property
-    def eval_dir(self) -> Path:
+    def eval_dir(self) -> LakePath:
         """Where question files live."""
         return self.root / "eval"
 
     @property
-    def lancedb_dir(self) -> Path:
+    def lancedb_dir(self) -> LakePath:
         """The LanceDB database folder."""
         return self.root / "lancedb"
 
     @property
-    def reports_dir(self) -> Path:
+    def reports_dir(self) -> LakePath:
         """Where eval reports are written, one folder per run."""
         return self.root / "reports"
 
     @property
-    def tombstones_path(self) -> Path:
+    def tombstones_path(self) -> LakePath:
         """Keys removed from the index, with when and why: never to be reused."""
         return self.root / "removed_versions.json"
 
@@ -194,7 +236,7 @@ class Lake:
     def add_tombstone(self, key: str, reason: str) -> None:
         """Remember that `key` was removed (the first removal's date and reason are kept)."""
         split_key(key)
-        with file_lock(self.root / ".removed_versions.lock"):
+        with file_lock(self.lock_path(".removed_versions.lock")):
             data = self.tombstones()
             if key in data:
                 return
@@ -205,28 +247,43 @@ class Lake:
                 "removed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                 "sha256": sha256_file(pdf) if pdf.is_file() else "",
             }
-            tmp = self.tombstones_path.with_suffix(f".tmp-{os.getpid()}")
-            tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            os.replace(tmp, self.tombstones_path)
+            _write_atomically(
+                self.tombstones_path,
+                (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"),
+            )
 
     @property
     def dagster_home(self) -> Path:
-        """The default persistent Dagster instance folder for this lake."""
+        """The default persistent Dagster instance folder for this lake: `<lake>/.dagster`
+        for a local lake, `~/.trecho/dagster/<hash of the URI>` for an object store (the
+        instance's SQLite storage needs a local disk; set DAGSTER_HOME to share one)."""
+        if self.remote:
+            digest = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+            return Path.home() / ".trecho" / "dagster" / digest
         return self.root / ".dagster"
 
-    def stage_path(self, stage: str, key: str) -> Path:
+    @property
+    def local_cache_dir(self) -> Path:
+        """A local folder for caches that need no sharing: `<lake>/cache` for a local lake,
+        `~/.cache/trecho/<hash of the URI>` for an object store."""
+        if self.remote:
+            digest = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+            return Path.home() / ".cache" / "trecho" / digest
+        return self.root / "cache"
+
+    def stage_path(self, stage: str, key: str) -> LakePath:
         """The Parquet file of one stage for one partition."""
         if stage not in STAGES:
             raise ValueError(f"unknown stage {stage!r}")
         split_key(key)
         return self.root / "derived" / stage / f"{key}.parquet"
 
-    def raw_paths(self, key: str) -> tuple[Path, Path]:
+    def raw_paths(self, key: str) -> tuple[LakePath, LakePath]:
         """The PDF and sidecar paths of a partition key, checked to stay inside the lake."""
         doc_id, version = split_key(key)
         pdf = self.raw_dir / doc_id / f"{version}.pdf"
         sidecar = self.raw_dir / doc_id / f"{version}.yaml"
-        for path in (pdf, sidecar):
+        for path in (pdf, sidecar) if isinstance(self.root, Path) else ():
             if path.exists() and not path.resolve().is_relative_to(self.root):
                 raise LakeError(f"{path}: resolves outside the lake root {self.root}")
         return pdf, sidecar
@@ -294,19 +351,29 @@ def superseded(starts: dict[str, dt.date | None], today: dt.date) -> dict[str, s
     return out
 
 
+def _write_atomically(path: LakePath, data: bytes) -> None:
+    """Replace a file's bytes so that readers see the old or the new content, never a
+    part: temp file + rename locally; one PUT (atomic by itself) in an object store."""
+    if not isinstance(path, Path):
+        path.write_bytes(data)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
 def write_stage(
     lake: Lake, stage: str, key: str, rows: list[dict[str, Any]], schema: pa.Schema
-) -> Path:
-    """Write one partition's rows of a stage as Parquet, atomically (temp file + rename).
+) -> LakePath:
+    """Write one partition's rows of a stage as Parquet, atomically.
 
     A reader sees the previous file or the new one, never a half-written file.
     """
     path = lake.stage_path(stage, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    table = pa.Table.from_pylist(rows, schema=schema)
-    tmp = path.with_suffix(f".parquet.tmp-{os.getpid()}")
-    pq.write_table(table, tmp)
-    os.replace(tmp, path)
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink)
+    _write_atomically(path, sink.getvalue().to_pybytes())
     return path
 
 
@@ -315,12 +382,27 @@ def read_stage(lake: Lake, stage: str, key: str) -> pl.DataFrame:
     path = lake.stage_path(stage, key)
     if not path.exists():
         raise LakeError(f"{path}: missing; materialize the '{stage}' stage for {key} first")
-    return pl.read_parquet(path)
+    if isinstance(path, Path):
+        return pl.read_parquet(path)
+    with path.open("rb") as fh:
+        return pl.read_parquet(fh)
 
 
-def remove_stage_files(lake: Lake, key: str) -> list[Path]:
+def stage_rows(lake: Lake, stage: str, key: str) -> int | None:
+    """How many rows one partition's Parquet file of a stage holds (read from its footer,
+    not its data); None when the file does not exist."""
+    path = lake.stage_path(stage, key)
+    if not path.exists():
+        return None
+    if isinstance(path, Path):
+        return pq.ParquetFile(path).metadata.num_rows
+    with path.open("rb") as fh:
+        return pq.ParquetFile(fh).metadata.num_rows
+
+
+def remove_stage_files(lake: Lake, key: str) -> list[LakePath]:
     """Delete every stage's Parquet file of one partition; returns what was removed."""
-    removed = []
+    removed: list[LakePath] = []
     for stage in STAGES:
         path = lake.stage_path(stage, key)
         if path.exists():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import io
 import math
 import os
 import re
@@ -31,6 +32,7 @@ import pdfplumber
 from pdfplumber.page import Page as PlumberPage
 from pdfplumber.utils import extract_text
 
+from rag_assets.core.lake import LakePath
 from rag_assets.core.schemas import DocText
 from rag_assets.core.tables import (
     CONTINUED,
@@ -207,7 +209,7 @@ class Extraction:
         return join_tables(self.table_parts())
 
 
-def check_pdf_file(path: Path, max_bytes: int) -> None:
+def check_pdf_file(path: LakePath, max_bytes: int) -> None:
     """Refuse files that are missing, empty, too large or not PDFs, before parsing."""
     if not path.is_file():
         raise PdfError(f"{path}: file not found")
@@ -501,7 +503,7 @@ def _phantom_spaces(chars: list[dict[str, Any]]) -> set[tuple[float, float]]:
     return phantom
 
 
-def _readable(path: Path, number: int, page: Any) -> Any:
+def _readable(path: LakePath, number: int, page: Any) -> Any:
     """The page without phantom spaces and without text drawn outside the page."""
     width, height = page.width, page.height
 
@@ -669,7 +671,7 @@ def _column_order(
 # --- OCR -------------------------------------------------------------------------------
 
 
-def _tesseract_ready(path: Path, pages: list[int], settings: OcrSettings) -> str:
+def _tesseract_ready(path: LakePath, pages: list[int], settings: OcrSettings) -> str:
     """The Tesseract executable, after checking it and its language data are installed."""
     need = f"page(s) {', '.join(map(str, pages))} are scanned (no usable text layer) and need OCR"
     exe = shutil.which(settings.command)
@@ -768,7 +770,7 @@ def _render(page: Any, dpi: int, folder: Path, number: int) -> Path:
     return target
 
 
-def _tesseract(exe: str, image: Path, settings: OcrSettings, path: Path, number: int) -> str:
+def _tesseract(exe: str, image: Path, settings: OcrSettings, path: LakePath, number: int) -> str:
     env = dict(os.environ)
     env.setdefault("OMP_THREAD_LIMIT", "1")  # one thread a page: several pages at once
     command = [exe, str(image), "stdout", "-l", settings.languages, "--dpi", str(settings.dpi)]
@@ -790,7 +792,7 @@ def _tesseract(exe: str, image: Path, settings: OcrSettings, path: Path, number:
 
 
 def _ocr(
-    path: Path, exe: str, images: dict[int, Path], settings: OcrSettings
+    path: LakePath, exe: str, images: dict[int, Path], settings: OcrSettings
 ) -> dict[int, list[Line]]:
     """OCR rendered pages with Tesseract, a few at a time; lines per page number."""
     workers = settings.workers or min(4, os.cpu_count() or 1)
@@ -875,10 +877,11 @@ def _assign_offsets(pages: list[Page]) -> DocText:
 # --- opening and extracting --------------------------------------------------------------
 
 
-def _open(path: Path) -> Any:
-    """Open a PDF with pdfplumber, turning its many failure types into a PdfError."""
+def _open(path: LakePath) -> Any:
+    """Open a PDF with pdfplumber (an object-store file is read into memory first),
+    turning its many failure types into a PdfError."""
     try:
-        return pdfplumber.open(path)
+        return pdfplumber.open(path if isinstance(path, Path) else io.BytesIO(path.read_bytes()))
     except Exception as exc:  # pdfminer raises many unrelated types
         name = " ".join(type(e).__name__ for e in (exc, *exc.args) if isinstance(e, Exception))
         if "Password" in name or "Encrypt" in name:
@@ -886,7 +889,7 @@ def _open(path: Path) -> Any:
         raise PdfError(f"{path}: malformed PDF, it cannot be opened ({name}: {exc})") from exc
 
 
-def _page_count(path: Path, pdf: Any, max_pages: int) -> int:
+def _page_count(path: LakePath, pdf: Any, max_pages: int) -> int:
     try:
         n_pages = len(pdf.pages)
     except Exception as exc:
@@ -898,14 +901,14 @@ def _page_count(path: Path, pdf: Any, max_pages: int) -> int:
     return n_pages
 
 
-def count_pages(path: Path, max_pages: int = 2000, max_bytes: int = 200 * 1024 * 1024) -> int:
+def count_pages(path: LakePath, max_pages: int = 2000, max_bytes: int = 200 * 1024 * 1024) -> int:
     """Check a PDF opens within the limits and return its page count (no text read)."""
     check_pdf_file(path, max_bytes)
     with _open(path) as pdf:
         return _page_count(path, pdf, max_pages)
 
 
-def _read_page(path: Path, pdf: Any, raw_page: Any, number: int) -> Page:
+def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
     """One page with a text layer (or none): upright, deduplicated, lines and tables."""
     try:
         turned, angle = _upright(pdf, raw_page)
@@ -941,7 +944,7 @@ def _read_page(path: Path, pdf: Any, raw_page: Any, number: int) -> Page:
 
 
 def extract(
-    path: Path,
+    path: LakePath,
     max_pages: int = 2000,
     max_bytes: int = 200 * 1024 * 1024,
     ocr: OcrSettings | None = None,

@@ -14,11 +14,11 @@ import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rag_assets.core.chunking import SIZED
 from rag_assets.core.evaluation import METRICS, EvalResult
+from rag_assets.core.lake import LakePath
 
 LOWER_IS_BETTER = {"tokens@3", "orphans", "mid_line_starts", "truncated", "twin_confusion"}
 COUNTS = ("tokens@3", "orphans", "mid_line_starts", "truncated")
@@ -541,7 +541,7 @@ def render_html(
     return "\n".join(parts)
 
 
-def write_report(result: EvalResult, reports_dir: Path, sources: list[str]) -> Path:
+def write_report(result: EvalResult, reports_dir: LakePath, sources: list[str]) -> LakePath:
     """Write `report.html`, `report.md` and `metrics.json` into a new timestamped folder;
     returns the folder."""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S%fZ")
@@ -561,8 +561,8 @@ def write_report(result: EvalResult, reports_dir: Path, sources: list[str]) -> P
 
 
 def previous_report(
-    reports_dir: Path, before: Path, sources: Sequence[str], mode: str
-) -> tuple[Path, dict[str, Any]] | None:
+    reports_dir: LakePath, before: LakePath, sources: Sequence[str], mode: str
+) -> tuple[LakePath, dict[str, Any]] | None:
     """The latest `metrics.json` written before the folder `before` over the same question
     files and retrieval mode (other reports measure something else); None if there is none.
 
@@ -603,7 +603,7 @@ class Regression:
 
 
 def hit3_regression(
-    result: EvalResult, previous: tuple[Path, dict[str, Any]] | None, tolerance: float
+    result: EvalResult, previous: tuple[LakePath, dict[str, Any]] | None, tolerance: float
 ) -> Regression:
     """Compare the default policy's hit@3 with a previous report's (see `previous_report`)."""
     current = float(result.strategies["default"]["hit@3"])

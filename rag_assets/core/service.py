@@ -10,18 +10,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import polars as pl
-
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.evaluation import Chunker, EvalResult, Question, evaluate, load_questions
 from rag_assets.core.lake import (
     Lake,
     LakeError,
+    LakePath,
     Sidecar,
     is_live,
+    read_stage,
     remove_stage_files,
     sha256_file,
+    stage_rows,
     superseded,
 )
 from rag_assets.core.search import (
@@ -116,11 +117,13 @@ def file_hashes(
     for key in keys:
         pdf, _ = lake.raw_paths(key)
         stat = pdf.stat()
+        # object stores give a float mtime (the object's last write), folders nanoseconds
+        mtime = getattr(stat, "st_mtime_ns", None) or int(stat.st_mtime * 1e9)
         previous = known.get(key)
-        if previous and previous[:2] == [stat.st_mtime_ns, stat.st_size]:
+        if previous and previous[:2] == [mtime, stat.st_size]:
             states[key] = previous
         else:
-            states[key] = [stat.st_mtime_ns, stat.st_size, sha256_file(pdf)]
+            states[key] = [mtime, stat.st_size, sha256_file(pdf)]
     return states
 
 
@@ -131,7 +134,7 @@ def indexed_versions(lake: Lake, index: Index) -> dict[str, Version]:
     return {k: load_version(lake, k) for k in live if counts.get(k)}
 
 
-def question_files(lake: Lake, given: Sequence[Path] | None = None) -> list[Path]:
+def question_files(lake: Lake, given: Sequence[Path] | None = None) -> list[LakePath]:
     """The question files to use: those given, else every `eval/*.jsonl` of the lake."""
     files = list(given) if given else sorted(lake.eval_dir.glob("*.jsonl"))
     for path in files:
@@ -144,7 +147,7 @@ def run_eval(
     lake: Lake,
     embedder: Embedder,
     index: Index,
-    files: Sequence[Path],
+    files: Sequence[LakePath],
     strategies: dict[str, dict[str, Chunker]] | None = None,
     mode: Mode = "hybrid",
     progress: Callable[[str], None] = lambda _: None,
@@ -180,10 +183,9 @@ def stale_reason(
     """Why a live version must be indexed again, or None when the lake already holds it
     as it is now: same file bytes (sha256), same sidecar, chunks written and the
     configured model's table holding exactly those chunks."""
-    documents = lake.stage_path("documents", key)
-    if not documents.exists():
+    if not lake.stage_path("documents", key).exists():
         return "new"
-    row = pl.read_parquet(documents).row(0, named=True)
+    row = read_stage(lake, "documents", key).row(0, named=True)
     pdf, sidecar_path = lake.raw_paths(key)
     if row["sha256"] != sha256_file(pdf):
         return "file changed"
@@ -196,10 +198,9 @@ def stale_reason(
     metadata = json.dumps(sidecar.metadata, ensure_ascii=False, default=str)
     if seen != (*now, sidecar.status, sidecar.type) or row["metadata_json"] != metadata:
         return "sidecar changed"
-    chunks = lake.stage_path("chunks", key)
-    if not chunks.exists():
+    expected = stage_rows(lake, "chunks", key)
+    if expected is None:
         return "chunks missing"
-    expected = pl.scan_parquet(chunks).select(pl.len()).collect().item()
     if counts is None:  # one scan of the table; callers checking many versions pass it
         counts = Index(db_uri, embedder).partition_counts()
     if counts.get(key, 0) != expected:
@@ -252,8 +253,8 @@ def model_progress(lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedde
     for key in scan_versions(lake).live:
         if active is not None and active.model_id != embedder.model_id and key not in old_counts:
             continue
-        path = lake.stage_path("chunks", key)
-        expected = pl.scan_parquet(path).select(pl.len()).collect().item() if path.exists() else -1
+        rows = stage_rows(lake, "chunks", key)
+        expected = -1 if rows is None else rows
         have = new_counts.get(key, 0)
         ok = have == expected or (expected == -1 and have > 0)
         (progress.done if ok else progress.missing).append(key)

@@ -1,0 +1,392 @@
+"""Past one machine, by configuration only: the executor chosen by TRECHO_EXECUTOR (a
+missing extra fails the code location's load, naming it), the run config examples in
+deploy/run_config/, the index job on a real Dask cluster, and a real Postgres server
+behind the Dagster instance written from deploy/dagster.yaml.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from dagster import (
+    AssetKey,
+    AssetRecordsFilter,
+    DagsterEventType,
+    DagsterInstance,
+    DagsterRunStatus,
+    validate_run_config,
+)
+
+from rag_assets.core.lake import Lake
+from rag_assets.core.search import Index
+from rag_assets.definitions import build_definitions
+from rag_assets.executors import (
+    ExecutorConfigError,
+    executor_env_defaults,
+    select_executor,
+)
+from rag_assets.partitions import DOC_VERSIONS
+
+from .conftest import REPO
+
+DEPLOY = REPO / "deploy"
+KEY = "regulamento-ruido@v1"
+QUESTION = "Qual o limite de ruído na sala de máquinas?"
+CHAIN = ["raw_pdf", "page_text", "structure_tree", "linearized_tables", "chunks", "embeddings"]
+EXTRAS = {"dask": "dagster_dask", "celery": "dagster_celery", "k8s": "dagster_k8s"}
+ENV_KEYS = (
+    "TRECHO_EXECUTOR",
+    "TRECHO_MAX_CONCURRENT",
+    "TRECHO_DASK_ADDRESS",
+    "TRECHO_DASK_WORKERS",
+    "TRECHO_CELERY_BROKER",
+    "TRECHO_CELERY_BACKEND",
+    "TRECHO_K8S_NAMESPACE",
+    "TRECHO_K8S_IMAGE",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_executor_env(monkeypatch) -> None:
+    """No executor setting leaks in from the shell running the tests."""
+    for key in ENV_KEYS:
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture
+def one_doc_lake(tmp_path: Path, make_pdf) -> Lake:
+    """A lake with one small generated regulation, one version."""
+    make_pdf(
+        tmp_path / "lake" / "raw" / "regulamento-ruido" / "v1.pdf",
+        [
+            ("Regulamento de Ruído", 18, True),
+            ("Art. 1º O limite de ruído na sala de máquinas é de 85 dB.", 11, False),
+            ("Art. 2º Acima do limite, o uso de protetor auricular é obrigatório.", 11, False),
+        ],
+    )
+    return Lake(tmp_path / "lake")
+
+
+def assert_searchable(lake: Lake, embedder) -> None:
+    """The version is in the index, and search answers from it."""
+    index = Index(lake.lancedb_dir, embedder)
+    assert set(index.partition_counts()) == {KEY}
+    assert "85 dB" in index.search(QUESTION, k=1)[0].text
+
+
+def dagster_home(path: Path, config: str) -> Path:
+    """A DAGSTER_HOME folder whose dagster.yaml is `config`."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "dagster.yaml").write_text(config, encoding="utf-8")
+    return path
+
+
+# -- the executor, by configuration -------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["multiprocess", "in_process", "dask", "celery", "k8s"])
+def test_the_executor_is_chosen_by_trecho_executor(name: str, monkeypatch) -> None:
+    if name in EXTRAS:
+        pytest.importorskip(EXTRAS[name], reason=f"extra {name!r} not installed")
+    monkeypatch.setenv("TRECHO_EXECUTOR", name)
+    job = build_definitions().resolve_job_def("index_documents")
+    assert job.executor_def.name == name
+    validate_run_config(job, {})  # every executor runs with no run config at all
+
+
+def test_the_default_stays_multiprocess_with_its_max_concurrent(monkeypatch) -> None:
+    job = build_definitions().resolve_job_def("index_documents")
+    assert job.executor_def.name == "multiprocess"
+    monkeypatch.setenv("TRECHO_MAX_CONCURRENT", "3")
+    job = build_definitions().resolve_job_def("index_documents")
+    assert validate_run_config(job, {})["execution"]["multiprocess"]["max_concurrent"] == 3
+    # the environment gives defaults: run config still overrides them
+    config = {"execution": {"config": {"max_concurrent": 1}}}
+    assert validate_run_config(job, config)["execution"]["multiprocess"]["max_concurrent"] == 1
+    job = build_definitions(max_concurrent=2).resolve_job_def("index_documents")
+    assert validate_run_config(job, {})["execution"]["multiprocess"]["max_concurrent"] == 2
+
+
+def test_executor_settings_come_from_the_environment(monkeypatch) -> None:
+    assert executor_env_defaults("dask") == {"cluster": {"local": {}}}
+    monkeypatch.setenv("TRECHO_DASK_WORKERS", "2")
+    assert executor_env_defaults("dask") == {"cluster": {"local": {"n_workers": 2}}}
+    monkeypatch.setenv("TRECHO_DASK_ADDRESS", "tcp://scheduler:8786")
+    existing = {"cluster": {"existing": {"address": "tcp://scheduler:8786"}}}
+    assert executor_env_defaults("dask") == existing
+    monkeypatch.setenv("TRECHO_CELERY_BROKER", "redis://user:secret@redis:6379/0")
+    # an env reference, resolved when the run starts: the password never reaches the UI
+    assert executor_env_defaults("celery") == {"broker": {"env": "TRECHO_CELERY_BROKER"}}
+    monkeypatch.setenv("TRECHO_K8S_NAMESPACE", "trecho")
+    monkeypatch.setenv("TRECHO_MAX_CONCURRENT", "4")
+    assert executor_env_defaults("k8s") == {"job_namespace": "trecho", "max_concurrent": 4}
+    monkeypatch.setenv("TRECHO_MAX_CONCURRENT", "many")
+    with pytest.raises(ExecutorConfigError, match="TRECHO_MAX_CONCURRENT='many'"):
+        select_executor("multiprocess")
+
+
+@pytest.mark.parametrize("name", sorted(EXTRAS))
+def test_a_missing_extra_fails_the_load_naming_what_to_install(name: str, monkeypatch) -> None:
+    package = EXTRAS[name]
+    for module in [m for m in sys.modules if m.split(".")[0] == package] or [package]:
+        monkeypatch.setitem(sys.modules, module, None)  # its import fails, as if absent
+    monkeypatch.setenv("TRECHO_EXECUTOR", name)
+    with pytest.raises(ExecutorConfigError) as error:
+        build_definitions()  # what `defs = build_definitions()` runs when the location loads
+    assert f"pip install 'trecho[{name}]'" in str(error.value)
+
+
+def test_an_unknown_executor_fails_the_load_listing_the_choices(monkeypatch) -> None:
+    monkeypatch.setenv("TRECHO_EXECUTOR", "ray")
+    with pytest.raises(ExecutorConfigError, match="multiprocess, in_process, dask, celery, k8s"):
+        build_definitions()
+
+
+@pytest.mark.parametrize(
+    "path", sorted((DEPLOY / "run_config").glob("*.yaml")), ids=lambda p: p.name
+)
+def test_the_run_config_examples_are_valid(path: Path, monkeypatch) -> None:
+    name = path.stem if path.stem in EXTRAS else "multiprocess"
+    if name in EXTRAS:
+        pytest.importorskip(EXTRAS[name], reason=f"extra {name!r} not installed")
+    monkeypatch.setenv("TRECHO_CELERY_BROKER", "redis://localhost:6379/0")
+    monkeypatch.setenv("TRECHO_CELERY_BACKEND", "redis://localhost:6379/1")
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    job = build_definitions(executor=name).resolve_job_def("index_documents")
+    validate_run_config(job, config)
+
+
+# -- a real Dask cluster ------------------------------------------------------------------
+
+
+def execute_cmd(key: str) -> list[str]:
+    """`dagster job execute` of the index job for one version, as a deployment runs it."""
+    return [
+        str(Path(sys.executable).with_name("dagster")),
+        *("job", "execute", "-m", "rag_assets.definitions", "-a", "defs", "-j", "index_documents"),
+        *("--tags", json.dumps({"dagster/partition": key})),
+    ]
+
+
+def test_the_index_job_runs_its_steps_on_a_dask_cluster(
+    one_doc_lake: Lake, tmp_path: Path, embedder, monkeypatch
+) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster, get_task_stream
+    except ImportError as exc:  # CI installs it: a missing extra is a failure, not a skip
+        pytest.fail(f"dask is not installed: pip install -e '.[dev,dask]' ({exc})")
+    lake = one_doc_lake
+    home = dagster_home(tmp_path / "dagster_home", "telemetry:\n  enabled: false\n")
+    # the environment a cluster deployment gives every process, Dask workers included
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("TRECHO_LAKE", str(lake.root))
+    monkeypatch.setenv("TRECHO_EXECUTOR", "dask")
+    with DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions(DOC_VERSIONS, [KEY])
+        with (
+            LocalCluster(
+                n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            worker_pids = set(client.run(os.getpid).values())
+            # the run as `dagster job execute` (or a run worker) starts it: the code location
+            # loads with TRECHO_EXECUTOR=dask and finds the scheduler in TRECHO_DASK_ADDRESS
+            with get_task_stream(client) as stream:
+                done = subprocess.run(
+                    execute_cmd(KEY),
+                    env={**os.environ, "TRECHO_DASK_ADDRESS": cluster.scheduler_address},
+                    cwd=REPO,
+                    capture_output=True,
+                    text=True,
+                    timeout=600,
+                )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        (run,) = instance.get_runs()
+        assert run.status == DagsterRunStatus.SUCCESS and run.tags["dagster/partition"] == KEY
+        starts = instance.get_records_for_run(
+            run_id=run.run_id, of_type=DagsterEventType.STEP_START
+        ).records
+        pids = {r.event_log_entry.step_key: r.event_log_entry.dagster_event.pid for r in starts}
+    assert set(CHAIN) <= set(pids)
+    assert set(pids.values()) <= worker_pids, "a step ran outside the Dask worker"
+    # one Dask task per step, keyed by run: runs of the same job never share a task
+    tasks = {task["key"] for task in stream.data}
+    assert {f"index_documents.{step}.{run.run_id}" for step in CHAIN} <= tasks
+    assert_searchable(lake, embedder)
+
+
+# -- a real Postgres server behind the instance --------------------------------------------
+
+PG_PACKAGE = "postgresql"
+
+
+@dataclass
+class Postgres:
+    """A running server: where it listens and who may log in."""
+
+    port: int
+    user: str = "trecho"
+    password: str = "trecho-test-password"
+    db: str = "dagster"
+    host: str = "127.0.0.1"
+
+    def env(self) -> dict[str, str]:
+        """The variables deploy/dagster.yaml reads."""
+        return {
+            "DAGSTER_PG_HOST": self.host,
+            "DAGSTER_PG_PORT": str(self.port),
+            "DAGSTER_PG_USER": self.user,
+            "DAGSTER_PG_PASSWORD": self.password,
+            "DAGSTER_PG_DB": self.db,
+        }
+
+    def connect(self, db: str | None = None):
+        """A psycopg2 connection, by TCP with the password (as Dagster connects)."""
+        import psycopg2
+
+        return psycopg2.connect(
+            host=self.host,
+            port=self.port,
+            user=self.user,
+            password=self.password,
+            dbname=db or self.db,
+        )
+
+
+def postgres_bin() -> Path:
+    """The newest PostgreSQL server's bin folder; a clear failure when there is none."""
+    found = glob.glob("/usr/lib/postgresql/*/bin/pg_ctl")
+    if not found:
+        pytest.fail(
+            "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin: install "
+            f"the Debian package `{PG_PACKAGE}` "
+            f"(apt-get install -y --no-install-recommends {PG_PACKAGE})"
+        )
+    newest = max(found, key=lambda p: float(Path(p).parts[-3]))
+    return Path(newest).parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def postgres() -> Iterator[Postgres]:
+    """A throwaway Postgres server in a temp folder, on a free port, unix socket in that
+    folder. Postgres refuses to run as root, so as root the server runs as `nobody`."""
+    bin_dir = postgres_bin()
+    try:
+        import psycopg2  # noqa: F401
+    except ImportError as exc:
+        pytest.fail(f"psycopg2 is missing: pip install -e '.[dev,postgres]' ({exc})")
+    server = Postgres(port=free_port())
+    root = Path(tempfile.mkdtemp(prefix="trecho-pg-"))  # not under pytest's 0700 root
+    as_user: list[str] = []
+    password = root / "password"
+    password.write_text(server.password, encoding="utf-8")
+    if os.geteuid() == 0:
+        as_user = ["runuser", "-u", "nobody", "--"]
+        for path in (root, password):
+            shutil.chown(path, user="nobody")
+    data = root / "data"
+
+    def pg(*args: str, check: bool = True) -> None:
+        done = subprocess.run(
+            [*as_user, *args], capture_output=True, text=True, timeout=120, cwd=root
+        )
+        if check and done.returncode != 0:
+            log = root / "server.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise AssertionError(f"{args[0]} failed: {done.stdout}{done.stderr}{tail}")
+
+    try:
+        pg(
+            str(bin_dir / "initdb"),
+            *("-D", str(data), "-U", server.user, "--pwfile", str(password)),
+            *("--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-locale"),
+            "--no-sync",
+        )
+        options = f"-p {server.port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        pg(
+            str(bin_dir / "pg_ctl"),
+            *("-D", str(data), "-l", str(root / "server.log"), "-o", options, "-w", "start"),
+        )
+        conn = server.connect(db="postgres")
+        conn.autocommit = True
+        with conn.cursor() as cur:
+            cur.execute(f"CREATE DATABASE {server.db}")
+        conn.close()
+        yield server
+    finally:
+        if data.exists():
+            pg(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop", check=False)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_deploy_instance_keeps_runs_and_materializations_in_postgres(
+    postgres: Postgres, one_doc_lake: Lake, tmp_path: Path, embedder, monkeypatch
+) -> None:
+    from dagster_postgres import PostgresEventLogStorage, PostgresRunStorage
+
+    lake = one_doc_lake
+    home = dagster_home(tmp_path / "dagster_home", (DEPLOY / "dagster.yaml").read_text())
+    for name, value in postgres.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    with DagsterInstance.get() as instance:
+        assert isinstance(instance.run_storage, PostgresRunStorage)
+        assert isinstance(instance.event_log_storage, PostgresEventLogStorage)
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        queue = instance.get_concurrency_config().run_queue_config
+        assert queue.max_concurrent_runs == 4
+        assert {limit["key"] for limit in queue.tag_concurrency_limits} == {
+            "dagster/partition",
+            "dagster/backfill",
+        }
+        instance.add_dynamic_partitions(DOC_VERSIONS, [KEY])
+        job = build_definitions(str(lake.root)).resolve_job_def("index_documents")
+        result = job.execute_in_process(partition_key=KEY, instance=instance)
+        assert result.success
+
+    # another process (the webserver, the daemon, another machine) opens the same yaml
+    with DagsterInstance.from_config(str(home)) as again:
+        assert again.get_run_by_id(result.run_id).status == DagsterRunStatus.SUCCESS
+        assert again.get_dynamic_partitions(DOC_VERSIONS) == [KEY]
+        for asset in CHAIN:
+            records = again.fetch_materializations(
+                AssetRecordsFilter(asset_key=AssetKey(asset), asset_partitions=[KEY]), limit=5
+            ).records
+            assert len(records) == 1, asset
+
+    # and it is all in Postgres itself, nowhere under DAGSTER_HOME
+    conn = postgres.connect()
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT run_id, status FROM runs")
+            assert cur.fetchall() == [(result.run_id, "SUCCESS")]
+            cur.execute(
+                "SELECT asset_key FROM event_logs WHERE run_id = %s "
+                "AND dagster_event_type = 'ASSET_MATERIALIZATION'",
+                (result.run_id,),
+            )
+            keys = {json.loads(row[0])[0] for row in cur.fetchall()}  # ["raw_pdf"]
+            assert keys == set(CHAIN)
+    finally:
+        conn.close()
+    assert not list(home.glob("**/*.db")), "a SQLite database was written under DAGSTER_HOME"
+    assert_searchable(lake, embedder)

@@ -1,0 +1,123 @@
+"""The lake and LanceDB in an object store: a moto S3 server on loopback (started here),
+the real CLI, the real model, a real Dagster instance. Only the endpoint is local."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rag_assets.cli import main
+from rag_assets.core.lake import Lake
+
+from .conftest import copy_lake
+
+BUCKET = "trecho-test"
+URI = f"s3://{BUCKET}/lake"
+
+
+@pytest.fixture(scope="module")
+def s3() -> Iterator[Any]:
+    """A moto S3 server on a free loopback port, the AWS_* variables pointing at it, and
+    a boto3 client on an empty bucket."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "trecho",
+            "AWS_SECRET_ACCESS_KEY": "trecho-secret",
+            "AWS_REGION": "us-east-1",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+            "AWS_ALLOW_HTTP": "true",
+        }.items():
+            patch.setenv(name, value)
+        import boto3
+
+        client = boto3.client("s3")
+        client.create_bucket(Bucket=BUCKET)
+        try:
+            yield client
+        finally:
+            server.stop()
+
+
+def keys(client: Any, prefix: str = "lake/") -> list[str]:
+    """Every object key under a prefix of the bucket."""
+    pages = client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix)
+    return [obj["Key"] for page in pages for obj in page.get("Contents", [])]
+
+
+def run(*args: str) -> str:
+    """`trecho ARGS` in this process; its output (the exit code must be 0)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(args))
+    assert code == 0, out.getvalue()
+    return out.getvalue()
+
+
+def test_a_lake_on_s3_is_indexed_searched_and_revoked_there(s3, tmp_path, monkeypatch):
+    source = copy_lake(
+        tmp_path / "source", ["manual-operacao", "manual-beneficiario"], ["manuais.jsonl"]
+    )
+    for path in sorted(p for p in source.root.rglob("*") if p.is_file()):
+        s3.upload_file(str(path), BUCKET, f"lake/{path.relative_to(source.root).as_posix()}")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+
+    out = run("materialize", "--lake", URI)
+    assert "manual-operacao@v1 ... ok" in out and "manual-beneficiario@v7 ... ok" in out
+    stored = keys(s3)
+    for stage in ("documents", "pages", "nodes", "tables", "chunks"):
+        assert f"lake/derived/{stage}/manual-operacao@v1.parquet" in stored
+    assert any(k.startswith("lake/lancedb/chunks__all-minilm-l6-v2.lance/") for k in stored)
+    assert any(k.startswith("lake/reports/") and k.endswith("/report.html") for k in stored)
+    assert not any("@v6" in k for k in stored if "/derived/" in k)  # v6 is revoked
+    # nothing landed in a local folder named after the URI
+    assert not [p for p in tmp_path.rglob("*") if p.name.startswith("s3:") or p.name == BUCKET]
+
+    question = "qual o limite de vibração?"
+    hits = json.loads(run("search", question, "-k", "3", "--json", "--lake", URI))
+    assert hits and hits[0]["doc_id"] == "manual-operacao"
+    assert "up to date manual-operacao@v1" in run("materialize", "--skip-eval", "--lake", URI)
+
+    # revoke v1 in the bucket: its files and rows go, the other document stays searchable
+    sidecar = "lake/raw/manual-operacao/v1.yaml"
+    text = s3.get_object(Bucket=BUCKET, Key=sidecar)["Body"].read().decode("utf-8")
+    revoked = re.sub(r"(?m)^status:.*$", "", text) + "\nstatus: revoked\n"
+    s3.put_object(Bucket=BUCKET, Key=sidecar, Body=revoked.encode("utf-8"))
+    out = run("materialize", "--skip-eval", "--lake", URI)
+    assert "removed  manual-operacao@v1" in out
+    assert not [k for k in keys(s3) if "manual-operacao@v1" in k and "/derived/" in k]
+    args = ("search", question, "-k", "5", "--json", "--lake", URI)
+    assert all(hit["doc_id"] != "manual-operacao" for hit in json.loads(run(*args)))
+    tombstones = s3.get_object(Bucket=BUCKET, Key="lake/removed_versions.json")["Body"].read()
+    assert "manual-operacao@v1" in json.loads(tombstones)  # the key is never reused
+
+
+def test_an_s3_lake_keeps_local_state_out_of_the_bucket_uri(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    lake = Lake(URI + "/")
+    assert lake.remote and str(lake.root) == URI
+    assert str(lake.stage_path("chunks", "a@v1")) == f"{URI}/derived/chunks/a@v1.parquet"
+    assert lake.relative(lake.raw_paths("a@v1")[0]) == "raw/a/v1.pdf"
+    # the Dagster instance and the locks need a local disk: under HOME and the temp dir
+    assert lake.dagster_home.is_relative_to(tmp_path)
+    assert not str(lake.lock_path(".x.lock")).startswith("s3")
+    assert Lake(URI).dagster_home == lake.dagster_home  # one instance per lake URI
+    assert Lake(f"s3://{BUCKET}/other").dagster_home != lake.dagster_home
+    assert not Lake(str(tmp_path)).remote and os.fspath(Lake(str(tmp_path)).root) == str(tmp_path)
+    assert Path(tmp_path).exists()
