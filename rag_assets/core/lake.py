@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeAlias
 
+import fsspec
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -179,6 +180,12 @@ class Lake:
         self.remote = is_remote(root)
         self.root: LakePath
         if self.remote:
+            protocol = str(root).split("://", 1)[0]
+            try:
+                fsspec.get_filesystem_class(protocol)
+            except (ImportError, ValueError) as exc:
+                extra = "pip install 'trecho[s3]'" if protocol in ("s3", "s3a") else str(exc)
+                raise LakeError(f"{root}: no filesystem for '{protocol}://' ({extra})") from exc
             # no listings cache: a sensor must see files added by other processes
             self.root = UPath(str(root).rstrip("/"), use_listings_cache=False)
         else:
