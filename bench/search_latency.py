@@ -1,17 +1,29 @@
-"""Search latency p50/p95 (vector, full-text, hybrid) at 10k and 100k chunks, exact vs ANN.
+"""Search latency p50/p95 (vector, full-text, hybrid) at 10k and 100k chunks, exact vs the
+vector index as `Index` builds and queries it; recall@10; full-text index upkeep costs.
 
 The corpus is synthetic, scaled up from the real chunks: each row takes a real chunk's
 text with sentences dropped and one borrowed from another chunk, and a vector that mixes
 the two chunks' real vectors plus a little Gaussian noise, renormalized (embedding 100k
-texts for real would take over an hour here: ~25 texts/s with the machine idle). The same
-table is searched through trecho's `Index.search` as it is today (exact, no vector index)
-and with an ANN index on `vector` (LanceDB IVF_HNSW_SQ by default, IVF_PQ on request),
-query by query, alternating the order; recall@10 of the ANN results is measured against
-the exact ones. A second table tunes the ANN query knobs on raw LanceDB queries
-(pre-embedded vectors), and the cost of writing one version into a table of that size is
-measured against embedding it.
+texts for real would take over an hour here: ~25 texts/s with the machine idle).
 
-    python bench/search_latency.py [--quick] [--ann hnsw_sq,ivf_pq]
+At each size, in one table:
+
+1. Full-text upkeep. Synthetic versions of 300 rows (new keys, each text with a word of
+   its own) are upserted with `rebuild_fts=False`, then the full-text index is brought up
+   to date either incrementally (`Index.update_indexes(max_lag_rows=0)`: LanceDB
+   `optimize()`, which also compacts the table) or by a full rebuild
+   (`Index.build_fts_index()`), alternately. Each time the version's own word
+   is searched before and after, and full-text latency with the version not yet indexed
+   (searched flat) is compared with the latency once it is.
+2. The vector index is built the way `update_indexes()` builds it once a table reaches
+   `ann_min_rows` (IVF_HNSW_SQ), then two more versions are written with the default
+   upkeep (both indexes updated incrementally: one delta segment each).
+3. Latency through `Index.search`: the same table, `exact=True` (index bypassed: what the
+   eval does, and what search did before) against the index at `--ef`, query by query,
+   every (mode, side) pair in rotated order; recall@10 of the indexed results against the
+   exact ones. A last table sweeps `ef` on the product's own vector query (pre-embedded).
+
+    python bench/search_latency.py [--quick] [--sizes 10000,100000] [--ef 200]
 """
 
 from __future__ import annotations
@@ -23,7 +35,6 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,39 +43,17 @@ import lancedb
 import numpy as np
 import pyarrow as pa
 from _common import LAKE, REPO, header, median, percentile, rotated, timed
-from lancedb.index import HnswSq, IvfPq
 
+from rag_assets.core import search
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.schemas import CHUNKS, content_hash
 from rag_assets.core.search import Index, Mode, embed_cached, store_schema, table_name
 
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")
+SIDES: tuple[str, ...] = ("exact", "index")
 ROWS_PER_VERSION = 300  # synthetic versions the size of a law
 K = 10
-
-
-def ann_config(kind: str) -> Any:
-    """The LanceDB index config for an ANN kind (cosine, like Index's vector search)."""
-    if kind == "hnsw_sq":
-        return HnswSq(distance_type="cosine", num_partitions=1)
-    if kind == "ivf_pq":
-        return IvfPq(distance_type="cosine")  # sqrt(n) partitions, dim/16 sub-vectors
-    raise SystemExit(f"unknown ANN kind {kind!r}: hnsw_sq or ivf_pq")
-
-
-ANN_NAMES = {"hnsw_sq": "IVF_HNSW_SQ", "ivf_pq": "IVF_PQ"}
-TUNING: dict[str, list[tuple[str, Callable[[Any], Any]]]] = {
-    "hnsw_sq": [
-        ("default (ef=1.5k)", lambda q: q),
-        ("ef=50", lambda q: q.ef(50)),
-        ("ef=100", lambda q: q.ef(100)),
-    ],
-    "ivf_pq": [
-        ("default", lambda q: q),
-        ("refine_factor=10", lambda q: q.refine_factor(10)),
-        ("nprobes=50, refine_factor=10", lambda q: q.nprobes(50).refine_factor(10)),
-    ],
-}
+EF_SWEEP: tuple[int, ...] = (100, 200, 400)
 
 
 @dataclass
@@ -173,12 +162,17 @@ class Level:
 
     size: int
     build: dict[str, float] = field(default_factory=dict)
+    update: dict[str, list[float]] = field(default_factory=dict)
+    merge: list[float] = field(default_factory=list)
+    found: dict[str, list[bool]] = field(default_factory=dict)
+    fts_flat: list[tuple[float, float]] = field(default_factory=list)
+    with_vector: list[float] = field(default_factory=list)
+    stats: str = ""
     lat: dict[tuple[str, Mode], list[float]] = field(default_factory=dict)
-    cold: dict[str, float] = field(default_factory=dict)
-    recall: dict[tuple[str, str], list[float]] = field(default_factory=dict)
-    tuning: dict[tuple[str, str], tuple[float, float, float]] = field(default_factory=dict)
-    embed_query: list[float] = field(default_factory=list)
-    upsert: dict[str, Any] = field(default_factory=dict)
+    recall: dict[Mode, list[float]] = field(default_factory=dict)
+    sweep: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    embed_version: float = 0.0
+    writes: int = 0
 
 
 def keys(hits: list[Any]) -> set[tuple[str, str]]:
@@ -186,216 +180,237 @@ def keys(hits: list[Any]) -> set[tuple[str, str]]:
     return {(h.partition_key, h.chunk_id) for h in hits}
 
 
+def new_version(src: Source, args: argparse.Namespace, n: int) -> tuple[str, pa.Table, np.ndarray]:
+    """A fresh synthetic version (key `write<n>@v1`), each text ending with its own word."""
+    rows = synthesize(src, ROWS_PER_VERSION, args.noise, args.seed + 7919 * (n + 1))
+    key = f"write{n:03d}@v1"
+    word = f"zqxw{n:03d}"
+    cols = {name: rows.column(name) for name in rows.column_names}
+    cols["partition_key"] = pa.array([key] * rows.num_rows, pa.string())
+    cols["doc_id"] = pa.array([key.split("@")[0]] * rows.num_rows, pa.string())
+    texts = [f"{t} {word}" for t in rows.column("text").to_pylist()]
+    cols["text"] = pa.array(texts, pa.string())
+    cols["content_hash"] = pa.array([content_hash(t) for t in texts], pa.string())
+    table = pa.table(cols).select(CHUNKS.names).cast(CHUNKS)
+    vectors = np.stack(rows.column("vector").to_numpy(zero_copy_only=False)).astype(np.float32)
+    return key, table, vectors
+
+
+def fts_latency(index: Index, queries: list[str]) -> float:
+    """Median full-text latency of `queries` through `Index.search` (no embedding)."""
+    return median([timed(lambda q=q: index.search(q, K, "fts"))[0] for q in queries])
+
+
+def found(index: Index, word: str) -> bool:
+    """Whether full-text search finds every row of a version by its own word."""
+    return len(index.search(word, ROWS_PER_VERSION, "fts")) == ROWS_PER_VERSION
+
+
+def measure_writes(
+    level: Level, index: Index, src: Source, args: argparse.Namespace, queries: list[str]
+) -> None:
+    """Full-text upkeep: incremental update vs full rebuild, alternately, one version each."""
+    plan = [("incremental", "rebuild"), ("rebuild", "incremental")] * args.write_rounds
+    level.update = {"incremental": [], "rebuild": []}
+    level.found = {"before": [], "after": []}
+    n = 0
+    for pair in plan[: args.write_rounds]:
+        for how in pair:
+            key, rows, vectors = new_version(src, args, n)
+            word = f"zqxw{n:03d}"
+            n += 1
+            start = time.perf_counter()
+            index.upsert_partition(key, rows, vectors, "active", None, None, key, rebuild_fts=False)
+            level.merge.append(time.perf_counter() - start)
+            level.found["before"].append(found(index, word))
+            flat = fts_latency(index, queries)
+            if how == "incremental":
+                action = lambda: index.update_indexes(max_lag_rows=0)  # noqa: E731
+            else:
+                action = index.build_fts_index
+            level.update[how].append(timed(action)[0])
+            level.found["after"].append(found(index, word))
+            level.fts_flat.append((flat, fts_latency(index, queries)))
+    level.writes = n
+
+
 def measure_level(
     size: int,
     src: Source,
     embedder: Embedder,
     queries: list[str],
-    anns: list[str],
     args: argparse.Namespace,
     workdir: Path,
 ) -> Level:
-    """Build the tables for one size, time every mode on every config, measure recall."""
+    """Build one size's table, time the index upkeep, then every mode on both sides."""
     level = Level(size)
     print(f"\n-- {size} chunks")
     t, data = timed(lambda: synthesize(src, size, args.noise, args.seed + size))
     print(f"  synthesized {data.num_rows} rows in {t:.1f}s")
-    exact_uri = str(workdir / f"exact{size}")
-    index = Index(exact_uri, embedder)
+    uri = str(workdir / f"t{size}")
+    index = Index(uri, embedder, ann_min_rows=1, ann_ef=args.ef)
     start = time.perf_counter()
-    lancedb.connect(exact_uri).create_table(index.table_name, data)
+    lancedb.connect(uri).create_table(index.table_name, data)
     level.build["create table"] = time.perf_counter() - start
-    level.build["full-text index"] = timed(index.build_fts_index)[0]
     del data
-    uris = {"exact": exact_uri}
-    for kind in anns:
-        uri = str(workdir / f"{kind}{size}")
-        shutil.copytree(exact_uri, uri)
-        tbl = lancedb.connect(uri).open_table(index.table_name)
-        level.build[f"{ANN_NAMES[kind]} index"] = timed(
-            lambda tbl=tbl, kind=kind: tbl.create_index("vector", config=ann_config(kind))
-        )[0]
-        uris[kind] = uri
-    for what, seconds in level.build.items():
-        print(f"  build: {what:<22} {seconds:7.1f}s")
-
-    # cold first query: a fresh Index (what one `trecho search` process pays, model aside)
-    for config, uri in uris.items():
-        fresh = Index(uri, embedder)
-        level.cold[config] = timed(lambda fresh=fresh: fresh.search(queries[0], K, "hybrid"))[0]
-    indexes = {config: Index(uri, embedder) for config, uri in uris.items()}
-    for idx in indexes.values():  # warm-up: caches, index files
-        for mode in MODES:
-            idx.search(queries[-1], K, mode)
-    configs = list(indexes)
-    pairs = [(c, m) for m in MODES for c in configs]
+    level.build["full-text index"] = timed(index.build_fts_index)[0]
+    fts_queries = queries[: args.fts_queries]
+    # 1. full-text upkeep, before the vector index exists (its deltas would add to it)
+    ann_off = Index(uri, embedder, ann_min_rows=0)
+    measure_writes(level, ann_off, src, args, fts_queries)
+    # 2. the vector index, as update_indexes builds it, then the default upkeep
+    level.build["vector index (IVF_HNSW_SQ)"] = timed(index.update_indexes)[0]
+    n = level.writes
+    for i in range(2):
+        key, rows, vectors = new_version(src, args, n + i)
+        index.upsert_partition(key, rows, vectors, "active", None, None, key, rebuild_fts=False)
+        level.with_vector.append(timed(lambda: index.update_indexes(max_lag_rows=0))[0])
+    level.stats = index.index_stats().summary()
+    print(f"  {level.stats}")
+    sample = src.rows.column("text").to_pylist()[:32]
+    level.embed_version = timed(lambda: embedder.embed_passages(sample))[0] * (
+        ROWS_PER_VERSION / len(sample)
+    )
+    # 3. latency, exact vs index, same table
+    for mode in MODES:  # warm-up: caches, index files
+        for side in SIDES:
+            index.search(queries[-1], K, mode, exact=side == "exact")
+    pairs = [(side, mode) for mode in MODES for side in SIDES]
     level.lat = {p: [] for p in pairs}
-    results: dict[tuple[str, str], list[set[tuple[str, str]]]] = {p: [] for p in pairs}
+    results: dict[tuple[str, Mode], list[set[tuple[str, str]]]] = {p: [] for p in pairs}
     step = 0
     for rep in range(args.repeats):
         for q in queries:
-            level.embed_query.append(timed(lambda q=q: embedder.embed_queries([q]))[0])
-            for config, mode in rotated(pairs, step):
-                t, hits = timed(lambda c=config, m=mode, q=q: indexes[c].search(q, K, m))
-                level.lat[(config, mode)].append(t)
+            for side, mode in rotated(pairs, step):
+                t, hits = timed(
+                    lambda s=side, m=mode, q=q: index.search(q, K, m, exact=s == "exact")
+                )
+                level.lat[(side, mode)].append(t)
                 if rep == 0:
-                    results[(config, mode)].append(keys(hits))
+                    results[(side, mode)].append(keys(hits))
             step += 1
-    for kind in anns:
-        for mode in ("vector", "hybrid"):
-            exact, approx = results[("exact", mode)], results[(kind, mode)]
-            level.recall[(kind, mode)] = [
-                len(a & e) / max(1, len(e)) for a, e in zip(approx, exact, strict=True)
-            ]
-    if anns:
-        tune(level, exact_uri, uris, anns, embedder, queries, index.table_name)
-    measure_upsert(level, src, embedder, indexes["exact"])
+    for mode in MODES:
+        exact, approx = results[("exact", mode)], results[("index", mode)]
+        level.recall[mode] = [
+            len(a & e) / max(1, len(e)) for a, e in zip(approx, exact, strict=True)
+        ]
+    sweep_ef(level, index, embedder, queries)
     return level
 
 
-def tune(
-    level: Level,
-    exact_uri: str,
-    uris: dict[str, str],
-    anns: list[str],
-    embedder: Embedder,
-    queries: list[str],
-    name: str,
-) -> None:
-    """Raw LanceDB vector queries (pre-embedded): exact scan vs each ANN setting, with
-    Index's filter, interleaved; recall@10 against the exact scan."""
+def sweep_ef(level: Level, index: Index, embedder: Embedder, queries: list[str]) -> None:
+    """The product's vector query (pre-embedded, Index's filter, k=10) at several `ef`,
+    and LanceDB's defaults (ef 1.5 k, no re-ranking), against the exact scan, interleaved:
+    speed-up (median of paired ratios), recall@10 and mean cosine of the top 10 / exact's."""
     vectors = embedder.embed_queries(queries)
     where = Index.filter_sql()
-    exact_tbl = lancedb.connect(exact_uri).open_table(name)
+    tbl = index._open()
+    sides: dict[str, Any] = {"exact": None, "LanceDB default": "default"}
+    sides |= {f"ef={ef}": ef for ef in EF_SWEEP}
 
-    def run(tbl: Any, vec: np.ndarray, knob: Callable[[Any], Any] | None) -> tuple[set, float]:
-        q = tbl.search(vec, query_type="vector", vector_column_name="vector")
-        q = q.distance_type("cosine").where(where, prefilter=True)
-        q = q.select(["chunk_id", "vector", "_distance"]).limit(K)
-        q = q.bypass_vector_index() if knob is None else knob(q)
-        got = q.to_arrow()
+    def run(label: str, vec: np.ndarray) -> tuple[set[str], float]:
+        ef = sides[label]
+        if ef == "default":
+            q = tbl.search(vec, query_type="vector", vector_column_name="vector")
+            q = q.distance_type("cosine").where(where, prefilter=True).limit(K)
+        else:
+            at = Index(index.uri, index.embedder, ann_min_rows=1, ann_ef=ef or 1)
+            q = at._vector_query(tbl, vec, where, K, exact=ef is None)
+        got = q.select(["partition_key", "chunk_id", "vector"]).to_arrow()
         found = np.stack(got.column("vector").to_numpy(zero_copy_only=False))
-        return set(got.column("chunk_id").to_pylist()), float((found @ vec).mean())
+        ids = {
+            f"{p}#{c}"
+            for p, c in zip(
+                got["partition_key"].to_pylist(), got["chunk_id"].to_pylist(), strict=True
+            )
+        }
+        return ids, float((found @ vec).mean())
 
-    sides: list[tuple[str, str, Any, Callable[[Any], Any] | None]] = [
-        ("exact", "exact scan", exact_tbl, None)
-    ]
-    for kind in anns:
-        tbl = lancedb.connect(uris[kind]).open_table(name)
-        sides += [(kind, label, tbl, knob) for label, knob in TUNING[kind]]
-    times: dict[tuple[str, str], list[float]] = {(k, lbl): [] for k, lbl, _, _ in sides}
-    found: dict[tuple[str, str], list[tuple[set, float]]] = {(k, lbl): [] for k, lbl, _, _ in sides}
+    times: dict[str, list[float]] = {label: [] for label in sides}
+    out: dict[str, list[tuple[set[str], float]]] = {label: [] for label in sides}
     for i, vec in enumerate(vectors):
-        for kind, label, tbl, knob in rotated(sides, i):
-            t, out = timed(lambda tbl=tbl, vec=vec, knob=knob: run(tbl, vec, knob))
-            times[(kind, label)].append(t)
-            found[(kind, label)].append(out)
-    base = times[("exact", "exact scan")]
-    exact = found[("exact", "exact scan")]
-    for kind, label, _, _ in sides[1:]:
-        speed = median([b / t for b, t in zip(base, times[(kind, label)], strict=True)])
-        approx = found[(kind, label)]
-        hits = [len(a[0] & e[0]) / max(1, len(e[0])) for a, e in zip(approx, exact, strict=True)]
-        sims = [a[1] / e[1] for a, e in zip(approx, exact, strict=True)]
-        level.tuning[(kind, label)] = (speed, float(np.mean(hits)), float(np.mean(sims)))
-    level.tuning[("exact", "p50 ms")] = (median(base) * 1000, 0.0, 0.0)
-
-
-def measure_upsert(level: Level, src: Source, embedder: Embedder, index: Index) -> None:
-    """Write the largest real version into the exact table of this size, as the embeddings
-    asset does (merge, then the full-text rebuild), next to embedding 32 of its texts."""
-    keys_col = src.rows.column("partition_key").to_pylist()
-    key = max(set(keys_col), key=keys_col.count)
-    mask = np.array([k == key for k in keys_col])
-    rows = src.rows.filter(pa.array(mask)).select(CHUNKS.names)
-    vectors = src.vectors[mask]
-    texts = rows.column("text").to_pylist()[:32]
-    t_embed = timed(lambda: embedder.embed_passages(texts))[0] * rows.num_rows / len(texts)
-    t_merge = timed(
-        lambda: index.upsert_partition(
-            key, rows, vectors, "active", None, None, key, rebuild_fts=False
+        for label in rotated(list(sides), i):
+            t, res = timed(lambda label=label, vec=vec: run(label, vec))
+            times[label].append(t)
+            out[label].append(res)
+    base, exact = times["exact"], out["exact"]
+    for label in sides:
+        speed = median([b / t for b, t in zip(base, times[label], strict=True)])
+        rec = [len(a[0] & e[0]) / max(1, len(e[0])) for a, e in zip(out[label], exact, strict=True)]
+        sims = [a[1] / e[1] for a, e in zip(out[label], exact, strict=True)]
+        level.sweep[label] = (
+            median(times[label]) * 1e3,
+            speed,
+            float(np.mean(rec)),
+            float(np.mean(sims)),
         )
-    )[0]
-    t_fts = timed(index.build_fts_index)[0]
-    level.upsert = {
-        "key": key,
-        "rows": rows.num_rows,
-        "merge": t_merge,
-        "fts": t_fts,
-        "embed_est": t_embed,
-    }
 
 
-def report(levels: list[Level], anns: list[str]) -> None:
-    """The tables: latency per size, mode and config; ANN tuning; write costs."""
-    print("\n-- latency through Index.search (k=10; vector and hybrid include embedding the query)")
+def report(levels: list[Level], ef: int) -> None:
+    """The tables: latency per size, mode and side; ef sweep; index upkeep."""
     print(
-        "| chunks | mode | exact p50 ms | exact p95 ms | "
-        + " | ".join(
-            f"{ANN_NAMES[a]} p50 ms | {ANN_NAMES[a]} p95 ms | speed-up p50 | recall@10"
-            for a in anns
-        )
-        + " |"
+        f"\n-- latency through Index.search (k=10, ms; vector and hybrid include embedding "
+        f"the query); index = IVF_HNSW_SQ at ef={ef}, exact = exact=True on the same table"
     )
-    print("|---:|---|---:|---:|" + "---:|---:|---:|---:|" * len(anns))
+    print(
+        "| chunks | mode | exact p50 | exact p95 | index p50 | index p95 | speed-up p50 "
+        "| recall@10 |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|")
     for lv in levels:
         for mode in MODES:
-            ex = lv.lat[("exact", mode)]
-            cells = [f"{percentile(ex, 50) * 1e3:.1f}", f"{percentile(ex, 95) * 1e3:.1f}"]
-            for a in anns:
-                an = lv.lat[(a, mode)]
-                speed = median([e / x for e, x in zip(ex, an, strict=True)])
-                rec = lv.recall.get((a, mode))
-                cells += [
-                    f"{percentile(an, 50) * 1e3:.1f}",
-                    f"{percentile(an, 95) * 1e3:.1f}",
-                    f"{speed:.2f}x",
-                    f"{np.mean(rec):.3f}" if rec else "n/a",
-                ]
-            print(f"| {lv.size} | {mode} | " + " | ".join(cells) + " |")
-    for lv in levels:
-        print(
-            f"  {lv.size}: embedding one query p50 {percentile(lv.embed_query, 50) * 1e3:.1f} ms; "
-            "cold first hybrid query of a fresh Index: "
-            + ", ".join(
-                f"{c} {v * 1e3:.0f} ms = {v / percentile(lv.lat[(c, 'hybrid')], 50):.1f}x warm p50"
-                for c, v in lv.cold.items()
+            ex, an = lv.lat[("exact", mode)], lv.lat[("index", mode)]
+            speed = median([e / x for e, x in zip(ex, an, strict=True)])
+            print(
+                f"| {lv.size} | {mode} | {percentile(ex, 50) * 1e3:.1f} | "
+                f"{percentile(ex, 95) * 1e3:.1f} | {percentile(an, 50) * 1e3:.1f} | "
+                f"{percentile(an, 95) * 1e3:.1f} | {speed:.2f}x | "
+                f"{np.mean(lv.recall[mode]):.3f} |"
             )
-        )
-    if anns:
-        print("\n-- ANN query knobs on raw LanceDB (pre-embedded vectors, Index's filter, k=10)")
-        print(
-            "| chunks | index | setting | speed-up vs exact scan (p50 of ratios) | recall@10 "
-            "| mean cosine of top 10 / exact's |"
-        )
-        print("|---:|---|---|---:|---:|---:|")
-        for lv in levels:
-            p50 = lv.tuning.get(("exact", "p50 ms"), (0.0, 0.0, 0.0))[0]
-            print(f"| {lv.size} | exact scan | p50 {p50:.1f} ms | 1.0x | 1.000 | 1.000 |")
-            for (kind, label), (speed, rec, sim) in lv.tuning.items():
-                if kind != "exact":
-                    print(
-                        f"| {lv.size} | {ANN_NAMES[kind]} | {label} | {speed:.1f}x | {rec:.3f} "
-                        f"| {sim:.4f} |"
-                    )
-    print("\n-- building and writing, at each size")
+    print(
+        "\n-- the product's vector query at several ef (pre-embedded vectors, Index's "
+        "filter, k=10, re-ranking 5 x k on the stored vectors)"
+    )
+    print(
+        "| chunks | setting | p50 ms | speed-up vs exact (p50 of ratios) | recall@10 "
+        "| mean cosine of top 10 / exact's |"
+    )
+    print("|---:|---|---:|---:|---:|---:|")
     for lv in levels:
-        up = lv.upsert
-        build = ", ".join(f"{k} {v:.1f}s" for k, v in lv.build.items())
-        print(f"  {lv.size}: {build}")
-        write = up["merge"] + up["fts"]
+        for label, (p50, speed, rec, sim) in lv.sweep.items():
+            print(f"| {lv.size} | {label} | {p50:.1f} | {speed:.1f}x | {rec:.3f} | {sim:.4f} |")
+    print("\n-- index upkeep after writing one 300-row version (rebuild_fts=False, then ...)")
+    print(
+        "| chunks | full-text rebuild s | incremental update s | rebuild / incremental "
+        "| version found by full-text before / after | full-text p50 ms, version flat / indexed "
+        "| incremental with the vector index s |"
+    )
+    print("|---:|---:|---:|---:|---|---|---:|")
+    for lv in levels:
+        reb, inc = lv.update["rebuild"], lv.update["incremental"]
+        ratio = median([r / i for r, i in zip(reb, inc, strict=True)])
+        before = sum(lv.found["before"])
+        after = sum(lv.found["after"])
+        n = len(lv.found["after"])
+        flat = median([f for f, _ in lv.fts_flat]) * 1e3
+        indexed = median([x for _, x in lv.fts_flat]) * 1e3
         print(
-            f"  {lv.size}: upsert of {up['key']} ({up['rows']} rows): merge {up['merge']:.2f}s + "
-            f"full-text rebuild {up['fts']:.2f}s = {write / up['embed_est']:.3f}x the time to "
-            f"embed its texts (~{up['embed_est']:.1f}s, timed on 32 of them)"
+            f"| {lv.size} | {median(reb):.2f} | {median(inc):.2f} | {ratio:.1f}x | "
+            f"{before}/{n} / {after}/{n} | {flat:.1f} / {indexed:.1f} | "
+            + ", ".join(f"{x:.2f}" for x in lv.with_vector)
+            + " |"
         )
-        for what, seconds in lv.build.items():
-            if what.endswith("index") and what != "full-text index":
-                rate = up["rows"] / up["embed_est"]
-                print(
-                    f"  {lv.size}: {what} build = {seconds * rate / lv.size:.3f}x the time to "
-                    f"embed all {lv.size} texts (~{lv.size / rate:.0f}s at {rate:.1f} texts/s)"
-                )
+    print("\n-- building, at each size")
+    for lv in levels:
+        build = ", ".join(f"{k} {v:.1f}s" for k, v in lv.build.items())
+        print(f"  {lv.size}: {build}; merge of one version p50 {median(lv.merge):.2f}s")
+        print(f"  {lv.size}: after the writes: {lv.stats}")
+        inc = median(lv.update["incremental"]) / lv.embed_version
+        reb = median(lv.update["rebuild"]) / lv.embed_version
+        print(
+            f"  {lv.size}: embedding one 300-row version ~{lv.embed_version:.1f}s (timed on 32 "
+            f"texts): incremental update = {inc:.3f}x, full rebuild = {reb:.3f}x of it"
+        )
 
 
 def main() -> None:
@@ -403,18 +418,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5k chunks, 12 queries")
     parser.add_argument("--sizes", default=None, help="comma-separated (10000,100000)")
-    parser.add_argument("--ann", default="hnsw_sq", help="hnsw_sq, ivf_pq, both, or none")
+    parser.add_argument("--ef", type=int, default=search.ANN_EF, help="ef of the index side")
     parser.add_argument("--queries", type=int, default=None, help="queries (60)")
+    parser.add_argument("--fts-queries", type=int, default=20, help="for full-text latency")
+    parser.add_argument("--write-rounds", type=int, default=3, help="rebuild/update pairs")
     parser.add_argument("--repeats", type=int, default=1, help="passes over the queries")
     parser.add_argument("--noise", type=float, default=0.02, help="per-dimension vector noise")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("5000" if args.quick else "10000,100000")).split(",")]
     n_queries = args.queries or (12 if args.quick else 60)
-    anns = [] if args.ann == "none" else [a.strip() for a in args.ann.split(",") if a.strip()]
-    for a in anns:
-        ann_config(a)
-    header("search latency: exact vs ANN, vector / full-text / hybrid", args)
+    header("search latency: exact vs the vector index; full-text index upkeep", args)
 
     embedder = Embedder()
     print(f"model loaded in {timed(lambda: embedder.st)[0]:.1f}s")
@@ -423,11 +437,14 @@ def main() -> None:
     queries = load_queries(src, n_queries, args.seed)
     print(f"queries: {len(queries)} (eval questions first, then pseudo-queries from chunk bodies)")
     workdir = Path(tempfile.mkdtemp(prefix="trecho-bench-search-"))
+    levels = []
     try:
-        levels = [measure_level(s, src, embedder, queries, anns, args, workdir) for s in sizes]
+        for size in sizes:
+            levels.append(measure_level(size, src, embedder, queries, args, workdir))
+            shutil.rmtree(workdir / f"t{size}", ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    report(levels, anns)
+    report(levels, args.ef)
 
 
 if __name__ == "__main__":

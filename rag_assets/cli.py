@@ -25,7 +25,8 @@ def _lake(args: argparse.Namespace) -> Lake:
 
 
 def _embedder(args: argparse.Namespace) -> Any:
-    """The configured model: --model/--*-prefix, else TRECHO_MODEL/TRECHO_*_PREFIX."""
+    """The configured model: --model/--*-prefix, else TRECHO_MODEL/TRECHO_*_PREFIX; the
+    backend and device from TRECHO_EMBED_BACKEND and TRECHO_DEVICE."""
     from rag_assets.core.embedding import Embedder
     from resources import configured_embedder
 
@@ -34,6 +35,8 @@ def _embedder(args: argparse.Namespace) -> Any:
         model=args.model or env.model,
         query_prefix=env.query_prefix if args.query_prefix is None else args.query_prefix,
         passage_prefix=env.passage_prefix if args.passage_prefix is None else args.passage_prefix,
+        backend=env.backend,
+        device=env.device,
     )
 
 
@@ -133,6 +136,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         else:
             print(f"up to date {key} (same file, sidecar, code and index; --force to redo)")
     failed = _run_partitions(defs, instance, todo)
+    if todo:
+        _catch_up_indexes(_index(args, lake, embedder))
     report_dir = None
     if not args.skip_eval:
         print("eval report ...", end=" ", flush=True)
@@ -161,6 +166,15 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         print(f"Failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _catch_up_indexes(index: Any) -> None:
+    """Take the rows still searched flat into the indexes at the end of a command that
+    wrote versions (per version, updates wait until enough rows are pending)."""
+    if index.exists():
+        done = index.update_indexes(max_lag_rows=0)
+        if done:
+            print(f"indexes: {'; '.join(done)}")
 
 
 def _run_partitions(defs: Any, instance: Any, jobs: dict[str, str]) -> list[str]:
@@ -221,6 +235,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
         for key in live
     }
     failed = _run_partitions(defs, instance, jobs)
+    _catch_up_indexes(_index(args, lake, embedder))
     progress = model_progress(lake, _db(args, lake), embedder)
     print(
         f"search uses {progress.active}"
@@ -255,7 +270,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
     as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
     hits = index.search(
-        args.query, k=args.k, mode=args.mode, doc_id=args.doc, version=args.version, as_of=as_of
+        args.query,
+        k=args.k,
+        mode=args.mode,
+        doc_id=args.doc,
+        version=args.version,
+        as_of=as_of,
+        exact=args.exact,
     )
     parents: list[str | None] = [None] * len(hits)
     if args.expand:
@@ -340,6 +361,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"search uses: {serving.table_name} ({sum(counts.values())} rows"
         + (f", model {active.model}, since {active.switched_at})" if active else ")")
     )
+    if serving.exists():
+        print(f"indexes: {serving.index_stats().summary()}")
     if active is None or active.model_id != embedder.model_id:
         state = "complete" if progress.complete else f"{len(progress.missing)} versions missing"
         print(
@@ -402,6 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", help="only this version")
     p.add_argument("--as-of", help="validity date YYYY-MM-DD (default: today)")
     p.add_argument("--json", action="store_true", help="print a JSON array of hits")
+    p.add_argument(
+        "--exact", action="store_true", help="scan every vector (skip the ANN index, if any)"
+    )
     p.add_argument(
         "--expand", action="store_true", help="also give each hit's parent unit (small-to-big)"
     )

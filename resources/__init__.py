@@ -11,7 +11,7 @@ from pydantic import Field
 
 from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
 from rag_assets.core.lake import Lake
-from rag_assets.core.search import Index
+from rag_assets.core.search import ANN_EF, ANN_MIN_ROWS, Index, env_int
 
 
 def _env_flag(name: str) -> bool:
@@ -20,11 +20,14 @@ def _env_flag(name: str) -> bool:
 
 def configured_embedder() -> Embedder:
     """The embedder the environment configures (TRECHO_MODEL, TRECHO_QUERY_PREFIX,
-    TRECHO_PASSAGE_PREFIX), as the code location sees it when it loads."""
+    TRECHO_PASSAGE_PREFIX, TRECHO_EMBED_BACKEND, TRECHO_DEVICE), as the code location sees
+    it when it loads."""
     return Embedder(
         model=os.environ.get("TRECHO_MODEL", DEFAULT_MODEL),
         query_prefix=os.environ.get("TRECHO_QUERY_PREFIX", ""),
         passage_prefix=os.environ.get("TRECHO_PASSAGE_PREFIX", ""),
+        backend=os.environ.get("TRECHO_EMBED_BACKEND", "torch"),
+        device=os.environ.get("TRECHO_DEVICE", "cpu"),
     )
 
 
@@ -71,8 +74,18 @@ class EmbedderResource(ConfigurableResource):
         default_factory=lambda: os.environ.get("TRECHO_PASSAGE_PREFIX", ""),
         description="e.g. 'passage: ' for e5 models",
     )
-    device: str = Field(default="cpu", description="'cpu', 'cuda', ...")
+    device: str = Field(
+        default_factory=lambda: os.environ.get("TRECHO_DEVICE", "cpu"),
+        description="'cpu', 'cuda', 'cuda:1', 'mps' (default $TRECHO_DEVICE or cpu)",
+    )
     batch_size: int = 32
+    backend: str = Field(
+        default_factory=lambda: os.environ.get("TRECHO_EMBED_BACKEND", "torch"),
+        description=(
+            "torch | onnx: onnx runs an ONNX export of the same model (CPU only), checked "
+            "against torch when loaded; same vectors, same model id"
+        ),
+    )
     cache: bool = Field(
         default=True,
         description="Reuse vectors of texts embedded before (keyed by model id + text hash)",
@@ -86,6 +99,7 @@ class EmbedderResource(ConfigurableResource):
             passage_prefix=self.passage_prefix,
             device=self.device,
             batch_size=self.batch_size,
+            backend=self.backend,
         )
 
 
@@ -97,11 +111,27 @@ class LanceDBResource(ConfigurableResource):
         default=True,
         description="Drop the previous model's table once search switched to the new one",
     )
+    ann_min_rows: int = Field(
+        default_factory=lambda: env_int("TRECHO_ANN_MIN_ROWS", ANN_MIN_ROWS),
+        ge=0,
+        description=(
+            "Rows from which a model's table gets an HNSW vector index (below: exact "
+            "search); 0 disables it (and drops an existing one at the next write)"
+        ),
+    )
+    ann_ef: int = Field(
+        default_factory=lambda: env_int("TRECHO_ANN_EF", ANN_EF),
+        ge=1,
+        description="HNSW search breadth (ef): higher is slower and closer to exact",
+    )
 
     def uri_for(self, lake: Lake) -> str:
         """The database URI: the configured one, else `<lake>/lancedb`."""
         return self.uri or str(lake.lancedb_dir)
 
     def index(self, lake: Lake, embedder: Embedder) -> Index:
-        """The index of `embedder`'s model in this database."""
-        return Index(self.uri_for(lake), embedder)
+        """The index of `embedder`'s model in this database, with this resource's ANN
+        settings."""
+        return Index(
+            self.uri_for(lake), embedder, ann_min_rows=self.ann_min_rows, ann_ef=self.ann_ef
+        )

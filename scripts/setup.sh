@@ -8,7 +8,7 @@
 #                                 else python3 when it is 3.11)
 #   TRECHO_SETUP_FORCE=1          re-run pip even when pyproject.toml has not changed
 #   TRECHO_SKIP_APT=1             never touch Debian packages
-#   TRECHO_EXTRAS=dev,s3          the package extras to install (default dev,s3,dask,postgres)
+#   TRECHO_EXTRAS=dev,s3          the package extras to install (default dev,s3,dask,postgres,onnx)
 #
 # Safe to run again: Debian packages already present are not reinstalled, an existing
 # .venv on Python 3.11 is kept, and pip is skipped while pyproject.toml and this script
@@ -20,8 +20,9 @@ ROOT="$(pwd)"
 VENV="$ROOT/.venv"
 STAMP="$VENV/.trecho-setup-stamp"
 TORCH_VERSION="2.13.0"
-# dev: tests and lint; s3, dask, postgres: what the object-store and deploy tests run on
-EXTRAS="${TRECHO_EXTRAS:-dev,s3,dask,postgres}"
+# dev: tests and lint; s3, dask, postgres, onnx: what the object-store, deploy and ONNX
+# tests run on
+EXTRAS="${TRECHO_EXTRAS:-dev,s3,dask,postgres,onnx}"
 export HF_HUB_OFFLINE=1
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 

@@ -13,6 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from rag_assets.core import search
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import LakeError
 from rag_assets.core.schemas import CHUNKS, Chunk
@@ -206,6 +207,56 @@ def test_search_works_before_the_fts_index_is_built(tmp_path: Path, embedder: Em
     upsert(idx, "doc-a@v2", rebuild_fts=False)  # rows newer than the index are found too
     assert ids(idx.search("REFUND", k=1, mode="fts")) == ["doc-b@v1#refund"]
     assert ids(idx.search("vibracao", k=1, mode="fts")) == ["doc-a@v2#sec-1"]
+
+
+def test_fts_index_is_updated_incrementally_not_rebuilt(tmp_path: Path, embedder: Embedder) -> None:
+    """After the first build, new rows are searched flat until INDEX_LAG_ROWS of them wait,
+    then added to the index (optimize), never rebuilt; a term only in the new version is
+    found all along, and gone once the version is deleted."""
+    idx = Index(tmp_path / "lancedb", embedder)
+    upsert(idx, "doc-b@v1")
+    assert idx.last_index_update[0].startswith("full-text index built")
+    first = idx.index_stats().fts
+    assert first is not None and (first.indexed_rows, first.unindexed_rows) == (2, 0)
+    upsert(idx, "doc-a@v1")  # 3 rows: under INDEX_LAG_ROWS, left to the flat search
+    assert idx.last_index_update == []
+    fts = idx.index_stats().fts
+    assert fts is not None and (fts.indexed_rows, fts.unindexed_rows) == (2, 3)
+    old = dt.date(2023, 6, 1)
+    query = "lubrificacao rolamentos"
+    assert ids(idx.search(query, k=3, mode="fts", as_of=old)) == ["doc-a@v1#sec-3"]
+    done = idx.update_indexes(max_lag_rows=0)
+    assert [a.split(" (")[0] for a in done] == ["indexes updated incrementally"]
+    fts = idx.index_stats().fts
+    assert fts is not None and (fts.indexed_rows, fts.unindexed_rows) == (5, 0)
+    assert fts.segments == 1
+    assert ids(idx.search(query, k=3, mode="fts", as_of=old)) == ["doc-a@v1#sec-3"]
+    assert idx.delete_partition("doc-a@v1") == 3
+    assert idx.search(query, k=3, mode="fts", as_of=old) == []
+    assert idx.search("vibração garantia", k=10, mode="fts", as_of=old) == []
+    assert ids(idx.search("refund", k=1, mode="fts")) == ["doc-b@v1#refund"]
+
+
+def test_upsert_updates_the_fts_index_past_the_lag(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search, "INDEX_LAG_ROWS", 3)
+    idx = Index(tmp_path / "lancedb", embedder)
+    upsert(idx, "doc-b@v1")
+    upsert(idx, "doc-a@v2")  # 2 waiting: under the lag
+    assert idx.last_index_update == []
+    upsert(idx, "doc-a@v1")  # 5 waiting
+    assert [a.split(" (")[0] for a in idx.last_index_update] == ["indexes updated incrementally"]
+    assert idx.index_stats().fts == search.IndexState("text_idx", "text", "FTS", 7, 0, 1)
+
+
+def test_fts_index_with_another_analyzer_is_rebuilt(tmp_path: Path, embedder: Embedder) -> None:
+    idx = Index(tmp_path / "lancedb", embedder)
+    upsert(idx, "doc-b@v1")
+    english = Index(tmp_path / "lancedb", embedder, fts_language="English")
+    assert [a.split(" (")[0] for a in english.update_indexes()] == ["full-text index built"]
+    assert english.update_indexes() == []  # up to date: nothing to do
+    assert ids(english.search("refunds", k=1, mode="fts")) == ["doc-b@v1#refund"]
 
 
 def test_reupsert_with_fewer_chunks_replaces_only_that_partition(index: Index) -> None:

@@ -71,7 +71,7 @@ def chunks(
     if config.header_document == "title":
         version.info = dataclasses.replace(version.info, header_name=version.info.title)
     model = embedder.embedder()
-    counter = model.token_counter()
+    counter = model.token_counter()  # tokenizer cache: no torch import, no weights loaded
     policy = Policy(config.target_tokens, config.header_mode, config.type_strategies)
     if config.strategy == "default":
         chunker = policy_chunker(policy, model)
@@ -86,7 +86,7 @@ def chunks(
             url=config.llm_url,
             model=config.llm_model,
             api_key_env=config.llm_api_key_env,
-        ).build(counter, lake.lake.root / "cache" / "contextual")
+        ).build(counter, lake.lake.local_cache_dir / "contextual")
         assert situator is not None
         sha = read_stage(lake.lake, "documents", key)["sha256"][0]
         situated = situator.situate(sha, result, version.info.title, version.doc.text)

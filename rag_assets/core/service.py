@@ -161,6 +161,7 @@ def run_eval(
         q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
     ]
     live_chunks = [c for key in versions for c in load_chunks(lake, key)]
+    index.update_indexes(max_lag_rows=0)  # BM25 over every row, as the scratch indexes
     return evaluate(
         versions,
         questions,
