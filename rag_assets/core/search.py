@@ -535,7 +535,8 @@ class IndexStats:
                 return f"{label}: no index"
             return (
                 f"{label}: {state.kind} ({state.indexed_rows} indexed, "
-                f"{state.unindexed_rows} searched flat, {state.segments} segments{extra})"
+                f"{state.unindexed_rows} searched flat, {state.segments} "
+                f"segment{'s' if state.segments != 1 else ''}{extra})"
             )
 
         if self.vector is not None:
