@@ -150,14 +150,11 @@ def chunk_raw_pdfs(quick: bool = False) -> dict[str, Any]:
     import polars as pl
     import pyarrow as pa
 
-    from rag_assets.core.chunking.base import DocInfo, Source
     from rag_assets.core.chunking.policy import Policy, policy_chunker
+    from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding import Embedder
     from rag_assets.core.lake import Sidecar, make_key
-    from rag_assets.core.pdf import OcrSettings, extract
     from rag_assets.core.schemas import CHUNKS
-    from rag_assets.core.structure import build_tree, display_name, path_of, tables_by_piece
-    from rag_assets.core.tables import linearize_tables
 
     embedder = Embedder()
     counter = embedder.token_counter()
@@ -168,21 +165,7 @@ def chunk_raw_pdfs(quick: bool = False) -> dict[str, Any]:
         pdfs = sorted(pdfs, key=lambda p: p.stat().st_size)[:2]
     for pdf in pdfs:
         key = make_key(pdf.parent.name, pdf.stem)
-        sidecar = Sidecar.read(pdf.with_suffix(".yaml"))
-        ext = extract(pdf, ocr=OcrSettings(enabled=False))
-        logical = ext.logical_tables()
-        lines = [line for page in ext.pages for line in page.lines]
-        title = sidecar.title or key
-        nodes = build_tree(key, ext.doc, lines, tables_by_piece(logical), title)
-        by_id = {n.node_id: n for n in nodes}
-        paths = {
-            n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
-            for n in nodes
-            if n.kind == "table"
-        }
-        rows = linearize_tables(key, nodes, logical, paths)
-        info = DocInfo(key, pdf.parent.name, pdf.stem, title, sidecar.valid_from)
-        source = Source(info=info, doc=ext.doc, nodes=nodes, rows=rows, doc_type=sidecar.type)
+        source = source_from_pdf(pdf, key, Sidecar.read(pdf.with_suffix(".yaml")))
         chunks = chunker(source, counter)
         table = pa.Table.from_pylist([c.as_row() for c in chunks], schema=CHUNKS)
         frames[key] = pl.from_arrow(table)

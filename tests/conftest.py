@@ -56,6 +56,24 @@ def small_lake(tmp_path: Path) -> Lake:
     )
 
 
+def prompted_model(folder: Path, prompts: dict[str, str]) -> Path:
+    """The bundled model under another folder (its files symlinked) whose
+    sentence-transformers config ships `prompts`, as e5-style models do."""
+    import json
+
+    from rag_assets.core.embedding import DEFAULT_MODEL, resolve_model_path
+
+    source = Path(resolve_model_path(DEFAULT_MODEL))
+    folder.mkdir(parents=True)
+    for item in source.iterdir():
+        if item.name != "config_sentence_transformers.json":
+            (folder / item.name).symlink_to(item, target_is_directory=item.is_dir())
+    config = json.loads((source / "config_sentence_transformers.json").read_text())
+    config["prompts"] = prompts
+    (folder / "config_sentence_transformers.json").write_text(json.dumps(config))
+    return folder
+
+
 Block = tuple[str, int, bool]  # text, font size, bold
 
 

@@ -14,16 +14,13 @@ import pyarrow as pa
 import pytest
 
 from rag_assets.core import onnx_backend
-from rag_assets.core.chunking.base import DocInfo, Source
 from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.corpus import source_from_pdf
 from rag_assets.core.embedding import _ONNX, DEFAULT_MODEL, Embedder, model_slug, resolve_model_path
 from rag_assets.core.lake import Sidecar
 from rag_assets.core.onnx_backend import TOLERANCE, OnnxMismatch, OnnxUnsupported
-from rag_assets.core.pdf import OcrSettings, extract
 from rag_assets.core.schemas import CHUNKS
 from rag_assets.core.search import Index
-from rag_assets.core.structure import build_tree, display_name, path_of, tables_by_piece
-from rag_assets.core.tables import linearize_tables
 
 from .conftest import SAMPLE_LAKE
 
@@ -71,20 +68,7 @@ def chunks(counter) -> dict[str, pa.Table]:
     """The default policy's chunks of two sample manuals (tables included), per version."""
     out = {}
     for key, pdf in VERSIONS.items():
-        doc_id, version = key.split("@")
-        ext = extract(pdf, ocr=OcrSettings(enabled=False))
-        logical = ext.logical_tables()
-        lines = [line for page in ext.pages for line in page.lines]
-        title = Sidecar.read(pdf.with_suffix(".yaml")).title or key
-        nodes = build_tree(key, ext.doc, lines, tables_by_piece(logical), title)
-        by_id = {n.node_id: n for n in nodes}
-        paths = {
-            n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
-            for n in nodes
-            if n.kind == "table"
-        }
-        rows = linearize_tables(key, nodes, logical, paths)
-        source = Source(DocInfo(key, doc_id, version, title), ext.doc, nodes, rows)
+        source = source_from_pdf(pdf, key, Sidecar.read(pdf.with_suffix(".yaml")))
         result = policy_chunker(Policy())(source, counter)
         out[key] = pa.Table.from_pylist([c.as_row() for c in result], schema=CHUNKS)
     return out

@@ -19,6 +19,8 @@ from rag_assets.core.lake import LakeError
 from rag_assets.core.schemas import CHUNKS, Chunk
 from rag_assets.core.search import Hit, Index, fts_terms, table_name
 
+from .conftest import prompted_model
+
 V1_END = dt.date(2023, 12, 31)
 V2_START = dt.date(2024, 1, 1)
 
@@ -406,19 +408,8 @@ def test_the_models_own_prompts_are_used_when_none_is_configured(
 ) -> None:
     """A sentence-transformers model that ships `query`/`document` prompts in its config
     gets them without any trecho setting; a configured prefix still wins."""
-    import json
-
-    from rag_assets.core.embedding import resolve_model_path
-
-    source = Path(resolve_model_path("all-MiniLM-L6-v2"))
-    model = tmp_path / "minilm-prompted"
-    model.mkdir()
-    for item in source.iterdir():
-        if item.name != "config_sentence_transformers.json":
-            (model / item.name).symlink_to(item, target_is_directory=item.is_dir())
-    config = json.loads((source / "config_sentence_transformers.json").read_text())
-    config["prompts"] = {"query": "query: ", "document": "passage: "}
-    (model / "config_sentence_transformers.json").write_text(json.dumps(config))
+    prompts = {"query": "query: ", "document": "passage: "}
+    model = prompted_model(tmp_path / "minilm-prompted", prompts)
 
     prompted = Embedder(model=str(model))
     assert prompted.effective_query_prefix == "query: "

@@ -24,7 +24,7 @@ from rag_assets.core.tokens import (
     remember_info,
 )
 
-from .conftest import SAMPLE_LAKE, SHARED
+from .conftest import SAMPLE_LAKE, SHARED, prompted_model
 
 REPO = Path(__file__).resolve().parents[1]
 ODD = [
@@ -109,15 +109,8 @@ def test_light_counts_equal_the_loaded_models_on_real_texts(light, embedder):
 
 def test_prompted_model_gets_the_same_prefix_and_limits(tmp_path, cache, embedder):
     """A model that ships e5-style prompts: the light path reads the same prompts."""
-    source = Path(resolve_model_path(embedder.model))
-    model = tmp_path / "minilm-prompted"
-    model.mkdir()
-    for item in source.iterdir():
-        if item.name != "config_sentence_transformers.json":
-            (model / item.name).symlink_to(item, target_is_directory=item.is_dir())
-    config = json.loads((source / "config_sentence_transformers.json").read_text())
-    config["prompts"] = {"query": "query: ", "document": "passage: "}
-    (model / "config_sentence_transformers.json").write_text(json.dumps(config))
+    prompts = {"query": "query: ", "document": "passage: "}
+    model = prompted_model(tmp_path / "minilm-prompted", prompts)
 
     loaded = Embedder(model=str(model))
     full = full_counter(loaded)  # loads it, which writes the cache

@@ -8,7 +8,7 @@ from rag_assets.assets.structure_tree import structure_tree
 from rag_assets.core.corpus import load_nodes
 from rag_assets.core.lake import read_stage, write_stage
 from rag_assets.core.schemas import TABLE_ROWS
-from rag_assets.core.structure import display_name, path_of
+from rag_assets.core.structure import table_paths
 from rag_assets.core.tables import join_tables, linearize_tables, parts_from_pages
 from rag_assets.partitions import doc_versions
 from resources import LakeResource
@@ -26,11 +26,7 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
     key = context.partition_key
     nodes = load_nodes(lake.lake, key)
     by_id = {n.node_id: n for n in nodes}
-    paths = {
-        n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
-        for n in nodes
-        if n.kind == "table"
-    }
+    paths = table_paths(nodes)
     pages = read_stage(lake.lake, "pages", key).sort("page")
     logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
     rows = linearize_tables(key, nodes, logical, paths)

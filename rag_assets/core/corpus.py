@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 
 from rag_assets.core.chunking.base import DocInfo, Source
-from rag_assets.core.lake import Lake, read_stage
+from rag_assets.core.lake import Lake, Sidecar, read_stage, split_key
 from rag_assets.core.schemas import Chunk, DocText, Node
 from rag_assets.core.tables import TableRow
 
@@ -20,6 +21,26 @@ class Version(Source):
 
     status: str = "active"
     valid_to: dt.date | None = None
+
+
+def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Source:
+    """One PDF through the stages up to the linearized tables, in memory (no lake, no
+    Parquet, no OCR): what a chunker reads. For benches and tests that compare chunkers
+    or embedding backends on real documents without running the pipeline."""
+    from rag_assets.core.pdf import OcrSettings, extract
+    from rag_assets.core.structure import build_tree, table_paths, tables_by_piece
+    from rag_assets.core.tables import linearize_tables
+
+    doc_id, version = split_key(key)
+    sidecar = sidecar or Sidecar()
+    extraction = extract(pdf, ocr=OcrSettings(enabled=False))
+    logical = extraction.logical_tables()
+    lines = [line for page in extraction.pages for line in page.lines]
+    title = sidecar.title or key
+    nodes = build_tree(key, extraction.doc, lines, tables_by_piece(logical), title)
+    rows = linearize_tables(key, nodes, logical, table_paths(nodes))
+    info = DocInfo(key, doc_id, version, title, sidecar.valid_from)
+    return Source(info=info, doc=extraction.doc, nodes=nodes, rows=rows, doc_type=sidecar.type)
 
 
 def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:

@@ -535,6 +535,16 @@ def display_name(node: Node) -> str:
 TITLED_KINDS = ("part", "chapter", "section", "article", "table")
 
 
+def table_paths(nodes: Sequence[Node]) -> dict[str, str]:
+    """Each table node's path (`Capítulo 4 > Tabela 1`): the context its rows carry."""
+    by_id = {n.node_id: n for n in nodes}
+    return {
+        n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
+        for n in nodes
+        if n.kind == "table"
+    }
+
+
 def untitled_share(nodes: Sequence[Node], doc: DocText) -> float:
     """Share of the text that sits in no titled unit (no section, article or table above it).
 
