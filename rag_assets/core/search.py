@@ -248,6 +248,13 @@ def _as_chunk_table(chunks: pa.Table | pl.DataFrame) -> pa.Table:
     return table.select(CHUNKS.names).cast(CHUNKS)
 
 
+def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
+    """Rank order of one retriever's rows: best score first, equal scores (rows of one
+    table share BM25 scores) by key and chunk id, so the same index state always gives
+    the same ranking, whatever order the store returned them in."""
+    return (-round(score, 6), str(row["partition_key"]), str(row["chunk_id"]))
+
+
 def _rrf(ranked: dict[str, list[Hit]], k: int) -> list[Hit]:
     """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank."""
     fused: dict[tuple[str, str], Hit] = {}
@@ -1012,6 +1019,7 @@ class Index:
 
     def _vector(self, tbl: Any, vector: np.ndarray, where: str, n: int, exact: bool) -> list[Hit]:
         rows = self._vector_query(tbl, vector, where, n, exact).to_list()
+        rows.sort(key=lambda r: _tie_order(1.0 - float(r["_distance"]), r))
         return [
             Hit.from_row(row, 1.0 - float(row["_distance"]), "vector", rank)
             for rank, row in enumerate(rows, start=1)
@@ -1035,6 +1043,7 @@ class Index:
                 raise
             log.warning("full-text search unavailable on %s: %s", tbl.name, exc)
             return []
+        rows.sort(key=lambda r: _tie_order(float(r["_score"]), r))
         return [
             Hit.from_row(row, float(row["_score"]), "fts", rank)
             for rank, row in enumerate(rows, start=1)
