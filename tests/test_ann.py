@@ -87,7 +87,7 @@ def test_vector_index_is_built_once_the_table_reaches_ann_min_rows(
     assert stats.vector is not None and stats.vector.kind == "IVF_HNSW_SQ"
     assert (stats.vector.indexed_rows, stats.vector.unindexed_rows) == (502, 0)
     assert stats.fts is not None and stats.fts.unindexed_rows == 0
-    assert "vector: IVF_HNSW_SQ (502 indexed, 0 searched flat, 1 segments, ef 200)" in (
+    assert "vector: IVF_HNSW_SQ (502 indexed, 0 searched flat, 1 segment, ef 200)" in (
         stats.summary()
     )
     meta = stats.as_metadata()
