@@ -14,6 +14,8 @@ from typing import Any
 
 from dagster import ExecutorDefinition, Field, in_process_executor, multiprocess_executor
 
+from rag_assets.core.search import env_int
+
 EXECUTORS: dict[str, tuple[str, str, str | None]] = {
     "multiprocess": ("dagster", "multiprocess_executor", None),
     "in_process": ("dagster", "in_process_executor", None),
@@ -30,13 +32,11 @@ class ExecutorConfigError(RuntimeError):
 
 
 def _int_env(name: str) -> int | None:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return None
+    """A whole-number setting (None when unset), its error raised at code-location load."""
     try:
-        return int(value)
-    except ValueError:
-        raise ExecutorConfigError(f"{name}={value!r} is not an integer") from None
+        return env_int(name, 0) or None
+    except ValueError as exc:
+        raise ExecutorConfigError(str(exc)) from None
 
 
 def executor_env_defaults(name: str, max_concurrent: int | None = None) -> dict[str, Any]:

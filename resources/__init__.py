@@ -21,14 +21,8 @@ def _env_flag(name: str) -> bool:
 def configured_embedder() -> Embedder:
     """The embedder the environment configures (TRECHO_MODEL, TRECHO_QUERY_PREFIX,
     TRECHO_PASSAGE_PREFIX, TRECHO_EMBED_BACKEND, TRECHO_DEVICE), as the code location sees
-    it when it loads."""
-    return Embedder(
-        model=os.environ.get("TRECHO_MODEL", DEFAULT_MODEL),
-        query_prefix=os.environ.get("TRECHO_QUERY_PREFIX", ""),
-        passage_prefix=os.environ.get("TRECHO_PASSAGE_PREFIX", ""),
-        backend=os.environ.get("TRECHO_EMBED_BACKEND", "torch"),
-        device=os.environ.get("TRECHO_DEVICE", "cpu"),
-    )
+    it when it loads: the `embedder` resource's defaults."""
+    return EmbedderResource().embedder()
 
 
 def configured_model_id() -> str:

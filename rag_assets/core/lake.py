@@ -194,6 +194,11 @@ class Lake:
     def __repr__(self) -> str:
         return f"Lake({str(self.root)!r})"
 
+    @property
+    def _uri_digest(self) -> str:
+        """A short, stable name for this lake's local folders (an object store's URI)."""
+        return hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+
     def lock_path(self, name: str) -> Path:
         """A local file to lock around read-modify-write of the lake's shared files."""
         return local_lock_path(str(self.root), name)
@@ -265,8 +270,7 @@ class Lake:
         for a local lake, `~/.trecho/dagster/<hash of the URI>` for an object store (the
         instance's SQLite storage needs a local disk; set DAGSTER_HOME to share one)."""
         if self.remote:
-            digest = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
-            return Path.home() / ".trecho" / "dagster" / digest
+            return Path.home() / ".trecho" / "dagster" / self._uri_digest
         return self.root / ".dagster"
 
     @property
@@ -274,8 +278,7 @@ class Lake:
         """A local folder for caches that need no sharing: `<lake>/cache` for a local lake,
         `~/.cache/trecho/<hash of the URI>` for an object store."""
         if self.remote:
-            digest = hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
-            return Path.home() / ".cache" / "trecho" / digest
+            return Path.home() / ".cache" / "trecho" / self._uri_digest
         return self.root / "cache"
 
     def stage_path(self, stage: str, key: str) -> LakePath:

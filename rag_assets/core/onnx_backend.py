@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,7 +34,6 @@ from typing import Any
 import numpy as np
 
 from rag_assets.core.tokens import (
-    INFO_FILE,
     ModelInfo,
     cache_root,
     cached_info,
@@ -103,8 +103,6 @@ class OnnxMismatch(RuntimeError):
 
 def onnx_root() -> Path:
     """Where exports live: `TRECHO_ONNX_DIR`, else `<trecho cache>/onnx`."""
-    import os
-
     env = os.environ.get("TRECHO_ONNX_DIR")
     return Path(env).expanduser() if env else cache_root() / "onnx"
 
@@ -168,7 +166,6 @@ def _export_model(st: Any, path: Path) -> list[str]:
     """Export the transformer of a loaded model to `path`; returns its input names."""
     import contextlib
     import inspect
-    import os
     import warnings
 
     import torch
@@ -402,19 +399,3 @@ def load_encoder(
     worst = encoder.check()
     log.info("ONNX backend for %s: worst probe cosine vs torch %.7f", model, worst)
     return encoder
-
-
-__all__ = [
-    "INFO_FILE",
-    "OnnxEncoder",
-    "OnnxMismatch",
-    "OnnxUnsupported",
-    "PROBE_TEXTS",
-    "TOLERANCE",
-    "check_supported",
-    "ensure_export",
-    "export_dir",
-    "load_encoder",
-    "onnx_root",
-    "pool",
-]

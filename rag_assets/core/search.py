@@ -752,13 +752,14 @@ class Index:
         Takes the write lock: two concurrent builds only fail each other's commit.
         """
 
-        def build() -> None:
-            tbl = self._open()
-            if tbl is not None:
-                tbl.create_index("text", config=self._fts_config(), replace=True)
-
         with self._write_lock():
-            _retry(build, f"fts index on {self.table_name}")
+            _retry(self._create_fts_index, f"fts index on {self.table_name}")
+
+    def _create_fts_index(self) -> None:
+        """Build the full-text index over every row now (the caller holds the lock)."""
+        tbl = self._open()
+        if tbl is not None:
+            tbl.create_index("text", config=self._fts_config(), replace=True)
 
     def _fts_is_current(self, state: IndexState | None, tbl: Any) -> bool:
         """Whether the table's full-text index exists with this Index's analyzer."""
@@ -802,12 +803,7 @@ class Index:
                 return []
             stats = self._stats(tbl)
             if not self._fts_is_current(stats.fts, tbl):
-                step(
-                    "full-text index built",
-                    lambda: self._open().create_index(
-                        "text", config=self._fts_config(), replace=True
-                    ),
-                )
+                step("full-text index built", self._create_fts_index)
                 stats = self._stats(self._open())
             pending = max(
                 [s.unindexed_rows for s in (stats.vector, stats.fts) if s is not None] or [0]

@@ -17,7 +17,6 @@ differ from that file.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
@@ -29,6 +28,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+
+from rag_assets.core.lake import file_lock
 
 INFO_FILE = "info.json"
 TOKENIZER_FILE = "tokenizer.json"
@@ -268,7 +269,7 @@ def publish_dir(target: Path, build: Callable[[Path], None], done_file: str) -> 
     if (target / done_file).is_file():
         return False
     target.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(target.parent / f".{target.name}.lock"):
+    with file_lock(target.parent / f".{target.name}.lock"):
         if (target / done_file).is_file():
             return False
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
@@ -288,21 +289,6 @@ def publish_dir(target: Path, build: Callable[[Path], None], done_file: str) -> 
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return True
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with path.open("a+") as handle:
-        try:
-            import fcntl
-        except ImportError:  # not POSIX: the atomic rename alone keeps readers safe
-            yield
-            return
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def info_dir(model_dir: str | Path, slug: str) -> Path:
