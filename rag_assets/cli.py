@@ -438,7 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--strategies",
         nargs="+",
-        help="strategies to compare with the default: names (see README), 'all' (the full "
+        help="strategies to compare with the default: names (see docs/eval.md), 'all' (the full "
         "list) or 'standard' (a quick set, the default)",
     )
     p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")

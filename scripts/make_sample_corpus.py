@@ -390,7 +390,7 @@ LAWS: list[tuple[str, str, str, dict[str, Any]]] = [
 
 
 def manual_questions() -> list[dict[str, Any]]:
-    """Questions about the two manuals, in the DESIGN.md evaluation format."""
+    """Questions about the two manuals, in the evaluation format of docs/design.md."""
     op, ben = "manual-operacao", "manual-beneficiario"
     return [
         {

@@ -54,7 +54,7 @@ METRICS = (
 
 @dataclass(frozen=True)
 class Question:
-    """One eval question (DESIGN.md format)."""
+    """One eval question (docs/design.md format)."""
 
     id: str
     question: str

@@ -1,6 +1,6 @@
 """The data lake layout, document-version keys and the raw folder's sidecars.
 
-Layout (DESIGN.md)::
+Layout (docs/design.md)::
 
     <lake>/raw/<doc_id>/<version>.pdf        input PDFs (committed for the samples)
     <lake>/raw/<doc_id>/<version>.yaml       optional sidecar: title, valid_from, valid_to,
@@ -52,7 +52,7 @@ class LakeError(ValueError):
 
 
 def validate_key_part(value: str, what: str) -> str:
-    """Check a doc id or version against DESIGN.md's `[a-z0-9._-]` pattern."""
+    """Check a doc id or version against the `[a-z0-9._-]` pattern of docs/design.md."""
     if not KEY_PART.match(value) or value.startswith(".") or ".." in value:
         raise LakeError(
             f"invalid {what} {value!r}: use only lowercase letters, digits, '.', '_' and '-' "

@@ -1,4 +1,4 @@
-"""The records each stage produces and the Parquet schemas they are stored with (DESIGN.md).
+"""The records each stage produces and the Parquet schemas they are stored with (docs/design.md).
 
 Every stage writes one Parquet file per partition; these schemas are the contract between
 stages, the eval and the CLI, so they live in one place.

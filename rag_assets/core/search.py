@@ -2,7 +2,7 @@
 
 One LanceDB table per embedding model (`chunks__<model_id>`), holding the chunk columns
 (schemas.CHUNKS) plus `vector`, `status`, `valid_from`, `valid_to` and `title`
-(DESIGN.md). A document version (partition) is replaced in one commit with
+(docs/design.md). A document version (partition) is replaced in one commit with
 `merge_insert`, so a reader never sees half of a version.
 
 Choices written down here:

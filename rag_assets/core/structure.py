@@ -76,7 +76,7 @@ def slug(text: str, limit: int = 40) -> str:
 
 
 def normalize_label(label: str) -> str:
-    """Compare labels as DESIGN.md says: case, `º/°/o`, dots and spaces ignored."""
+    """Compare labels as docs/design.md says: case, `º/°/o`, dots and spaces ignored."""
     value = fold(label).replace("º", "").replace("°", "").replace("ª", "")
     value = re.sub(r"(\d)o\b", r"\1", value)
     return re.sub(r"[\s.]+", "", value)

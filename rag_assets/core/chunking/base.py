@@ -26,7 +26,7 @@ class DocInfo:
 
     `header_name` is how the header names the document: the doc id unless set (e.g. to the
     title). Measured on the sample corpus with all-MiniLM-L6-v2, a long title repeated in
-    every chunk costs hit@3 (see the README): the default is the short id.
+    every chunk costs hit@3 (see docs/stages.md): the default is the short id.
     """
 
     partition_key: str
