@@ -1,9 +1,9 @@
 """Legal chunkers: one chunk per article, per numbered paragraph group, or per point.
 
 Laws are read by their own numbering, and measurements on the laws (docs/design.md)
-favour small units under their article's first line (one chunk per §/inciso group: hit@3 0.43 at ~260 tokens sent,
-against 0.22 for whole articles, a third of which the model truncated). These strategies
-let the eval compare the three granularities on the same tree:
+favour small units under their article's first line (one chunk per §/inciso group: hit@3
+0.43 at ~260 tokens sent, against 0.22 for whole articles, a third of which the model
+truncated). These strategies let the eval compare the three granularities on the same tree:
 
 - `legal-article`: one chunk per article (caput, every §, inciso and alínea);
 - `legal-paragraph`: the caput with its incisos, then each `§`/`Parágrafo único` with its
