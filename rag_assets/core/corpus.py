@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -12,6 +13,9 @@ from rag_assets.core.chunking.base import DocInfo, Source
 from rag_assets.core.lake import Lake, Sidecar, read_stage, split_key
 from rag_assets.core.schemas import Chunk, DocText, Node
 from rag_assets.core.tables import TableRow
+
+if TYPE_CHECKING:
+    from rag_assets.core.pdf import Extraction
 
 
 @dataclass
@@ -27,6 +31,11 @@ def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Sour
     """One PDF through the stages up to the linearized tables, in memory (no lake, no
     Parquet, no OCR): what a chunker reads. For benches and tests that compare chunkers
     or embedding backends on real documents without running the pipeline."""
+    return read_pdf(pdf, key, sidecar)[0]
+
+
+def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Source, Extraction]:
+    """`source_from_pdf` with the extraction it came from (pages, table regions)."""
     from rag_assets.core.pdf import OcrSettings, extract
     from rag_assets.core.structure import build_tree, table_paths, tables_by_piece
     from rag_assets.core.tables import linearize_tables
@@ -40,7 +49,8 @@ def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Sour
     nodes = build_tree(key, extraction.doc, lines, tables_by_piece(logical), title)
     rows = linearize_tables(key, nodes, logical, table_paths(nodes))
     info = DocInfo(key, doc_id, version, title, sidecar.valid_from)
-    return Source(info=info, doc=extraction.doc, nodes=nodes, rows=rows, doc_type=sidecar.type)
+    source = Source(info=info, doc=extraction.doc, nodes=nodes, rows=rows, doc_type=sidecar.type)
+    return source, extraction
 
 
 def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:
