@@ -189,7 +189,9 @@ def trecho_reader() -> Callable[[Path], Reading]:
             unstructured += len(text_regions)
             for region in text_regions:
                 x0, top, x1, bottom = region.bbox
-                regions.append(Found(page.page, (x0, page.height - bottom, x1, page.height - top), 0, 0))
+                regions.append(
+                    Found(page.page, (x0, page.height - bottom, x1, page.height - top), 0, 0)
+                )
         chunks = chunker(source, counter)
         damage = chunk_damage(chunks, source.rows, {source.info.partition_key: source.doc.text})
         refused = ""
@@ -255,16 +257,6 @@ class Score:
         self.tables += len(tables)
         self.seconds += reading.seconds
         self.unstructured += reading.unstructured
-        if reading.refused:
-            self.refused.append(f"{name}: {reading.refused}")
-            return 0, len(targets)
-        texts = [norm(t) for t in reading.texts]
-        held = sum(
-            1
-            for cell, head, label in targets
-            if any(norm(cell) in t and norm(head) in t and norm(label) in t for t in texts)
-        )
-        self.held += held
         used: set[int] = set()
         for table in tables:
             best, best_iou = -1, 0.5
@@ -279,6 +271,16 @@ class Score:
                 self.rows_ok += reading.regions[best].rows == table.n_rows
                 self.cols_ok += reading.regions[best].cols == table.n_cols
         self.extra += len(reading.regions) - len(used)
+        if reading.refused:
+            self.refused.append(f"{name}: {reading.refused}")
+            return 0, len(targets)
+        texts = [norm(t) for t in reading.texts]
+        held = sum(
+            1
+            for cell, head, label in targets
+            if any(norm(cell) in t and norm(head) in t and norm(label) in t for t in texts)
+        )
+        self.held += held
         return held, len(targets)
 
     def row(self, name: str) -> str:

@@ -20,6 +20,7 @@ NO_ORPHAN_TABLE_VALUES = "no_orphan_table_values"
 NO_MID_LINE_STARTS = "no_mid_line_starts"
 INDEX_MATCHES_CHUNKS = "index_matches_chunks"
 UNTITLED_TEXT_SHARE = "untitled_text_share_low"
+TABLES_STRUCTURED = "tables_read_into_rows"
 UNTITLED_THRESHOLD = 0.5
 
 chunk_checks = [
@@ -47,6 +48,15 @@ embedding_checks = [
         INDEX_MATCHES_CHUNKS,
         asset="embeddings",
         description="LanceDB holds exactly this version's chunks (none missing, none stale).",
+    )
+]
+
+table_checks = [
+    AssetCheckSpec(
+        TABLES_STRUCTURED,
+        asset="linearized_tables",
+        description="Every table was read into rows under named columns (warning): a table "
+        "that was not is indexed as its printed lines, named with its pages in the metadata.",
     )
 ]
 

@@ -14,7 +14,8 @@ from rag_assets.core.report import (
     write_report,
 )
 from rag_assets.core.search import active_embedder
-from rag_assets.core.service import question_files, run_eval
+from rag_assets.core.service import indexed_versions, question_files, run_eval
+from rag_assets.core.structure import unstructured_tables
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
@@ -71,6 +72,10 @@ def eval_report(
     previous = previous_report(lake.lake.reports_dir, folder, sources, result.mode)
     regression = hit3_regression(result, previous, config.hit3_tolerance)
     default = result.strategies["default"]
+    as_text = {
+        key: [t["table"] for t in unstructured_tables(version.nodes)]
+        for key, version in indexed_versions(lake.lake, index).items()
+    }
     return MaterializeResult(
         metadata={
             "report": MetadataValue.path(str(folder / "report.html")),
@@ -79,6 +84,10 @@ def eval_report(
             "hit@3_by_tag": MetadataValue.md(tag_table(result)),
             "questions": result.questions,
             "strategies": len(result.strategies),
+            "tables_as_text": sum(len(v) for v in as_text.values()),
+            "tables_as_text_by_version": MetadataValue.json(
+                {k: v for k, v in as_text.items() if v}
+            ),
             **{f"default {m}": float(v) for m, v in default.items() if m != "questions"},
         },
         check_results=eval_check_results(default, regression),

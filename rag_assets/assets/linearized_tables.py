@@ -2,13 +2,21 @@
 
 from collections import Counter
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetExecutionContext,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 
 from rag_assets.assets.structure_tree import structure_tree
+from rag_assets.checks import TABLES_STRUCTURED, table_checks
 from rag_assets.core.corpus import load_nodes
 from rag_assets.core.lake import read_stage, write_stage
 from rag_assets.core.schemas import TABLE_ROWS
-from rag_assets.core.structure import table_paths
+from rag_assets.core.structure import table_paths, unstructured_tables
 from rag_assets.core.tables import join_tables, linearize_tables, parts_from_pages
 from rag_assets.partitions import doc_versions
 from resources import LakeResource
@@ -18,7 +26,8 @@ from resources import LakeResource
     partitions_def=doc_versions,
     deps=[structure_tree],
     group_name="structure",
-    code_version="2",
+    code_version="3",
+    check_specs=table_checks,
     description="Table rows linearized so every value carries its column header.",
 )
 def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
@@ -31,17 +40,35 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
     logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
     rows = linearize_tables(key, nodes, logical, paths)
     path = write_stage(lake.lake, "tables", key, [r.as_row() for r in rows], TABLE_ROWS)
+    as_text = unstructured_tables(nodes)
+    for table in as_text:
+        context.log.warning(
+            f"{key}: {table['table']} (pages {table['pages'][0]}-{table['pages'][1]}) could not "
+            "be read into rows under named columns: indexed as its printed lines"
+        )
     return MaterializeResult(
         metadata={
             "tables": len({r.table_id for r in rows}),
             "rows": len(rows),
             "tables_across_pages": sum(1 for t in logical if len(t.parts) > 1),
             "tables_without_header": sum(1 for t in logical if not t.has_header),
+            "tables_as_text": len(as_text),
             "rows_by_table": {
                 f"{by_id[t].label} (pages {by_id[t].page_start}-{by_id[t].page_end})": n
                 for t, n in Counter(r.table_id for r in rows).items()
             },
             "example": MetadataValue.text(rows[0].text if rows else ""),
             "parquet": MetadataValue.path(str(path)),
-        }
+        },
+        check_results=[
+            AssetCheckResult(
+                check_name=TABLES_STRUCTURED,
+                passed=not as_text,
+                severity=AssetCheckSeverity.WARN,
+                metadata={
+                    "tables_as_text": len(as_text),
+                    "tables": MetadataValue.json(as_text),
+                },
+            )
+        ],
     )

@@ -75,8 +75,8 @@ def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> in
                 continue
             for header, value in zip(row.header, row.cells, strict=False):
                 value = value.strip()
-                if not value or value == header:
-                    continue
+                if not value or not header or value == header:
+                    continue  # a row label under an unnamed stub column has no header
                 if _contains_word(chunk.text, value) and not _contains_word(chunk.text, header):
                     orphans += 1
     return orphans

@@ -105,6 +105,7 @@ def _id_segment(kind: str, label: str, title: str) -> str:
         "item": "inc",
         "point": "ali",
         "table": "tab",
+        "table_text": "tab",
         "table_row": "row",
     }.get(kind, "sec")
     if kind == "paragraph" and "nico" in fold(label):
@@ -294,6 +295,7 @@ def _caput_title(text: str) -> str:
     return first[:160]
 
 
+TABLE_KINDS = ("table", "table_text")
 LegacyTable = tuple[list[list[str]], list[tuple[int, int]], int, int]
 
 
@@ -425,21 +427,39 @@ def _caption_below(
 
 
 def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | None) -> None:
-    """A table node (named by its caption, else its title row) with one node a data row."""
+    """A table node (named by its caption, else its title row) with one node a data row;
+    a table not read into rows under named columns is a `table_text` node holding its
+    printed lines (see `unstructured_tables`)."""
     caption = caption_line.text if caption_line else table.title
     cap = CAPTION.match(caption)
-    count = sum(1 for n in builder.nodes if n.kind == "table") + 1
+    count = sum(1 for n in builder.nodes if n.kind in TABLE_KINDS) + 1
     label = f"{cap.group(1).capitalize()} {cap.group(2)}" if cap else f"Tabela {count}"
     start, end = table.char_start, table.char_end
     if caption_line is not None:
         start = caption_line.char_start if start < 0 else min(start, caption_line.char_start)
         end = max(end, caption_line.char_end)
+    if not table.structured:
+        text = builder.doc.text[start:end]
+        builder.leaf("table_text", label, caption, text, start, end)
+        builder.stack[-1].own_open = False
+        return
     node = builder.leaf("table", label, caption, caption, start, end)
     builder.stack[-1].own_open = False  # text after the table goes to a new text unit
     for row in table.rows:
         if row.char_start >= 0:
             text = " | ".join(row.cells)
             builder.leaf("table_row", str(row.index), "", text, row.char_start, row.char_end, node)
+
+
+def unstructured_tables(nodes: Sequence[Node]) -> list[dict[str, object]]:
+    """The tables indexed as their printed lines (`table_text`), by label and pages: a
+    reader's limit the user is told about (a warning check), not a reason to refuse the
+    version."""
+    return [
+        {"table": n.label, "title": n.title, "pages": [n.page_start, n.page_end]}
+        for n in nodes
+        if n.kind == "table_text"
+    ]
 
 
 def _guard_ok(line: Line, body: float, keyword: str, rest: str) -> bool:
@@ -527,12 +547,12 @@ def display_name(node: Node) -> str:
     if node.kind == "table_row":
         return f"linha {node.label}"
     parts = [p for p in (node.label, node.title) if p]
-    if node.kind == "table" and node.title:
+    if node.kind in TABLE_KINDS and node.title:
         return node.title
     return " ".join(parts) if parts else node.kind
 
 
-TITLED_KINDS = ("part", "chapter", "section", "article", "table")
+TITLED_KINDS = ("part", "chapter", "section", "article", "table", "table_text")
 
 
 def table_paths(nodes: Sequence[Node]) -> dict[str, str]:

@@ -19,7 +19,8 @@ from rag_assets.core.schemas import Node
 NUMERIC = re.compile(r"^(?:R\$)?[\d\s.,%/:+()$€-]+$")
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
 MAX_HEADER_ROWS = 3
-HEADER_CELL_MAX_CHARS = 60  # a longer cell is data, not a column name
+HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
+PATH_SEP = " > "  # between a group heading and the column names under it
 COLUMN_TOLERANCE = 0.015  # column edges of a continued table agree within this share of width
 
 
@@ -93,6 +94,13 @@ class LogicalTable:
     rows: list[LogicalRow]
 
     @property
+    def structured(self) -> bool:
+        """Whether the table was read into rows under named columns; one that was not is
+        indexed as its printed lines (`table_text`) and flagged, never linearized."""
+        width = max((len(r.cells) for r in self.rows), default=0)
+        return self.has_header and width >= 2 and bool(self.rows)
+
+    @property
     def char_start(self) -> int:
         """Start of the first piece in the document text."""
         starts = [p.char_start for p in self.parts if p.char_start >= 0]
@@ -152,8 +160,9 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
     cells is the header (the common case), or up to three rows of group headings (merged
     cells, short labels, no numbers) over a last header row are joined per column: a
     group heading (`International`) also names the merged positions to its right that
-    have a sub-heading below, so the columns read `International Cargo Ton`. With no
-    header found the names list is empty and every row is data.
+    have a sub-heading below, so the columns read `International > Cargo Ton` (the
+    header path). A first row whose only empty cell is the stub column's corner is a
+    header too. With no header found the names list is empty and every row is data.
     """
     if not rows:
         return "", 0, []
@@ -163,8 +172,9 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
     if width >= 3 and len(filled) == 1 and len(rows) > 2:
         title, start = " ".join((filled[0] or "").split()), 1
     first = [c or "" for c in rows[start]] if start < len(rows) else []
-    if first and len(first) == width and looks_like_header(first) and start + 1 < len(rows):
-        if all(_header_cell(c) for c in first):
+    corner = first[1:] if first and _blank(first[0]) else first  # the stub's empty corner
+    if first and len(first) == width and looks_like_header(corner) and start + 1 < len(rows):
+        if all(_header_cell(c) for c in first) and len(corner) >= 2:
             return title, start + 1, [" ".join(c.split()) for c in first]
     stacked: list[list[str | None]] = []
     for row in rows[start : start + MAX_HEADER_ROWS]:
@@ -186,16 +196,17 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
             else:
                 value = carried = " ".join(cell.split())
             if value:
-                names[i] = f"{names[i]} {value}".strip()
+                names[i] = f"{names[i]}{PATH_SEP}{value}" if names[i] else value
     if sum(1 for n in names if n) < max(2, (width + 1) // 2):
         return title, start, []  # too sparse to name the columns
     return title, start + len(stacked), names
 
 
 def column_names(header: Sequence[str], width: int) -> list[str]:
-    """Header names for every column; a column the header does not name is `Coluna N`."""
+    """Header names for every column; a column the header does not name is `Coluna N`,
+    except the first (the stub column of row labels), which stays unnamed."""
     names = [h.strip() for h in header][:width] + [""] * max(0, width - len(header))
-    return [name or f"Coluna {i + 1}" for i, name in enumerate(names)]
+    return [name or (f"Coluna {i + 1}" if i else "") for i, name in enumerate(names)]
 
 
 def _columns_agree(a: Sequence[float], b: Sequence[float], page_width: float) -> bool:
@@ -314,8 +325,9 @@ def parts_from_pages(pages: Iterable[Mapping[str, Any]]) -> list[TablePart]:
 
 
 def linearize(header: Sequence[str], cells: Sequence[str]) -> str:
-    """`Header: value; Header: value` for one row; empty cells are left out."""
-    pairs = [f"{h}: {c}" for h, c in zip(header, cells, strict=False) if c.strip()]
+    """`Header: value; Header: value` for one row; empty cells are left out, and a value
+    without a column name (the row label of an unnamed stub column) stands alone."""
+    pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False) if c.strip()]
     return "; ".join(pairs)
 
 
@@ -340,6 +352,7 @@ def linearize_tables(
     one, else the row's own.
     """
     table_nodes = [n for n in nodes if n.kind == "table"]
+    tables = [t for t in tables if not isinstance(t, LogicalTable) or t.structured]
     rows_by_table: dict[str, dict[int, Node]] = {}
     for node in nodes:
         if node.kind == "table_row" and node.parent_id and node.label.isdigit():

@@ -66,6 +66,51 @@ def sentence_units(seg: str, text: str, start: int) -> list[Unit]:
     return units
 
 
+def line_units(seg: str, text: str, start: int) -> list[Unit]:
+    """One unit a printed line (the lines of a table read as text), exact spans."""
+    units: list[Unit] = []
+    pos = 0
+    for line in text.split("\n"):
+        if line.strip():
+            units.append(
+                Unit(
+                    f"{seg}~{len(units)}" if units else seg,
+                    line,
+                    start + pos,
+                    start + pos + len(line),
+                )
+            )
+        pos += len(line) + 1
+    return units
+
+
+def split_row(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
+    """A linearized table row too long for the budget, cut at its `; ` pairs: every part
+    repeats the row's first pair (its label), so no value leaves its row or its header."""
+    if counter.count(unit.text) - counter.overhead <= budget:
+        return [unit]
+    label, *pairs = unit.text.split("; ")
+    parts: list[Unit] = []
+    current: list[str] = []
+    for pair in pairs:
+        candidate = "; ".join([label, *current, pair])
+        if current and counter.count(candidate) - counter.overhead > budget:
+            parts.append(_row_part(unit, label, current, len(parts)))
+            current = []
+        current.append(pair)
+    if current or not parts:
+        parts.append(_row_part(unit, label, current, len(parts)))
+    out: list[Unit] = []
+    for part in parts:  # a single pair still too long: cut by words, as any text
+        fits = counter.count(part.text) - counter.overhead <= budget
+        out.extend([part] if fits else _split_words(part, budget, counter))
+    return out
+
+
+def _row_part(unit: Unit, label: str, pairs: list[str], n: int) -> Unit:
+    return Unit(f"{unit.seg}~p{n}", "; ".join([label, *pairs]), unit.start, unit.end, unit.label)
+
+
 def lead_of(text: str, counter: TokenCounter, max_tokens: int = 48) -> str:
     """The part of a unit's text every later piece repeats: as many of its first sentences
     as fit in `max_tokens`, else its first words (marked with an ellipsis)."""
@@ -94,7 +139,7 @@ def _containers(
     def container_of(node: Node) -> Node:
         current: Node | None = node
         while current is not None:
-            if current.kind in ("article", "table"):
+            if current.kind in ("article", "table", "table_text"):
                 return current
             if current.kind in ("document", "part", "chapter", "section"):
                 return current
@@ -107,7 +152,7 @@ def _containers(
             lead = ""
             if node.kind == "article":
                 lead = lead_of(node.text, counter) if node.text else node.label
-            elif node.kind == "table":
+            elif node.kind in ("table", "table_text"):
                 lead = node.title
             containers[node.node_id] = Container(node, PATH_SEP.join(names), lead)
             order.append(node.node_id)
@@ -125,6 +170,8 @@ def _containers(
         box = get(container_of(node))
         if node.kind in LEGAL_KINDS:
             box.units.append(Unit(seg, node.text, node.char_start, own_end, node.label))
+        elif node.kind == "table_text":
+            box.units.extend(line_units(seg, node.text, node.char_start))
         else:
             box.units.extend(sentence_units(seg, node.text, node.char_start))
     for row in rows:
@@ -235,6 +282,7 @@ def structural_chunks(
     """
     chunks: list[Chunk] = []
     render = _Render(doc, info, counter, strategy, header_mode)
+    tables = sorted(n.char_start for n in nodes if n.kind in ("table", "table_text"))
     for box in _containers(doc, nodes, rows, counter):
         # the budget allows for the longest path a piece may get (its first unit's label)
         longest = max((u.label for u in box.units), key=len, default="")
@@ -242,14 +290,17 @@ def structural_chunks(
         fixed = counter.count(f"{widest}\n{box.lead}\n" if box.lead else f"{widest}\n")
         room = max(16, counter.max_tokens - fixed)
         units: list[Unit] = []
+        fit = split_row if box.node.kind == "table" else fit_to_budget
         for unit in box.units:
-            units.extend(fit_to_budget(unit, room, counter))
+            units.extend(fit(unit, room, counter))
         for unit, n in zip(units, counter.count_many([u.text for u in units]), strict=True):
             unit.tokens = n - counter.overhead
         groups: list[list[Unit]] = []
         budget = min(target_tokens, counter.max_tokens) - fixed
         for unit in units:
             packs = repack and (pack_table_rows or box.node.kind != "table")
+            if groups and any(groups[-1][-1].end <= t < unit.start for t in tables):
+                packs = False  # text before a table and text after it are not one chunk
             if groups and packs and sum(u.tokens for u in groups[-1]) + unit.tokens <= budget:
                 groups[-1].append(unit)
             else:
@@ -295,7 +346,8 @@ class _Render:
         excess = chunk.token_count - self.counter.max_tokens
         unit = group[0]
         budget = max(8, self.counter.count(unit.text) - self.counter.overhead - excess - 2)
-        pieces = fit_to_budget(unit, budget, self.counter)
+        fit = split_row if box.node.kind == "table" else fit_to_budget
+        pieces = fit(unit, budget, self.counter)
         return [c for piece in pieces for c in self.emit(box, [piece])]
 
     def chunk(self, box: Container, group: list[Unit]) -> Chunk:
