@@ -249,6 +249,7 @@ class Score:
     refused: list[str] = field(default_factory=list)
     unstructured: int = 0
     seconds: float = 0.0
+    missed: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def add(self, name: str, tables: Sequence[TruthTable], reading: Reading) -> tuple[int, int]:
         """Score one file; returns (cells held, cells) of it."""
@@ -281,6 +282,11 @@ class Score:
             if any(norm(cell) in t and norm(head) in t and norm(label) in t for t in texts)
         )
         self.held += held
+        self.missed.extend(
+            (name, cell, head, label)
+            for cell, head, label in targets
+            if not any(norm(cell) in t and norm(head) in t and norm(label) in t for t in texts)
+        )
         return held, len(targets)
 
     def row(self, name: str) -> str:
@@ -301,6 +307,7 @@ def main() -> None:
     parser.add_argument("--flavors", default=",".join(FLAVORS), help="Camelot flavours")
     parser.add_argument("--no-camelot", action="store_true", help="score trecho alone")
     parser.add_argument("--detail", action="store_true", help="print every file's figure")
+    parser.add_argument("--misses", type=int, default=0, help="print N cells trecho missed")
     args = parser.parse_args()
     if not ICDAR.exists():
         sys.exit(f"{ICDAR} not found: the ICDAR 2013 EU files are part of the shared corpora")
@@ -349,6 +356,8 @@ def main() -> None:
     print(f"\ntrecho: {trecho.unstructured} regions indexed as text lines (unstructured)")
     for why in trecho.refused:
         print(f"  refused {why}")
+    for name, cell, head, label in trecho.missed[: args.misses]:
+        print(f"  missed {name}: {cell!r} under {head!r}, row {label!r}")
 
 
 if __name__ == "__main__":

@@ -352,6 +352,47 @@ def _edges(values: Iterable[float]) -> list[float]:
     return edges
 
 
+def _blank_cell(cell: str | None) -> bool:
+    return cell is None or not cell.strip()
+
+
+def collapse_columns(
+    rows: list[list[str | None]], edges: list[float]
+) -> tuple[list[list[str | None]], list[float]]:
+    """Merge neighbouring grid columns that no row fills both of.
+
+    Shading boxes and partial rules make pdfplumber cut a table into more columns than it
+    prints (a header over positions 2-3, its values under position 1, an empty column in
+    between); a pair of columns never filled in the same row is one printed column.
+    """
+    width = max((len(r) for r in rows), default=0)
+    rows = [list(r) + [None] * (width - len(r)) for r in rows]
+    i = 0
+    while i + 1 < width:
+        if any(not _blank_cell(r[i]) and not _blank_cell(r[i + 1]) for r in rows):
+            i += 1
+            continue
+        for r in rows:
+            left, right = r[i], r[i + 1]
+            r[i] = right if _blank_cell(left) and not _blank_cell(right) else left
+            if r[i] is None and (left == "" or right == ""):
+                r[i] = ""
+            del r[i + 1]
+        if len(edges) == width + 1:
+            del edges[i + 1]
+        width -= 1
+    return rows, edges
+
+
+def _carry_row_labels(rows: list[list[str | None]]) -> None:
+    """A row label merged over several rows (its position empty below it, `None`) is the
+    label of each of those rows."""
+    for previous, row in zip(rows, rows[1:], strict=False):
+        if row and row[0] is None and previous and not _blank_cell(previous[0]):
+            if any(not _blank_cell(c) for c in row[1:]):
+                row[0] = previous[0]
+
+
 def _find_tables(page: Any) -> list[PageTable]:
     tables: list[PageTable] = []
     for found in page.find_tables():
@@ -361,11 +402,13 @@ def _find_tables(page: Any) -> list[PageTable]:
             for row, raw in zip(found.rows, raw_rows, strict=False)
             if any(_clean_cell(c) for c in raw)
         ]
-        rows = [[_clean_cell(c) for c in raw] for _, raw in kept]
-        if len(rows) < 2 or max(len(r) for r in rows) < 2:
+        edges = _edges([c[0] for c in found.cells] + [c[2] for c in found.cells])
+        grid, columns = collapse_columns([list(raw) for _, raw in kept], edges)
+        if len(grid) < 2 or max(len(r) for r in grid) < 2:
             continue  # a box around text, not a table
-        title, header_rows, header = identify_header([raw for _, raw in kept])
-        columns = _edges([c[0] for c in found.cells] + [c[2] for c in found.cells])
+        title, header_rows, header = identify_header(grid)
+        _carry_row_labels(grid[header_rows:])
+        rows = [[_clean_cell(c) for c in raw] for raw in grid]
         tables.append(
             PageTable(
                 index=len(tables),
@@ -381,9 +424,11 @@ def _find_tables(page: Any) -> list[PageTable]:
     return tables
 
 
-def _inside(line: Line, bbox: tuple[float, float, float, float]) -> bool:
-    middle = (line.top + line.bottom) / 2
-    return bbox[1] - 1 <= middle <= bbox[3] + 1 and line.x0 >= bbox[0] - 1 and line.x0 <= bbox[2]
+def _across(raw: dict[str, Any], bbox: tuple[float, float, float, float]) -> bool:
+    """Whether a text line sits at a table's height and reaches into it."""
+    middle = (raw["top"] + raw["bottom"]) / 2
+    inside = bbox[1] - 1 <= middle <= bbox[3] + 1
+    return inside and raw["x1"] > bbox[0] + 1 and raw["x0"] < bbox[2] - 1
 
 
 def _inside_raw(raw: dict[str, Any], bbox: tuple[float, float, float, float]) -> bool:
@@ -859,7 +904,9 @@ def _assign_offsets(pages: list[Page]) -> DocText:
                 table.char_end = max(ln.char_end for ln in inside)
             spans: list[tuple[int, int]] = []
             for bbox in table.row_bboxes:
-                row_lines = [ln for ln in inside if _inside(ln, bbox)]
+                row_lines = [
+                    ln for ln in inside if bbox[1] - 1 <= (ln.top + ln.bottom) / 2 <= bbox[3] + 1
+                ]
                 if row_lines:
                     spans.append(
                         (
@@ -924,11 +971,15 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
         raise
     except Exception as exc:
         raise PdfError(f"{path}: page {number} cannot be read ({exc})") from exc
-    lines = [ln for ln in (_line_from(r) for r in raw_lines) if ln is not None]
-    for table in tables:
-        for line in lines:
-            if line.table < 0 and _inside(line, table.bbox):
+    lines: list[Line] = []
+    for raw in raw_lines:
+        line = _line_from(raw)
+        if line is None:
+            continue
+        for table in tables:  # a line reaching into a table is its line (a stub outside)
+            if line.table < 0 and _across(raw, table.bbox):
                 line.table = table.index
+        lines.append(line)
     has_text = any(c["text"].strip() for c in page.chars)
     return Page(
         number,

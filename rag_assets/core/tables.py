@@ -17,6 +17,8 @@ from typing import Any
 from rag_assets.core.schemas import Node
 
 NUMERIC = re.compile(r"^(?:R\$)?[\d\s.,%/:+()$€-]+$")
+# a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
+YEAR = re.compile(r"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{2,4})?\s*[*¹²³]?$")
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
 MAX_HEADER_ROWS = 3
 HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
@@ -123,8 +125,11 @@ class LogicalTable:
 
 
 def looks_like_header(row: Sequence[str]) -> bool:
-    """A header row names its columns: every cell filled, none a bare number."""
-    return bool(row) and all(c.strip() and not NUMERIC.match(c) for c in row)
+    """A header row names its columns: every cell filled, none a bare number (a year
+    naming a column is a name)."""
+    return bool(row) and all(
+        c.strip() and (not NUMERIC.match(c) or YEAR.match(c.strip())) for c in row
+    )
 
 
 def header_for(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -148,7 +153,16 @@ def _header_cell(cell: str | None) -> bool:
     if _blank(cell):
         return True
     text = " ".join((cell or "").split())
-    return not _numeric(text) and len(text) <= HEADER_CELL_MAX_CHARS
+    return (not _numeric(text) or bool(YEAR.match(text))) and len(text) <= HEADER_CELL_MAX_CHARS
+
+
+def _header_goes_on(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+    """Whether row `i` continues the header above it: a cell merged down from the header
+    row (`None`) beside short labels, and a data row still to follow."""
+    if i + 1 >= len(rows):
+        return False
+    row = list(rows[i]) + [None] * (width - len(rows[i]))
+    return None in row and any(not _blank(c) for c in row) and all(_header_cell(c) for c in row)
 
 
 def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, list[str]]:
@@ -174,7 +188,8 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
     first = [c or "" for c in rows[start]] if start < len(rows) else []
     corner = first[1:] if first and _blank(first[0]) else first  # the stub's empty corner
     if first and len(first) == width and looks_like_header(corner) and start + 1 < len(rows):
-        if all(_header_cell(c) for c in first) and len(corner) >= 2:
+        more = _header_goes_on(rows, start + 1, width)
+        if all(_header_cell(c) for c in first) and len(corner) >= 2 and not more:
             return title, start + 1, [" ".join(c.split()) for c in first]
     stacked: list[list[str | None]] = []
     for row in rows[start : start + MAX_HEADER_ROWS]:
@@ -182,21 +197,33 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         if all(_blank(c) for c in cells) or not all(_header_cell(c) for c in cells):
             break
         stacked.append(cells)
-        if not any(_blank(c) for c in cells):
+        if not any(_blank(c) for c in cells) and not _header_goes_on(
+            rows, start + len(stacked), width
+        ):
             break  # a complete row closes the header
     if not stacked or start + len(stacked) >= len(rows):
         return title, start, []
     names = [""] * width
+    group = [False] * width  # the name so far ends with a heading over several columns
     for r, cells in enumerate(stacked):
-        carried = ""
+        values, origins = [""] * width, [-1] * width
+        spanning: set[int] = set()  # cells that head several columns
+        carried, origin = "", -1
         for i, cell in enumerate(cells):
             if cell is None:
                 below = any(not _blank(s[i]) for s in stacked[r + 1 :])
-                value = carried if below else ""  # a group heading over sub-headings
+                values[i] = carried if below else ""  # a group heading over sub-headings
+                if values[i]:
+                    spanning.add(origin)
             else:
-                value = carried = " ".join(cell.split())
+                values[i] = carried = " ".join(cell.split())
+                origin = i
+            origins[i] = origin
+        for i, value in enumerate(values):
             if value:
-                names[i] = f"{names[i]}{PATH_SEP}{value}" if names[i] else value
+                sep = PATH_SEP if group[i] else " "  # one cell printed over two rows: a space
+                names[i] = f"{names[i]}{sep}{value}" if names[i] else value
+                group[i] = origins[i] in spanning
     if sum(1 for n in names if n) < max(2, (width + 1) // 2):
         return title, start, []  # too sparse to name the columns
     return title, start + len(stacked), names
