@@ -335,8 +335,8 @@ def test_headers_over_several_rows_name_every_column():
         "DOCUMENTNO.",
         "DATE POSTED",
         "PAYEENAME",
-        "OBLIGATION/SERVICE DATES START",
-        "OBLIGATION/SERVICE DATES END",
+        "OBLIGATION/SERVICE DATES > START",
+        "OBLIGATION/SERVICE DATES > END",
         "DESCRIPTION",
         "AMOUNT($)",
     ]
@@ -344,8 +344,8 @@ def test_headers_over_several_rows_name_every_column():
     tables = extraction.logical_tables()
     assert tables[0].title == "1.1 JAL Group International Passenger Traffic Data"
     cargo = tables[3].header
-    assert cargo[1:3] == ["International Cargo Ton", "International Cargo y.o.y(%)"]
-    assert cargo[7] == "Domestic Mail Ton"
+    assert cargo[1:3] == ["International > Cargo > Ton", "International > Cargo > y.o.y(%)"]
+    assert cargo[7] == "Domestic > Mail > Ton"
 
 
 def test_bad_inputs_fail_with_the_file_and_the_reason(tmp_path: Path):
@@ -372,3 +372,57 @@ def test_page_limit_is_enforced():
     assert count_pages(pdf) >= 2
     with pytest.raises(PdfError, match="over the limit of 1 pages"):
         count_pages(pdf, max_pages=1)
+
+
+STATES = [("Alabama", "209", "1,234", "33", "4"), ("Alaska", "17", "2,050", "8", "12")]
+STATES += [("Arizona", "88", "3,407", "21", "9"), ("Arkansas", "40", "905", "5", "2")]
+
+
+def column_ruled_pdf(path: Path) -> Path:
+    """A table ruled by columns only (no line between its rows) under a two-level header:
+    `State` over both header rows, `Permit` and `Sale` each over `Handgun` and `Long gun`."""
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=10)
+    pdf.set_xy(20, 20)
+    pdf.cell(0, 6, "Background checks by state")
+    x = [20.0, 60.0, 90.0, 120.0, 150.0, 180.0]
+    top, mid, head, row_h = 30.0, 37.0, 44.0, 7.0
+    bottom = head + row_h * len(STATES) + 2
+    for y in (top, head, bottom):
+        pdf.line(x[0], y, x[-1], y)
+    pdf.line(x[1], mid, x[-1], mid)  # under the group headings only
+    for i, xi in enumerate(x):
+        pdf.line(xi, mid if i in (2, 4) else top, xi, bottom)
+    pdf.text(x[0] + 2, 40, "State")
+    pdf.text(x[1] + 2, 35, "Permit")
+    pdf.text(x[3] + 2, 35, "Sale")
+    for i, name in enumerate(["Handgun", "Long gun", "Handgun", "Long gun"]):
+        pdf.text(x[i + 1] + 2, 42, name)
+    for r, values in enumerate(STATES):
+        for i, value in enumerate(values):
+            pdf.text(x[i] + 2, head + row_h * (r + 1) - 2, value)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_column_ruled_table_is_read_by_its_lines_under_a_two_level_header(tmp_path: Path):
+    extraction = extract(column_ruled_pdf(tmp_path / "ruled.pdf"))
+    [table] = extraction.logical_tables()
+    assert table.header == [
+        "State",
+        "Permit > Handgun",
+        "Permit > Long gun",
+        "Sale > Handgun",
+        "Sale > Long gun",
+    ]
+    assert [r.cells for r in table.rows] == [list(values) for values in STATES]
+    lines = [ln for page in extraction.pages for ln in page.lines]
+    nodes = build_tree("doc@v1", extraction.doc, lines, tables_by_piece([table]), "doc")
+    rows = linearize_tables("doc@v1", nodes, [table], {})
+    assert rows[0].text == (
+        "State: Alabama; Permit > Handgun: 209; Permit > Long gun: 1,234; "
+        "Sale > Handgun: 33; Sale > Long gun: 4"
+    )
+    for row, (state, *_) in zip(rows, STATES, strict=True):  # each row points at its line
+        assert extraction.doc.text[row.char_start : row.char_end].startswith(state)

@@ -352,6 +352,16 @@ def _edges(values: Iterable[float]) -> list[float]:
     return edges
 
 
+NUMBER = re.compile(r"^[-–+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
+
+
+@dataclass
+class _Row:
+    """A row cut from a ruled row: only its box is needed."""
+
+    bbox: tuple[float, ...]
+
+
 def _blank_cell(cell: str | None) -> bool:
     return cell is None or not cell.strip()
 
@@ -363,13 +373,16 @@ def collapse_columns(
 
     Shading boxes and partial rules make pdfplumber cut a table into more columns than it
     prints (a header over positions 2-3, its values under position 1, an empty column in
-    between); a pair of columns never filled in the same row is one printed column.
+    between); a pair of columns never filled in the same row, and not both named in the
+    first rows, is one printed column.
     """
     width = max((len(r) for r in rows), default=0)
     rows = [list(r) + [None] * (width - len(r)) for r in rows]
     i = 0
     while i + 1 < width:
-        if any(not _blank_cell(r[i]) and not _blank_cell(r[i + 1]) for r in rows):
+        both = any(not _blank_cell(r[i]) and not _blank_cell(r[i + 1]) for r in rows)
+        named = [any(not _blank_cell(r[j]) for r in rows[:3]) for j in (i, i + 1)]
+        if both or all(named):  # two headings of their own: two columns, however sparse
             i += 1
             continue
         for r in rows:
@@ -393,17 +406,84 @@ def _carry_row_labels(rows: list[list[str | None]]) -> None:
                 row[0] = previous[0]
 
 
+def _text_lines_of(chars: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Characters grouped into printed lines, top to bottom."""
+    lines: list[list[dict[str, Any]]] = []
+    for c in sorted(chars, key=lambda c: (c["top"], c["x0"])):
+        if lines and c["top"] - lines[-1][0]["top"] <= c["size"] * 0.5:
+            lines[-1].append(c)
+        else:
+            lines.append([c])
+    return lines
+
+
+def split_by_lines(page: Any, row: Any) -> list[tuple[tuple[float, ...], list[str | None]]] | None:
+    """A ruled row that holds several table rows, cut at its printed lines.
+
+    A table ruled by columns only comes out of pdfplumber as one row whose cells each
+    hold a whole column; when at least one column holds a number on each of several
+    lines, each printed line is a row (cells by column). A line that only continues the
+    text of the row above (no number in it, and an empty first cell or a first cell
+    starting in lower case with nothing beside it) is joined to that row. None when the
+    row is one row.
+    """
+    boxes = list(row.cells)
+    if len(boxes) < 2 or any(b is None for b in boxes):
+        return None
+    chars = [c for c in page.crop(row.bbox).chars if c["text"].strip()]
+    lines = _text_lines_of(chars)
+    if len(lines) < 2:
+        return None
+    grid: list[list[str]] = []
+    for line in lines:
+        cells = []
+        for x0, _, x1, _ in boxes:
+            part = [c for c in line if x0 <= (c["x0"] + c["x1"]) / 2 < x1]
+            cells.append(" ".join(extract_text(part, x_tolerance=1.5).split()) if part else "")
+        grid.append(cells)
+    numeric = [
+        i
+        for i in range(1, len(boxes))
+        if sum(1 for r in grid if r[i] and NUMBER.match(r[i])) >= 2
+        and all(not r[i] or NUMBER.match(r[i]) for r in grid)
+    ]
+    if not numeric:
+        return None
+    out: list[tuple[tuple[float, ...], list[str | None]]] = []
+    for line, cells in zip(lines, grid, strict=True):
+        has_number = any(cells[i] for i in numeric)
+        lower = cells[0][:1].islower() and not any(cells[1:])
+        if out and not has_number and (not cells[0] or lower):
+            previous = out[-1][1]
+            out[-1] = (
+                out[-1][0],
+                [
+                    " ".join(x for x in (a or "", b) if x)
+                    for a, b in zip(previous, cells, strict=True)
+                ],
+            )
+            continue
+        top = min(c["top"] for c in line)
+        bottom = max(c["bottom"] for c in line)
+        out.append(((row.bbox[0], top, row.bbox[2], bottom), list(cells)))
+    return out if len(out) >= 2 else None
+
+
 def _find_tables(page: Any) -> list[PageTable]:
     tables: list[PageTable] = []
     for found in page.find_tables():
         raw_rows = found.extract()
-        kept = [
-            (row, raw)
-            for row, raw in zip(found.rows, raw_rows, strict=False)
-            if any(_clean_cell(c) for c in raw)
-        ]
+        kept: list[tuple[Any, list[str | None]]] = []
+        for row, raw in zip(found.rows, raw_rows, strict=False):
+            if not any(_clean_cell(c) for c in raw):
+                continue
+            split = split_by_lines(page, row) if any("\n" in (c or "") for c in raw) else None
+            if split is None:
+                kept.append((row, list(raw)))
+            else:
+                kept.extend((_Row(bbox), cells) for bbox, cells in split)
         edges = _edges([c[0] for c in found.cells] + [c[2] for c in found.cells])
-        grid, columns = collapse_columns([list(raw) for _, raw in kept], edges)
+        grid, columns = collapse_columns([list(raw) for _, raw in kept], edges)  # type: ignore[arg-type]
         if len(grid) < 2 or max(len(r) for r in grid) < 2:
             continue  # a box around text, not a table
         title, header_rows, header = identify_header(grid)
@@ -916,7 +996,13 @@ def _assign_offsets(pages: list[Page]) -> DocText:
                     )
                 else:
                     spans.append((-1, -1))
-            table.row_spans = spans
+            mixed = any(
+                ln.table < 0 and table.char_start < ln.char_start < table.char_end
+                for ln in page.lines
+            )
+            # text printed among its lines (a chart around a legend box): its rows cannot be
+            # told from that text, so it is not read as rows (it is indexed as its lines)
+            table.row_spans = [(-1, -1)] * len(spans) if mixed else spans
     text = "\n".join(parts)
     return DocText(text=text, page_starts=starts)
 

@@ -439,6 +439,8 @@ def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | N
         start = caption_line.char_start if start < 0 else min(start, caption_line.char_start)
         end = max(end, caption_line.char_end)
     if not table.structured:
+        if start < 0:
+            return  # no printed line of its own (a box around a chart's legend)
         text = builder.doc.text[start:end]
         builder.leaf("table_text", label, caption, text, start, end)
         builder.stack[-1].own_open = False

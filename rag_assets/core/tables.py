@@ -100,7 +100,8 @@ class LogicalTable:
         """Whether the table was read into rows under named columns; one that was not is
         indexed as its printed lines (`table_text`) and flagged, never linearized."""
         width = max((len(r.cells) for r in self.rows), default=0)
-        return self.has_header and width >= 2 and bool(self.rows)
+        printed = all(s[0] >= 0 for p in self.parts for s in p.row_spans)  # a line per row
+        return self.has_header and width >= 2 and bool(self.rows) and printed
 
     @property
     def char_start(self) -> int:
