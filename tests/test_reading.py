@@ -426,4 +426,3 @@ def test_a_column_ruled_table_is_read_by_its_lines_under_a_two_level_header(tmp_
     )
     for row, (state, *_) in zip(rows, STATES, strict=True):  # each row points at its line
         assert extraction.doc.text[row.char_start : row.char_end].startswith(state)
-
