@@ -278,21 +278,16 @@ def cmd_search(args: argparse.Namespace) -> int:
         as_of=as_of,
         exact=args.exact,
     )
-    parents: list[str | None] = [None] * len(hits)
-    if args.expand:
-        from rag_assets.core.service import parent_text
+    from rag_assets.core.service import hit_rows
 
-        parents = [parent_text(lake, h.partition_key, h.parent_id) for h in hits]
+    rows = hit_rows(lake, hits, args.expand)
     if args.json:
-        rows = [
-            h.to_json() | ({"parent_text": p} if args.expand else {})
-            for h, p in zip(hits, parents, strict=True)
-        ]
         print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
         return 0
     if not hits:
         print("no results")
-    for rank, (hit, parent) in enumerate(zip(hits, parents, strict=True), start=1):
+    for rank, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
+        parent = row.get("parent_text")
         pages = f"p. {hit.page_start}" + (
             f"–{hit.page_end}" if hit.page_end != hit.page_start else ""
         )
@@ -393,6 +388,49 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine(args: argparse.Namespace) -> Any:
+    """The search engine of `serve` and `mcp`, its model loaded (and one query run)."""
+    from rag_assets.serve import Engine, Limits
+
+    lake = _lake(args)
+    limits = Limits(args.max_k, args.max_query_chars, args.max_body)
+    if min(limits.max_k, limits.max_query_chars, limits.max_body_bytes) < 1:
+        raise LakeError("--max-k, --max-query-chars and --max-body must be at least 1")
+    engine = Engine(lake, _db(args, lake), _embedder(args), limits)
+    index = engine.warm_up()
+    rows = index.index_stats().rows if index.exists() else 0
+    print(f"trecho: {lake.root}: {index.table_name} ({rows} rows) ready", file=sys.stderr)
+    return engine
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the index over HTTP (JSON API, OpenAPI docs, MCP at /mcp) until interrupted."""
+    from rag_assets.serve import TOKEN_ENV, is_loopback, run_http
+
+    token = os.environ.get(TOKEN_ENV, "").strip() or None
+    if not is_loopback(args.host) and token is None:
+        raise LakeError(
+            f"--host {args.host} accepts connections from other machines: set {TOKEN_ENV} "
+            "(clients then send Authorization: Bearer <token>)"
+        )
+    engine = _engine(args)
+    print(
+        f"trecho: serving http://{args.host}:{args.port} (docs /docs, MCP /mcp"
+        f"{', bearer token required' if token else ''})",
+        file=sys.stderr,
+    )
+    run_http(engine, args.host, args.port, token)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve MCP over stdin/stdout (an agent launches this command)."""
+    from rag_assets.serve import run_stdio
+
+    run_stdio(_engine(args))
+    return 0
+
+
 def _rows(path: Path) -> int:
     import pyarrow.parquet as pq
 
@@ -455,6 +493,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", parents=[common], help="what is live and indexed")
     p.set_defaults(func=cmd_status)
+
+    limits = argparse.ArgumentParser(add_help=False)
+    limits.add_argument("--max-k", type=int, default=50, help="most hits a request may ask for")
+    limits.add_argument(
+        "--max-query-chars", type=int, default=2000, help="longest query, in characters"
+    )
+    limits.add_argument("--max-body", type=int, default=65536, help="largest request, in bytes")
+    p = sub.add_parser(
+        "serve", parents=[common, limits], help="HTTP JSON API + MCP for RAG apps and agents"
+    )
+    p.add_argument("--host", default="127.0.0.1", help="listen address (default loopback)")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("mcp", parents=[common, limits], help="MCP server on stdio, for agents")
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

@@ -8,7 +8,7 @@
 #                                 else python3 when it is 3.11)
 #   TRECHO_SETUP_FORCE=1          re-run pip even when pyproject.toml has not changed
 #   TRECHO_SKIP_APT=1             never touch Debian packages
-#   TRECHO_EXTRAS=dev,s3          the package extras to install (default dev,s3,dask,postgres,onnx)
+#   TRECHO_EXTRAS=dev,s3          the package extras to install (default dev,s3,dask,postgres,onnx,serve)
 #
 # Safe to run again: Debian packages already present are not reinstalled, an existing
 # .venv on Python 3.11 is kept, and pip is skipped while pyproject.toml and this script
@@ -20,9 +20,9 @@ ROOT="$(pwd)"
 VENV="$ROOT/.venv"
 STAMP="$VENV/.trecho-setup-stamp"
 TORCH_VERSION="2.13.0"
-# dev: tests and lint; s3, dask, postgres, onnx: what the object-store, deploy and ONNX
-# tests run on
-EXTRAS="${TRECHO_EXTRAS:-dev,s3,dask,postgres,onnx}"
+# dev: tests and lint; s3, dask, postgres, onnx, serve: what the object-store, deploy, ONNX
+# and serve tests run on
+EXTRAS="${TRECHO_EXTRAS:-dev,s3,dask,postgres,onnx,serve}"
 export HF_HUB_OFFLINE=1
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 

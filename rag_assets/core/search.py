@@ -895,8 +895,8 @@ class Index:
         query: str,
         k: int = 5,
         mode: Mode = "hybrid",
-        doc_id: str | None = None,
-        version: str | None = None,
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
         as_of: dt.date | None = None,
         include_revoked: bool = False,
         *,
@@ -916,8 +916,8 @@ class Index:
         queries: Sequence[str],
         k: int = 5,
         mode: Mode = "hybrid",
-        doc_id: str | None = None,
-        version: str | None = None,
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
         as_of: dt.date | None = None,
         include_revoked: bool = False,
         *,
@@ -977,12 +977,13 @@ class Index:
 
     @staticmethod
     def filter_sql(
-        doc_id: str | None = None,
-        version: str | None = None,
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
         as_of: dt.date | None = None,
         include_revoked: bool = False,
     ) -> str:
-        """The SQL filter for status, validity on `as_of` (default today), doc and version."""
+        """The SQL filter for status, validity on `as_of` (default today), doc and version
+        (each one name or several: any of them)."""
         as_of = as_of or dt.date.today()
         day = _sql_date(as_of)
         parts = [
@@ -991,10 +992,11 @@ class Index:
         ]
         if not include_revoked:
             parts.insert(0, "status = 'active'")
-        if doc_id is not None:
-            parts.append(f"doc_id = '{validate_key_part(doc_id, 'doc_id')}'")
-        if version is not None:
-            parts.append(f"version = '{validate_key_part(version, 'version')}'")
+        for column, value in (("doc_id", doc_id), ("version", version)):
+            if value is not None:
+                values = [value] if isinstance(value, str) else sorted(set(value))
+                listed = ", ".join(f"'{validate_key_part(v, column)}'" for v in values)
+                parts.append(f"{column} IN ({listed})" if values else "false")
         return " AND ".join(parts)
 
     def _vector_query(self, tbl: Any, vector: np.ndarray, where: str, n: int, exact: bool) -> Any:

@@ -9,6 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding import Embedder
@@ -26,6 +27,7 @@ from rag_assets.core.lake import (
     superseded,
 )
 from rag_assets.core.search import (
+    Hit,
     Index,
     Mode,
     ModelRef,
@@ -304,3 +306,13 @@ def parent_text(lake: Lake, partition_key: str, parent_id: str | None) -> str | 
     if node is None:
         return None
     return load_doc(lake, partition_key).text[node.char_start : node.char_end]
+
+
+def hit_rows(lake: Lake, hits: Sequence[Hit], expand: bool = False) -> list[dict[str, Any]]:
+    """Hits as `trecho search --json` prints them and `trecho serve` returns them: every
+    field of each hit, plus its whole parent unit as `parent_text` when `expand` is on."""
+    rows = [hit.to_json() for hit in hits]
+    if expand:
+        for row, hit in zip(rows, hits, strict=True):
+            row["parent_text"] = parent_text(lake, hit.partition_key, hit.parent_id)
+    return rows

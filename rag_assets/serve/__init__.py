@@ -1,0 +1,52 @@
+"""`trecho serve` (HTTP JSON API + MCP at /mcp) and `trecho mcp` (MCP on stdio): the index
+as a long-running service, the model loaded once. See docs/serve.md."""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import sys
+
+from rag_assets.serve.engine import Engine, Limits, RequestError
+
+__all__ = ["Engine", "Limits", "RequestError", "is_loopback", "run_http", "run_stdio"]
+
+TOKEN_ENV = "TRECHO_SERVE_TOKEN"
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` only accepts connections from this machine."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _access_logs() -> None:
+    """Access log lines (JSON) to stderr, one per request, nothing else added."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    log = logging.getLogger("trecho.access")
+    log.handlers[:] = [handler]
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
+def run_http(engine: Engine, host: str, port: int, token: str | None) -> None:
+    """Serve the JSON API and MCP (streamable HTTP) until interrupted."""
+    import uvicorn
+
+    from rag_assets.serve.api import create_app
+
+    _access_logs()
+    app = create_app(engine, token=token, host=host)
+    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+
+
+def run_stdio(engine: Engine) -> None:
+    """Serve MCP over stdin/stdout until the client closes it."""
+    from rag_assets.serve.mcp_server import build_mcp
+
+    build_mcp(engine).run("stdio")

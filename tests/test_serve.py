@@ -1,0 +1,339 @@
+"""`trecho serve` and `trecho mcp` as clients use them: the real server in a subprocess on a
+free loopback port, called over HTTP (and MCP through the SDK's client), on a small lake
+materialized once for the module. The lake changes under the running server (a model
+backfill, then a revocation) and the next request must see it without a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rag_assets.cli import main
+from rag_assets.client import TrechoClient, TrechoError, context_block
+from rag_assets.core.embedding import resolve_model_path
+from rag_assets.core.lake import Lake
+from rag_assets.core.search import Index, read_active
+
+from .conftest import REPO, copy_lake
+
+VIBRATION = "qual o limite de vibração?"
+REFUND = "prazo de reembolso de despesas médicas"
+
+
+@dataclass
+class Server:
+    """A running `trecho serve` subprocess."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None, raw: bytes = b""
+    ) -> tuple[int, Any]:
+        """One HTTP request: (status, decoded JSON body)."""
+        data = raw or (json.dumps(body).encode() if body is not None else None)
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        request = urllib.request.Request(self.url + path, data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read())
+
+    def search(self, **body: Any) -> dict[str, Any]:
+        status, answer = self.call("POST", "/search", body)
+        assert status == 200, answer
+        return answer
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TRECHO_SERVE_TOKEN"}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.update(extra)
+    return env
+
+
+def start_server(lake: Lake, log: Path, *args: str, **env: str) -> Server:
+    """`trecho serve` on a free port; returns once /health answers."""
+    port = free_port()
+    command = [sys.executable, "-m", "rag_assets.cli", "serve", "--lake", str(lake.root)]
+    process = subprocess.Popen(
+        [*command, "--port", str(port), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),
+        env=serve_env(**env),
+        cwd=REPO,
+    )
+    server = Server(f"http://127.0.0.1:{port}", process, log)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()
+        try:
+            server.call("GET", "/health", token=env.get("TRECHO_SERVE_TOKEN"))
+            return server
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.5)
+    process.kill()
+    raise AssertionError(f"server did not start: {log.read_text()}")
+
+
+def stop(server: Server) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory, embedder) -> Iterator[Lake]:
+    """The two sample manuals (beneficiary v6 revoked, v7 active), materialized once."""
+    root = tmp_path_factory.mktemp("serve")
+    lake = copy_lake(root / "lake", ["manual-operacao", "manual-beneficiario"], [])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DAGSTER_HOME", str(root / "dagster_home"))
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+        yield lake
+
+
+@pytest.fixture(scope="module")
+def server(lake: Lake, tmp_path_factory) -> Iterator[Server]:
+    """`trecho serve` on the module's lake, for the whole module."""
+    running = start_server(lake, tmp_path_factory.mktemp("log") / "serve.log")
+    yield running
+    stop(running)
+
+
+def cli_search_json(lake: Lake, capsys, *args: str) -> list[dict[str, Any]]:
+    capsys.readouterr()
+    assert main(["search", *args, "--json", "--lake", str(lake.root)]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+# -- searching ------------------------------------------------------------------------
+
+
+def test_served_hits_are_what_search_json_prints(server: Server, lake: Lake, capsys) -> None:
+    answer = server.search(query=VIBRATION, k=3, expand=True)
+    cli = cli_search_json(lake, capsys, VIBRATION, "-k", "3", "--expand")
+    assert answer["hits"] == cli and len(cli) == 3
+    assert any("4,5" in h["text"] for h in answer["hits"])
+    assert answer["model"] == read_active(lake.lancedb_dir).model_id
+    top = answer["hits"][0]
+    assert top["title"].startswith("Manual de Operação") and top["page_start"] >= 1
+    assert top["parent_text"] and top["retrievers"]
+
+
+@pytest.mark.parametrize("mode", ["vector", "fts", "hybrid"])
+def test_every_mode_answers(server: Server, mode: str) -> None:
+    answer = server.search(query=VIBRATION, k=2, mode=mode)
+    assert answer["mode"] == mode and len(answer["hits"]) == 2
+    assert {r for h in answer["hits"] for r in h["retrievers"]} <= {"vector", "fts"}
+
+
+def test_filters_documents_versions_and_date(server: Server) -> None:
+    only = server.search(query=REFUND, k=5, documents=["manual-operacao"])["hits"]
+    assert only and {h["doc_id"] for h in only} == {"manual-operacao"}
+    refund = server.search(query=REFUND, k=5, documents=["manual-beneficiario"], versions=["v7"])
+    assert refund["hits"] and {h["version"] for h in refund["hits"]} == {"v7"}
+    # both manuals come into force in 2026: on 2025-06-01 nothing is in force
+    assert server.search(query=REFUND, k=5, as_of="2025-06-01")["hits"] == []
+    later = server.search(query=REFUND, k=5, as_of="2026-06-01")
+    assert later["hits"] and later["as_of"] == "2026-06-01"
+
+
+def test_documents_and_health(server: Server, lake: Lake) -> None:
+    status, listing = server.call("GET", "/documents")
+    assert status == 200
+    counts = Index(lake.lancedb_dir, read_active(lake.lancedb_dir).embedder()).partition_counts()
+    by_key = {v["partition_key"]: v for v in listing["versions"]}
+    assert {k: v["chunks"] for k, v in by_key.items()} == counts
+    assert set(by_key) == {"manual-beneficiario@v7", "manual-operacao@v1"}  # v6 is revoked
+    v7 = by_key["manual-beneficiario@v7"]
+    assert v7["status"] == "active" and v7["valid_from"] == "2026-03-01" and v7["in_force"]
+    status, health = server.call("GET", "/health")
+    assert status == 200 and health["rows"] == sum(counts.values())
+    assert health["model_id"] == read_active(lake.lancedb_dir).model_id
+    status, docs = server.call("GET", "/openapi.json")
+    assert status == 200 and {"/search", "/documents", "/health"} <= set(docs["paths"])
+
+
+def test_python_client_builds_a_cited_context(server: Server) -> None:
+    client = TrechoClient(server.url)
+    hits = client.search(VIBRATION, k=2, documents=["manual-operacao"])
+    block = context_block(hits)
+    assert block.startswith("[1] Manual de Operação") and "\n\n[2] " in block
+    assert "(v1)" in block and "p. " in block
+    assert {d["doc_id"] for d in client.documents()} == {"manual-operacao", "manual-beneficiario"}
+    with pytest.raises(TrechoError, match="unknown document 'nope'") as refused:
+        client.search(VIBRATION, documents=["nope"])
+    assert refused.value.status == 404
+
+
+# -- bad requests ---------------------------------------------------------------------
+
+BAD = [
+    ({"query": "   "}, 422, "query is empty"),
+    ({"query": VIBRATION, "k": 0}, 422, "k must be between 1 and 50"),
+    ({"query": VIBRATION, "k": 51}, 422, "k must be between 1 and 50"),
+    ({"query": VIBRATION, "mode": "semantic"}, 422, "mode"),
+    ({"query": VIBRATION, "documents": ["nope"]}, 404, "unknown document 'nope'"),
+    ({"query": VIBRATION, "versions": ["v99"]}, 404, "unknown version 'v99'"),
+    ({"query": VIBRATION, "as_of": "2026-13-01"}, 422, "is not a date"),
+    ({"query": "vibração " * 200}, 422, "reads at most 256"),
+    ({"query": "x" * 2001}, 413, "limit is 2000"),
+    ({"query": VIBRATION, "top": 3}, 422, "top: Extra inputs are not permitted"),
+    ({"k": 3}, 422, "query: Field required"),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "message"), BAD)
+def test_bad_requests_say_what_is_wrong(
+    server: Server, body: dict[str, Any], status: int, message: str
+) -> None:
+    got, answer = server.call("POST", "/search", body)
+    assert (got, message in answer["detail"]) == (status, True), answer
+
+
+def test_malformed_and_oversized_bodies_are_refused(server: Server) -> None:
+    got, answer = server.call("POST", "/search", raw=b'{"query": ')
+    assert got == 422 and "JSON" in answer["detail"]
+    huge = json.dumps({"query": VIBRATION, "documents": ["x" * 70_000]}).encode()
+    got, answer = server.call("POST", "/search", raw=huge)
+    assert got == 413 and "65536 bytes" in answer["detail"]
+
+
+def test_each_request_is_one_json_access_log_line(server: Server) -> None:
+    server.search(query=VIBRATION, k=1)
+    server.call("POST", "/search", {"query": VIBRATION, "documents": ["nope"]})
+    lines = [json.loads(x) for x in server.log.read_text().splitlines() if x.startswith("{")]
+    searches = [e for e in lines if e["path"] == "/search"]
+    ok = [e for e in searches if e["status"] == 200]
+    refused = [e for e in searches if e["status"] == 404]
+    assert ok and ok[-1]["hits"] == 1 and ok[-1]["mode"] == "hybrid" and ok[-1]["ms"] > 0
+    assert refused and "unknown document" in refused[-1]["error"]
+
+
+def test_bearer_token_and_off_loopback(lake: Lake, tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "rag_assets.cli", "serve", "--lake", str(lake.root)]
+    refused = subprocess.run(
+        [*command, "--host", "0.0.0.0"], capture_output=True, text=True, env=serve_env()
+    )
+    assert refused.returncode == 2 and "set TRECHO_SERVE_TOKEN" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+    guarded = start_server(lake, tmp_path / "guarded.log", TRECHO_SERVE_TOKEN="s3cret")
+    try:
+        for path in ("/health", "/documents"):
+            assert guarded.call("GET", path)[0] == 401
+            assert guarded.call("GET", path, token="wrong")[0] == 401
+            assert guarded.call("GET", path, token="s3cret")[0] == 200
+        status, answer = guarded.call("POST", "/search", {"query": VIBRATION})
+        assert status == 401 and "bearer token" in answer["detail"]
+        assert guarded.call("POST", "/search", {"query": VIBRATION}, token="s3cret")[0] == 200
+        assert guarded.call("POST", "/mcp", {"jsonrpc": "2.0"})[0] == 401
+        assert guarded.call("GET", "/openapi.json")[0] == 200
+    finally:
+        stop(guarded)
+
+
+# -- MCP ------------------------------------------------------------------------------
+
+
+async def mcp_calls(target: Any) -> dict[str, Any]:
+    from mcp import Client
+
+    async with Client(target) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        found = await client.call_tool("search_documents", {"query": VIBRATION, "k": 3})
+        listed = await client.call_tool("list_documents", {})
+        bad = await client.call_tool("search_documents", {"query": VIBRATION, "as_of": "soon"})
+        return {"tools": tools, "found": found, "listed": listed, "bad": bad}
+
+
+def check_mcp(out: dict[str, Any], http_hits: list[dict[str, Any]]) -> None:
+    assert out["tools"] == {"search_documents", "list_documents"}
+    assert not out["found"].is_error
+    assert out["found"].structured_content["hits"] == http_hits
+    keys = {v["partition_key"] for v in out["listed"].structured_content["versions"]}
+    assert keys == {"manual-beneficiario@v7", "manual-operacao@v1"}
+    assert out["bad"].is_error and "is not a date" in out["bad"].content[0].text
+
+
+def test_mcp_over_streamable_http(server: Server) -> None:
+    out = asyncio.run(mcp_calls(f"{server.url}/mcp"))
+    check_mcp(out, server.search(query=VIBRATION, k=3)["hits"])
+
+
+def test_mcp_over_stdio(server: Server, lake: Lake) -> None:
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "rag_assets.cli", "mcp", "--lake", str(lake.root)],
+        env=serve_env(),
+        cwd=str(REPO),
+    )
+    check_mcp(asyncio.run(mcp_calls(params)), server.search(query=VIBRATION, k=3)["hits"])
+
+
+# -- the lake changes under the running server ----------------------------------------
+
+
+def test_a_completed_backfill_is_served_without_restart(
+    server: Server, lake: Lake, tmp_path: Path, monkeypatch
+) -> None:
+    before = server.search(query=VIBRATION, k=3)
+    twin = tmp_path / "minilm-twin"  # the bundled weights under another name: another id
+    twin.symlink_to(resolve_model_path("all-MiniLM-L6-v2"), target_is_directory=True)
+    monkeypatch.setenv("DAGSTER_HOME", str(lake.root.parent / "dagster_home"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["backfill", "--model", str(twin), "--lake", str(lake.root)]) == 0
+    assert read_active(lake.lancedb_dir).model == str(twin)
+    after = server.search(query=VIBRATION, k=3)
+    assert after["model"] == "minilm-twin" != before["model"]
+    assert [h["chunk_id"] for h in after["hits"]] == [h["chunk_id"] for h in before["hits"]]
+    assert server.call("GET", "/health")[1]["table"] == "chunks__minilm-twin"
+
+
+def test_a_revocation_is_served_without_restart(server: Server, lake: Lake, monkeypatch) -> None:
+    assert server.search(query=REFUND, k=5, documents=["manual-beneficiario"])["hits"]
+    sidecar = lake.raw_dir / "manual-beneficiario" / "v7.yaml"
+    sidecar.write_text(sidecar.read_text().replace("status: active", "status: revoked"))
+    monkeypatch.setenv("DAGSTER_HOME", str(lake.root.parent / "dagster_home"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    hits = server.search(query=REFUND, k=10)["hits"]
+    assert hits and {h["doc_id"] for h in hits} == {"manual-operacao"}
+    keys = {v["partition_key"] for v in server.call("GET", "/documents")[1]["versions"]}
+    assert keys == {"manual-operacao@v1"}
+    got, answer = server.call(
+        "POST", "/search", {"query": REFUND, "documents": ["manual-beneficiario"]}
+    )
+    assert got == 404 and "unknown document 'manual-beneficiario'" in answer["detail"]
