@@ -9,8 +9,9 @@ import logging
 import os
 import sys
 import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rag_assets.core.lake import Lake, LakeError
 
@@ -97,64 +98,68 @@ def _code_changed(defs: Any, instance: Any, key: str) -> str | None:
 
 def cmd_materialize(args: argparse.Namespace) -> int:
     """Every live version not already indexed as it is now (all with --force), in-process,
-    then the eval report."""
+    then the eval report: one line per version (ok, skipped and why, failed and why, or
+    removed and why), a summary, and Dagster's full logs in a file."""
     lake = _lake(args)
-    logging.getLogger("dagster").setLevel(logging.WARNING)
-    from rag_assets.core.service import purge_version, scan_versions, stale_reason
+    from rag_assets.core.service import scan_versions, stale_reason
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
+    from rag_assets.runs import fail_interrupted_runs
 
     defs = build_definitions(
         str(lake.root), args.model, args.query_prefix, args.passage_prefix, args.db or ""
     )
     instance = _instance(lake)
-    scan = scan_versions(lake)
-    live, dead = scan.live, scan.dead
+    log = RunLog(Path(os.environ["DAGSTER_HOME"]) / "logs")
+    for run_id in fail_interrupted_runs(instance):
+        print(f"marked failed: run {run_id[:8]} (interrupted: its process is gone)")
+    db = _db(args, lake)
+    scan = scan_versions(lake, db_uri=db)
     for problem in scan.problems:
-        print(f"skipped: {problem}")
+        print(f"skipped  {problem}")
+    skipped = len(scan.problems) + len(scan.dead)
+    _remove_not_live(lake, db, instance, scan)
     existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
-    gone = sorted(existing - set(live))
-    for key in sorted(set(gone) | set(dead)):
-        reason = scan.reasons.get(key, "file deleted")
-        rows, files = purge_version(lake, _db(args, lake), key, reason)
-        if key in existing:
-            instance.delete_dynamic_partition(DOC_VERSIONS, key)
-        if rows or files or key in existing:
-            print(f"removed  {key}: {reason}; {rows} index rows, {files} files")
-    new = [k for k in live if k not in existing]
+    new = [k for k in scan.live if k not in existing]
     if new:
         instance.add_dynamic_partitions(DOC_VERSIONS, new)
     todo: dict[str, str] = {}
     embedder = _embedder(args)
     counts = _index(args, lake, embedder).partition_counts()  # one scan for every version
-    for key in live:
+    for key in scan.live:
         reason = "--force" if args.force else None
-        reason = reason or stale_reason(lake, _db(args, lake), embedder, key, counts)
+        reason = reason or stale_reason(lake, db, embedder, key, counts)
         reason = reason or _code_changed(defs, instance, key)
         if reason:
             todo[key] = "index_documents"
         else:
-            print(f"up to date {key} (same file, sidecar, code and index; --force to redo)")
-    failed = _run_partitions(defs, instance, todo)
-    if todo:
-        _catch_up_indexes(_index(args, lake, embedder))
+            skipped += 1
+            print(f"skipped  {key}: up to date (same file, sidecar, code and index)")
+    outcome = _run_partitions(defs, instance, todo, log)
+    skipped += len(outcome.skipped)
+    after = scan_versions(lake, db_uri=db)  # what a newly indexed version superseded
+    _remove_not_live(lake, db, instance, after, say_skipped=False)
+    _catch_up_indexes(_index(args, lake, embedder))  # also rows a killed run left flat
     report_dir = None
+    failed = dict(outcome.failed)
     if not args.skip_eval:
         print("eval report ...", end=" ", flush=True)
         result = defs.resolve_job_def("eval_report_job").execute_in_process(
-            instance=instance, raise_on_error=False, run_config=QUIET
+            instance=instance, raise_on_error=False, run_config=QUIET, tags=_run_tags()
         )
+        log.write(instance, result.run_id, "eval_report")
         if result.success:
             report_dir = _metadata(result, "eval_report", "report")
             print("ok")
         else:
-            failed.append("eval_report")
-            print("FAILED")
+            failed["eval_report"] = _failure_reason(result)
+            print(f"failed: {failed['eval_report']}")
     print()
     print(
-        f"Indexed {len(live) - len([f for f in failed if '@' in f])} of {len(live)} live "
-        f"versions into {lake.lancedb_dir}"
+        f"{len(outcome.ok)} indexed, {skipped} skipped, {len(outcome.failed)} failed; "
+        f"{len(after.live)} live versions in {db}"
     )
+    print(f"Full Dagster logs: {log.path}")
     if report_dir:
         print(f"Report: {report_dir}")
     print(
@@ -168,38 +173,118 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _remove_not_live(
+    lake: Lake, db: str, instance: Any, scan: Any, *, say_skipped: bool = True
+) -> None:
+    """Purge what is not live and still has something to remove (index rows, files, a
+    Dagster partition), one line each (and one per version with nothing left to remove,
+    with `say_skipped`)."""
+    from rag_assets.core.service import purge_version
+    from rag_assets.partitions import DOC_VERSIONS
+
+    existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
+    for key in sorted((existing - set(scan.live)) | set(scan.dead)):
+        reason = scan.reasons.get(key, "file deleted")
+        removal = purge_version(lake, db, key, reason)
+        if key in existing:
+            instance.delete_dynamic_partition(DOC_VERSIONS, key)
+        if removal.rows or removal.files or key in existing:
+            print(
+                f"removed  {key}: {reason}; {removal.rows} index rows, {removal.files} files, "
+                f"{removal.cache_entries} cached vectors"
+            )
+        elif say_skipped:
+            print(f"skipped  {key}: {reason}")
+
+
+class RunLog:
+    """The file the full Dagster logs of one command go to (one per command run)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        self.path = folder / f"materialize-{stamp}-{os.getpid()}.log"
+
+    def write(self, instance: Any, run_id: str, what: str) -> None:
+        """Append every event of a run, errors with their stack traces."""
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(f"=== {what}: run {run_id}\n")
+            for entry in instance.all_logs(run_id):
+                stamp = dt.datetime.fromtimestamp(entry.timestamp).isoformat(timespec="seconds")
+                level = logging.getLevelName(entry.level)
+                step = f" [{entry.step_key}]" if entry.step_key else ""
+                fh.write(f"{stamp} {level}{step} {entry.user_message}\n")
+                data = entry.dagster_event.event_specific_data if entry.dagster_event else None
+                error = getattr(data, "error", None)
+                if error is not None:
+                    fh.write(textwrap.indent(error.to_string(), "    ") + "\n")
+
+
+def _run_tags() -> dict[str, str]:
+    """Tags of a run started by this command: its trigger, host and process id."""
+    from rag_assets.runs import process_tags
+
+    return {"trecho/trigger": "cli", **process_tags()}
+
+
+def _failure_reason(result: Any) -> str:
+    """The first line of the first failed step's error, without the exception class."""
+    for event in result.all_events:
+        if event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
+            message = event.step_failure_data.error.message.strip().splitlines()[0]
+            name, sep, rest = message.partition(": ")
+            return rest if sep and "." in name and " " not in name else message
+    return "the run failed (see the log file)"
+
+
 def _catch_up_indexes(index: Any) -> None:
-    """Take the rows still searched flat into the indexes at the end of a command that
-    wrote versions (per version, updates wait until enough rows are pending)."""
+    """Take the rows still searched flat into the indexes at the end of a command, even
+    when nothing ran (rows a killed run wrote before its own index update)."""
     if index.exists():
         done = index.update_indexes(max_lag_rows=0)
         if done:
             print(f"indexes: {'; '.join(done)}")
 
 
-def _run_partitions(defs: Any, instance: Any, jobs: dict[str, str]) -> list[str]:
-    """Run one job per partition key in-process, printing progress; returns failed keys."""
-    failed: list[str] = []
+@dataclass
+class Outcome:
+    """What a series of runs did, per partition key."""
+
+    ok: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def _run_partitions(
+    defs: Any, instance: Any, jobs: dict[str, str], log: RunLog | None = None
+) -> Outcome:
+    """Run one job per partition key in-process, one line each; Dagster's own logs go to
+    `log`, not to the terminal."""
+    outcome = Outcome()
     for n, (key, job_name) in enumerate(jobs.items(), start=1):
         print(f"[{n}/{len(jobs)}] {key} ...", end=" ", flush=True)
         result = defs.resolve_job_def(job_name).execute_in_process(
             partition_key=key,
             instance=instance,
             raise_on_error=False,
-            tags={"trecho/trigger": "cli"},
+            tags=_run_tags(),
             run_config=QUIET,
         )
-        if result.success:
+        if log is not None:
+            log.write(instance, result.run_id, key)
+        not_written = _metadata(result, "embeddings", "not_written")
+        if result.success and not_written:
+            outcome.skipped[key] = not_written
+            print(f"skipped: not written, {not_written}")
+        elif result.success:
+            outcome.ok.append(key)
             rows = _metadata(result, "embeddings", "rows")
             embedded = _metadata(result, "embeddings", "texts_embedded")
             print(f"ok ({rows} chunks indexed, {embedded} texts embedded)")
         else:
-            failed.append(key)
-            print("FAILED")
-            for event in result.all_events:
-                if event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
-                    print(textwrap.indent(event.step_failure_data.error.message.strip(), "    "))
-    return failed
+            outcome.failed[key] = _failure_reason(result).removeprefix(f"{key}: ")
+            print(f"failed: {outcome.failed[key]}")
+    return outcome
 
 
 def cmd_backfill(args: argparse.Namespace) -> int:
@@ -234,7 +319,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
         key: "embed_documents" if lake.stage_path("tables", key).exists() else "index_documents"
         for key in live
     }
-    failed = _run_partitions(defs, instance, jobs)
+    failed = list(_run_partitions(defs, instance, jobs).failed)
     _catch_up_indexes(_index(args, lake, embedder))
     progress = model_progress(lake, _db(args, lake), embedder)
     print(
@@ -251,7 +336,8 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     return 0
 
 
-QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+"""The terminal gets one line per version; Dagster's own logs go to the log file."""
 
 
 def _metadata(result: Any, asset: str, key: str) -> Any:
@@ -268,7 +354,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     index = _serving_index(args, lake)
     if not index.exists():
         raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
-    as_of = dt.date.fromisoformat(args.as_of) if args.as_of else None
+    as_of = args.as_of
     hits = index.search(
         args.query,
         k=args.k,
@@ -437,10 +523,37 @@ def _rows(path: Path) -> int:
     return int(pq.ParquetFile(path).metadata.num_rows)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with usage errors on one line (`trecho search: argument -k: ...`), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print the problem on one line and exit with the usage-error code 2."""
+        self.exit(2, f"{self.prog}: {message} (--help for usage)\n")
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
+def iso_date(text: str) -> dt.date:
+    """A YYYY-MM-DD date (argparse type)."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="trecho", description=__doc__)
-    common = argparse.ArgumentParser(add_help=False)
+    parser = Parser(prog="trecho", description=__doc__)
+    common = Parser(add_help=False)
     common.add_argument("--lake", help="data lake root (default: $TRECHO_LAKE or data_lake/)")
     common.add_argument("--model", help="embedding model name or path ($TRECHO_MODEL)")
     common.add_argument("--query-prefix", help="e.g. 'query: ' for e5 models")
@@ -457,11 +570,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", parents=[common], help="search the index")
     p.add_argument("query")
-    p.add_argument("-k", type=int, default=5)
+    p.add_argument("-k", type=positive_int, default=5, help="hits to return (1 or more)")
     p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
     p.add_argument("--doc", help="only this doc_id")
     p.add_argument("--version", help="only this version")
-    p.add_argument("--as-of", help="validity date YYYY-MM-DD (default: today)")
+    p.add_argument("--as-of", type=iso_date, help="validity date YYYY-MM-DD (default: today)")
     p.add_argument("--json", action="store_true", help="print a JSON array of hits")
     p.add_argument(
         "--exact", action="store_true", help="scan every vector (skip the ANN index, if any)"
@@ -480,7 +593,9 @@ def build_parser() -> argparse.ArgumentParser:
         "list) or 'standard' (a quick set, the default)",
     )
     p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
-    p.add_argument("--offsets", type=int, default=4, help="start offsets for size-based ones")
+    p.add_argument(
+        "--offsets", type=positive_int, default=4, help="start offsets for size-based ones"
+    )
     p.add_argument("--json", action="store_true", help='print {"strategies": {...}} as JSON')
     p.add_argument("--write", action="store_true", help="also write reports/<timestamp>/")
     p.add_argument("-v", "--verbose", action="store_true", help="full report with tag table")
@@ -520,8 +635,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except LakeError as exc:
-        print(f"trecho: {exc}", file=sys.stderr)
+    except (LakeError, ValueError) as exc:  # bad input or settings: one line, no traceback
+        if os.environ.get("TRECHO_DEBUG"):
+            raise
+        message = " ".join(str(exc).split())
+        print(f"trecho {args.command}: {message}", file=sys.stderr)
         return 2
 
 

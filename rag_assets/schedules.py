@@ -50,7 +50,7 @@ def scan_and_index(
 ) -> list[RunRequest] | SkipReason:
     """What the sensor does, on a cron: changes are found by comparing each file's
     sha256 with what its last `raw_pdf` materialization read."""
-    scan = scan_versions(lake.lake, lake.keep_history)
+    scan = scan_versions(lake.lake, lake.keep_history, db_uri=lancedb.uri_for(lake.lake))
     for problem in scan.problems:
         context.log.warning(problem)
     for key in remove_not_live(context.instance, lake, lancedb, scan, context.log.info):

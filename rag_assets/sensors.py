@@ -15,6 +15,7 @@ from dagster import (
     sensor,
 )
 
+from rag_assets.core.lake import STAGES, Lake
 from rag_assets.core.service import RawScan, file_hashes, purge_version, scan_versions
 from rag_assets.jobs import index_job
 from rag_assets.partitions import DOC_VERSIONS, doc_versions
@@ -36,9 +37,12 @@ def remove_not_live(
     """
     existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
     gone = sorted(existing - set(scan.live))
-    for key in gone:
+    # a run that ended after its version's removal may have left derived files behind
+    leftover = [k for k in scan.dead if k not in existing and has_derived_files(lake.lake, k)]
+    for key in [*gone, *leftover]:
         reason = scan.reasons.get(key, "file deleted")
-        rows, files = purge_version(lake.lake, lancedb.uri_for(lake.lake), key, reason)
+        removal = purge_version(lake.lake, lancedb.uri_for(lake.lake), key, reason)
+        rows, files = removal.rows, removal.files
         log(f"{key}: {reason}; removed {rows} index rows and {files} files")
         instance.report_runless_asset_event(
             AssetObservation(
@@ -53,6 +57,11 @@ def remove_not_live(
             )
         )
     return gone
+
+
+def has_derived_files(lake: Lake, key: str) -> bool:
+    """Whether any stage's Parquet file of `key` exists."""
+    return any(lake.stage_path(stage, key).exists() for stage in STAGES)
 
 
 @sensor(
@@ -74,7 +83,7 @@ def raw_folder_sensor(
     """
     root = lake.lake
     existing = set(context.instance.get_dynamic_partitions(DOC_VERSIONS))
-    scan = scan_versions(root, lake.keep_history)
+    scan = scan_versions(root, lake.keep_history, db_uri=lancedb.uri_for(root))
     for problem in scan.problems:
         context.log.warning(problem)
     gone = remove_not_live(context.instance, lake, lancedb, scan, context.log.info)
@@ -85,6 +94,7 @@ def raw_folder_sensor(
         if key in known and known[key][2] == sha and key in existing:
             continue
         reason = "new" if key not in existing else "changed" if key in known else "rescan"
+        reason = "restored" if key in scan.returning else reason
         runs.append(
             RunRequest(
                 partition_key=key,

@@ -17,9 +17,14 @@ from dagster import (
 from rag_assets.assets.chunks import chunks
 from rag_assets.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.core.corpus import load_info
-from rag_assets.core.lake import read_stage
-from rag_assets.core.search import EmbeddingCache, embed_cached
-from rag_assets.core.service import promote_if_complete
+from rag_assets.core.lake import Lake, read_stage, remove_stage_files
+from rag_assets.core.search import EmbeddingCache, NoLongerLive, embed_cached
+from rag_assets.core.service import (
+    not_live_reason,
+    promote_if_complete,
+    purge_version,
+    replaced_once_committed,
+)
 from rag_assets.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource, configured_model_id
 
@@ -47,27 +52,48 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         embedder: EmbedderResource,
         lancedb: LanceDBResource,
     ) -> MaterializeResult:
-        """Embed one version's chunks (cache first) and replace its rows in the index."""
+        """Embed one version's chunks (cache first) and replace its rows in the index,
+        unless the version stopped being live meanwhile; then retire the older versions
+        it supersedes."""
         key = context.partition_key
         model = embedder.embedder()
         uri = lancedb.uri_for(lake.lake)
         index = lancedb.index(lake.lake, model)
-        info, status, valid_to = load_info(lake.lake, key)
+
+        def still_live() -> str | None:
+            return not_live_reason(lake.lake, key, uri, lake.keep_history)
+
+        reason = still_live()
+        if reason is None:
+            info, status, valid_to = load_info(lake.lake, key)
+            reason = None if status == "active" else f"{status} when its run read it"
+        if reason is not None:
+            return not_written(context, lake.lake, key, reason, index.table_name)
         table = read_stage(lake.lake, "chunks", key)
-        hits = misses = 0
-        if status != "active":
-            removed = index.delete_partition(key)
-            context.log.warning(f"{key} is {status}: not indexed, {removed} old rows removed")
-            stored, expected = 0, 0
-        else:
-            cache = EmbeddingCache(uri, model) if embedder.cache else None
-            vectors, stats = embed_cached(model, cache, table["text"].to_list())
-            hits, misses = stats.hits, stats.misses
+        cache = EmbeddingCache(uri, model) if embedder.cache else None
+        vectors, stats = embed_cached(model, cache, table["text"].to_list())
+        try:
             stored = index.upsert_partition(
-                key, table, vectors, status, info.valid_from, valid_to, info.title
+                key,
+                table,
+                vectors,
+                status,
+                info.valid_from,
+                valid_to,
+                info.title,
+                still_live=still_live,
             )
-            expected = table.height
+        except NoLongerLive as exc:
+            return not_written(context, lake.lake, key, str(exc), index.table_name)
+        retired = []
+        for old, why in replaced_once_committed(lake.lake, key, uri, lake.keep_history).items():
+            removal = purge_version(lake.lake, uri, old, why)
+            context.log.info(f"{old}: {why}; {removal.rows} index rows removed")
+            retired.append(old)
+        sha = read_stage(lake.lake, "documents", key)["sha256"][0]
+        returned = lake.lake.note_indexed_again(key, sha)
         switch = promote_if_complete(lake.lake, uri, model, lancedb.drop_old_tables)
+        hits, misses = stats.hits, stats.misses
         context.log.info(f"{key}: {misses} texts embedded, {hits} from the cache; {switch}")
         return MaterializeResult(
             metadata={
@@ -80,19 +106,42 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 "cache_hits": hits,
                 "cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
                 "search": switch,
+                "superseded": ", ".join(retired) or "none",
+                "removal_history": lake.lake.removal_history(key) or "never removed",
+                "indexed_again": returned,
                 **index.index_stats().as_metadata(),
                 "index_update": "; ".join(index.last_index_update) or "none",
             },
             check_results=[
                 AssetCheckResult(
                     check_name=INDEX_MATCHES_CHUNKS,
-                    passed=stored == expected,
-                    metadata={"stored": stored, "expected": expected},
+                    passed=stored == table.height,
+                    metadata={"stored": stored, "expected": table.height},
                 )
             ],
         )
 
     return embeddings
+
+
+def not_written(
+    context: AssetExecutionContext, lake: Lake, key: str, reason: str, table: str
+) -> MaterializeResult:
+    """The result of a run whose version is not live (any more): nothing written, the
+    derived files this run wrote deleted, and why."""
+    files = remove_stage_files(lake, key)
+    reason = reason.removeprefix(f"{key}: not written: ")
+    context.log.warning(f"{key}: not written: {reason}; {len(files)} derived files removed")
+    return MaterializeResult(
+        metadata={"rows": 0, "table": table, "not_written": reason},
+        check_results=[
+            AssetCheckResult(
+                check_name=INDEX_MATCHES_CHUNKS,
+                passed=True,
+                metadata={"stored": 0, "expected": 0, "not_written": reason},
+            )
+        ],
+    )
 
 
 embeddings = build_embeddings(configured_model_id())

@@ -50,6 +50,8 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
             "status": sidecar.status,
             "title": row["title"],
             "valid_from": str(sidecar.valid_from or ""),
+            "valid_to": str(sidecar.valid_to or ""),
+            "removal_history": lake.lake.removal_history(key) or "never removed",
             "source": MetadataValue.path(str(pdf_path)),
             "parquet": MetadataValue.path(str(path)),
         },

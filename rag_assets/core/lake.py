@@ -45,6 +45,7 @@ LakePath: TypeAlias = Path | UPath
 KEY_PART = re.compile(r"^[a-z0-9._-]+$")
 STAGES = ("documents", "pages", "nodes", "tables", "chunks")
 STATUSES = ("active", "revoked")
+SIDECAR_KEYS = ("title", "valid_from", "valid_to", "status", "type", "metadata")
 
 
 class LakeError(ValueError):
@@ -127,30 +128,47 @@ class Sidecar:
 
     @classmethod
     def read(cls, path: LakePath) -> Sidecar:
-        """Parse a sidecar file; any problem is a LakeError naming the file."""
+        """Parse a sidecar file; any problem is a LakeError naming the file and the key.
+
+        Checked: the YAML parses to a mapping, every key is known, dates are real
+        YYYY-MM-DD dates, `valid_to` is not before `valid_from`, `status` is known and
+        `metadata` is a mapping."""
         if not path.exists():
             return cls()
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise LakeError(f"{path}: sidecar does not parse as YAML: {exc}") from exc
+            problem = " ".join(str(exc).split())
+            raise LakeError(f"{path}: sidecar does not parse as YAML: {problem}") from exc
+        except ValueError as exc:  # YAML reads 2026-02-30 as a date that does not exist
+            raise LakeError(f"{path}: a date in the sidecar does not exist ({exc})") from exc
         if data is None:
             return cls()
         if not isinstance(data, dict):
             raise LakeError(f"{path}: sidecar must be a mapping, got {type(data).__name__}")
-        unknown = set(data) - {"title", "valid_from", "valid_to", "status", "type", "metadata"}
+        unknown = sorted(str(k) for k in set(data) - set(SIDECAR_KEYS))
         if unknown:
-            raise LakeError(f"{path}: unknown sidecar keys {sorted(unknown)}")
+            raise LakeError(
+                f"{path}: unknown sidecar key{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))} (known: {', '.join(SIDECAR_KEYS)})"
+            )
         status = str(data.get("status", "active")).strip().lower()
         if status not in STATUSES:
             raise LakeError(f"{path}: status {status!r} must be one of {list(STATUSES)}")
         metadata = data.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise LakeError(f"{path}: metadata must be a mapping")
+        valid_from = _as_date(data.get("valid_from"), "valid_from", path)
+        valid_to = _as_date(data.get("valid_to"), "valid_to", path)
+        if valid_from is not None and valid_to is not None and valid_to < valid_from:
+            raise LakeError(
+                f"{path}: valid_to {valid_to} is before valid_from {valid_from} "
+                "(no date would ever return this version)"
+            )
         return cls(
             title=str(data["title"]) if data.get("title") is not None else None,
-            valid_from=_as_date(data.get("valid_from"), "valid_from", path),
-            valid_to=_as_date(data.get("valid_to"), "valid_to", path),
+            valid_from=valid_from,
+            valid_to=valid_to,
             status=status,
             type=str(data["type"]) if data.get("type") is not None else None,
             metadata=metadata,
@@ -229,11 +247,13 @@ class Lake:
 
     @property
     def tombstones_path(self) -> LakePath:
-        """Keys removed from the index, with when and why: never to be reused."""
+        """Keys removed from the index, with when and why, and when they came back."""
         return self.root / "removed_versions.json"
 
-    def tombstones(self) -> dict[str, dict[str, str]]:
-        """Every removed key with `reason`, `removed_at` (UTC ISO) and the file's sha256."""
+    def tombstones(self) -> dict[str, dict[str, Any]]:
+        """Every key ever removed: `reason`, `removed_at` (UTC ISO) and `sha256` of its
+        latest removal, `removed` (whether it is out of the index now) and `history`
+        (every removal and every return to the index, oldest first)."""
         path = self.tombstones_path
         if not path.exists():
             return {}
@@ -243,26 +263,74 @@ class Lake:
             raise LakeError(f"{path}: not valid JSON ({exc}); fix or delete it") from exc
         if not isinstance(data, dict):
             raise LakeError(f"{path}: expected a JSON object of removed keys")
+        for entry in data.values():  # files written before the history was kept
+            entry.setdefault("removed", True)
+            entry.setdefault(
+                "history",
+                [{"event": "removed", "at": entry.get("removed_at", ""), **_removal(entry)}],
+            )
         return data
 
-    def add_tombstone(self, key: str, reason: str) -> None:
-        """Remember that `key` was removed (the first removal's date and reason are kept)."""
+    def _update_tombstones(self, key: str, change: Any) -> bool:
+        """Apply `change(data)` to the removal records under their lock; write them back
+        when it returns True."""
         split_key(key)
         with file_lock(self.lock_path(".removed_versions.lock")):
             data = self.tombstones()
-            if key in data:
-                return
-            pdf = self.raw_dir / key.replace("@", "/", 1)
-            pdf = pdf.with_name(pdf.name + ".pdf")
-            data[key] = {
-                "reason": reason,
-                "removed_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                "sha256": sha256_file(pdf) if pdf.is_file() else "",
-            }
+            if not change(data):
+                return False
             _write_atomically(
                 self.tombstones_path,
                 (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"),
             )
+            return True
+
+    def add_tombstone(self, key: str, reason: str) -> bool:
+        """Record that `key` left the index and why (nothing when it is already out);
+        returns whether a removal was recorded."""
+        pdf = self.raw_dir / key.replace("@", "/", 1)
+        pdf = pdf.with_name(pdf.name + ".pdf")
+
+        def change(data: dict[str, dict[str, Any]]) -> bool:
+            entry = data.get(key)
+            if entry is not None and entry["removed"]:
+                return False
+            removal = {
+                "reason": reason,
+                "removed_at": _now(),
+                "sha256": sha256_file(pdf) if pdf.is_file() else "",
+            }
+            history = [] if entry is None else entry["history"]
+            history.append({"event": "removed", "at": removal["removed_at"], **_removal(removal)})
+            data[key] = {**removal, "removed": True, "history": history}
+            return True
+
+        return self._update_tombstones(key, change)
+
+    def note_indexed_again(self, key: str, sha256: str) -> bool:
+        """Record that a removed key is back in the index (its file is live again);
+        returns whether it had been removed."""
+
+        def change(data: dict[str, dict[str, Any]]) -> bool:
+            entry = data.get(key)
+            if entry is None or not entry["removed"]:
+                return False
+            entry["removed"] = False
+            entry["history"].append({"event": "indexed again", "at": _now(), "sha256": sha256})
+            return True
+
+        return self._update_tombstones(key, change)
+
+    def removal_history(self, key: str) -> str:
+        """One line of what happened to `key` before (empty when it was never removed),
+        e.g. `removed 2026-03-02 (revoked); indexed again 2026-03-05`."""
+        entry = self.tombstones().get(key)
+        if entry is None:
+            return ""
+        return "; ".join(
+            f"{e['event']} {e['at'][:10]}" + (f" ({e['reason']})" if e.get("reason") else "")
+            for e in entry["history"]
+        )
 
     @property
     def dagster_home(self) -> Path:
@@ -298,24 +366,60 @@ class Lake:
                 raise LakeError(f"{path}: resolves outside the lake root {self.root}")
         return pdf, sidecar
 
-    def scan_raw(self) -> tuple[list[RawVersion], list[str]]:
-        """Every `<doc_id>/<version>.pdf` under raw/, plus a message per path it skipped."""
+    def scan_raw(self, doc_id: str | None = None) -> tuple[list[RawVersion], list[str]]:
+        """Every `<doc_id>/<version>.pdf` under raw/, plus a message per path it skipped
+        and why: a file outside a document folder, an extension other than `.pdf` and
+        `.yaml` (`v1.PDF`), a sidecar without its PDF, a folder inside a document folder,
+        a name that breaks the key rule, a path leading outside the lake. Hidden files
+        (`.name`) are ignored silently. `doc_id` limits the scan to one document."""
         found: list[RawVersion] = []
         problems: list[str] = []
         if not self.raw_dir.is_dir():
             return found, problems
+        layout = "a version is raw/<doc_id>/<version>.pdf"
         for doc_dir in sorted(self.raw_dir.iterdir()):
-            if not doc_dir.is_dir():
+            if doc_dir.name.startswith(".") or doc_id not in (None, doc_dir.name):
                 continue
-            for pdf in sorted(doc_dir.glob("*.pdf")):
-                try:
-                    key = make_key(doc_dir.name, pdf.stem)
-                    self.raw_paths(key)
-                except LakeError as exc:
-                    problems.append(f"{pdf}: {exc}")
+            if not doc_dir.is_dir():
+                problems.append(f"{doc_dir}: not in a document folder ({layout})")
+                continue
+            names = {p.name for p in doc_dir.iterdir()}
+            for item in sorted(doc_dir.iterdir()):
+                name, suffix = item.name, item.suffix
+                if name.startswith("."):
                     continue
-                found.append(RawVersion(doc_dir.name, pdf.stem, pdf, pdf.with_suffix(".yaml")))
+                if item.is_dir():
+                    problems.append(f"{item}: a folder inside a document folder ({layout})")
+                elif suffix == ".yaml":
+                    if f"{item.stem}.pdf" not in names:
+                        problems.append(f"{item}: sidecar without its PDF {item.stem}.pdf")
+                elif suffix != ".pdf" and suffix.lower() in (".pdf", ".yaml", ".yml"):
+                    wanted = ".pdf" if suffix.lower() == ".pdf" else ".yaml"
+                    problems.append(
+                        f"{item}: extension {suffix!r} is not read; rename it to "
+                        f"{item.stem}{wanted}"
+                    )
+                elif suffix != ".pdf":
+                    problems.append(f"{item}: not a PDF or a sidecar ({layout})")
+                else:
+                    try:
+                        key = make_key(doc_dir.name, item.stem)
+                        self.raw_paths(key)
+                    except LakeError as exc:
+                        problems.append(f"{item}: {exc}")
+                        continue
+                    found.append(
+                        RawVersion(doc_dir.name, item.stem, item, item.with_suffix(".yaml"))
+                    )
         return found, problems
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _removal(entry: dict[str, Any]) -> dict[str, str]:
+    return {"reason": entry.get("reason", ""), "sha256": entry.get("sha256", "")}
 
 
 @contextmanager

@@ -52,6 +52,7 @@ import os
 import random
 import re
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -473,19 +474,114 @@ def model_tables(uri: str | os.PathLike[str], prefix: str = "chunks__") -> list[
             return sorted(names)
 
 
-def delete_partition_everywhere(uri: str | os.PathLike[str], partition_key: str) -> int:
-    """Remove one version's rows from every model's table; returns the rows removed."""
+class NoLongerLive(Exception):
+    """A version found not live at commit time (revoked, deleted, superseded, expired
+    while its run was under way): nothing of it was written."""
+
+
+@dataclass
+class Removal:
+    """What removing one version from the database did."""
+
+    rows: int = 0
+    """Rows deleted, over every model's table."""
+    cache_entries: int = 0
+    """Cached vectors deleted: texts no other indexed row uses."""
+    tables_purged: list[str] = field(default_factory=list)
+    """Tables compacted with their older versions deleted (the text is gone from disk)."""
+    files: int = 0
+    """The version's Parquet files deleted (set by `service.purge_version`)."""
+
+
+def purge_old_versions(tbl: Any) -> None:
+    """Rewrite the table's files without deleted rows and delete every older version of
+    the table (and files no version uses): what was deleted can no longer be read back
+    from disk, nor by checking out an older version. The caller holds the table's lock.
+
+    The full-text index is rebuilt from the remaining rows: an incremental update keeps
+    the deleted rows' words in its posting lists."""
+    with warnings.catch_warnings():  # "removes every version except the latest": wanted
+        warnings.simplefilter("ignore", UserWarning)
+        tbl.optimize(cleanup_older_than=dt.timedelta(0), delete_unverified=True)
+        if any(c.columns == ["text"] for c in tbl.list_indices()):
+            tbl.create_index("text", config=fts_config(), replace=True)
+            tbl.optimize(cleanup_older_than=dt.timedelta(0), delete_unverified=True)
+
+
+def fts_config(language: str = FTS_LANGUAGE) -> FTS:
+    """The full-text analyzer: lowercase, ASCII-folded, stemmed, without stop words."""
+    return FTS(
+        language=language,
+        lower_case=True,
+        ascii_folding=True,
+        stem=True,
+        remove_stop_words=True,
+    )
+
+
+def delete_partition_everywhere(
+    uri: str | os.PathLike[str], partition_key: str, *, purge: bool = True
+) -> Removal:
+    """Remove one version's rows from every model's table and, with `purge`, its text
+    from disk: each table that held rows is compacted and its older versions deleted,
+    and the cached vectors of texts no other row of that model uses are deleted too."""
     split_key(partition_key)
     db = lancedb.connect(str(uri))
-    where = f"partition_key = '{partition_key}'"
-    removed = 0
+    out = Removal()
     for name in model_tables(uri):
-        with _table_lock(str(uri), name):
-            n = int(db.open_table(name).count_rows(where))
-            if n:
-                _retry(lambda name=name: db.open_table(name).delete(where), f"delete in {name}")
-            removed += n
-    return removed
+        only_mine = _delete_rows(db, str(uri), name, partition_key, purge, out)
+        if only_mine:
+            cache = CACHE_PREFIX + name.removeprefix("chunks__")
+            _delete_cached(db, str(uri), cache, only_mine, out)
+    return out
+
+
+def _delete_rows(db: Any, uri: str, name: str, key: str, purge: bool, out: Removal) -> set[str]:
+    """Delete one version's rows from one model's table (then purge it from disk);
+    returns the hashes of its texts that no remaining row of the table uses."""
+    where = f"partition_key = '{key}'"
+    with _table_lock(uri, name):
+        mine = db.open_table(name).search().where(where).select(["content_hash"]).limit(None)
+        hashes = set(mine.to_arrow().column("content_hash").to_pylist())
+        if not hashes:
+            return set()
+        n = int(db.open_table(name).count_rows(where))
+        _retry(lambda: db.open_table(name).delete(where), f"delete in {name}")
+        out.rows += n
+        if not purge:
+            return set()
+        _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
+        out.tables_purged.append(name)
+        left = db.open_table(name).search().select(["content_hash"]).limit(None).to_arrow()
+        return hashes - set(left.column("content_hash").to_pylist())
+
+
+def _delete_cached(db: Any, uri: str, name: str, hashes: set[str], out: Removal) -> None:
+    """Delete cached vectors by text hash from a cache table, then purge it from disk."""
+    if _open_table(db, name) is None:
+        return
+    listed = ", ".join(f"'{h}'" for h in sorted(hashes) if re.fullmatch(r"[0-9a-f]+", h))
+    where = f"text_hash IN ({listed})"
+    with _table_lock(uri, name):
+        n = int(db.open_table(name).count_rows(where))
+        if n:
+            _retry(lambda: db.open_table(name).delete(where), f"delete in {name}")
+            _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
+            out.cache_entries += n
+            out.tables_purged.append(name)
+
+
+def committed_keys(uri: str | os.PathLike[str]) -> set[str]:
+    """The versions the table search uses holds (its active model's); empty before
+    anything was indexed. What counts as indexed when a newer version supersedes."""
+    active = read_active(uri)
+    if active is None:
+        return set()
+    tbl = _open_table(lancedb.connect(str(uri)), table_name(active.model_id))
+    if tbl is None:
+        return set()
+    keys = tbl.search().select(["partition_key"]).limit(None).to_arrow()
+    return set(pc.unique(keys.column("partition_key")).to_pylist())
 
 
 def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedder:
@@ -633,13 +729,21 @@ class Index:
         title: str,
         *,
         rebuild_fts: bool = True,
+        still_live: Callable[[], str | None] | None = None,
+        replaces: Sequence[str] = (),
     ) -> int:
         """Replace one version's rows (chunks + vectors + validity) in one commit.
 
-        Rows of the version that are not in `chunks` are deleted, rows of other versions
-        are untouched. Then the indexes are kept current (`update_indexes()`: built when
-        missing, updated once enough rows wait); set `rebuild_fts=False` in a bulk load
-        and call `build_fts_index()` (fresh table) or `update_indexes()` once at the end.
+        Rows of the version that are not in `chunks` are deleted, and so are the rows of
+        the versions in `replaces` (the older versions this one supersedes: they leave
+        in the commit that brings it in, never before); other versions are untouched.
+        `still_live` is asked under the table's write lock, just before the commit: a
+        reason it returns (the version was revoked, deleted... meanwhile) raises
+        NoLongerLive and nothing is written, so a run never puts back a version removed
+        while it ran (removals take the same lock). Then the indexes are kept current
+        (`update_indexes()`: built when missing, updated once enough rows wait); set
+        `rebuild_fts=False` in a bulk load and call `build_fts_index()` (fresh table) or
+        `update_indexes()` once at the end.
         Rows not yet indexed are found all the same (flat search). Returns the number of
         rows now stored for the version.
         """
@@ -665,6 +769,9 @@ class Index:
             return 0
         data = self._with_store_columns(table, vectors, status, valid_from, valid_to, title)
         where = f"partition_key = '{partition_key}'"
+        for old in replaces:
+            split_key(old)
+        gone = where + "".join(f" OR partition_key = '{old}'" for old in replaces)
 
         def merge() -> Any:
             tbl = self._open()  # a fresh handle: a retry must see the winner's commit
@@ -680,12 +787,15 @@ class Index:
                 tbl.merge_insert(["partition_key", "chunk_id"])
                 .when_matched_update_all()
                 .when_not_matched_insert_all()
-                .when_not_matched_by_source_delete(where)
+                .when_not_matched_by_source_delete(gone)
                 .execute(data)
             )
             return tbl
 
         with self._write_lock():
+            reason = still_live() if still_live is not None else None
+            if reason:
+                raise NoLongerLive(f"{partition_key}: not written: {reason}")
             tbl = _retry(merge, f"upsert {partition_key}")
             stored = int(tbl.count_rows(where))
         if rebuild_fts:
@@ -737,13 +847,7 @@ class Index:
             )
 
     def _fts_config(self) -> FTS:
-        return FTS(
-            language=self.fts_language,
-            lower_case=True,
-            ascii_folding=True,
-            stem=True,
-            remove_stop_words=True,
-        )
+        return fts_config(self.fts_language)
 
     def build_fts_index(self) -> None:
         """(Re)build the full-text index on `text` from scratch (lowercase, ASCII-folded,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ from rag_assets.core.lake import (
     read_stage,
     remove_stage_files,
     sha256_file,
+    split_key,
     stage_rows,
     superseded,
 )
@@ -31,6 +32,8 @@ from rag_assets.core.search import (
     Index,
     Mode,
     ModelRef,
+    Removal,
+    committed_keys,
     delete_partition_everywhere,
     read_active,
     table_name,
@@ -47,7 +50,9 @@ class RawScan:
     dead: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     reasons: dict[str, str] = field(default_factory=dict)
-    """Why each dead key is not live: revoked, expired, superseded by ..., removed before."""
+    """Why each dead key is not live: revoked, expired, superseded by ..."""
+    returning: list[str] = field(default_factory=list)
+    """Live keys that were removed before (their file is live again): indexed again."""
 
 
 def history_enabled() -> bool:
@@ -56,55 +61,116 @@ def history_enabled() -> bool:
     return os.environ.get("TRECHO_KEEP_HISTORY", "").strip().lower() in ("1", "true", "yes")
 
 
-def scan_versions(lake: Lake, history: bool | None = None, today: dt.date | None = None) -> RawScan:
-    """Partition keys of the raw folder split into live and not live.
+def scan_versions(
+    lake: Lake,
+    history: bool | None = None,
+    today: dt.date | None = None,
+    db_uri: str | os.PathLike[str] | None = None,
+    *,
+    indexed: Collection[str] | None = None,
+    doc_id: str | None = None,
+) -> RawScan:
+    """Partition keys of the raw folder split into live and not live: the raw folder is
+    the truth, whatever was removed before.
 
-    Not live: revoked, expired (`valid_to` passed), superseded by a newer version in force
-    (unless `history`, default `TRECHO_KEEP_HISTORY`), or removed before (a removed key is
-    never reused: publish the file under a new version name). A version whose sidecar does
-    not parse counts as live: its run then fails with the sidecar's error, and what is
-    already indexed for it is kept, never purged.
+    Not live: revoked, expired (`valid_to` passed), or superseded (unless `history`,
+    default `TRECHO_KEEP_HISTORY`): a newer version of the same document, in force and
+    already in the index (`indexed`, default: what the table search uses holds in
+    `db_uri`, default `<lake>/lancedb`), replaces the older ones. A newer version not
+    indexed yet (or whose run failed) replaces nothing. A version whose sidecar does not
+    parse counts as live: its run then fails with the sidecar's error, and what is
+    already indexed for it is kept, never purged. A key removed before whose file is
+    live again is live (`returning`), its removal kept in `removed_versions.json`.
     """
     history = history_enabled() if history is None else history
     today = today or dt.date.today()
-    found, problems = lake.scan_raw()
+    found, problems = lake.scan_raw(doc_id)
     scan = RawScan(problems=problems)
     removed = lake.tombstones()
+    if indexed is None:
+        indexed = committed_keys(db_uri or lake.lancedb_dir) if found else set()
     candidates: dict[str, Sidecar] = {}
     for raw in found:
         try:
             sidecar = Sidecar.read(raw.sidecar_path)
         except LakeError:
-            sidecar = None  # live unless removed: its run fails with the sidecar's error
+            sidecar = None  # live: its run fails with the sidecar's error
         if sidecar is not None and sidecar.status != "active":
             scan.dead.append(raw.key)
             scan.reasons[raw.key] = sidecar.status
         elif sidecar is not None and not is_live(sidecar, today):
             scan.dead.append(raw.key)
             scan.reasons[raw.key] = f"expired on {sidecar.valid_to}"
-        elif raw.key in removed:
-            gone = removed[raw.key]
-            scan.dead.append(raw.key)
-            scan.reasons[raw.key] = f"removed on {gone['removed_at'][:10]} ({gone['reason']})"
-            scan.problems.append(
-                f"{raw.pdf_path}: version {raw.key} was removed ({gone['reason']}) and a "
-                "removed key is never reused; publish this file under a new version name"
-            )
         elif sidecar is None:
             scan.live.append(raw.key)
         else:
             candidates[raw.key] = sidecar
-    starts = {key: sidecar.valid_from for key, sidecar in candidates.items()}
-    replaced = {} if history else superseded(starts, today)
+    replaced = (
+        {}
+        if history
+        else superseded_by_indexed(
+            {key: sidecar.valid_from for key, sidecar in candidates.items()}, set(indexed), today
+        )
+    )
     for key in candidates:
         if key in replaced:
             scan.dead.append(key)
             scan.reasons[key] = f"superseded by {replaced[key]}"
         else:
             scan.live.append(key)
+    scan.returning = [k for k in scan.live if removed.get(k, {}).get("removed")]
     scan.live.sort()
     scan.dead.sort()
     return scan
+
+
+def superseded_by_indexed(
+    starts: dict[str, dt.date | None], indexed: set[str], today: dt.date
+) -> dict[str, str]:
+    """`lake.superseded`, counting only replacements that are in the index: a newer
+    version replaces the older ones once it is committed, never before (a failed newer
+    version changes nothing for them)."""
+    committed = {key: start for key, start in starts.items() if key in indexed}
+    out: dict[str, str] = {}
+    for key, start in starts.items():
+        newer = superseded({**committed, key: start}, today).get(key)
+        if newer is not None:
+            out[key] = newer
+    return out
+
+
+def not_live_reason(
+    lake: Lake,
+    key: str,
+    db_uri: str | os.PathLike[str],
+    history: bool | None = None,
+    *,
+    indexed: Collection[str] | None = None,
+) -> str | None:
+    """Why `key` must not be in the index now (None when it is live), read from its
+    document's folder: asked again at commit time, under the table's write lock."""
+    doc_id, _ = split_key(key)
+    pdf, sidecar_path = lake.raw_paths(key)
+    if not pdf.is_file():
+        return f"its file {lake.relative(pdf)} is gone"
+    try:
+        Sidecar.read(sidecar_path)
+    except LakeError as exc:
+        return f"its sidecar no longer parses ({exc})"
+    scan = scan_versions(lake, history, None, db_uri, indexed=indexed, doc_id=doc_id)
+    return None if key in scan.live else scan.reasons.get(key, "not found in raw/")
+
+
+def replaced_once_committed(
+    lake: Lake, key: str, db_uri: str | os.PathLike[str], history: bool | None = None
+) -> dict[str, str]:
+    """The older versions of `key`'s document that leave the index once `key` is in it
+    (superseded by it), each with the reason to record."""
+    doc_id, _ = split_key(key)
+    indexed = committed_keys(db_uri) | {key}
+    scan = scan_versions(lake, history, None, db_uri, indexed=indexed, doc_id=doc_id)
+    wanted = f"superseded by {key}"
+    return {k: reason for k, reason in scan.reasons.items() if reason == wanted}
 
 
 FileState = list  # [mtime_ns, size, sha256]
@@ -213,17 +279,18 @@ def stale_reason(
 
 def purge_version(
     lake: Lake, db_uri: str | os.PathLike[str], key: str, reason: str = "not live"
-) -> tuple[int, int]:
-    """Remove a version from every store: its rows in every model's table and its Parquet
-    files; and remember the key as removed, so that it is never reused.
+) -> Removal:
+    """Remove a version from every store, its text from disk included: its rows in every
+    model's table (compacted, older table versions deleted), the cached vectors only it
+    used, its Parquet files; and record the removal and why in `removed_versions.json`.
 
-    Returns (index rows removed, files removed). Used for revoked, expired, superseded
-    and deleted versions, so that they can never be retrieved again.
+    Used for revoked, expired, superseded and deleted versions, so that they can never be
+    retrieved again. A key with nothing left costs one count per table.
     """
     lake.add_tombstone(key, reason)
-    rows = delete_partition_everywhere(db_uri, key)
-    files = remove_stage_files(lake, key)
-    return rows, len(files)
+    removal = delete_partition_everywhere(db_uri, key)
+    removal.files = len(remove_stage_files(lake, key))
+    return removal
 
 
 @dataclass
