@@ -63,14 +63,18 @@ def scan_and_index(
     for key in scan.live:
         sha = sha256_file(lake.lake.raw_paths(key)[0])
         indexed = _indexed_sha(context, key)
-        if indexed == sha:
+        if indexed == sha and key not in scan.returning:  # returning: removed, live again
             continue
         runs.append(
             RunRequest(
                 partition_key=key,
-                run_key=f"{key}:{sha}",
+                run_key=f"{key}:{sha}" + (":restored" if key in scan.returning else ""),
                 tags={
-                    "trecho/reason": "new" if indexed is None else "changed",
+                    "trecho/reason": "restored"
+                    if key in scan.returning
+                    else "new"
+                    if indexed is None
+                    else "changed",
                     "trecho/sha256": sha[:16],
                 },
             )

@@ -90,15 +90,19 @@ def raw_folder_sensor(
     known = json.loads(context.cursor) if context.cursor else {}
     states = file_hashes(root, scan.live, known)
     runs = []
+    removed = root.tombstones() if scan.returning else {}
     for key, (_, _, sha) in states.items():
-        if key in known and known[key][2] == sha and key in existing:
+        run_key = f"{key}:{sha}"
+        if key in scan.returning:  # removed, live again: a new run key per removal
+            reason, run_key = "restored", f"{run_key}:after-{removed[key]['removed_at']}"
+        elif key in known and known[key][2] == sha and key in existing:
             continue
-        reason = "new" if key not in existing else "changed" if key in known else "rescan"
-        reason = "restored" if key in scan.returning else reason
+        else:
+            reason = "new" if key not in existing else "changed" if key in known else "rescan"
         runs.append(
             RunRequest(
                 partition_key=key,
-                run_key=f"{key}:{sha}",
+                run_key=run_key,
                 tags={"trecho/reason": reason, "trecho/sha256": sha[:16]},
             )
         )

@@ -129,20 +129,30 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     assert "45 dias" in index.search(REFUND, k=1)[0].text
 
 
-def test_a_removed_key_is_never_reused(beneficiary_lake: Lake, embedder: Embedder) -> None:
+def test_an_operator_can_undo_a_revocation(beneficiary_lake: Lake, embedder: Embedder) -> None:
     lake = beneficiary_lake
     instance = DagsterInstance.ephemeral()
     defs = build_definitions(str(lake.root))
     run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
     set_sidecar(lake, V6, status="revoked")
-    evaluate_sensor(defs, instance, lake)
-    set_sidecar(lake, V6, status="active")  # someone tries to bring v6 back as it was
     tick = evaluate_sensor(defs, instance, lake)
-    assert not getattr(tick, "run_requests", None)
-    assert V6 not in instance.get_dynamic_partitions(DOC_VERSIONS)
-    scan = scan_versions(lake)
-    assert V6 in scan.dead and "removed on" in scan.reasons[V6]
-    assert any("never reused" in p and "new version name" in p for p in scan.problems)
+    assert not Index(lake.lancedb_dir, embedder).partition_counts()
+    set_sidecar(lake, V6, status="active")  # the wrong version was revoked: undo it
+    tick = evaluate_sensor(defs, instance, lake, tick.cursor)
+    assert [(r.partition_key, r.tags["trecho/reason"]) for r in tick.run_requests] == [
+        (V6, "restored")
+    ]
+    runs = run_requested(defs, instance, tick)
+    assert runs[V6].success
+    assert "60 dias" in Index(lake.lancedb_dir, embedder).search(REFUND, k=1)[0].text
+    history = [e["event"] for e in lake.tombstones()[V6]["history"]]
+    assert history == ["removed", "indexed again"]
+    # and the UI shows it on the version's raw_pdf materialization
+    (record,) = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey("raw_pdf"), asset_partitions=[V6]), limit=1
+    ).records
+    shown = record.asset_materialization.metadata["removal_history"].value
+    assert "removed" in shown and "(revoked)" in shown
 
 
 def test_a_newer_version_in_force_supersedes_the_older_one(
@@ -460,3 +470,143 @@ def test_declarative_automation_refreshes_the_stages_below_a_rerun_stage(
     )
     result = evaluate_automation_conditions(defs=defs, instance=instance, cursor=result.cursor)
     assert result.get_requested_partitions(AssetKey("structure_tree")) == {OPS}
+
+
+# -- nothing lost, nothing stale ----------------------------------------------------------
+
+OPS_V2 = "manual-operacao@v2"
+
+
+def test_a_failed_newer_version_changes_nothing_for_the_older_one(
+    small_lake: Lake, embedder: Embedder, make_pdf
+) -> None:
+    lake = small_lake
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    tick = evaluate_sensor(defs, instance, lake)
+    run_requested(defs, instance, tick)
+    index = Index(lake.lancedb_dir, embedder)
+    before = [h.chunk_id for h in index.search("limite de vibração", k=3)]
+    assert before and before[0].startswith(OPS)
+
+    # a truncated v2, in force from today: its run fails, v1 stays searchable as it was
+    folder = lake.raw_dir / "manual-operacao"
+    (folder / "v2.pdf").write_bytes((folder / "v1.pdf").read_bytes()[:4000])
+    set_sidecar(lake, OPS_V2, valid_from=dt.date.today().isoformat(), status="active")
+    tick = evaluate_sensor(defs, instance, lake, tick.cursor)
+    runs = run_requested(defs, instance, tick)
+    assert not runs[OPS_V2].success
+    assert OPS in scan_versions(lake).live
+    assert [h.chunk_id for h in index.search("limite de vibração", k=3)] == before
+    evaluate_sensor(defs, instance, lake, tick.cursor)  # nor is anything removed later
+    assert OPS in instance.get_dynamic_partitions(DOC_VERSIONS)
+    assert OPS in index.partition_counts() and OPS not in lake.tombstones()
+
+    # a good v2: v1 leaves in the step that commits v2, not before
+    make_pdf(
+        folder / "v2.pdf",
+        [
+            ("Manual de Operação — revisão 2", 18, True),
+            ("1. Limites", 14, True),
+            ("O limite de vibração da bomba passa a ser 3,5 mm/s.", 11, False),
+        ],
+    )
+    tick = evaluate_sensor(defs, instance, lake, tick.cursor)
+    runs = run_requested(defs, instance, tick)
+    assert runs[OPS_V2].success
+    assert embedding_metadata(runs[OPS_V2])["superseded"] == OPS
+    assert set(index.partition_counts()) == {OPS_V2, V7}
+    assert lake.tombstones()[OPS]["reason"] == f"superseded by {OPS_V2}"
+
+    # v2 withdrawn: the raw folder is the truth, v1 is live again and indexed again
+    for suffix in (".pdf", ".yaml"):
+        (folder / f"v2{suffix}").unlink()
+    tick = evaluate_sensor(defs, instance, lake, tick.cursor)
+    assert [(r.partition_key, r.tags["trecho/reason"]) for r in tick.run_requests] == [
+        (OPS, "restored")
+    ]
+    runs = run_requested(defs, instance, tick)
+    assert runs[OPS].success
+    assert set(index.partition_counts()) == {OPS, V7}
+    assert [h.chunk_id for h in index.search("limite de vibração", k=3)] == before
+    events = [e["event"] for e in lake.tombstones()[OPS]["history"]]
+    assert events == ["removed", "indexed again"]
+
+
+def revoking_job(defs, lake: Lake, key: str):
+    """The index job with a hook that revokes `key` right after its chunks step, i.e.
+    while the run is under way, before its embeddings step commits."""
+    from dagster import Definitions, HookContext, define_asset_job, success_hook
+
+    from rag_assets.jobs import index_job
+
+    @success_hook
+    def revoke_after_chunks(context: HookContext) -> None:
+        if context.op.name == "chunks":
+            set_sidecar(lake, key, status="revoked")
+
+    job = define_asset_job(
+        "index_then_revoked",
+        selection=index_job.selection,
+        partitions_def=index_job.partitions_def,
+        hooks={revoke_after_chunks},
+    )
+    racing = Definitions(assets=list(defs.assets), resources=defs.resources, jobs=[job])
+    return racing.resolve_job_def("index_then_revoked")
+
+
+def test_a_version_revoked_while_its_run_is_under_way_is_not_written(
+    small_lake: Lake, embedder: Embedder
+) -> None:
+    lake = small_lake
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    instance.add_dynamic_partitions(DOC_VERSIONS, [OPS])
+    run = revoking_job(defs, lake, OPS).execute_in_process(partition_key=OPS, instance=instance)
+    assert run.success
+    meta = embedding_metadata(run)
+    assert meta["rows"] == 0 and meta["not_written"] == "revoked"
+    index = Index(lake.lancedb_dir, embedder)
+    assert OPS not in index.partition_counts()
+    assert not [h for h in index.search("limite de vibração", k=10) if h.partition_key == OPS]
+    # the files the run wrote before it knew are gone too; the next tick drops the key
+    assert not any(lake.stage_path(s, OPS).exists() for s in ("documents", "pages", "chunks"))
+    evaluate_sensor(defs, instance, lake)
+    assert OPS not in instance.get_dynamic_partitions(DOC_VERSIONS)
+
+
+def store_files_holding(folder: Path, text: str) -> list[Path]:
+    """Files under `folder` whose bytes contain `text` (UTF-8)."""
+    needle = text.encode("utf-8")
+    return [p for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_a_revoked_version_cannot_be_read_back_from_disk(
+    small_lake: Lake, embedder: Embedder
+) -> None:
+    lake = small_lake
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    ops_texts = texts_of(lake, embedder, OPS)
+    word = "Desalinhamento"  # only in the operations manual
+    assert any(word in t for t in ops_texts)
+    assert not any(word in t for t in texts_of(lake, embedder, V7))
+    index = Index(lake.lancedb_dir, embedder)
+    tbl = index.db.open_table(index.table_name)
+    assert store_files_holding(lake.lancedb_dir, word)  # the scan does see stored text
+    assert len(tbl.list_versions()) > 1
+    cache = index.db.open_table("embcache__" + embedder.model_id)
+    v7_hashes = set(pl.read_parquet(lake.stage_path("chunks", V7))["content_hash"])
+    assert cache.count_rows() > len(v7_hashes)
+
+    set_sidecar(lake, OPS, status="revoked")
+    evaluate_sensor(defs, instance, lake)
+    assert store_files_holding(lake.lancedb_dir, word) == []
+    tbl = index.db.open_table(index.table_name)
+    for version in tbl.list_versions():  # no older version holds it either
+        tbl.checkout(version["version"])
+        assert tbl.count_rows(f"partition_key = '{OPS}'") == 0
+    cache = index.db.open_table("embcache__" + embedder.model_id)
+    assert cache.count_rows() == len(v7_hashes)  # only what the revoked version used left
+    assert index.search("desalinhamento da bomba", k=3)[0].partition_key == V7
