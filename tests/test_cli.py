@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from rag_assets.cli import main
 from rag_assets.core.lake import Lake
 
-from .conftest import copy_lake
+from .conftest import REPO, copy_lake
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +45,7 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     assert (tmp_path / "home").is_dir()  # the UI reads the same instance
 
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
-    assert "up to date manual-operacao@v1" in capsys.readouterr().out  # nothing re-run
+    assert "skipped  manual-operacao@v1: up to date" in capsys.readouterr().out  # no re-run
 
     sidecar = lake.raw_dir / "manual-operacao" / "v1.yaml"
     text = sidecar.read_text(encoding="utf-8")
@@ -167,3 +173,110 @@ def test_expand_hands_over_the_whole_parent_unit(materialized: Lake, capsys):
     # the parent is the whole table as printed: every row, not only the matched one
     assert all(v in parent for v in ("Vibração", "Temperatura", "Ruído", "Desalinhamento"))
     assert len(parent) > len(table["body"])
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["search", "x", "-k", "0"], "argument -k: must be 1 or more, got 0"),
+        (["search", "x", "-k", "-1"], "argument -k: must be 1 or more, got -1"),
+        (["search", "x", "--as-of", "2026-13-45"], "argument --as-of: '2026-13-45' is not a date"),
+        (["search", "x", "--as-of", "yesterday"], "argument --as-of: 'yesterday' is not a date"),
+        (["search", "x", "--mode", "bm25"], "argument --mode: invalid choice: 'bm25'"),
+        (["eval", "--offsets", "0"], "argument --offsets: must be 1 or more"),
+    ],
+)
+def test_usage_errors_are_one_line_naming_the_flag_with_exit_2(args, named, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([*args, "--lake", str(tmp_path)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and "Traceback" not in err
+
+
+def test_bad_search_input_is_one_line_with_exit_2(materialized: Lake, capsys):
+    lake = ["--lake", str(materialized.root)]
+    assert main(["search", "x", "--doc", "Manual Operacao", *lake]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid doc_id 'Manual Operacao'" in err
+
+
+def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, capsys, monkeypatch):
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], ["manuais.jsonl"])
+    folder = lake.raw_dir / "manual-operacao"
+    pdf = (folder / "v1.pdf").read_bytes()
+    (lake.raw_dir / "stray.pdf").write_bytes(pdf)
+    (folder / "v3.PDF").write_bytes(pdf)
+    (folder / "v2.pdf").write_bytes(pdf[:4000])  # truncated, and the newest version
+    (folder / "v2.yaml").write_text(f"valid_from: {dt.date.today().isoformat()}\n")
+    (folder / "v4.pdf").write_bytes(pdf)
+    (folder / "v4.yaml").write_text("valid_from: 2026-03-01\nvalid_to: 2026-01-31\n")
+    (folder / "v5.pdf").write_bytes(pdf)
+    (folder / "v5.yaml").write_text("valid_form: 2026-03-01\n")  # a typo
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 1
+    captured = capsys.readouterr()
+    out = captured.out
+    lines = out.splitlines()
+
+    def line_of(name: str) -> str:
+        found = [line for line in lines if name in line and "logs" not in line]
+        assert len(found) == 1, out
+        return found[0]
+
+    assert "not in a document folder" in line_of("stray.pdf")
+    assert "extension '.PDF' is not read" in line_of("v3.PDF")
+    assert "ok (" in line_of("manual-operacao@v1")
+    assert "failed: " in line_of("manual-operacao@v2") and "malformed PDF" in out
+    assert "valid_to 2026-01-31 is before valid_from 2026-03-01" in line_of("@v4")
+    assert "unknown sidecar key 'valid_form'" in line_of("@v5")
+    assert "1 indexed, 2 skipped, 3 failed" in out and "removed" not in out  # v1 stays
+    assert "Traceback" not in out + captured.err and "Stack Trace" not in out + captured.err
+    (log_line,) = [line for line in lines if line.startswith("Full Dagster logs: ")]
+    log = Path(log_line.removeprefix("Full Dagster logs: "))
+    assert "Stack Trace" in log.read_text(encoding="utf-8")  # the details are in the file
+
+
+def test_an_interrupted_run_is_marked_failed_and_full_text_catches_up(
+    tmp_path, capsys, monkeypatch, embedder
+):
+    from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
+
+    from rag_assets.core.search import Index
+    from rag_assets.definitions import build_definitions
+
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], ["manuais.jsonl"])
+    home = tmp_path / "home"
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
+    cmd = [sys.executable, "-m", "rag_assets.cli", "materialize", "--skip-eval"]
+    proc = subprocess.Popen([*cmd, "--lake", str(lake.root)], env=env, cwd=REPO)
+    started = False
+    deadline = time.monotonic() + 300
+    while not started and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        if (home / "dagster.yaml").exists():
+            runs = DagsterInstance.get().get_runs(RunsFilter(statuses=[DagsterRunStatus.STARTED]))
+            started = bool(runs)
+    assert started, "the run never started"
+    proc.kill()
+    proc.wait(timeout=60)
+    instance = DagsterInstance.get()
+    (killed,) = instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.STARTED]))
+
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    assert f"marked failed: run {killed.run_id[:8]}" in capsys.readouterr().out
+    assert instance.get_run_by_id(killed.run_id).status == DagsterRunStatus.FAILURE
+
+    # rows written after the last index update (as by a run killed before its own
+    # update) are searched flat; an up-to-date materialize takes them in
+    defs = build_definitions(str(lake.root))
+    no_cache = {"resources": {"embedder": {"config": {"cache": False}}}}
+    defs.resolve_job_def("embed_documents").execute_in_process(
+        partition_key="manual-operacao@v1", instance=instance, run_config=no_cache
+    )
+    index = Index(lake.lancedb_dir, embedder)
+    assert index.index_stats().fts.unindexed_rows > 0
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    assert "skipped  manual-operacao@v1: up to date" in capsys.readouterr().out
+    assert index.index_stats().fts.unindexed_rows == 0

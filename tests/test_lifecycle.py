@@ -161,16 +161,20 @@ def test_a_newer_version_in_force_supersedes_the_older_one(
     lake = beneficiary_lake
     set_sidecar(lake, V6, valid_from="2025-01-01")
     publish_v7(lake, tmp_path, valid_from="2026-03-01", status="active")
-    scan = scan_versions(lake, history=False, today=dt.date(2026, 11, 29))
+    scan = scan_versions(lake, history=False, today=dt.date(2026, 11, 29), indexed={V7})
     assert scan.live == [V7] and scan.reasons[V6] == f"superseded by {V7}"
-    before = scan_versions(lake, history=False, today=dt.date(2026, 2, 1))
+    pending = scan_versions(lake, history=False, today=dt.date(2026, 11, 29), indexed=set())
+    assert pending.live == [V6, V7]  # v7 not in the index yet: v6 stays until it is
+    before = scan_versions(lake, history=False, today=dt.date(2026, 2, 1), indexed={V7})
     assert before.live == [V6, V7]  # v7 is published ahead of its date: both indexed
 
     instance = DagsterInstance.ephemeral()
     defs = build_definitions(str(lake.root))
     runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
-    assert set(runs) == {V7}  # v6 is superseded today: never indexed, nothing left of it
+    assert set(runs) == {V6, V7}  # v6 leaves in the step that commits v7
+    assert embedding_metadata(runs[V7])["superseded"] == V6
     assert set(Index(lake.lancedb_dir, embedder).partition_counts()) == {V7}
+    assert not lake.stage_path("chunks", V6).exists()
 
 
 def test_with_history_both_versions_stay_and_search_answers_as_of_a_date(
