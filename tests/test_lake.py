@@ -67,3 +67,49 @@ def test_symlink_leaving_the_lake_is_refused(tmp_path: Path):
     found, problems = lake.scan_raw()
     assert found == []
     assert "outside the lake" in problems[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("valid_from: 2026-03-01\nvalid_to: 2026-01-31\n", "valid_to 2026-01-31 is before"),
+        ("valid_from: 2026-02-30\n", "a date in the sidecar does not exist"),
+        ("valid_from: yesterday\n", "valid_from 'yesterday' is not a date (YYYY-MM-DD)"),
+        ("valid_form: 2026-03-01\nowner: x\n", "unknown sidecar keys 'owner', 'valid_form'"),
+        ("status: withdrawn\n", "status 'withdrawn' must be one of"),
+        ("title: [unclosed\n", "sidecar does not parse as YAML"),
+    ],
+)
+def test_a_bad_sidecar_is_one_clear_error_naming_the_file(tmp_path: Path, text, problem):
+    path = tmp_path / "v1.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LakeError) as error:
+        Sidecar.read(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: ") and problem in message and "\n" not in message
+
+
+def test_a_sidecar_valid_for_one_day_is_accepted(tmp_path: Path):
+    path = tmp_path / "v1.yaml"
+    path.write_text("valid_from: 2026-03-01\nvalid_to: 2026-03-01\n", encoding="utf-8")
+    assert Sidecar.read(path).valid_to == dt.date(2026, 3, 1)
+
+
+def test_files_that_cannot_be_a_version_are_listed_with_why(tmp_path: Path):
+    lake = Lake(tmp_path)
+    doc = tmp_path / "raw" / "doc"
+    (doc / "old").mkdir(parents=True)
+    for name in ("v1.pdf", "v2.PDF", "v3.yml", "notes.txt", "v4.yaml", ".v1.pdf.tmp"):
+        (doc / name).write_bytes(b"%PDF-1.4")
+    (tmp_path / "raw" / "stray.pdf").write_bytes(b"%PDF-1.4")
+    found, problems = lake.scan_raw()
+    assert [v.key for v in found] == ["doc@v1"]
+    why = {Path(p.split(": ")[0]).name: p.split(": ", 1)[1] for p in problems}
+    assert why == {
+        "stray.pdf": "not in a document folder (a version is raw/<doc_id>/<version>.pdf)",
+        "v2.PDF": "extension '.PDF' is not read; rename it to v2.pdf",
+        "v3.yml": "extension '.yml' is not read; rename it to v3.yaml",
+        "notes.txt": "not a PDF or a sidecar (a version is raw/<doc_id>/<version>.pdf)",
+        "v4.yaml": "sidecar without its PDF v4.pdf",
+        "old": "a folder inside a document folder (a version is raw/<doc_id>/<version>.pdf)",
+    }
