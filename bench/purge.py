@@ -91,7 +91,7 @@ def main() -> None:
                 for side in order:
                     uri = root / side.replace(" ", "_")
                     seconds, removal = timed(
-                        lambda uri=uri, side=side: delete_partition_everywhere(
+                        lambda uri=uri, side=side, key=key: delete_partition_everywhere(
                             uri, key, purge=side == "purged"
                         )
                     )

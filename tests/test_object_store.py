@@ -91,7 +91,9 @@ def test_a_lake_on_s3_is_indexed_searched_and_revoked_there(s3, tmp_path, monkey
     question = "qual o limite de vibração?"
     hits = json.loads(run("search", question, "-k", "3", "--json", "--lake", URI))
     assert hits and hits[0]["doc_id"] == "manual-operacao"
-    assert "skipped  manual-operacao@v1: up to date" in run("materialize", "--skip-eval", "--lake", URI)
+    assert "skipped  manual-operacao@v1: up to date" in run(
+        "materialize", "--skip-eval", "--lake", URI
+    )
 
     # revoke v1 in the bucket: its files and rows go, the other document stays searchable
     sidecar = "lake/raw/manual-operacao/v1.yaml"
