@@ -481,14 +481,21 @@ def test_declarative_automation_refreshes_the_stages_below_a_rerun_stage(
 OPS_V2 = "manual-operacao@v2"
 
 
+@pytest.fixture
+def ticked(small_lake: Lake):
+    """The small lake after one sensor tick and its runs: (instance, defs, tick)."""
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(small_lake.root))
+    tick = evaluate_sensor(defs, instance, small_lake)
+    run_requested(defs, instance, tick)
+    return instance, defs, tick
+
+
 def test_a_failed_newer_version_changes_nothing_for_the_older_one(
-    small_lake: Lake, embedder: Embedder, make_pdf
+    small_lake: Lake, ticked, embedder: Embedder, make_pdf
 ) -> None:
     lake = small_lake
-    instance = DagsterInstance.ephemeral()
-    defs = build_definitions(str(lake.root))
-    tick = evaluate_sensor(defs, instance, lake)
-    run_requested(defs, instance, tick)
+    instance, defs, tick = ticked
     index = Index(lake.lancedb_dir, embedder)
     before = [h.chunk_id for h in index.search("limite de vibração", k=3)]
     assert before and before[0].startswith(OPS)
@@ -586,12 +593,10 @@ def store_files_holding(folder: Path, text: str) -> list[Path]:
 
 
 def test_a_revoked_version_cannot_be_read_back_from_disk(
-    small_lake: Lake, embedder: Embedder
+    small_lake: Lake, ticked, embedder: Embedder
 ) -> None:
     lake = small_lake
-    instance = DagsterInstance.ephemeral()
-    defs = build_definitions(str(lake.root))
-    run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    instance, defs, _ = ticked
     ops_texts = texts_of(lake, embedder, OPS)
     word = "Desalinhamento"  # only in the operations manual
     assert any(word in t for t in ops_texts)
