@@ -27,7 +27,8 @@ def _lake(args: argparse.Namespace) -> Lake:
 
 def _embedder(args: argparse.Namespace) -> Any:
     """The configured model: --model/--*-prefix, else TRECHO_MODEL/TRECHO_*_PREFIX; the
-    backend and device from TRECHO_EMBED_BACKEND and TRECHO_DEVICE."""
+    backend, device and threads from TRECHO_EMBED_BACKEND, TRECHO_DEVICE and
+    TRECHO_EMBED_THREADS."""
     from rag_assets.core.embedding import Embedder
     from resources import configured_embedder
 
@@ -38,6 +39,7 @@ def _embedder(args: argparse.Namespace) -> Any:
         passage_prefix=env.passage_prefix if args.passage_prefix is None else args.passage_prefix,
         backend=env.backend,
         device=env.device,
+        threads=env.threads,
     )
 
 

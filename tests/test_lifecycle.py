@@ -22,7 +22,7 @@ import pytest
 import yaml
 from dagster import AssetKey, AssetRecordsFilter, DagsterEventType, DagsterInstance
 
-from rag_assets.core.embedding import Embedder, resolve_model_path
+from rag_assets.core.embedding import MINILM, Embedder, resolve_model_path
 from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index, active_embedder, model_tables, read_active
 from rag_assets.core.service import scan_versions
@@ -310,7 +310,7 @@ def test_two_versions_written_in_parallel_lose_no_rows(small_lake: Lake, tmp_pat
     outputs = [p.communicate(timeout=600)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outputs
     expected = {k: pl.read_parquet(lake.stage_path("chunks", k)).height for k in keys}
-    index = Index(lake.lancedb_dir, Embedder())
+    index = Index(lake.lancedb_dir, Embedder(model=MINILM))
     assert index.partition_counts() == expected
     tbl = index.db.open_table(index.table_name)
     assert tbl.count_rows() == sum(expected.values())

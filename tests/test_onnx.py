@@ -16,7 +16,7 @@ import pytest
 from rag_assets.core import onnx_backend
 from rag_assets.core.chunking.policy import Policy, policy_chunker
 from rag_assets.core.corpus import source_from_pdf
-from rag_assets.core.embedding import _ONNX, DEFAULT_MODEL, Embedder, model_slug, resolve_model_path
+from rag_assets.core.embedding import _ONNX, MINILM, Embedder, model_slug, resolve_model_path
 from rag_assets.core.lake import Sidecar
 from rag_assets.core.onnx_backend import TOLERANCE, OnnxMismatch, OnnxUnsupported
 from rag_assets.core.schemas import CHUNKS
@@ -48,9 +48,9 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TRECHO_CACHE_DIR", str(root))
         mp.delenv("TRECHO_ONNX_DIR", raising=False)
-        _ONNX.pop((DEFAULT_MODEL, "cpu"), None)
+        _ONNX.pop((MINILM, "cpu"), None)
         yield root
-        _ONNX.pop((DEFAULT_MODEL, "cpu"), None)
+        _ONNX.pop((MINILM, "cpu"), None)
 
 
 @pytest.fixture(scope="module")
@@ -123,18 +123,18 @@ def test_the_check_refuses_vectors_that_do_not_match(onnx_embedder, tmp_path):
     shutil.copytree(encoder.folder, other / encoder.folder.name)
     np.save(other / encoder.folder.name / onnx_backend.PROBE_FILE, shifted)
     before = onnx_backend.EXPORTS
-    path = Path(resolve_model_path(DEFAULT_MODEL))
+    path = Path(resolve_model_path(MINILM))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TRECHO_ONNX_DIR", str(other))
         with pytest.raises(OnnxMismatch, match=f"tolerance {TOLERANCE}"):
-            onnx_backend.load_encoder(DEFAULT_MODEL, "cpu", path, model_slug(DEFAULT_MODEL), None)
+            onnx_backend.load_encoder(MINILM, "cpu", path, model_slug(MINILM), None)
     assert onnx_backend.EXPORTS == before
 
 
 def test_the_export_is_reused_and_loads_without_torch(onnx_embedder, onnx_cache):
     before = onnx_backend.EXPORTS
-    path = Path(resolve_model_path(DEFAULT_MODEL))
-    again = onnx_backend.load_encoder(DEFAULT_MODEL, "cpu", path, model_slug(DEFAULT_MODEL), None)
+    path = Path(resolve_model_path(MINILM))
+    again = onnx_backend.load_encoder(MINILM, "cpu", path, model_slug(MINILM), None)
     assert again.folder == onnx_embedder.onnx().folder and onnx_backend.EXPORTS == before
     exports = [p for p in (onnx_cache / "onnx").iterdir() if p.is_dir()]
     assert [p.name for p in exports] == [again.folder.name]
@@ -205,6 +205,6 @@ def test_pooling_matches_sentence_transformers(mode):
 
 def test_export_meta_names_what_was_exported(onnx_embedder):
     meta = json.loads((onnx_embedder.onnx().folder / onnx_backend.META_FILE).read_text())
-    assert meta["model"] == DEFAULT_MODEL and meta["pooling"] == ["mean"]
+    assert meta["model"] == MINILM and meta["pooling"] == ["mean"]
     assert meta["input_names"] == ["input_ids", "attention_mask", "token_type_ids"]
     assert any(v.startswith("torch==") for v in meta["versions"])

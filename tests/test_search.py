@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 from rag_assets.core import search
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.lake import LakeError
 from rag_assets.core.schemas import CHUNKS, Chunk
 from rag_assets.core.search import Hit, Index, fts_terms, table_name
@@ -95,7 +95,7 @@ def make_chunks(key: str, only: list[str] | None = None) -> pa.Table:
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
     """The bundled model, loaded once for the whole test session."""
-    return Embedder()
+    return Embedder(model=MINILM)
 
 
 def upsert(
@@ -374,7 +374,7 @@ def test_empty_upsert_clears_the_partition(index: Index) -> None:
 
 def _write_partition(uri: str, key: str, rounds: int, start_at: float) -> list[int]:
     """One writer process: upsert a partition a few times, starting with the others."""
-    idx = Index(uri, Embedder())  # model_id only: the model is never loaded here
+    idx = Index(uri, Embedder(model=MINILM))  # model_id only: the model is never loaded here
     while time.time() < start_at:
         pass
     out = []

