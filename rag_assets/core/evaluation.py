@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import statistics
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -265,8 +266,19 @@ def by_document(
     return out
 
 
+@dataclass
+class EmbedClock:
+    """Texts embedded and seconds spent embedding them (the model's share of index time)."""
+
+    texts: int = 0
+    seconds: float = 0.0
+
+
 def embed_memo(
-    embedder: Embedder, texts: Sequence[str], memo: dict[str, np.ndarray] | None = None
+    embedder: Embedder,
+    texts: Sequence[str],
+    memo: dict[str, np.ndarray] | None = None,
+    clock: EmbedClock | None = None,
 ) -> np.ndarray:
     """Passage vectors of `texts`, embedding only texts not in `memo` (which it fills).
 
@@ -276,7 +288,11 @@ def embed_memo(
     memo = {} if memo is None else memo
     todo = list(dict.fromkeys(t for t in texts if t not in memo))
     if todo:
+        start = time.perf_counter()
         memo.update(zip(todo, embedder.embed_passages(todo), strict=True))
+        if clock is not None:
+            clock.texts += len(todo)
+            clock.seconds += time.perf_counter() - start
     if not texts:
         return np.zeros((0, embedder.dimension), dtype=np.float32)
     return np.stack([memo[t] for t in texts]).astype(np.float32)
@@ -288,12 +304,13 @@ def index_scratch(
     embedder: Embedder,
     folder: Path,
     memo: dict[str, np.ndarray] | None = None,
+    clock: EmbedClock | None = None,
 ) -> Index:
     """A throwaway index of a strategy's chunks, built the way the live one is."""
     import polars as pl
 
     index = Index(folder, embedder)
-    vectors = embed_memo(embedder, [c.text for c in chunks], memo)
+    vectors = embed_memo(embedder, [c.text for c in chunks], memo, clock)
     for key, version in versions.items():
         mask = [i for i, c in enumerate(chunks) if c.partition_key == key]
         frame = pl.DataFrame([chunks[i].as_row() for i in mask])
@@ -323,6 +340,11 @@ class EvalResult:
     mode: str
     by_doc: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     offsets: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    model: str = ""
+    """The model id the run embedded with."""
+    index_time: dict[str, float] = field(default_factory=dict)
+    """When the default policy was indexed by the run itself (`--models`): its chunk texts
+    embedded (`texts`) and the seconds that took (`seconds`)."""
 
     def to_json(self) -> dict[str, Any]:
         """`{"strategies": {name: {metric: value}}, ...}` as `trecho eval --json` prints."""
@@ -334,6 +356,8 @@ class EvalResult:
             "offsets": self.offsets,
             "questions": self.questions,
             "mode": self.mode,
+            "model": self.model,
+            "index_time": self.index_time,
         }
 
     @classmethod
@@ -350,6 +374,8 @@ class EvalResult:
             mode=str(payload.get("mode", "")),
             by_doc=payload.get("by_doc", {}),
             offsets=payload.get("offsets", {}),
+            model=str(payload.get("model", "")),
+            index_time=payload.get("index_time", {}),
         )
 
 
@@ -378,13 +404,17 @@ def evaluate(
     """Evaluate the default policy (live index) and every other strategy side by side."""
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
     counter = embedder.token_counter()
-    result = EvalResult({}, {}, {}, 0, mode)
+    result = EvalResult({}, {}, {}, 0, mode, model=embedder.model_id)
     memo: dict[str, np.ndarray] = {}
     with tempfile.TemporaryDirectory(prefix="trecho-eval-") as tmp:
         if live_index is None or live_chunks is None:
             default = build_chunker("default", embedder)
             live_chunks = [c for v in versions.values() for c in default(v, counter)]
-            live_index = index_scratch(live_chunks, versions, embedder, Path(tmp) / "default", memo)
+            clock = EmbedClock()
+            live_index = index_scratch(
+                live_chunks, versions, embedder, Path(tmp) / "default", memo, clock
+            )
+            result.index_time = {"texts": float(clock.texts), "seconds": round(clock.seconds, 2)}
         progress("default")
         metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode)
         result.strategies["default"] = metrics

