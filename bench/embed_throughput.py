@@ -34,7 +34,7 @@ import numpy as np
 import torch
 from _common import REPO, clocked, header, load_chunk_frames, median, rotated, spread, timed
 
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.search import EmbeddingCache, Index, embed_cached
 
 
@@ -346,7 +346,7 @@ WORKER = textwrap.dedent(
     if int(sys.argv[1]):
         torch.set_num_threads(int(sys.argv[1]))
     from rag_assets.core.embedding import Embedder
-    embedder = Embedder()
+    embedder = Embedder(model=MINILM)
     st = embedder.st
     t2 = time.perf_counter()
     job = json.load(sys.stdin)
@@ -472,7 +472,7 @@ def main() -> None:
     if args.quick:
         chosen = dict(sorted(all_frames.items(), key=lambda kv: kv[1].height)[:2])
     frames = {k: f.head(max_texts) for k, f in chosen.items()}
-    embedder = TimedEmbedder()
+    embedder = TimedEmbedder(model=MINILM)
     if args.batch_size:
         embedder.batch_size = args.batch_size
     load_s, st = timed(lambda: embedder.st)

@@ -59,7 +59,7 @@ import json, sys, time
 start = time.perf_counter()
 from rag_assets.core.embedding import Embedder
 backend = sys.argv[1]
-embedder = Embedder(backend=backend)
+embedder = Embedder(model="all-MiniLM-L6-v2", backend=backend)
 if backend == "torch":
     embedder.st
 else:
@@ -74,7 +74,7 @@ COUNTER_WORKER = """
 import json, sys, time
 start = time.perf_counter()
 from rag_assets.core.embedding import Embedder
-embedder = Embedder()
+embedder = Embedder(model="all-MiniLM-L6-v2")
 if sys.argv[1] == "full":
     from rag_assets.core.tokens import TokenCounter
     st = embedder.st
@@ -136,7 +136,7 @@ def main() -> None:
     texts = [t for f in frames.values() for t in f["text"].to_list()]
     print(f"{len(texts)} chunk texts from {len(frames)} versions")
 
-    torch_emb = Embedder(batch_size=bs)
+    torch_emb = Embedder(model="all-MiniLM-L6-v2", batch_size=bs)
     load_s, st = timed(lambda: torch_emb.st)
     print(f"torch model loaded in {load_s:.2f}s (this process)")
 
@@ -153,7 +153,7 @@ def main() -> None:
         f"  export {export_s:.1f}s in all ({meta['export_seconds']:.1f}s in torch.onnx.export, "
         f"the rest the probe vectors and files); model.onnx {size_mb:.1f} MB"
     )
-    onnx_emb = Embedder(batch_size=bs, backend="onnx")
+    onnx_emb = Embedder(model="all-MiniLM-L6-v2", batch_size=bs, backend="onnx")
     load_onnx_s, encoder = timed(onnx_emb.onnx)
     print(f"  ONNX encoder loaded + probe check in {load_onnx_s:.2f}s (this process)")
 

@@ -45,7 +45,7 @@ import pyarrow as pa
 from _common import LAKE, REPO, header, median, percentile, rotated, timed
 
 from rag_assets.core import search
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.schemas import CHUNKS, content_hash
 from rag_assets.core.search import Index, Mode, embed_cached, store_schema, table_name
 
@@ -430,7 +430,7 @@ def main() -> None:
     n_queries = args.queries or (12 if args.quick else 60)
     header("search latency: exact vs the vector index; full-text index upkeep", args)
 
-    embedder = Embedder()
+    embedder = Embedder(model=MINILM)
     print(f"model loaded in {timed(lambda: embedder.st)[0]:.1f}s")
     src = real_source(embedder)
     print(f"real chunks: {src.rows.num_rows} with vectors ({src.origin})")

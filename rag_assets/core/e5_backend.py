@@ -235,14 +235,21 @@ class E5Encoder:
         self.variant = variant
         self.threads = threads
         self.engine = _engine(variant)
-        self.tokenizer = tokenizer(variant)
+
+    @property
+    def tokenizer(self) -> E5Tokenizer:
+        """The rebuilt tokenizer (built on first use: only cutting an over-long text needs
+        it here)."""
+        return tokenizer(self.variant)
 
     def fit(self, texts: Sequence[str], prefix: str) -> list[str]:
         """Texts as the engine may read them: NULs removed, and any text past the model's
         512 tokens cut at its 512th token (a warning says how many), so the engine never
         windows silently."""
         texts = [t.replace("\0", "") for t in texts]
-        counts = [len(ids) for ids in self.tokenizer([prefix + t for t in texts])["input_ids"]]
+        is_query = prefix == QUERY_PREFIX
+        # the engine's own count (C, no tokenizer to build: a fresh search stays fast)
+        counts = [self.engine.token_count(t, is_query) for t in texts]
         long = [i for i, n in enumerate(counts) if n > MAX_TOKENS]
         for i in long:
             texts[i] = self._cut(texts[i], prefix)
