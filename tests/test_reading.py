@@ -426,3 +426,25 @@ def test_a_column_ruled_table_is_read_by_its_lines_under_a_two_level_header(tmp_
     )
     for row, (state, *_) in zip(rows, STATES, strict=True):  # each row points at its line
         assert extraction.doc.text[row.char_start : row.char_end].startswith(state)
+
+
+def test_unruled_number_rows_at_the_top_of_every_page_are_kept(tmp_path: Path):
+    """Rows of bare numbers (an unruled table) opening each page look alike once their
+    numbers are blanked, as running headers do; they are data and stay in the text."""
+    pages = [
+        [("2010", "54,876", "38,716"), ("2011", "55,120", "39,004")],
+        [("2012", "56,000", "40,100"), ("2013", "57,310", "41,250")],
+    ]
+    pdf = new_pdf()
+    for n, rows in enumerate(pages, start=1):
+        pdf.add_page()
+        for row in rows:
+            pdf.cell(0, 7, "        ".join(row), new_x="LMARGIN", new_y="NEXT")
+        one_line_each(pdf, [f"Traffic at the port on sheet {n}.", f"Note {n} on the figures."])
+    path = tmp_path / "numbers.pdf"
+    pdf.output(str(path))
+    words = extract(path).doc.text.split()
+    for rows in pages:
+        for row in rows:
+            for value in row:
+                assert value in words

@@ -949,7 +949,9 @@ def _drop_running_lines(pages: list[Page]) -> int:
         margin = page.lines[:MARGIN_LINES] + page.lines[-MARGIN_LINES:]
         counts.update({_margin_key(line.text) for line in margin})
     threshold = max(2, (len(pages) + 1) // 2)
-    running = {k for k, n in counts.items() if n >= threshold}
+    # a line of numbers alone (`2010 54,876 38,716`, a row of an unruled table) is data
+    # that only looks alike on every page once its numbers are blanked: never running
+    running = {k for k, n in counts.items() if n >= threshold and re.search(r"[^\W\d_]", k)}
     dropped = 0
     for page in pages:
         n = len(page.lines)
