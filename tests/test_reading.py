@@ -448,3 +448,31 @@ def test_unruled_number_rows_at_the_top_of_every_page_are_kept(tmp_path: Path):
         for row in rows:
             for value in row:
                 assert value in words
+
+
+COUNTRIES = [("Austria", "86.2", "13.8", "3,375"), ("Belgium", "0", "100.0", "3,973")]
+COUNTRIES += [("Czech Republic", "98.6", "1.4", "17,655")]
+
+
+def test_rows_ruled_without_column_lines_are_cut_into_the_header_columns(tmp_path: Path):
+    """Column rules under the header only: each data row is one ruled cell over the whole
+    width, and its values still go to the columns they are printed in."""
+    pdf = new_pdf()
+    pdf.add_page()
+    x = [20.0, 70.0, 105.0, 140.0, 175.0]
+    top, head, row_h = 30.0, 40.0, 8.0
+    bottom = head + row_h * len(COUNTRIES)
+    for y in [top, head] + [head + row_h * (r + 1) for r in range(len(COUNTRIES))]:
+        pdf.line(x[0], y, x[-1], y)
+    for i, xi in enumerate(x):
+        pdf.line(xi, top, xi, bottom if i in (0, len(x) - 1) else head)
+    for i, name in enumerate(["Country", "Domestic (%)", "Imported (%)", "Total (n)"]):
+        pdf.text(x[i] + 2, head - 3, name)
+    for r, values in enumerate(COUNTRIES):
+        for i, value in enumerate(values):
+            pdf.text(x[i] + 2, head + row_h * (r + 1) - 2.5, value)
+    path = tmp_path / "header-ruled.pdf"
+    pdf.output(str(path))
+    [table] = extract(path).logical_tables()
+    assert table.header == ["Country", "Domestic (%)", "Imported (%)", "Total (n)"]
+    assert [r.cells for r in table.rows] == [list(values) for values in COUNTRIES]

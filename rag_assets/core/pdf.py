@@ -366,6 +366,11 @@ def _blank_cell(cell: str | None) -> bool:
     return cell is None or not cell.strip()
 
 
+def _heading(cell: str | None) -> bool:
+    """A cell that can name its column: filled, and not a number (a value)."""
+    return not _blank_cell(cell) and not NUMBER.match((cell or "").strip())
+
+
 def collapse_columns(
     rows: list[list[str | None]], edges: list[float]
 ) -> tuple[list[list[str | None]], list[float]]:
@@ -374,14 +379,14 @@ def collapse_columns(
     Shading boxes and partial rules make pdfplumber cut a table into more columns than it
     prints (a header over positions 2-3, its values under position 1, an empty column in
     between); a pair of columns never filled in the same row, and not both named in the
-    first rows, is one printed column.
+    first rows (a number there is a value, not a name), is one printed column.
     """
     width = max((len(r) for r in rows), default=0)
     rows = [list(r) + [None] * (width - len(r)) for r in rows]
     i = 0
     while i + 1 < width:
         both = any(not _blank_cell(r[i]) and not _blank_cell(r[i + 1]) for r in rows)
-        named = [any(not _blank_cell(r[j]) for r in rows[:3]) for j in (i, i + 1)]
+        named = [any(_heading(r[j]) for r in rows[:3]) for j in (i, i + 1)]
         if both or all(named):  # two headings of their own: two columns, however sparse
             i += 1
             continue
@@ -469,14 +474,62 @@ def split_by_lines(page: Any, row: Any) -> list[tuple[tuple[float, ...], list[st
     return out if len(out) >= 2 else None
 
 
+def _column_spans(found: Any, width: int) -> list[tuple[float, float]] | None:
+    """The x range of each grid column of a found table (None when the grid's starts do
+    not give one per column)."""
+    starts = _edges(c[0] for c in found.cells)
+    if len(starts) != width:
+        return None
+    return list(zip(starts, [*starts[1:], found.bbox[2]], strict=True))
+
+
+def split_merged(
+    page: Any, row: Any, raw: list[str | None], spans: list[tuple[float, float]] | None
+) -> list[str | None]:
+    """A row printed as one cell over several ruled columns, cut into those columns.
+
+    Tables ruled only around the header (or by a few rows) come out of pdfplumber with
+    each data row as one cell over the whole width (`Austria 86.2 13.8 0 3,375`); when
+    the words of such a merged cell fall inside the columns it covers, without crossing
+    a column edge, and fill at least two of them, each column gets its words. A heading
+    centred over several columns (in one of them, or across an edge) is left as it is.
+    """
+    if spans is None or None not in raw or not len(spans) == len(raw) == len(row.cells):
+        return raw
+    out = list(raw)
+    for j, box in enumerate(row.cells):
+        end = j + 1
+        while end < len(raw) and row.cells[end] is None:
+            end += 1
+        if box is None or end == j + 1 or not raw[j]:
+            continue
+        words = page.crop(box).extract_words(x_tolerance=1.5)
+        cells: list[list[str]] = [[] for _ in range(j, end)]
+        for word in words:
+            inside = [
+                k
+                for k in range(j, end)
+                if spans[k][0] - 1 <= word["x0"] and word["x1"] <= spans[k][1] + 1
+            ]
+            if not inside:
+                break  # a word across a column edge: one cell indeed
+            cells[inside[0] - j].append(word["text"])
+        else:
+            if sum(1 for c in cells if c) >= 2:
+                out[j:end] = [" ".join(c) for c in cells]
+    return out
+
+
 def _find_tables(page: Any) -> list[PageTable]:
     tables: list[PageTable] = []
     for found in page.find_tables():
         raw_rows = found.extract()
+        spans = _column_spans(found, max((len(r) for r in raw_rows), default=0))
         kept: list[tuple[Any, list[str | None]]] = []
         for row, raw in zip(found.rows, raw_rows, strict=False):
             if not any(_clean_cell(c) for c in raw):
                 continue
+            raw = split_merged(page, row, raw, spans)
             split = split_by_lines(page, row) if any("\n" in (c or "") for c in raw) else None
             if split is None:
                 kept.append((row, list(raw)))
