@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import sys
 
-from rag_assets.client import TrechoClient, citation, context_block
+from rag_assets.client import TrechoClient, TrechoError, citation, context_block
 
 question = sys.argv[1] if len(sys.argv) > 1 else "qual o limite de vibração da bomba?"
 client = TrechoClient("http://127.0.0.1:8000")  # bearer token: TRECHO_SERVE_TOKEN
-hits = client.search(question, k=3, expand=True)
+try:
+    hits = client.search(question, k=3, expand=True)
+except TrechoError as exc:  # not running, refused request: one line, the server's words
+    sys.exit(f"rag.py: {exc}")
 
 prompt = (
     "Answer the question using only the numbered sources below, and cite them as [n].\n\n"

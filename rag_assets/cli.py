@@ -522,12 +522,13 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def _engine(args: argparse.Namespace) -> Any:
     """The search engine of `serve` and `mcp`, its model loaded (and one query run)."""
-    from rag_assets.serve import Engine, Limits
+    from rag_assets.serve import Engine, Limits, query_threads
 
     lake = _lake(args)
     limits = Limits(args.max_k, args.max_query_chars, args.max_body)
-    if min(limits.max_k, limits.max_query_chars, limits.max_body_bytes) < 1:
-        raise LakeError("--max-k, --max-query-chars and --max-body must be at least 1")
+    if min(limits.max_k, limits.max_query_chars, limits.max_body_bytes, args.threads) < 1:
+        raise LakeError("--max-k, --max-query-chars, --max-body and --threads must be >= 1")
+    query_threads(args.threads)
     engine = Engine(lake, _db(args, lake), _embedder(args), limits)
     index = engine.warm_up()
     rows = index.index_stats().rows if index.exists() else 0
@@ -685,6 +686,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-query-chars", type=int, default=2000, help="longest query, in characters"
     )
     limits.add_argument("--max-body", type=int, default=65536, help="largest request, in bytes")
+    limits.add_argument(
+        "--threads", type=int, default=1, help="torch threads per query embedding (default 1)"
+    )
     p = sub.add_parser(
         "serve", parents=[common, limits], help="HTTP JSON API + MCP for RAG apps and agents"
     )

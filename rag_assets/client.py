@@ -103,12 +103,17 @@ def citation(hit: dict[str, Any]) -> str:
     return f"{hit['title'] or hit['doc_id']} ({hit['version']}){section}, {pages}"
 
 
-def context_block(hits: Sequence[dict[str, Any]], use_parent: bool = True) -> str:
+def context_block(hits: Sequence[dict[str, Any]], max_parent_chars: int = 1500) -> str:
     """The retrieved passages numbered [1], [2], ... with their citations, ready to put in
-    an LLM prompt; the model can then cite its sources by number. With `use_parent`, a
-    hit fetched with `expand=True` gives its whole parent unit instead of the chunk."""
+    an LLM prompt; the model can then cite its sources by number.
+
+    A hit fetched with `expand=True` gives its whole parent unit (the article, section or
+    table around the chunk) when that is at most `max_parent_chars` long, else the chunk
+    itself (a chunk at the top of a document has the whole document as its parent).
+    """
     blocks = []
     for n, hit in enumerate(hits, start=1):
-        text = (hit.get("parent_text") if use_parent else None) or hit.get("body") or hit["text"]
+        parent = hit.get("parent_text") or ""
+        text = parent if 0 < len(parent) <= max_parent_chars else hit.get("body") or hit["text"]
         blocks.append(f"[{n}] {citation(hit)}\n{text.strip()}")
     return "\n\n".join(blocks)

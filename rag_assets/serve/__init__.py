@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import sys
 
 from rag_assets.serve.engine import Engine, Limits, RequestError
 
-__all__ = ["Engine", "Limits", "RequestError", "is_loopback", "run_http", "run_stdio"]
+__all__ = [
+    "Engine",
+    "Limits",
+    "RequestError",
+    "is_loopback",
+    "query_threads",
+    "run_http",
+    "run_stdio",
+]
 
 TOKEN_ENV = "TRECHO_SERVE_TOKEN"
 
@@ -22,6 +31,21 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def query_threads(threads: int) -> None:
+    """Threads torch may use to embed one query (call before the model loads).
+
+    A server answers requests on several threads at once, so each query embedding gets
+    `threads` (default 1) and concurrent requests spread over the cores. Idle OpenMP
+    threads sleep instead of spinning (`OMP_WAIT_POLICY=PASSIVE`, unless set): on a
+    machine shared with other work, spinning threads made one query's embedding 4-13x
+    slower here (bench/README.md).
+    """
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch
+
+    torch.set_num_threads(threads)
 
 
 def _access_logs() -> None:
