@@ -134,7 +134,11 @@ def _sha(text: str) -> str:
 
 
 def _is_loopback(url: str) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
+    return is_loopback_host(urllib.parse.urlsplit(url).hostname or "")
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether a host name or address only reaches this machine."""
     if host == "localhost":
         return True
     try:

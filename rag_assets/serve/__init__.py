@@ -3,11 +3,11 @@ as a long-running service, the model loaded once. See docs/serve.md."""
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import os
 import sys
 
+from rag_assets.core.contextual import is_loopback_host
 from rag_assets.serve.engine import Engine, Limits, RequestError
 
 __all__ = [
@@ -24,13 +24,8 @@ TOKEN_ENV = "TRECHO_SERVE_TOKEN"
 
 
 def is_loopback(host: str) -> bool:
-    """Whether `host` only accepts connections from this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    """Whether `host` (`--host`) only accepts connections from this machine."""
+    return is_loopback_host(host)
 
 
 def query_threads(threads: int) -> None:
