@@ -96,7 +96,7 @@ def models_table(results: dict[str, EvalResult], tag: str = "leiga") -> str:
             cells = [
                 f"{result.strategies[name].get('chunks', 0):.0f}",
                 *(_cell(result, name, m) for m in MODEL_METRICS),
-                _tag_cell(result, name, tag),
+                _tag_cell(result, name, tag, "hit@3"),
                 f"{seconds:.0f}" if timed else "",
                 f"{seconds / base:.2f}" if timed and base else "",
             ]
