@@ -476,3 +476,40 @@ def test_rows_ruled_without_column_lines_are_cut_into_the_header_columns(tmp_pat
     [table] = extract(path).logical_tables()
     assert table.header == ["Country", "Domestic (%)", "Imported (%)", "Total (n)"]
     assert [r.cells for r in table.rows] == [list(values) for values in COUNTRIES]
+
+
+GROWTH = [
+    ("1996", "3.7", "1.6", "1.7"),
+    ("2000", "5.0", "3.9", "3.9"),
+    ("2006 (*)", "3.5", "2.0", "2.1"),
+]
+
+
+def test_columns_printed_beside_the_ruled_box_are_the_tables(tmp_path: Path):
+    """Only the middle columns are ruled: the years left of the box (the stub column) and
+    the last column right of it are still the table's, on its rows."""
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.text(20, 20, "GDP growth (percentage change on previous year)")
+    x_stub, x, x_last = 20.0, [50.0, 90.0, 130.0], 140.0
+    top, row_h = 30.0, 8.0
+    bottom = top + row_h * (len(GROWTH) + 1)
+    for r in range(len(GROWTH) + 2):
+        pdf.line(x[0], top + row_h * r, x[-1], top + row_h * r)
+    for xi in x:
+        pdf.line(xi, top, xi, bottom)
+    baseline = [top + row_h * (r + 1) - 2.5 for r in range(len(GROWTH) + 1)]
+    for name, xi in (("Finland", x[0] + 2), ("EU-15", x[1] + 2), ("EU-25", x_last)):
+        pdf.text(xi, baseline[0], name)
+    for r, (year, *values) in enumerate(GROWTH, start=1):
+        pdf.text(x_stub, baseline[r], year)
+        for xi, value in zip((x[0] + 2, x[1] + 2, x_last), values, strict=True):
+            pdf.text(xi, baseline[r], value)
+    pdf.text(20, bottom + 10, "Source: national accounts.")
+    path = tmp_path / "beside.pdf"
+    pdf.output(str(path))
+    extraction = extract(path)
+    [table] = extraction.logical_tables()
+    assert table.header[1:] == ["Finland", "EU-15", "EU-25"]
+    assert [r.cells for r in table.rows] == [list(row) for row in GROWTH]
+    assert "Source: national accounts." not in " ".join(c for r in table.rows for c in r.cells)

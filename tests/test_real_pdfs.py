@@ -3,8 +3,9 @@ real code location, on one Dagster instance, in one pass over the raw folder (on
 version, as a backfill launches them): the good ones yield trees and linearized tables,
 the bad ones fail with the file and the reason, and the pass finishes.
 
-Stages run up to `linearized_tables` (chunks and embeddings need the model and are covered
-by test_pipeline). The image-only file is included: its OCR adds about 5 s.
+Stages run up to `chunks` (what the chunker makes of real layouts: no chunk starting inside
+a line, no table value without its header; embeddings are covered by test_pipeline). The
+image-only file is included: its OCR adds about 5 s.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import polars as pl
 import pytest
 from dagster import AssetKey, DagsterInstance
 
+from rag_assets.checks import CHUNKS_FIT_MODEL, NO_MID_LINE_STARTS, NO_ORPHAN_TABLE_VALUES
 from rag_assets.core.lake import Lake, make_key
 from rag_assets.definitions import build_definitions
 from rag_assets.partitions import DOC_VERSIONS
@@ -23,7 +25,7 @@ from rag_assets.partitions import DOC_VERSIONS
 from .conftest import SHARED
 
 REAL = SHARED / "real-pdfs"
-STAGES = ["raw_pdf", "page_text", "structure_tree", "linearized_tables"]
+STAGES = ["raw_pdf", "page_text", "structure_tree", "linearized_tables", "chunks"]
 BAD = {  # file: what its error must say
     "empty.pdf": "file is empty",
     "password-example.pdf": "encrypted",
@@ -86,7 +88,7 @@ def processed(tmp_path_factory: pytest.TempPathFactory):
     return lake, instance, runs
 
 
-def test_good_pdfs_yield_trees_and_bad_ones_fail_with_file_and_reason(processed):
+def test_good_pdfs_index_through_chunks_and_bad_ones_fail_with_file_and_reason(processed):
     lake, instance, runs = processed
     assert len(runs) == len(list(REAL.glob("*.pdf")))
     bad = {make_key(doc_id(Path(name)), "v1"): reason for name, reason in BAD.items()}
@@ -97,6 +99,7 @@ def test_good_pdfs_yield_trees_and_bad_ones_fail_with_file_and_reason(processed)
             messages = failure_messages(run)
             assert any(str(pdf) in m and bad[key] in m for m in messages), messages
             assert not lake.stage_path("nodes", key).exists()
+            assert not lake.stage_path("chunks", key).exists()
             continue
         assert run.success, (key, failure_messages(run))
         nodes = pl.read_parquet(lake.stage_path("nodes", key))
@@ -104,8 +107,11 @@ def test_good_pdfs_yield_trees_and_bad_ones_fail_with_file_and_reason(processed)
         meta = metadata(run, "structure_tree")
         assert {"pages", "ocr_pages", "nodes_by_kind", "tables", "table_rows"} <= set(meta)
         assert 0.0 <= meta["untitled_text_share"] <= 1.0
-        checks = {c.check_name for c in run.get_asset_check_evaluations()}
+        checks = {c.check_name: c for c in run.get_asset_check_evaluations()}
         assert "untitled_text_share_low" in checks
+        assert pl.read_parquet(lake.stage_path("chunks", key)).height > 0, key
+        for name in (NO_MID_LINE_STARTS, NO_ORPHAN_TABLE_VALUES, CHUNKS_FIT_MODEL):
+            assert checks[name].passed, (key, name, checks[name].metadata)
     # every version is known to the instance, failed or not: the pass went through all
     assert set(instance.get_dynamic_partitions(DOC_VERSIONS)) == set(runs)
 

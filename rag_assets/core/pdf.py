@@ -422,7 +422,24 @@ def _text_lines_of(chars: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return lines
 
 
-def split_by_lines(page: Any, row: Any) -> list[tuple[tuple[float, ...], list[str | None]]] | None:
+def _cells_of(line: list[dict[str, Any]], boxes: list[Any]) -> list[str]:
+    """A printed line's text by column: a word goes to the column it starts in (a long
+    word running over into the next column stays in its own)."""
+    parts: list[list[dict[str, Any]]] = [[] for _ in boxes]
+    column, previous = -1, None
+    for char in sorted(line, key=lambda c: c["x0"]):
+        middle = (char["x0"] + char["x1"]) / 2
+        if previous is None or char["x0"] - previous["x1"] > 1.5 or column < 0:
+            column = next((j for j, b in enumerate(boxes) if b[0] <= middle < b[2]), -1)
+        if column >= 0:
+            parts[column].append(char)
+        previous = char
+    return [" ".join(extract_text(p, x_tolerance=1.5).split()) if p else "" for p in parts]
+
+
+def split_by_lines(
+    page: Any, row: Any, spans: list[tuple[float, float]] | None = None
+) -> list[tuple[tuple[float, ...], list[str | None]]] | None:
     """A ruled row that holds several table rows, cut at its printed lines.
 
     A table ruled by columns only comes out of pdfplumber as one row whose cells each
@@ -430,22 +447,19 @@ def split_by_lines(page: Any, row: Any) -> list[tuple[tuple[float, ...], list[st
     lines, each printed line is a row (cells by column). A line that only continues the
     text of the row above (no number in it, and an empty first cell or a first cell
     starting in lower case with nothing beside it) is joined to that row. None when the
-    row is one row.
+    row is one row. A row merged over several columns is cut by the table's column
+    `spans`.
     """
     boxes = list(row.cells)
+    if any(b is None for b in boxes) and spans is not None and len(spans) == len(boxes):
+        boxes = [(x0, row.bbox[1], x1, row.bbox[3]) for x0, x1 in spans]
     if len(boxes) < 2 or any(b is None for b in boxes):
         return None
     chars = [c for c in page.crop(row.bbox).chars if c["text"].strip()]
     lines = _text_lines_of(chars)
     if len(lines) < 2:
         return None
-    grid: list[list[str]] = []
-    for line in lines:
-        cells = []
-        for x0, _, x1, _ in boxes:
-            part = [c for c in line if x0 <= (c["x0"] + c["x1"]) / 2 < x1]
-            cells.append(" ".join(extract_text(part, x_tolerance=1.5).split()) if part else "")
-        grid.append(cells)
+    grid = [_cells_of(line, boxes) for line in lines]
     numeric = [
         i
         for i in range(1, len(boxes))
@@ -474,6 +488,26 @@ def split_by_lines(page: Any, row: Any) -> list[tuple[tuple[float, ...], list[st
     return out if len(out) >= 2 else None
 
 
+def _same_line_twice(
+    previous: tuple[Any, list[str | None]], row: tuple[Any, list[str | None]]
+) -> bool:
+    """Whether two ruled rows hold the same printed line (a shading grid drawn over the
+    rule grid repeats every value)."""
+    (a, cells_a), (b, cells_b) = previous, row
+    overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
+    if overlap < 0.5 * (b.bbox[3] - b.bbox[1]):
+        return False
+    texts_a = sorted(_clean_cell(c) for c in cells_a if not _blank_cell(c))
+    return bool(texts_a) and texts_a == sorted(
+        _clean_cell(c) for c in cells_b if not _blank_cell(c)
+    )
+
+
+def _under(cells: list[str | None], head: list[str | None]) -> int:
+    """How many of a row's values sit under a heading of the first row."""
+    return sum(1 for c, h in zip(cells, head, strict=False) if not _blank_cell(c) and h)
+
+
 def _column_spans(found: Any, width: int) -> list[tuple[float, float]] | None:
     """The x range of each grid column of a found table (None when the grid's starts do
     not give one per column)."""
@@ -491,8 +525,10 @@ def split_merged(
     Tables ruled only around the header (or by a few rows) come out of pdfplumber with
     each data row as one cell over the whole width (`Austria 86.2 13.8 0 3,375`); when
     the words of such a merged cell fall inside the columns it covers, without crossing
-    a column edge, and fill at least two of them, each column gets its words. A heading
-    centred over several columns (in one of them, or across an edge) is left as it is.
+    a column edge, and fill at least two of them with a number among them, each column
+    gets its words; a value printed in one of them (not the first) moves there. A
+    heading over several columns (`number of | franchisors`, or words across an edge)
+    is left as it is.
     """
     if spans is None or None not in raw or not len(spans) == len(raw) == len(row.cells):
         return raw
@@ -503,7 +539,11 @@ def split_merged(
             end += 1
         if box is None or end == j + 1 or not raw[j]:
             continue
-        words = page.crop(box).extract_words(x_tolerance=1.5)
+        words = [
+            w
+            for w in page.crop(box).extract_words(x_tolerance=1.5)
+            if w["bottom"] - w["top"] > 1  # not a line above or below clipped to the edge
+        ]
         cells: list[list[str]] = [[] for _ in range(j, end)]
         for word in words:
             inside = [
@@ -515,23 +555,126 @@ def split_merged(
                 break  # a word across a column edge: one cell indeed
             cells[inside[0] - j].append(word["text"])
         else:
-            if sum(1 for c in cells if c) >= 2:
-                out[j:end] = [" ".join(c) for c in cells]
+            texts = [" ".join(c) for c in cells]
+            filled = [k for k, c in enumerate(texts) if c]
+            if len(filled) >= 2 and any(NUMBER.match(c) for c in texts[1:]):
+                out[j:end] = texts
+            elif filled and filled[0] > 0 and any(NUMBER.match(c or "") for c in raw):
+                out[j:end] = [c or None for c in texts]  # printed in a later column of it
     return out
+
+
+Box = tuple[float, float, float, float]
+
+
+def _side_columns(words: list[dict[str, Any]], row_boxes: list[Box]) -> list[list[str]]:
+    """Words printed beside a table's rows as columns: one list of cells per row.
+
+    Word spans from every row that overlap or nearly touch (a space apart) are one
+    column; a row gets each column's words that sit in its band.
+    """
+    spans: list[list[float]] = []
+    for word in sorted(words, key=lambda w: w["x0"]):
+        gap = (word["bottom"] - word["top"]) * 0.6
+        if spans and word["x0"] <= spans[-1][1] + gap:
+            spans[-1][1] = max(spans[-1][1], word["x1"])
+        else:
+            spans.append([word["x0"], word["x1"]])
+    cells: list[list[str]] = []
+    for _, top, _, bottom in row_boxes:
+        row = [""] * len(spans)
+        for word in sorted(words, key=lambda w: (w["top"], w["x0"])):
+            middle = (word["top"] + word["bottom"]) / 2
+            if top - 1 <= middle <= bottom + 1:
+                j = next(i for i, (x0, x1) in enumerate(spans) if x0 <= word["x0"] <= x1)
+                row[j] = f"{row[j]} {word['text']}".strip()
+        cells.append(row)
+    return cells
+
+
+def widen(
+    words: list[dict[str, Any]],
+    bbox: Box,
+    row_boxes: list[Box],
+    grid: list[list[str | None]],
+    columns: list[float],
+) -> tuple[list[list[str | None]], list[float], Box]:
+    """A table whose ruled box leaves out columns printed beside it, with those columns.
+
+    Stub columns (`1996`, `2000`) are often printed left of the ruled area, and a last
+    column right of it; words at the height of the table's rows and outside its box, in
+    at least half of its rows, are the table's columns there.
+    """
+    if not row_boxes:
+        return grid, columns, bbox
+    top, bottom = row_boxes[0][1], row_boxes[-1][3]
+    within = [w for w in words if bbox[0] - 1 <= w["x0"] and w["x1"] <= bbox[2] + 1]
+    baselines = [w["bottom"] for w in within if top - 1 <= w["top"] and w["bottom"] <= bottom + 1]
+    # beside a row, on the baseline of a word printed in the table (a chart's labels next
+    # to a table are not)
+    level = [
+        w
+        for w in words
+        if top - 1 <= (w["top"] + w["bottom"]) / 2 <= bottom + 1
+        and any(abs(w["bottom"] - b) <= 1.5 for b in baselines)
+    ]
+    x0, x1 = bbox[0], bbox[2]
+    for side in ("left", "right"):
+        beside = [
+            w
+            for w in level
+            if (w["x1"] <= bbox[0] + 1 if side == "left" else w["x0"] >= bbox[2] - 1)
+        ]
+        if not beside:
+            continue
+        cells = _side_columns(beside, row_boxes)
+        enough = max(2, len(row_boxes) // 2)
+        keep = [j for j in range(len(cells[0])) if sum(1 for r in cells if r[j]) >= enough]
+        if not keep:
+            continue
+        cells = [[row[j] for j in keep] for row in cells]
+        if side == "left":
+            grid = [list(extra) + list(row) for extra, row in zip(cells, grid, strict=True)]
+            x0 = min(x0, *(w["x0"] for w in beside))
+            columns = [x0, *columns]
+        else:
+            grid = [list(row) + list(extra) for row, extra in zip(grid, cells, strict=True)]
+            x1 = max(x1, *(w["x1"] for w in beside))
+            columns = [*columns, x1]
+    return grid, columns, (x0, bbox[1], x1, bbox[3])
+
+
+def _holds(box: Box, word: dict[str, Any]) -> bool:
+    """Whether a word is printed inside a box."""
+    return (
+        box[0] - 1 <= word["x0"]
+        and word["x1"] <= box[2] + 1
+        and box[1] - 1 <= word["top"]
+        and word["bottom"] <= box[3] + 1
+    )
 
 
 def _find_tables(page: Any) -> list[PageTable]:
     tables: list[PageTable] = []
-    for found in page.find_tables():
+    found_tables = page.find_tables()
+    words: list[dict[str, Any]] = []
+    if found_tables:
+        words = page.extract_words(x_tolerance=1.5)
+    for found in found_tables:
         raw_rows = found.extract()
         spans = _column_spans(found, max((len(r) for r in raw_rows), default=0))
         kept: list[tuple[Any, list[str | None]]] = []
         for row, raw in zip(found.rows, raw_rows, strict=False):
             if not any(_clean_cell(c) for c in raw):
                 continue
-            raw = split_merged(page, row, raw, spans)
-            split = split_by_lines(page, row) if any("\n" in (c or "") for c in raw) else None
+            if kept and _same_line_twice(kept[-1], (row, raw)):
+                if _under(raw, raw_rows[0]) <= _under(kept[-1][1], raw_rows[0]):
+                    continue  # one printed line read twice: the one under the headings
+                kept.pop()
+            lines = any("\n" in (c or "") for c in raw)
+            split = split_by_lines(page, row, spans) if lines else None
             if split is None:
+                raw = split_merged(page, row, raw, spans)
                 kept.append((row, list(raw)))
             else:
                 kept.extend((_Row(bbox), cells) for bbox, cells in split)
@@ -539,15 +682,19 @@ def _find_tables(page: Any) -> list[PageTable]:
         grid, columns = collapse_columns([list(raw) for _, raw in kept], edges)  # type: ignore[arg-type]
         if len(grid) < 2 or max(len(r) for r in grid) < 2:
             continue  # a box around text, not a table
+        row_boxes = [tuple(row.bbox) for row, _ in kept]
+        others = [t.bbox for t in found_tables if t is not found]
+        free = [w for w in words if not any(_holds(b, w) for b in others)]
+        grid, columns, bbox = widen(free, tuple(found.bbox), row_boxes, grid, columns)  # type: ignore[arg-type]
         title, header_rows, header = identify_header(grid)
         _carry_row_labels(grid[header_rows:])
         rows = [[_clean_cell(c) for c in raw] for raw in grid]
         tables.append(
             PageTable(
                 index=len(tables),
-                bbox=tuple(found.bbox),
+                bbox=bbox,
                 rows=rows,
-                row_bboxes=[tuple(row.bbox) for row, _ in kept],
+                row_bboxes=row_boxes,  # type: ignore[arg-type]
                 header_rows=header_rows,
                 header=header,
                 title=title,
