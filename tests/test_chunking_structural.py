@@ -141,3 +141,34 @@ def test_across_versions_unchanged_clauses_keep_their_unit_id_and_with_path_head
     assert full1.keys() == full2.keys() == path1.keys() == path2.keys()
     assert all(full1[u] != full2[u] for u in full1)  # the version is in every text
     assert {u for u in path1 if path1[u] != path2[u]} == {u for u in path1 if "sec-2" in u}
+
+
+def test_a_paragraph_printed_around_a_table_is_cut_where_its_words_are(counter):
+    """A text unit whose lines sit before and after a table's lines (its text skips them):
+    every chunk cut from it starts at a line or sentence and holds the document's own
+    text at its offsets, not the text a table's length further on."""
+    from rag_assets.core.schemas import DocText, Node
+
+    key = "gap@v1"
+    sentence = "The agency has no data that would enable it to estimate the flight costs"
+    after = "\n".join(f"{sentence} of operator {i}." for i in range(1, 30))
+    table = "Action Labor cost Parts cost\nWiring change $3,790 $10,505\nSensor test $3,400 $0"
+    text = f"Costs of Compliance\nThe costs follow.\n{table}\n{after}"
+    doc = DocText(text=text, page_starts=[0])
+    own = f"The costs follow.\n{after}"  # the paragraph's text, the table's lines left out
+    start = text.index("The costs follow.")
+
+    def node(node_id: str, kind: str, body: str, begin: int, parent: str | None) -> Node:
+        return Node(node_id, key, parent, kind, "", "", 0, 0, body, 1, 1, begin, len(text))
+
+    nodes = [
+        node(f"{key}#doc", "document", "Costs of Compliance", 0, None),
+        node(f"{key}#t1", "text", own, start, f"{key}#doc"),
+    ]
+    info = DocInfo(key, "gap", "v1", "Gap")
+    chunks = structural_chunks(doc, nodes, [], info, counter, target_tokens=60)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert text[chunk.char_start : chunk.char_end] in chunk.text
+    assert chunk_damage(chunks, [], {key: text}).mid_line_starts == 0
+    assert "Wiring change" not in " ".join(c.text for c in chunks)

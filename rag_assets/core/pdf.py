@@ -402,13 +402,27 @@ def collapse_columns(
     return rows, edges
 
 
+def _sub_label(cell: str | None) -> bool:
+    return not _blank_cell(cell) and not NUMBER.match((cell or "").strip())
+
+
 def _carry_row_labels(rows: list[list[str | None]]) -> None:
     """A row label merged over several rows (its position empty below it, `None`) is the
-    label of each of those rows."""
+    label of each of those rows. Under a stub of two columns (`Asthma | Count`, then
+    ` | Percentage`) an empty label is the one above, and a label wrapped onto the next
+    row (`Chronic fatigue` / `syndrome`) is one label for both rows."""
     for previous, row in zip(rows, rows[1:], strict=False):
-        if row and row[0] is None and previous and not _blank_cell(previous[0]):
-            if any(not _blank_cell(c) for c in row[1:]):
-                row[0] = previous[0]
+        if not row or not previous or _blank_cell(previous[0]):
+            continue
+        if row[0] is None and any(not _blank_cell(c) for c in row[1:]):
+            row[0] = previous[0]
+            continue
+        if len(row) < 3 or not (_sub_label(row[1]) and _sub_label(previous[1])):
+            continue
+        if _blank_cell(row[0]):
+            row[0] = previous[0]
+        elif (row[0] or "")[:1].islower():
+            previous[0] = row[0] = f"{previous[0]} {row[0]}"
 
 
 def _text_lines_of(chars: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -129,6 +129,33 @@ def lead_of(text: str, counter: TokenCounter, max_tokens: int = 48) -> str:
     return " ".join(words) + " …"
 
 
+def _printed_runs(doc: DocText, node: Node) -> list[tuple[str, int]]:
+    """A node's text as runs of the document text with their offsets.
+
+    A paragraph around a table holds the lines before and after it, not the table's:
+    its text is not one slice of the document, and offsets counted in it would land
+    inside the wrong words after the table. Each run of its lines that follow one
+    another in the document is read where it is printed.
+    """
+    same = doc.text[node.char_start : node.char_start + len(node.text)]
+    if same.replace("\n", " ") == node.text.replace("\n", " "):
+        return [(node.text, node.char_start)]  # one slice (a heading's lines joined)
+    runs: list[tuple[str, int]] = []
+    cursor, end = node.char_start, -1
+    for line in node.text.split("\n"):
+        if not line.strip():
+            continue
+        pos = doc.text.find(line, cursor, node.char_end + 1)
+        if pos < 0:
+            return [(node.text, node.char_start)]  # not its printed lines: as before
+        if runs and pos == end + 1:
+            runs[-1] = (doc.text[runs[-1][1] : pos + len(line)], runs[-1][1])
+        else:
+            runs.append((line, pos))
+        cursor = end = pos + len(line)
+    return runs or [(node.text, node.char_start)]
+
+
 def _containers(
     doc: DocText, nodes: Sequence[Node], rows: Sequence[TableRow], counter: TokenCounter
 ) -> list[Container]:
@@ -173,7 +200,8 @@ def _containers(
         elif node.kind == "table_text":
             box.units.extend(line_units(seg, node.text, node.char_start))
         else:
-            box.units.extend(sentence_units(seg, node.text, node.char_start))
+            for k, (text, start) in enumerate(_printed_runs(doc, node)):
+                box.units.extend(sentence_units(f"{seg}~r{k}" if k else seg, text, start))
     for row in rows:
         table = by_id.get(row.table_id)
         if table is None:
