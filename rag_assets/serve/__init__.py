@@ -34,8 +34,8 @@ def query_threads(threads: int) -> None:
     A server answers requests on several threads at once, so each query embedding gets
     `threads` (default 1) and concurrent requests spread over the cores. Idle OpenMP
     threads sleep instead of spinning (`OMP_WAIT_POLICY=PASSIVE`, unless set): on a
-    machine shared with other work, spinning threads made one query's embedding 4-13x
-    slower here (bench/README.md).
+    machine shared with other work, spinning threads slow one query's embedding down
+    several times over.
     """
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch

@@ -30,7 +30,7 @@ import polars as pl
 
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import Lake
-from rag_assets.core.search import MODES, Index, read_active
+from rag_assets.core.search import MODES, Index, active_embedder, read_active
 from rag_assets.core.service import hit_rows
 from rag_assets.core.tokens import TokenCounter
 
@@ -89,12 +89,7 @@ class Engine:
     def index(self) -> Index:
         """The index search uses now: the active model's table (the configured model's
         before anything was indexed). One `Index` (and model) per model id, kept."""
-        ref = read_active(self.db_uri)
-        embedder = (
-            ref.embedder(self.configured.device, self.configured.backend)
-            if ref is not None
-            else self.configured
-        )
+        embedder = active_embedder(self.db_uri, self.configured)
         with self._lock:
             if embedder.model_id not in self._indexes:
                 self._indexes[embedder.model_id] = Index(self.db_uri, embedder)
