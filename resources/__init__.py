@@ -61,7 +61,7 @@ class EmbedderResource(ConfigurableResource):
     model: str = Field(
         default_factory=lambda: os.environ.get("TRECHO_MODEL", DEFAULT_MODEL),
         description=(
-            "Model name or path: the bundled multilingual-e5-small (-enpt) or "
+            "Model name or path: the bundled multilingual-e5-small (default; -enpt) or "
             "all-MiniLM-L6-v2, or a local sentence-transformers folder"
         ),
     )

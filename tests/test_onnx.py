@@ -57,7 +57,7 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory):
 def onnx_embedder(onnx_cache: Path, embedder: Embedder) -> Embedder:
     """The bundled model on the ONNX backend: exported once here, checked on load."""
     before = onnx_backend.EXPORTS
-    model = Embedder(backend="onnx")
+    model = Embedder(model=MINILM, backend="onnx")
     model.onnx()
     assert onnx_backend.EXPORTS == before + 1
     return model
@@ -144,7 +144,8 @@ def test_the_export_is_reused_and_loads_without_torch(onnx_embedder, onnx_cache)
         "import json, sys\n"
         "from rag_assets.core import onnx_backend\n"
         "from rag_assets.core.embedding import Embedder\n"
-        "v = Embedder(backend='onnx').embed_queries(['qual o limite de vibração?'])\n"
+        "v = Embedder(model='all-MiniLM-L6-v2', backend='onnx')"
+        ".embed_queries(['qual o limite de vibração?'])\n"
         "print(json.dumps([v[0].tolist(), onnx_backend.EXPORTS, 'torch' in sys.modules]))\n"
     )
     done = subprocess.run(
@@ -164,7 +165,7 @@ def test_the_export_is_reused_and_loads_without_torch(onnx_embedder, onnx_cache)
 
 def test_unsupported_setups_are_refused_clearly(embedder, onnx_cache, monkeypatch):
     with pytest.raises(OnnxUnsupported, match="device 'cuda' is not supported"):
-        Embedder(backend="onnx", device="cuda").embed_queries(["x"])
+        Embedder(model=MINILM, backend="onnx", device="cuda").embed_queries(["x"])
     with pytest.raises(ValueError, match="backend 'tf' must be one of"):
         Embedder(backend="tf")
     from sentence_transformers.base.modules.dense import Dense
