@@ -107,15 +107,12 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     from rag_assets.core.service import scan_versions, stale_reason
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
-    from rag_assets.runs import fail_interrupted_runs
 
     defs = build_definitions(
         str(lake.root), args.model, args.query_prefix, args.passage_prefix, args.db or ""
     )
     instance = _instance(lake)
-    log = RunLog(Path(os.environ["DAGSTER_HOME"]) / "logs")
-    for run_id in fail_interrupted_runs(instance):
-        print(f"marked failed: run {run_id[:8]} (interrupted: its process is gone)")
+    log = _start_log(instance)
     db = _db(args, lake)
     scan = scan_versions(lake, db_uri=db)
     for problem in scan.problems:
@@ -200,13 +197,23 @@ def _remove_not_live(
             print(f"skipped  {key}: {reason}")
 
 
+def _start_log(instance: Any) -> RunLog:
+    """What a command that runs jobs does first: mark failed the runs a killed `trecho`
+    left unfinished, and open the file Dagster's logs go to."""
+    from rag_assets.runs import fail_interrupted_runs
+
+    for run_id in fail_interrupted_runs(instance):
+        print(f"marked failed: run {run_id[:8]} (interrupted: its process is gone)")
+    return RunLog(Path(os.environ["DAGSTER_HOME"]) / "logs")
+
+
 class RunLog:
     """The file the full Dagster logs of one command go to (one per command run)."""
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        self.path = folder / f"materialize-{stamp}-{os.getpid()}.log"
+        self.path = folder / f"trecho-{stamp}-{os.getpid()}.log"
 
     def write(self, instance: Any, run_id: str, what: str) -> None:
         """Append every event of a run, errors with their stack traces."""
@@ -312,6 +319,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
         _db(args, lake),
     )
     instance = _instance(lake)
+    log = _start_log(instance)
     live = scan_versions(lake).live
     existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
     new = [k for k in live if k not in existing]
@@ -322,7 +330,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
         key: "embed_documents" if lake.stage_path("tables", key).exists() else "index_documents"
         for key in live
     }
-    failed = list(_run_partitions(defs, instance, jobs).failed)
+    failed = list(_run_partitions(defs, instance, jobs, log).failed)
     _catch_up_indexes(_index(args, lake, embedder))
     progress = model_progress(lake, _db(args, lake), embedder)
     print(
@@ -333,6 +341,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
             else f"; still missing in {embedder.model_id}: {progress.missing}"
         )
     )
+    print(f"Full Dagster logs: {log.path}")
     if failed:
         print(f"Failed: {', '.join(failed)}", file=sys.stderr)
         return 1
