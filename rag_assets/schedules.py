@@ -18,7 +18,7 @@ from rag_assets.core.lake import sha256_file
 from rag_assets.core.service import scan_versions
 from rag_assets.jobs import eval_job, index_job
 from rag_assets.partitions import DOC_VERSIONS
-from rag_assets.sensors import remove_not_live
+from rag_assets.sensors import remove_not_live, returning_removals, run_key
 from resources import LakeResource, LanceDBResource
 
 INDEX_CRON = os.environ.get("TRECHO_INDEX_CRON", "0 5 * * *")
@@ -60,18 +60,19 @@ def scan_and_index(
     if new:
         context.instance.add_dynamic_partitions(DOC_VERSIONS, new)
     runs = []
+    removed = returning_removals(lake.lake, scan)
     for key in scan.live:
         sha = sha256_file(lake.lake.raw_paths(key)[0])
         indexed = _indexed_sha(context, key)
-        if indexed == sha and key not in scan.returning:  # returning: removed, live again
+        if indexed == sha and key not in removed:  # removed before, live again: run it
             continue
         runs.append(
             RunRequest(
                 partition_key=key,
-                run_key=f"{key}:{sha}" + (":restored" if key in scan.returning else ""),
+                run_key=run_key(key, sha, removed),
                 tags={
                     "trecho/reason": "restored"
-                    if key in scan.returning
+                    if key in removed
                     else "new"
                     if indexed is None
                     else "changed",

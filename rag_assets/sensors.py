@@ -64,6 +64,21 @@ def has_derived_files(lake: Lake, key: str) -> bool:
     return any(lake.stage_path(stage, key).exists() for stage in STAGES)
 
 
+def returning_removals(lake: Lake, scan: RawScan) -> dict[str, str]:
+    """The live keys that were removed before (their file is live again), each with the
+    date of its latest removal."""
+    if not scan.returning:
+        return {}
+    removed = lake.tombstones()
+    return {key: removed[key]["removed_at"] for key in scan.returning}
+
+
+def run_key(key: str, sha: str, removed: dict[str, str]) -> str:
+    """The run key of a version's file: its sha256, plus the removal date for a version
+    indexed again after a removal (so that each undo runs, even with the same bytes)."""
+    return f"{key}:{sha}" + (f":after-{removed[key]}" if key in removed else "")
+
+
 @sensor(
     job=index_job,
     minimum_interval_seconds=30,
@@ -90,11 +105,10 @@ def raw_folder_sensor(
     known = json.loads(context.cursor) if context.cursor else {}
     states = file_hashes(root, scan.live, known)
     runs = []
-    removed = root.tombstones() if scan.returning else {}
+    removed = returning_removals(root, scan)
     for key, (_, _, sha) in states.items():
-        run_key = f"{key}:{sha}"
-        if key in scan.returning:  # removed, live again: a new run key per removal
-            reason, run_key = "restored", f"{run_key}:after-{removed[key]['removed_at']}"
+        if key in removed:
+            reason = "restored"
         elif key in known and known[key][2] == sha and key in existing:
             continue
         else:
@@ -102,7 +116,7 @@ def raw_folder_sensor(
         runs.append(
             RunRequest(
                 partition_key=key,
-                run_key=run_key,
+                run_key=run_key(key, sha, removed),
                 tags={"trecho/reason": reason, "trecho/sha256": sha[:16]},
             )
         )
