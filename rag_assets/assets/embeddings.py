@@ -18,7 +18,7 @@ from rag_assets.assets.chunks import chunks
 from rag_assets.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.core.corpus import load_info
 from rag_assets.core.lake import Lake, read_stage, remove_stage_files
-from rag_assets.core.search import EmbeddingCache, NoLongerLive, embed_cached
+from rag_assets.core.search import EmbeddingCache, NoLongerLive, embed_cached, read_active
 from rag_assets.core.service import (
     not_live_reason,
     promote_if_complete,
@@ -86,7 +86,12 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         except NoLongerLive as exc:
             return not_written(context, lake.lake, key, str(exc), index.table_name)
         retired = []
-        for old, why in replaced_once_committed(lake.lake, key, uri, lake.keep_history).items():
+        active = read_active(uri)
+        serving = active is None or active.model_id == model.model_id
+        # only a version in the table search uses replaces an older one (not during a
+        # model backfill: search still answers from the old table)
+        replaced = replaced_once_committed(lake.lake, key, uri, lake.keep_history)
+        for old, why in replaced.items() if serving else ():
             removal = purge_version(lake.lake, uri, old, why)
             context.log.info(f"{old}: {why}; {removal.rows} index rows removed")
             retired.append(old)
