@@ -613,6 +613,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def query_text(text: str) -> str:
+    """A query with at least one word character (argparse type)."""
+    if not any(ch.isalnum() for ch in text):
+        raise argparse.ArgumentTypeError(f"{text!r} has no word to search for")
+    return text
+
+
 def iso_date(text: str) -> dt.date:
     """A YYYY-MM-DD date (argparse type)."""
     try:
@@ -640,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_materialize)
 
     p = sub.add_parser("search", parents=[common], help="search the index")
-    p.add_argument("query")
+    p.add_argument("query", type=query_text)
     p.add_argument("-k", type=positive_int, default=5, help="hits to return (1 or more)")
     p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
     p.add_argument("--doc", help="only this doc_id")

@@ -206,6 +206,7 @@ def test_expand_hands_over_the_whole_parent_unit(materialized: Lake, capsys):
         (["search", "x", "--as-of", "2026-13-45"], "argument --as-of: '2026-13-45' is not a date"),
         (["search", "x", "--as-of", "yesterday"], "argument --as-of: 'yesterday' is not a date"),
         (["search", "x", "--mode", "bm25"], "argument --mode: invalid choice: 'bm25'"),
+        (["search", " ?! "], "argument query: ' ?! ' has no word to search for"),
         (["eval", "--offsets", "0"], "argument --offsets: must be 1 or more"),
     ],
 )
