@@ -45,6 +45,8 @@ from typing import Any
 
 import numpy as np
 
+from rag_assets.core.tokens import FastTokenizer
+
 log = logging.getLogger(__name__)
 
 E5_MODELS: dict[str, str] = {
@@ -139,7 +141,7 @@ class _MapNormalizer:
             normalized.replace(char, self.table[char])
 
 
-class E5Tokenizer:
+class E5Tokenizer(FastTokenizer):
     """The e5 tokenizer rebuilt with `tokenizers`, answering the calls `TokenCounter` makes
     (`input_ids`, `offset_mapping`) with the engine's token sequence: normalization map,
     runs of spaces collapsed, `▁` metaspace, Viterbi over the unigram pieces, `<s>`/`</s>`.
@@ -162,12 +164,10 @@ class E5Tokenizer:
         tok.post_processor = processors.TemplateProcessing(
             single="<s> $A </s>", special_tokens=[("<s>", vocab.bos), ("</s>", vocab.eos)]
         )
-        tok.no_truncation()
-        tok.no_padding()
-        self.backend = tok
+        super().__init__(tok)
         self.unk = vocab.unk
 
-    def _expand(self, enc: Any, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    def ids_and_offsets(self, enc: Any, text: str) -> tuple[list[int], list[tuple[int, int]]]:
         """Ids and offsets with each run of unknown characters split into one `<unk>` per
         character, as the engine counts them."""
         ids: list[int] = []
@@ -182,22 +182,6 @@ class E5Tokenizer:
                 ids.append(tid)
                 offsets.append((start, end))
         return ids, offsets
-
-    def __call__(
-        self,
-        text: str | Sequence[str],
-        add_special_tokens: bool = True,
-        return_offsets_mapping: bool = False,
-    ) -> dict[str, list[Any]]:
-        """Ids (and offsets) of one text, or of each text of a list."""
-        single = isinstance(text, str)
-        texts = [text] if isinstance(text, str) else list(text)
-        encs = self.backend.encode_batch(texts, add_special_tokens=add_special_tokens)
-        pairs = [self._expand(e, t) for e, t in zip(encs, texts, strict=True)]
-        out: dict[str, list[Any]] = {"input_ids": [p[0] for p in pairs]}
-        if return_offsets_mapping:
-            out["offset_mapping"] = [p[1] for p in pairs]
-        return {k: v[0] for k, v in out.items()} if single else out
 
 
 @cache

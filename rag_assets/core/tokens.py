@@ -112,13 +112,17 @@ class FastTokenizer:
     ) -> dict[str, list[Any]]:
         """Ids (and offsets) of one text, or of each text of a list."""
         single = isinstance(text, str)
-        encs = self.backend.encode_batch(
-            [text] if single else list(text), add_special_tokens=add_special_tokens
-        )
-        out: dict[str, list[Any]] = {"input_ids": [e.ids for e in encs]}
+        texts = [text] if isinstance(text, str) else list(text)
+        encs = self.backend.encode_batch(texts, add_special_tokens=add_special_tokens)
+        pairs = [self.ids_and_offsets(e, t) for e, t in zip(encs, texts, strict=True)]
+        out: dict[str, list[Any]] = {"input_ids": [p[0] for p in pairs]}
         if return_offsets_mapping:
-            out["offset_mapping"] = [list(e.offsets) for e in encs]
+            out["offset_mapping"] = [p[1] for p in pairs]
         return {k: v[0] for k, v in out.items()} if single else out
+
+    def ids_and_offsets(self, enc: Any, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+        """The ids and character spans of one encoding (subclasses adjust them)."""
+        return list(enc.ids), [tuple(span) for span in enc.offsets]
 
 
 @dataclass
