@@ -21,9 +21,10 @@ For every PDF of `../shared/corpora/tables-icdar2013-eu/` (structure truth in
   truth's.
 
     python bench/tables.py [--quick] [--flavors lattice,stream,network,hybrid] [--files eu-001,...]
+                           [--no-camelot] [--detail] [--misses N]
 
-Camelot is not a dependency of trecho: `pip install camelot-py` for the baseline
-(without it, only trecho is scored).
+Camelot is not a dependency of trecho: `pip install -e .[bench]` (camelot-py, pinned) for
+the baseline (without it, or with `--no-camelot`, only trecho is scored).
 """
 
 from __future__ import annotations
@@ -178,20 +179,13 @@ def trecho_reader() -> Callable[[Path], Reading]:
         except PdfError as exc:
             return Reading(refused=str(exc))
         regions = []
-        unstructured = 0
         for page in extraction.pages:
             for table in page.tables:
                 x0, top, x1, bottom = table.bbox
                 box = (x0, page.height - bottom, x1, page.height - top)
                 width = max((len(r) for r in table.rows), default=0)
                 regions.append(Found(page.page, box, len(table.rows), width))
-            text_regions = getattr(page, "text_regions", [])
-            unstructured += len(text_regions)
-            for region in text_regions:
-                x0, top, x1, bottom = region.bbox
-                regions.append(
-                    Found(page.page, (x0, page.height - bottom, x1, page.height - top), 0, 0)
-                )
+        unstructured = sum(1 for n in source.nodes if n.kind == "table_text")
         chunks = chunker(source, counter)
         damage = chunk_damage(chunks, source.rows, {source.info.partition_key: source.doc.text})
         refused = ""
@@ -353,7 +347,7 @@ def main() -> None:
     for reader_name, score in scores.items():
         print(score.row(reader_name))
     trecho = scores["trecho"]
-    print(f"\ntrecho: {trecho.unstructured} regions indexed as text lines (unstructured)")
+    print(f"\ntrecho: {trecho.unstructured} tables indexed as text lines (table_text)")
     for why in trecho.refused:
         print(f"  refused {why}")
     for name, cell, head, label in trecho.missed[: args.misses]:
