@@ -454,3 +454,30 @@ def test_equal_scores_rank_the_same_whatever_order_they_were_written(
             assert hits[0].score == pytest.approx(hits[1].score)
         rankings.append(ids(hits))
     assert rankings[0] == rankings[1] == ["doc-a@v1#sec-2", "doc-c@v1#sec-2"]
+
+
+def test_the_vector_weight_decides_which_retriever_wins_a_disagreement(index: Index) -> None:
+    """A query whose words are in one chunk and whose meaning is in another: the hybrid
+    top follows the retriever the fusion weighs more (e5 weighs the vector list 8x)."""
+    query = "how long until my password must be changed: the deadline?"
+    vector_top = index.search(query, k=1, mode="vector")[0].chunk_id
+    fts_top = index.search(query, k=1, mode="fts")[0].chunk_id
+    assert vector_top != fts_top  # the disagreement this test is about
+    assert index.vector_weight == 1.0  # MiniLM: plain reciprocal rank fusion
+    index.vector_weight = 8.0
+    assert index.search(query, k=1, mode="hybrid")[0].chunk_id == vector_top
+    index.vector_weight = 0.125
+    assert index.search(query, k=1, mode="hybrid")[0].chunk_id == fts_top
+
+
+def test_the_vector_weight_defaults_by_model_and_env(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    e5 = Embedder(model="multilingual-e5-small")
+    assert Index(tmp_path, e5).vector_weight == search.VECTOR_WEIGHT_E5
+    monkeypatch.setenv("TRECHO_VECTOR_WEIGHT", "2.5")
+    assert Index(tmp_path, e5).vector_weight == 2.5
+    assert Index(tmp_path, embedder).vector_weight == 2.5
+    monkeypatch.setenv("TRECHO_VECTOR_WEIGHT", "heavy")
+    with pytest.raises(ValueError, match="TRECHO_VECTOR_WEIGHT='heavy'"):
+        Index(tmp_path, embedder)

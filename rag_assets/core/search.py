@@ -24,7 +24,8 @@ Choices written down here:
   With no index at all LanceDB 0.40 still answers by a flat scan of `text`, but
   without folding or stemming: build the index.
 - Hybrid search is reciprocal rank fusion (k=60) computed here, not LanceDB's reranker,
-  so each hit says which retriever found it and at what rank.
+  so each hit says which retriever found it and at what rank; the vector list is
+  weighted by the model (`default_vector_weight`: 8 for the bundled e5, else 1).
 - Vector search is exact below `ann_min_rows` rows (default 50k; `TRECHO_ANN_MIN_ROWS`,
   0 disables): there the scan costs tens of ms. From there on the table gets an
   IVF_HNSW_SQ index (one partition, cosine), searched with `ef` = `ann_ef` (default
@@ -91,6 +92,11 @@ Mode = Literal["hybrid", "vector", "fts"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
 RRF_K = 60
 """Reciprocal rank fusion constant: score = sum over retrievers of 1 / (RRF_K + rank)."""
+VECTOR_WEIGHT_E5 = 8.0
+"""The vector retriever's weight in hybrid fusion for the bundled e5 (full text: 1).
+Measured on the LGPD + CDC dev questions (docs/models.md): with equal weights the
+full-text list pulls down e5's right answers to lay questions that share no word with
+the law (`leiga` hit@3 0.50 at weight 1, 0.75 at 8); MiniLM keeps equal weights."""
 CANDIDATES_PER_K = 4
 """Hybrid search fetches this many times `k` candidates from each retriever."""
 MIN_CANDIDATES = 20
@@ -267,15 +273,19 @@ def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
     return (-round(score, 6), str(row["partition_key"]), str(row["chunk_id"]))
 
 
-def _rrf(ranked: dict[str, list[Hit]], k: int) -> list[Hit]:
-    """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank."""
+def _rrf(
+    ranked: dict[str, list[Hit]], k: int, weights: dict[str, float] | None = None
+) -> list[Hit]:
+    """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank;
+    a retriever's `weights` entry (1 when absent) multiplies its 1 / (RRF_K + rank)."""
     fused: dict[tuple[str, str], Hit] = {}
     for retriever, hits in ranked.items():
+        weight = (weights or {}).get(retriever, 1.0)
         for rank, hit in enumerate(hits, start=1):
             key = (hit.partition_key, hit.chunk_id)
             if key not in fused:
                 fused[key] = replace(hit, score=0.0, retrievers=[], ranks={})
-            fused[key].score += 1.0 / (RRF_K + rank)
+            fused[key].score += weight / (RRF_K + rank)
             fused[key].retrievers.append(retriever)
             fused[key].ranks[retriever] = rank
     order = sorted(fused.values(), key=lambda h: (-h.score, min(h.ranks.values()), h.chunk_id))
@@ -605,6 +615,21 @@ def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedd
     return ref.embedder(configured.device, configured.backend, configured.threads)
 
 
+def default_vector_weight(embedder: Embedder) -> float:
+    """The vector retriever's weight in hybrid fusion: TRECHO_VECTOR_WEIGHT when set, else
+    VECTOR_WEIGHT_E5 for a bundled e5 variant, else 1 (plain reciprocal rank fusion)."""
+    raw = os.environ.get("TRECHO_VECTOR_WEIGHT", "").strip()
+    if not raw:
+        return VECTOR_WEIGHT_E5 if embedder.variant else 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"TRECHO_VECTOR_WEIGHT={raw!r}: expected a number") from None
+    if value < 0:
+        raise ValueError(f"TRECHO_VECTOR_WEIGHT={raw!r}: expected 0 or more")
+    return value
+
+
 def env_int(name: str, default: int) -> int:
     """A non-negative integer setting from the environment (`default` when unset)."""
     raw = os.environ.get(name, "").strip()
@@ -705,9 +730,11 @@ class Index:
         fts_language: str = FTS_LANGUAGE,
         ann_min_rows: int | None = None,
         ann_ef: int | None = None,
+        vector_weight: float | None = None,
     ) -> None:
         """`ann_min_rows`/`ann_ef` default to TRECHO_ANN_MIN_ROWS / TRECHO_ANN_EF, else
-        ANN_MIN_ROWS / ANN_EF; `ann_min_rows=0` means exact vector search only."""
+        ANN_MIN_ROWS / ANN_EF; `ann_min_rows=0` means exact vector search only.
+        `vector_weight`: the vector retriever's weight in hybrid fusion (full text: 1)."""
         self.uri = str(uri)
         self.embedder = embedder
         self.fts_language = fts_language
@@ -715,6 +742,11 @@ class Index:
             env_int("TRECHO_ANN_MIN_ROWS", ANN_MIN_ROWS) if ann_min_rows is None else ann_min_rows
         )
         self.ann_ef = env_int("TRECHO_ANN_EF", ANN_EF) if ann_ef is None else ann_ef
+        self.vector_weight = (
+            default_vector_weight(embedder) if vector_weight is None else vector_weight
+        )
+        if self.vector_weight < 0:
+            raise ValueError(f"vector_weight must be >= 0, got {self.vector_weight}")
         if self.ann_min_rows < 0 or self.ann_ef < 1:
             raise ValueError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
         self.db = lancedb.connect(self.uri)
@@ -1077,7 +1109,13 @@ class Index:
         for i in range(len(queries)):
             found = self._vector(tbl, vectors[i], where, n, exact)
             if mode == "hybrid":
-                results.append(_rrf({"vector": found, "fts": fts[i].result()}, k))
+                results.append(
+                    _rrf(
+                        {"vector": found, "fts": fts[i].result()},
+                        k,
+                        {"vector": self.vector_weight},
+                    )
+                )
             else:
                 results.append(found[:k])
         return results
