@@ -1,0 +1,137 @@
+"""Reading order on pages set in two or three columns."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections import defaultdict
+from typing import Any
+
+from pdfplumber.utils import extract_text
+
+COLUMN_MIN_LINES = 3  # a gutter is open on at least this many lines
+COLUMN_MAX_CROSSING = 0.25  # ... and crossed by ink on at most this share of them
+COLUMN_MIN_CHARS = 15  # a text column's pieces average at least this many characters
+COLUMN_MAX_RATIO = 1.6  # text columns are about as wide as each other
+
+
+def _gaps(chars: list[dict[str, Any]], min_gap: float) -> list[tuple[float, float]]:
+    """Horizontal gaps of at least `min_gap` between consecutive characters of a line."""
+    ink = sorted((c for c in chars if c["text"].strip()), key=lambda c: c["x0"])
+    pairs = zip(ink, ink[1:], strict=False)
+    return [(a["x1"], b["x0"]) for a, b in pairs if b["x0"] - a["x1"] >= min_gap]
+
+
+def _gutters(lines: list[dict[str, Any]], width: float) -> list[float]:
+    """x of the gutters between text columns: where many lines have a wide gap and few
+    lines have ink (a full-width title may cross a gutter, a body line does not)."""
+    open_at = [0] * (int(width) + 2)
+    ink_at = [0] * (int(width) + 2)
+    for line in lines:
+        size = statistics.median([c["size"] for c in line["chars"]] or [10.0])
+        for g0, g1 in _gaps(line["chars"], max(6.0, size * 0.9)):
+            for x in range(max(0, math.ceil(g0)), min(len(open_at), math.floor(g1) + 1)):
+                open_at[x] += 1
+        for c in line["chars"]:
+            if c["text"].strip():
+                for x in range(max(0, int(c["x0"])), min(len(ink_at), math.ceil(c["x1"]))):
+                    ink_at[x] += 1
+    gutters: list[float] = []
+    run: list[int] = []
+    for x in range(len(open_at) + 1):
+        good = x < len(open_at) and open_at[x] >= COLUMN_MIN_LINES
+        good = good and ink_at[x] <= COLUMN_MAX_CROSSING * (open_at[x] + ink_at[x])
+        if good:
+            run.append(x)
+        elif run:
+            gutters.append((run[0] + run[-1]) / 2)
+            run = []
+    return gutters
+
+
+def _text_by_column(line: dict[str, Any], columns: list[int]) -> dict[int, str] | None:
+    """Cut a line's text (with pdfplumber's spaces) by the column of each character."""
+    chars = [c for c in line["chars"] if c["text"].strip()]
+    text, pos = line["text"], 0
+    out: dict[int, list[str]] = defaultdict(list)
+    for char, column in zip(chars, columns, strict=True):
+        glyph = re.sub(r"\s", "", char["text"])
+        while pos < len(text) and text[pos].isspace():
+            out[column].append(" ")
+            pos += 1
+        if text[pos : pos + len(glyph)] != glyph:
+            return None
+        out[column].append(glyph)
+        pos += len(glyph)
+    return {k: "".join(v).strip() for k, v in out.items()}
+
+
+def _split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, dict[str, Any]]]:
+    """A line cut at the gutters it has a gap over: (column, line) pieces; a line whose
+    ink crosses a gutter stays whole, with column -1."""
+    chars = [c for c in line["chars"] if c["text"].strip()]
+    if any(c["x0"] < g < c["x1"] for g in gutters for c in chars):
+        return [(-1, line)]
+    columns = [sum(1 for g in gutters if (c["x0"] + c["x1"]) / 2 > g) for c in chars]
+    texts = _text_by_column(line, columns)
+    out = []
+    for column in sorted(set(columns)):
+        part = [c for c, k in zip(chars, columns, strict=True) if k == column]
+        text = texts[column] if texts else extract_text(part, x_tolerance=1.5)
+        out.append(
+            (
+                column,
+                {
+                    "text": text,
+                    "x0": min(c["x0"] for c in part),
+                    "x1": max(c["x1"] for c in part),
+                    "top": min(c["top"] for c in part),
+                    "bottom": max(c["bottom"] for c in part),
+                    "chars": part,
+                },
+            )
+        )
+    return out
+
+
+def _column_order(
+    lines: list[dict[str, Any]], fixed: list[bool], width: float
+) -> tuple[list[dict[str, Any]], bool]:
+    """Text lines in reading order on a page set in columns: down each column, then the
+    next, within each band between full-width lines (titles, headers) and `fixed` lines
+    (a ruled table's). Returns the lines unchanged on a single-column page, or when the
+    "columns" hold only short pieces (an unruled table or a column of line numbers is read
+    row by row, as printed)."""
+    gutters = _gutters([ln for ln, f in zip(lines, fixed, strict=True) if not f], width)
+    if not gutters:
+        return lines, False
+    split = [
+        [(-1, line)] if f else _split_line(line, gutters)
+        for line, f in zip(lines, fixed, strict=True)
+    ]
+    pieces = [p for parts in split for p in parts if p[0] >= 0]
+    by_column: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for column, piece in pieces:
+        by_column[column].append(piece)
+    if len(by_column) != len(gutters) + 1:
+        return lines, False
+    lengths = [statistics.mean(len(p["text"]) for p in ps) for ps in by_column.values()]
+    spans = [max(p["x1"] for p in ps) - min(p["x0"] for p in ps) for ps in by_column.values()]
+    if min(lengths) < COLUMN_MIN_CHARS or max(spans) > COLUMN_MAX_RATIO * min(spans):
+        return lines, False
+    ordered: list[dict[str, Any]] = []
+    band: list[tuple[int, dict[str, Any]]] = []
+
+    def flush() -> None:
+        ordered.extend(p for _, p in sorted(band, key=lambda cp: (cp[0], cp[1]["top"])))
+        band.clear()
+
+    for parts in split:
+        if parts[0][0] < 0:
+            flush()
+            ordered.append(parts[0][1])
+        else:
+            band.extend(parts)
+    flush()
+    return ordered, True
