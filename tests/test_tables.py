@@ -18,6 +18,8 @@ from rag_assets.checks import (
     NO_ORPHAN_TABLE_VALUES,
     TABLES_STRUCTURED,
 )
+from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.corpus import read_pdf
 from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index
 from rag_assets.definitions import build_definitions
@@ -100,3 +102,125 @@ def test_an_unstructured_table_is_indexed_as_its_lines_with_a_warning(indexed, e
     assert index.partition_counts() == {KEY: chunks.height}
     hits = index.search("containers handled 2011 55,120", k=3)
     assert any("55,120" in h.text and h.kind == "table_text" for h in hits), [h.text for h in hits]
+
+
+# --- tables as printed: generated PDFs read through the default policy's chunks ----------
+
+
+def chunk_texts(path: Path, embedder) -> list[str]:
+    """The default policy's chunks of one PDF (what `trecho materialize` indexes), each
+    with its whitespace collapsed."""
+    source, _ = read_pdf(path, "doc@v1")
+    chunks = policy_chunker(Policy(), embedder)(source, embedder.token_counter())
+    return [" ".join(c.text.split()) for c in chunks]
+
+
+def holding(chunks: list[str], *texts: str) -> list[str]:
+    """The chunks that hold every one of `texts`."""
+    return [c for c in chunks if all(t in c for t in texts)]
+
+
+def new_pdf(size: float = 10, orientation: str = "P") -> FPDF:
+    pdf = FPDF(orientation=orientation, format="A4")
+    pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
+    pdf.set_font("DejaVu", "", size)
+    return pdf
+
+
+TRAFFIC = [
+    (str(year), f"{54 + i},{876 + i:03d}", f"{38 + i},{716 - i:03d}")
+    for i, year in enumerate(range(1990, 2030))
+]
+TRAFFIC_HEADER = ("Year", "Imports (t)", "Exports (t)")
+
+
+def aligned_rows(pdf: FPDF, rows: list[tuple[str, ...]], x: list[float], pitch: float = 6) -> None:
+    """Rows printed at column positions only (no rule anywhere), numbers right-aligned."""
+    for row in rows:
+        y = pdf.get_y()
+        for i, value in enumerate(row):
+            left = (
+                x[i]
+                if i == 0 or not value[:1].isdigit()
+                else x[i] + 25 - pdf.get_string_width(value)
+            )
+            pdf.text(left, y + 4, value)
+        pdf.set_y(y + pitch)
+
+
+def test_an_unruled_table_over_two_pages_is_read_into_rows_under_one_header(
+    tmp_path: Path, embedder
+):
+    """No ruling at all: columns only by alignment. Its rows come out linearized under the
+    header, the header printed again on the next page is no row, the totals row carries
+    the headers, and thousands separators stay in the numbers."""
+    pdf = new_pdf()
+    x = [25.0, 80.0, 125.0]
+    rows = TRAFFIC + [("Total", "2,975,840", "1,964,170")]
+    pdf.add_page()
+    pdf.multi_cell(
+        0,
+        5,
+        "The harbour of Pelotas handled more cargo every year, in both "
+        "directions, as the yearly figures below show.",
+        new_x="LMARGIN",
+        new_y="NEXT",
+    )
+    pdf.ln(3)
+    pdf.cell(0, 6, "Table 4 – Cargo handled at the harbour", new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(2)
+    for start, end in ((0, 30), (30, len(rows))):
+        if start:
+            pdf.add_page()
+        aligned_rows(pdf, [TRAFFIC_HEADER], x, pitch=8)
+        aligned_rows(pdf, rows[start:end], x)
+    pdf.ln(4)
+    pdf.multi_cell(
+        0, 5, "Imports grew faster than exports over the period.", new_x="LMARGIN", new_y="NEXT"
+    )
+    path = tmp_path / "unruled.pdf"
+    pdf.output(str(path))
+    chunks = chunk_texts(path, embedder)
+    for year, imports, exports in rows:
+        row = f"Year: {year}; Imports (t): {imports}; Exports (t): {exports}"
+        assert holding(chunks, row), row
+    assert not holding(chunks, "Year: Year")  # the repeated header is not a row
+    assert not holding(chunks, "1991 55,877")  # no prose line of bare numbers left
+    assert holding(chunks, "Imports grew faster than exports")
+
+
+STATES = [("Alabama", "209", "1,234", "33", "4"), ("Alaska", "17", "2,050", "8", "12")]
+STATES += [("Arizona", "88", "3,407", "21", "9"), ("Arkansas", "40", "905", "5", "2")]
+
+
+def test_a_table_ruled_by_horizontal_lines_only_reads_its_two_level_header(
+    tmp_path: Path, embedder
+):
+    """Rules above the header, under it and under the last row, none between columns (the
+    common journal style): each value carries its header path and its row label."""
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.text(20, 20, "Background checks by state")
+    x = [22.0, 70.0, 100.0, 130.0, 160.0]
+    pdf.line(20, 26, 190, 26)
+    pdf.text(x[1] + 8, 31, "Permit")
+    pdf.text(x[3] + 10, 31, "Sale")
+    pdf.line(x[1], 33, 190, 33)
+    pdf.text(x[0], 38, "State")
+    for i, name in enumerate(["Handgun", "Long gun", "Handgun", "Long gun"]):
+        pdf.text(x[i + 1], 38, name)
+    pdf.line(20, 40, 190, 40)
+    for r, values in enumerate(STATES):
+        for i, value in enumerate(values):
+            pdf.text(x[i], 46 + 6 * r, value)
+    pdf.line(20, 48 + 6 * len(STATES), 190, 48 + 6 * len(STATES))
+    pdf.text(20, 60 + 6 * len(STATES), "Source: the national background check system.")
+    path = tmp_path / "booktabs.pdf"
+    pdf.output(str(path))
+    chunks = chunk_texts(path, embedder)
+    for state, *values in STATES:
+        row = (
+            f"State: {state}; Permit > Handgun: {values[0]}; Permit > Long gun: {values[1]}; "
+            f"Sale > Handgun: {values[2]}; Sale > Long gun: {values[3]}"
+        )
+        assert holding(chunks, row), row
