@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pypdfium2
 import pytest
 from dagster import AssetCheckSeverity, DagsterInstance
 from fpdf import FPDF
@@ -123,6 +124,7 @@ def holding(chunks: list[str], *texts: str) -> list[str]:
 def new_pdf(size: float = 10, orientation: str = "P") -> FPDF:
     pdf = FPDF(orientation=orientation, format="A4")
     pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
+    pdf.add_font("DejaVu", "B", str(FONT_DIR / "DejaVuSans-Bold.ttf"))
     pdf.set_font("DejaVu", "", size)
     return pdf
 
@@ -224,3 +226,126 @@ def test_a_table_ruled_by_horizontal_lines_only_reads_its_two_level_header(
             f"Sale > Handgun: {values[2]}; Sale > Long gun: {values[3]}"
         )
         assert holding(chunks, row), row
+
+
+MARKED = [  # (country, value as printed, mark printed small and raised or None)
+    ("Austria", "1,234", "1"),
+    ("Belgium", "2,050*", None),
+    ("Czech Republic", "905 1)", None),
+    ("Denmark", "13,407", "2"),
+]
+
+
+def test_footnote_marks_are_set_apart_from_the_numbers(tmp_path: Path, embedder):
+    """A mark printed against a value (a raised `¹`, a `*`) reads apart from it: the
+    number stays whole, thousands separators included, and never gains a digit."""
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.text(20, 20, "Table 3 – Franchise networks by country")
+    x, top, row_h = [20.0, 80.0, 130.0], 26.0, 8.0
+    for r in range(len(MARKED) + 1):
+        for i in range(2):
+            pdf.rect(x[i], top + row_h * r, x[i + 1] - x[i], row_h)
+    pdf.text(x[0] + 2, top + 5.5, "Country")
+    pdf.text(x[1] + 2, top + 5.5, "Networks")
+    for r, (country, value, mark) in enumerate(MARKED, start=1):
+        baseline = top + row_h * r + 5.5
+        pdf.text(x[0] + 2, baseline, country)
+        pdf.text(x[1] + 2, baseline, value)
+        if mark:
+            pdf.set_font_size(6)
+            pdf.text(x[1] + 2 + new_pdf().get_string_width(value), baseline - 1.8, mark)
+            pdf.set_font_size(10)
+    pdf.text(
+        20, top + row_h * (len(MARKED) + 1) + 8, "1) Provisional. 2) Estimate. * Break in series."
+    )
+    path = tmp_path / "marks.pdf"
+    pdf.output(str(path))
+    chunks = chunk_texts(path, embedder)
+    for country, shown in (
+        ("Austria", "1,234 ¹"),
+        ("Belgium", "2,050 *"),
+        ("Czech Republic", "905 1)"),
+        ("Denmark", "13,407 ²"),
+    ):
+        assert holding(chunks, f"Country: {country}; Networks: {shown}"), country
+    assert not holding(chunks, "1,2341") and not holding(chunks, "13,4072")
+
+
+TURNED = [
+    ("Pump 01", "Noise", "92", "Check the insulation"),
+    ("Pump 02", "Vibration", "4,5", "Stop"),
+]
+TURNED_HEADER = ("Equipment", "Measure", "Limit", "Action")
+
+
+def ruled_table(pdf: FPDF, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    with pdf.table(col_widths=tuple(40 for _ in header)) as table:
+        for values in [header, *rows]:
+            row = table.row()
+            for value in values:
+                row.cell(value)
+
+
+def test_a_table_on_a_turned_page_is_read_into_rows(tmp_path: Path, embedder):
+    """A landscape table printed sideways on a portrait sheet, and a page shown turned by
+    its /Rotate: either way the table is read upright, each row under its header."""
+    sideways = tmp_path / "sideways.pdf"
+    pdf = new_pdf()
+    pdf.add_page()
+    with pdf.rotation(90, x=105, y=148):
+        pdf.set_xy(40, 110)
+        pdf.cell(0, 8, "Table 5 – Limits by equipment", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_x(40)
+        ruled_table(pdf, TURNED_HEADER, TURNED)
+    pdf.output(str(sideways))
+    plain = tmp_path / "plain.pdf"
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.cell(0, 8, "Table 5 – Limits by equipment", new_x="LMARGIN", new_y="NEXT")
+    ruled_table(pdf, TURNED_HEADER, TURNED)
+    pdf.output(str(plain))
+    turned = tmp_path / "rotate90.pdf"
+    doc = pypdfium2.PdfDocument(str(plain))
+    doc[0].set_rotation(90)
+    doc.save(str(turned))
+    doc.close()
+    for path in (sideways, turned):
+        chunks = chunk_texts(path, embedder)
+        for values in TURNED:
+            row = "; ".join(f"{h}: {v}" for h, v in zip(TURNED_HEADER, values, strict=True))
+            assert holding(chunks, row), (path.name, row)
+
+
+WIDE_HEADER = ("Equipment", "Noise", "Vibration", "Heat", "Dust", "Action")
+
+
+def wide_value(column: str, row: int) -> str:
+    words = " ".join(f"{column.lower()}{row}w{i}" for i in range(14))
+    return f"{column} rule {row}: {words}"
+
+
+def test_a_row_wider_than_a_chunk_is_cut_into_parts_that_each_repeat_its_label(
+    tmp_path: Path, embedder
+):
+    """A row too long for one chunk is cut between its values: every part leads with the
+    row label, and every value keeps its header beside it."""
+    rows = [(f"Pump {r:02d}", *(wide_value(h, r) for h in WIDE_HEADER[1:])) for r in range(1, 4)]
+    pdf = new_pdf(size=7, orientation="L")
+    pdf.add_page()
+    pdf.cell(0, 8, "Table 6 – Rules by equipment", new_x="LMARGIN", new_y="NEXT")
+    with pdf.table(col_widths=(25, 50, 50, 50, 50, 50)) as table:
+        for values in [WIDE_HEADER, *rows]:
+            row = table.row()
+            for value in values:
+                row.cell(value)
+    path = tmp_path / "wide.pdf"
+    pdf.output(str(path))
+    chunks = chunk_texts(path, embedder)
+    for label, *values in rows:
+        parts = holding(chunks, f"Equipment: {label};")
+        assert len(parts) >= 2, label  # the row did not fit one chunk
+        for header, value in zip(WIDE_HEADER[1:], values, strict=True):
+            assert holding(parts, f"{header}: {value}"), (label, header)
+        for part in parts:  # no part holds a value of another row
+            assert not any(other != label and f"{other};" in part for other, *_ in rows)

@@ -16,7 +16,16 @@ from typing import Any
 
 from rag_assets.core.schemas import Node
 
-NUMERIC = re.compile(r"^(?:R\$)?[\d\s.,%/:+()$€-]+$")
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+# a footnote mark after a value: stars, a dagger, superscript digits, `1)` or `(a)`
+MARK = rf"(?:\*+|[†‡]+|[{SUPERSCRIPTS}]+|\(?[0-9a-z]\))"
+NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€-]+(?:\s*{MARK})?$")
+# a value with its mark printed against it; a digit before `)` is a mark only where it
+# breaks the number's thousands groups (`54,8761)`)
+MARKED = re.compile(
+    rf"^([-–+]?\d[\d.,\s]*?(?:\d{{1,3}}(?:[.,\s]\d{{3}})+|\d))"
+    rf"((?:\*+|[†‡]+|[{SUPERSCRIPTS}]+|\(?[a-z]\)|\(\d\))|(?<=\d{{3}})\d\))$"
+)
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(r"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{2,4})?\s*[*¹²³]?$")
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
@@ -123,6 +132,15 @@ class LogicalTable:
     def keys(self) -> list[tuple[int, int]]:
         """The (page, index) of every piece."""
         return [(p.page, p.index) for p in self.parts]
+
+
+def separate_mark(cell: str) -> str:
+    """A value with its footnote mark set apart by a space (`54,876*` -> `54,876 *`,
+    `1,234¹` -> `1,234 ¹`, `54,8761)` -> `54,876 1)`), so that the number reads, and is
+    searched, as printed without its mark."""
+    text = cell.strip()
+    match = MARKED.match(text)
+    return f"{match.group(1)} {match.group(2)}" if match else cell
 
 
 def looks_like_header(row: Sequence[str]) -> bool:
