@@ -1,14 +1,19 @@
-"""Glyphs drawn twice, phantom spaces and text drawn outside the page."""
+"""Glyphs drawn twice, phantom spaces, text drawn outside the page, and footnote marks
+printed small and raised."""
 
 from __future__ import annotations
 
 import bisect
+import statistics
 from collections import defaultdict
 from typing import Any
 
 from rag_assets.core.lake import LakePath
 from rag_assets.core.pdf.model import PdfError
 from rag_assets.core.pdf.rotation import _is_upright
+from rag_assets.core.tables import SUPERSCRIPTS
+
+SUPERSCRIPT_DIGITS = str.maketrans("0123456789", SUPERSCRIPTS)
 
 
 def _has_duplicate_chars(page: Any) -> bool:
@@ -65,3 +70,34 @@ def _readable(path: LakePath, number: int, page: Any) -> Any:
     if not drop:
         return page
     return page.filter(lambda o: o.get("object_type") != "char" or (o["x0"], o["top"]) not in drop)
+
+
+def _mark_superscripts(page: Any) -> int:
+    """Digits printed small and raised against the character before them (a footnote
+    mark: `1,234` then a raised `1`) become superscript digits (`1,234¹`), so that a mark
+    never reads as one more digit of a number. Returns how many were marked."""
+    chars = [c for c in page.chars if c["text"].strip() and c.get("upright", True)]
+    if not chars:
+        return 0
+    body = statistics.median(c["size"] for c in chars)
+    ends: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for c in chars:
+        ends[round(c["x1"])].append(c)
+    marked = 0
+    for c in sorted(chars, key=lambda c: c["x0"]):
+        if not c["text"].isdigit() or c["size"] > 0.8 * body:
+            continue
+        x = round(c["x0"])
+        before = [
+            p
+            for p in ends.get(x - 1, []) + ends.get(x, []) + ends.get(x + 1, [])
+            if abs(p["x1"] - c["x0"]) <= 1.0 and p["top"] < c["bottom"] and c["top"] < p["bottom"]
+        ]
+        for p in before:
+            raised = c["bottom"] < p["bottom"] - 0.15 * p["size"]
+            mark = p["text"] in SUPERSCRIPTS and abs(p["size"] - c["size"]) < 0.1
+            if mark or (p["size"] >= 1.25 * c["size"] and raised):
+                c["text"] = c["text"].translate(SUPERSCRIPT_DIGITS)
+                marked += 1
+                break
+    return marked

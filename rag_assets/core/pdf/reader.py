@@ -14,7 +14,7 @@ import pdfplumber
 
 from rag_assets.core.lake import LakePath
 from rag_assets.core.pdf.columns import _column_order
-from rag_assets.core.pdf.glyphs import _has_duplicate_chars, _readable
+from rag_assets.core.pdf.glyphs import _has_duplicate_chars, _mark_superscripts, _readable
 from rag_assets.core.pdf.hyphenation import _join_hyphenated
 from rag_assets.core.pdf.model import Extraction, Line, Page, PdfError
 from rag_assets.core.pdf.ocr import (
@@ -101,6 +101,7 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
         turned, angle = _upright(pdf, raw_page)
         page = turned.dedupe_chars() if _has_duplicate_chars(turned) else turned
         page = _readable(path, number, page)
+        _mark_superscripts(page)
         tables = _find_tables(page)
         page, sideways = _without_sideways(page, tables)
         raw_lines = page.extract_text_lines(return_chars=True)

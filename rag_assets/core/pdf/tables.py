@@ -1,5 +1,5 @@
-"""Ruled tables on a page: cells cut and merged as printed, columns beside the ruled box,
-pieces continued across pages."""
+"""Tables on a page: ruled ones (cells cut and merged as printed, columns beside the ruled
+box), then those set by alignment alone (`aligned`); pieces continued across pages."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from pdfplumber.utils import extract_text
 
+from rag_assets.core.pdf.aligned import aligned_tables
 from rag_assets.core.pdf.hyphenation import _dehyphenate_cell
 from rag_assets.core.pdf.model import Line, Page, PageTable
 from rag_assets.core.tables import (
@@ -17,13 +18,14 @@ from rag_assets.core.tables import (
     TableLayout,
     continues,
     identify_header,
+    separate_mark,
 )
 
 NOTE_MAX_CHARS = 60  # a "continued" note between table pieces is short
 
 
 def _clean_cell(cell: str | None) -> str:
-    return _dehyphenate_cell(cell or "")
+    return separate_mark(_dehyphenate_cell(cell or ""))
 
 
 def _edges(values: Iterable[float]) -> list[float]:
@@ -395,6 +397,27 @@ def _find_tables(page: Any) -> list[PageTable]:
                 header=header,
                 title=title,
                 columns=columns,
+            )
+        )
+    rules = [
+        (e["x0"], e["top"], e["x1"], e["bottom"]) for e in page.edges if e["orientation"] == "h"
+    ]
+    words = words or page.extract_words(x_tolerance=1.5)
+    for found in aligned_tables(words, rules, [t.bbox for t in tables]):
+        title, header_rows, header = identify_header(found.grid)
+        if not header:
+            continue  # a run of number lines without a header stays text
+        _carry_row_labels(found.grid[header_rows:])
+        tables.append(
+            PageTable(
+                index=len(tables),
+                bbox=found.bbox,
+                rows=[[_clean_cell(c) for c in raw] for raw in found.grid],
+                row_bboxes=found.row_boxes,
+                header_rows=header_rows,
+                header=header,
+                title=title,
+                columns=found.columns,
             )
         )
     return tables
