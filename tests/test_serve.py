@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from rag_assets.cli import main
@@ -28,6 +29,7 @@ from rag_assets.client import TrechoClient, TrechoError, context_block
 from rag_assets.core.embedding import resolve_model_path
 from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index, read_active
+from rag_assets.serve.engine import RememberingEmbedder
 
 from .conftest import REPO, copy_lake
 
@@ -301,6 +303,18 @@ def test_mcp_over_stdio(server: Server, lake: Lake) -> None:
         cwd=str(REPO),
     )
     check_mcp(asyncio.run(mcp_calls(params)), server.search(query=VIBRATION, k=3)["hits"])
+
+
+def test_remembered_query_vectors_are_the_models(embedder) -> None:
+    memo = RememberingEmbedder.of(embedder, remember=2)
+    asked = [VIBRATION, REFUND, VIBRATION]
+    np.testing.assert_allclose(memo.embed_queries(asked), embedder.embed_queries(asked), atol=1e-6)
+    assert memo.misses == 2  # the question repeated within the batch: embedded once
+    assert np.allclose(memo.embed_queries([REFUND]), embedder.embed_queries([REFUND]), atol=1e-6)
+    assert (memo.hits, memo.misses) == (1, 2)  # asked again: not embedded again
+    memo.embed_queries(["third question"])  # remembers 2: the least recent goes
+    memo.embed_queries([VIBRATION])
+    assert memo.misses == 4 and memo.stats()["remembered"] == 2
 
 
 # -- the lake changes under the running server ----------------------------------------

@@ -4,14 +4,20 @@ One `Engine` per process: the embedding model is loaded once, and every request 
 the lake's current state, so a long-running server follows the pipeline without a
 restart:
 
-- the active model is read at each request (`read_active`): when a backfill completes and
-  search switches to the new model's table, the next request embeds with the new model
-  and reads its table (the model is loaded on first use, then kept);
-- the table is opened afresh at each request (`Index` never keeps a handle), so new
-  versions and revocations written by other processes are seen at once; a version is
-  written in one LanceDB commit, so no request ever sees half of one;
+- the tables are kept open (`FollowedTable`): each request first checks which version of
+  a table is the latest committed one (a look at the table's manifest, well under a
+  millisecond), and only when it changed opens a handle on the new version. A handle
+  stays on the version it was opened at and is replaced, never moved, so a request that
+  is running keeps reading one version while the next one reads the newer: new versions
+  and revocations written by other processes are seen by the next request, and since a
+  version is written in one LanceDB commit, no request ever sees half of one;
+- the active model is followed the same way: when a backfill completes and search
+  switches to the new model's table, the next request embeds with the new model and
+  reads its table (the model is loaded on first use, then kept);
 - the catalog of versions (for `/documents` and the document/version checks) is read from
-  the table and cached per table version, so it is re-read only after a write.
+  the table and cached per table version, so it is re-read only after a write;
+- the vectors of recent queries are remembered (`query_cache`, an LRU per model), so a
+  repeated question skips the embedding (the model's cost, most of a search).
 
 Every check of a request lives here, and fails with a `RequestError` whose message says
 what is wrong, so HTTP and MCP refuse the same requests with the same words.
@@ -22,15 +28,18 @@ from __future__ import annotations
 import datetime as dt
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
+import lancedb
+import numpy as np
 import polars as pl
 
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import Lake
-from rag_assets.core.search import MODES, Index, active_embedder, read_active
+from rag_assets.core.search import ACTIVE_TABLE, MODES, Index, ModelRef
 from rag_assets.core.service import hit_rows
 from rag_assets.core.tokens import TokenCounter
 
@@ -70,30 +79,180 @@ class Catalog:
         return {v["doc_id"] for v in self.versions}
 
 
+class FollowedTable:
+    """One table of a LanceDB database, kept open across requests and moved to its latest
+    committed version cheaply (see the module doc).
+
+    `current()` gives a handle on the latest version, or None while the table does not
+    exist. A second handle (the probe) is the one moved with `checkout_latest` to learn
+    the latest version number; handles given out are never moved.
+    """
+
+    def __init__(self, db: Any, name: str) -> None:
+        self.db = db
+        self.name = name
+        self._probe: Any | None = None
+        self._table: Any | None = None
+        self._version = -1
+        self._lock = threading.Lock()
+
+    def current(self) -> Any | None:
+        """A handle on the table's latest committed version (None: no such table)."""
+        return self.snapshot()[0]
+
+    def snapshot(self) -> tuple[Any | None, int]:
+        """`current()` and the version its handle reads (-1: no table)."""
+        with self._lock:
+            latest = self._latest()
+            if latest is None:
+                self._table, self._version = None, -1
+            elif self._table is None or latest != self._version:
+                self._table = self._open()
+                self._version = int(self._table.version) if self._table is not None else -1
+            return self._table, self._version
+
+    def _latest(self) -> int | None:
+        if self._probe is not None:
+            try:
+                self._probe.checkout_latest()
+                return int(self._probe.version)
+            except Exception:  # dropped (and maybe re-created): open it again below
+                self._probe = None
+        self._probe = self._open()
+        return int(self._probe.version) if self._probe is not None else None
+
+    def _open(self) -> Any | None:
+        try:
+            return self.db.open_table(self.name)
+        except ValueError as exc:
+            if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
+                return None
+            raise
+
+
+@dataclass(eq=False)
+class RememberingEmbedder(Embedder):
+    """An embedder that remembers the vectors of its last `remember` distinct queries
+    (an LRU; 0: none), so a repeated question costs no embedding. Same vectors as the
+    embedder it copies: the model is deterministic."""
+
+    remember: int = 1024
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._memory_lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    @classmethod
+    def of(cls, embedder: Embedder, remember: int) -> RememberingEmbedder:
+        """`embedder` with a memory of `remember` queries."""
+        values = {f.name: getattr(embedder, f.name) for f in fields(Embedder)}
+        return cls(**values, remember=remember)
+
+    def stats(self) -> dict[str, int]:
+        """How many queries it may remember, remembers, and found or not in memory."""
+        return {
+            "size": self.remember,
+            "remembered": len(self._memory),
+            "hits": self.hits,
+            "misses": self.misses,
+        }
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors for queries: remembered ones from memory, the others embedded."""
+        if self.remember < 1:
+            return super().embed_queries(texts)
+        with self._memory_lock:
+            known = {t: self._memory[t] for t in texts if t in self._memory}
+            for t in known:
+                self._memory.move_to_end(t)
+            self.hits += len(known)
+        todo = list(dict.fromkeys(t for t in texts if t not in known))
+        if todo:
+            fresh = super().embed_queries(todo)
+            with self._memory_lock:
+                self.misses += len(todo)
+                for t, vector in zip(todo, fresh, strict=True):
+                    known[t] = self._memory[t] = vector
+                while len(self._memory) > self.remember:
+                    self._memory.popitem(last=False)
+        return np.stack([known[t] for t in texts])
+
+
+class ServedIndex(Index):
+    """An `Index` that reads its table through a `FollowedTable` (kept open, following
+    new versions) instead of opening it at each call."""
+
+    def __init__(self, uri: str, embedder: Embedder) -> None:
+        super().__init__(uri, embedder)
+        self.followed = FollowedTable(self.db, self.table_name)
+
+    def _open(self) -> Any | None:
+        return self.followed.current()
+
+
 class Engine:
     """Searches and lists a lake's index for a long-running server (see the module doc)."""
 
     def __init__(
-        self, lake: Lake, db_uri: str | os.PathLike[str], configured: Embedder, limits: Limits
+        self,
+        lake: Lake,
+        db_uri: str | os.PathLike[str],
+        configured: Embedder,
+        limits: Limits,
+        query_cache: int = 1024,
     ) -> None:
+        """`query_cache`: how many distinct queries' vectors to remember per model (0:
+        none)."""
         self.lake = lake
         self.db_uri = str(db_uri)
         self.configured = configured
         self.limits = limits
-        self._indexes: dict[str, Index] = {}
+        self.query_cache = query_cache
+        self._embedders: dict[str, RememberingEmbedder] = {}
+        self._indexes: dict[str, ServedIndex] = {}
         self._catalogs: dict[str, tuple[int, Catalog]] = {}
         self._lock = threading.Lock()
+        self._pointer = FollowedTable(lancedb.connect(self.db_uri), ACTIVE_TABLE)
+        self._active: tuple[int, ModelRef | None] = (-2, None)
 
     # -- the lake's current state ------------------------------------------------------
 
-    def index(self) -> Index:
-        """The index search uses now: the active model's table (the configured model's
-        before anything was indexed). One `Index` (and model) per model id, kept."""
-        embedder = active_embedder(self.db_uri, self.configured)
+    def active(self) -> ModelRef | None:
+        """The active model (`core.search.read_active`), re-read only when its pointer
+        table changed; None before anything was indexed.
+
+        When the pointer changes, the tables are followed afresh: a model's table may
+        have been dropped and rebuilt meanwhile (a switch drops the old model's table;
+        switching back re-creates it), and a rebuilt table's version numbers start again,
+        so its version alone cannot tell it from the table a kept handle reads."""
+        tbl, version = self._pointer.snapshot()
         with self._lock:
-            if embedder.model_id not in self._indexes:
-                self._indexes[embedder.model_id] = Index(self.db_uri, embedder)
-            return self._indexes[embedder.model_id]
+            if self._active[0] != version:
+                rows = tbl.to_arrow().to_pylist() if tbl is not None else []
+                self._active = (version, ModelRef(**rows[-1]) if rows else None)
+                self._indexes.clear()
+                self._catalogs.clear()
+            return self._active[1]
+
+    def index(self) -> ServedIndex:
+        """The index search uses now: the active model's table (the configured model's
+        before anything was indexed). Each model is loaded once and kept."""
+        ref = self.active()
+        model_id = ref.model_id if ref is not None else self.configured.model_id
+        with self._lock:
+            if model_id not in self._indexes:
+                embedder = self._embedders.get(model_id)
+                if embedder is None:
+                    base = self.configured
+                    if ref is not None:
+                        base = ref.embedder(base.device, base.backend, base.threads)
+                    embedder = RememberingEmbedder.of(base, self.query_cache)
+                    self._embedders[model_id] = embedder
+                self._indexes[model_id] = ServedIndex(self.db_uri, embedder)
+            return self._indexes[model_id]
 
     def warm_up(self) -> Index:
         """Load the active model and run one query, so the first request is not slow."""
@@ -103,9 +262,9 @@ class Engine:
             index.search("warm-up", k=1)
         return index
 
-    def catalog(self, index: Index) -> Catalog:
+    def catalog(self, index: ServedIndex) -> Catalog:
         """The versions the table holds, read again only after the table changed."""
-        tbl = index._open()
+        tbl = index.followed.current()
         if tbl is None:
             return Catalog([])
         version = int(tbl.version)
@@ -181,7 +340,7 @@ class Engine:
     def health(self) -> dict[str, Any]:
         """The active model, its table's rows and index state, and the lake."""
         index = self.index()
-        ref = read_active(self.db_uri)
+        ref = self.active()
         exists = index.exists()
         stats = index.index_stats() if exists else None
         return {
@@ -194,6 +353,7 @@ class Engine:
             "rows": stats.rows if stats is not None else 0,
             "versions": len(self.catalog(index).versions) if exists else 0,
             "index": stats.summary() if stats is not None else "no table yet",
+            "query_cache": index.embedder.stats(),
         }
 
     # -- checks -------------------------------------------------------------------------
