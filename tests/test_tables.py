@@ -349,3 +349,32 @@ def test_a_row_wider_than_a_chunk_is_cut_into_parts_that_each_repeat_its_label(
             assert holding(parts, f"{header}: {value}"), (label, header)
         for part in parts:  # no part holds a value of another row
             assert not any(other != label and f"{other};" in part for other, *_ in rows)
+
+
+LEFT = [("Spain", "268"), ("Germany", "233"), ("France", "136")]
+RIGHT = [("Germany", "91"), ("Spain", "85"), ("Belgium", "56")]
+
+
+def test_tables_side_by_side_each_keep_their_own_rows(tmp_path: Path, embedder):
+    """Two tables printed beside each other share every printed line; each is still read
+    as its own rows under its own header."""
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.cell(0, 8, "Enquiries by country, two topics", new_x="LMARGIN", new_y="NEXT")
+    top = pdf.get_y()
+    for header, rows, align in (
+        (("Air passengers", "Enquiries"), LEFT, "LEFT"),
+        (("Lisbon Treaty", "Enquiries"), RIGHT, "RIGHT"),
+    ):
+        pdf.set_y(top)
+        with pdf.table(width=80, col_widths=(50, 30), align=align) as table:
+            for values in [header, *rows]:
+                row = table.row()
+                for value in values:
+                    row.cell(value)
+    path = tmp_path / "beside.pdf"
+    pdf.output(str(path))
+    chunks = chunk_texts(path, embedder)
+    for topic, rows in (("Air passengers", LEFT), ("Lisbon Treaty", RIGHT)):
+        for country, value in rows:
+            assert holding(chunks, f"{topic}: {country}; Enquiries: {value}"), (topic, country)

@@ -29,7 +29,13 @@ from rag_assets.core.pdf.ocr import (
 from rag_assets.core.pdf.offsets import _assign_offsets
 from rag_assets.core.pdf.rotation import _upright, _without_sideways
 from rag_assets.core.pdf.running_lines import _drop_running_lines
-from rag_assets.core.pdf.tables import _across, _find_tables, _inside_raw, _mark_continuations
+from rag_assets.core.pdf.tables import (
+    _across,
+    _find_tables,
+    _inside_raw,
+    _mark_continuations,
+    side_by_side,
+)
 
 
 def check_pdf_file(path: LakePath, max_bytes: int) -> None:
@@ -108,6 +114,7 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
         boxes = [t.bbox for t in tables]
         fixed = [any(_inside_raw(r, b) for b in boxes) for r in raw_lines]
         raw_lines, columns = _column_order(raw_lines, fixed, float(page.width))
+        raw_lines = side_by_side(raw_lines, boxes)
     except PdfError:
         raise
     except Exception as exc:

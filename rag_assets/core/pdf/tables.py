@@ -11,6 +11,7 @@ from typing import Any
 from pdfplumber.utils import extract_text
 
 from rag_assets.core.pdf.aligned import aligned_tables
+from rag_assets.core.pdf.columns import _split_line
 from rag_assets.core.pdf.hyphenation import _dehyphenate_cell
 from rag_assets.core.pdf.model import Line, Page, PageTable
 from rag_assets.core.tables import (
@@ -421,6 +422,42 @@ def _find_tables(page: Any) -> list[PageTable]:
             )
         )
     return tables
+
+
+def side_by_side(raw_lines: list[dict[str, Any]], boxes: list[Box]) -> list[dict[str, Any]]:
+    """Text lines read table by table where tables stand side by side.
+
+    A printed line runs across every table beside it (`Spain 268 Spain 153 Germany 91`);
+    cut at the gaps between the tables (and at their outer edges), its pieces are read
+    down each table in turn, then what is printed beside them (a chart's labels), so that
+    each table's rows are its own lines, one after the other.
+    """
+    for box in boxes:
+        band = [
+            b
+            for b in boxes
+            if min(b[3], box[3]) - max(b[1], box[1]) > 0.5 * min(b[3] - b[1], box[3] - box[1])
+        ]
+        band.sort(key=lambda b: b[0])
+        if len(band) < 2 or box is not band[0]:
+            continue
+        if any(a[2] > b[0] for a, b in zip(band, band[1:], strict=False)):
+            continue  # overlapping boxes: not side by side
+        gutters = [band[0][0] - 0.5]
+        gutters += [(a[2] + b[0]) / 2 for a, b in zip(band, band[1:], strict=False)]
+        gutters.append(band[-1][2] + 0.5)
+        top, bottom = min(b[1] for b in band), max(b[3] for b in band)
+        inside = [
+            i
+            for i, raw in enumerate(raw_lines)
+            if top - 1 <= (raw["top"] + raw["bottom"]) / 2 <= bottom + 1
+        ]
+        if not inside:
+            continue
+        pieces = [p for i in inside for p in _split_line(raw_lines[i], gutters)]
+        pieces.sort(key=lambda p: (max(p[0], 0), p[1]["top"]))
+        raw_lines = raw_lines[: inside[0]] + [p for _, p in pieces] + raw_lines[inside[-1] + 1 :]
+    return raw_lines
 
 
 def _across(raw: dict[str, Any], bbox: tuple[float, float, float, float]) -> bool:
