@@ -149,3 +149,19 @@ def make_pdf() -> Callable[[Path, list[Block]], Path]:
         return path
 
     return build
+
+
+@pytest.fixture
+def turned() -> Callable[[Path, Path], Path]:
+    """Copy a PDF with its first page shown turned by /Rotate 90 (the text itself upright
+    in the page's own coordinates), as scanners and some exporters leave it."""
+    import pypdfium2
+
+    def build(source: Path, target: Path) -> Path:
+        doc = pypdfium2.PdfDocument(str(source))
+        doc[0].set_rotation(90)
+        doc.save(str(target))
+        doc.close()
+        return target
+
+    return build

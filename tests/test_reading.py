@@ -9,7 +9,6 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
-import pypdfium2
 import pytest
 from fpdf import FPDF
 from fpdf.fonts import FontFace
@@ -180,7 +179,7 @@ def test_words_hyphenated_across_lines_are_joined_and_compounds_kept(tmp_path: P
     assert extraction.pages[0].lines[0].text.endswith("o tratamento")
 
 
-def test_rotated_pages_read_in_order(tmp_path: Path):
+def test_rotated_pages_read_in_order(tmp_path: Path, turned):
     lines = [
         "Art. 1º Primeira linha do texto.",
         "Art. 2º Segunda linha logo abaixo.",
@@ -192,11 +191,7 @@ def test_rotated_pages_read_in_order(tmp_path: Path):
     pdf.add_page()
     one_line_each(pdf, lines)
     pdf.output(str(plain))
-    turned = tmp_path / "rotate90.pdf"
-    doc = pypdfium2.PdfDocument(str(plain))
-    doc[0].set_rotation(90)
-    doc.save(str(turned))
-    doc.close()
+    rotated = turned(plain, tmp_path / "rotate90.pdf")
     # 2: a landscape page drawn sideways on a portrait sheet, no /Rotate
     sideways = tmp_path / "sideways.pdf"
     pdf = new_pdf()
@@ -207,7 +202,7 @@ def test_rotated_pages_read_in_order(tmp_path: Path):
             pdf.cell(0, 7, text, new_x="LMARGIN", new_y="NEXT")
             pdf.set_x(40)
     pdf.output(str(sideways))
-    for path in (turned, sideways):
+    for path in (rotated, sideways):
         extraction, nodes = tree_of(path)
         assert [line.text for line in extraction.pages[0].lines] == lines, path.name
         assert extraction.pages[0].rotation != 0

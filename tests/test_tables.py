@@ -5,9 +5,9 @@ and the reader's limit is reported by a warning check naming the table."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
-import pypdfium2
 import pytest
 from dagster import AssetCheckSeverity, DagsterInstance
 from fpdf import FPDF
@@ -34,11 +34,8 @@ KEY = "porto@v1"
 ROWS = [("2010", "54,876", "38,716"), ("2011", "55,120", "39,004"), ("2012", "56,210", "40,118")]
 
 
-def unheaded_table_pdf(path: Path) -> Path:
-    pdf = FPDF(format="A4")
-    pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
-    pdf.set_font("DejaVu", "", 11)
-    pdf.add_page()
+def introduce(pdf: FPDF, caption: str) -> None:
+    """A paragraph of prose, then a table's caption."""
     pdf.multi_cell(
         0,
         6,
@@ -48,7 +45,15 @@ def unheaded_table_pdf(path: Path) -> Path:
         new_y="NEXT",
     )
     pdf.ln(4)
-    pdf.cell(0, 8, "Table 1 – Containers handled", new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 8, caption, new_x="LMARGIN", new_y="NEXT")
+
+
+def unheaded_table_pdf(path: Path) -> Path:
+    pdf = FPDF(format="A4")
+    pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
+    pdf.set_font("DejaVu", "", 11)
+    pdf.add_page()
+    introduce(pdf, "Table 1 – Containers handled")
     for row in ROWS:
         for i, value in enumerate(row):
             last = i == len(row) - 1
@@ -160,17 +165,7 @@ def test_an_unruled_table_over_two_pages_is_read_into_rows_under_one_header(
     x = [25.0, 80.0, 125.0]
     rows = TRAFFIC + [("Total", "2,975,840", "1,964,170")]
     pdf.add_page()
-    pdf.multi_cell(
-        0,
-        5,
-        "The harbour of Pelotas handled more cargo every year, in both "
-        "directions, as the yearly figures below show.",
-        new_x="LMARGIN",
-        new_y="NEXT",
-    )
-    pdf.ln(3)
-    pdf.cell(0, 6, "Table 4 – Cargo handled at the harbour", new_x="LMARGIN", new_y="NEXT")
-    pdf.ln(2)
+    introduce(pdf, "Table 4 – Cargo handled at the harbour")
     for start, end in ((0, 30), (30, len(rows))):
         if start:
             pdf.add_page()
@@ -279,15 +274,19 @@ TURNED = [
 TURNED_HEADER = ("Equipment", "Measure", "Limit", "Action")
 
 
-def ruled_table(pdf: FPDF, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
-    with pdf.table(col_widths=tuple(40 for _ in header)) as table:
+def ruled_table(
+    pdf: FPDF, header: tuple[str, ...], rows: list[tuple[str, ...]], **layout: Any
+) -> None:
+    """A table ruled all over (fpdf2's), header first; `layout` as `FPDF.table` takes it."""
+    layout.setdefault("col_widths", tuple(40 for _ in header))
+    with pdf.table(**layout) as table:
         for values in [header, *rows]:
             row = table.row()
             for value in values:
                 row.cell(value)
 
 
-def test_a_table_on_a_turned_page_is_read_into_rows(tmp_path: Path, embedder):
+def test_a_table_on_a_turned_page_is_read_into_rows(tmp_path: Path, embedder, turned):
     """A landscape table printed sideways on a portrait sheet, and a page shown turned by
     its /Rotate: either way the table is read upright, each row under its header."""
     sideways = tmp_path / "sideways.pdf"
@@ -305,12 +304,7 @@ def test_a_table_on_a_turned_page_is_read_into_rows(tmp_path: Path, embedder):
     pdf.cell(0, 8, "Table 5 – Limits by equipment", new_x="LMARGIN", new_y="NEXT")
     ruled_table(pdf, TURNED_HEADER, TURNED)
     pdf.output(str(plain))
-    turned = tmp_path / "rotate90.pdf"
-    doc = pypdfium2.PdfDocument(str(plain))
-    doc[0].set_rotation(90)
-    doc.save(str(turned))
-    doc.close()
-    for path in (sideways, turned):
+    for path in (sideways, turned(plain, tmp_path / "rotate90.pdf")):
         chunks = chunk_texts(path, embedder)
         for values in TURNED:
             row = "; ".join(f"{h}: {v}" for h, v in zip(TURNED_HEADER, values, strict=True))
@@ -334,11 +328,7 @@ def test_a_row_wider_than_a_chunk_is_cut_into_parts_that_each_repeat_its_label(
     pdf = new_pdf(size=7, orientation="L")
     pdf.add_page()
     pdf.cell(0, 8, "Table 6 – Rules by equipment", new_x="LMARGIN", new_y="NEXT")
-    with pdf.table(col_widths=(25, 50, 50, 50, 50, 50)) as table:
-        for values in [WIDE_HEADER, *rows]:
-            row = table.row()
-            for value in values:
-                row.cell(value)
+    ruled_table(pdf, WIDE_HEADER, rows, col_widths=(25, 50, 50, 50, 50, 50))
     path = tmp_path / "wide.pdf"
     pdf.output(str(path))
     chunks = chunk_texts(path, embedder)
@@ -367,11 +357,7 @@ def test_tables_side_by_side_each_keep_their_own_rows(tmp_path: Path, embedder):
         (("Lisbon Treaty", "Enquiries"), RIGHT, "RIGHT"),
     ):
         pdf.set_y(top)
-        with pdf.table(width=80, col_widths=(50, 30), align=align) as table:
-            for values in [header, *rows]:
-                row = table.row()
-                for value in values:
-                    row.cell(value)
+        ruled_table(pdf, header, rows, width=80, col_widths=(50, 30), align=align)
     path = tmp_path / "beside.pdf"
     pdf.output(str(path))
     chunks = chunk_texts(path, embedder)
