@@ -29,7 +29,8 @@ import datetime as dt
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -183,14 +184,29 @@ class RememberingEmbedder(Embedder):
 
 class ServedIndex(Index):
     """An `Index` that reads its table through a `FollowedTable` (kept open, following
-    new versions) instead of opening it at each call."""
+    new versions) instead of opening it at each call; within `pinned()`, every read of
+    the calling thread uses the one version pinned (one version check per request)."""
 
     def __init__(self, uri: str, embedder: Embedder) -> None:
         super().__init__(uri, embedder)
         self.followed = FollowedTable(self.db, self.table_name)
+        self._local = threading.local()
+
+    @contextmanager
+    def pinned(self) -> Iterator[tuple[Any | None, int]]:
+        """The table's latest version and its number, used by every read of this thread
+        until the block ends: the checks of a request and its retrievers read the same
+        version."""
+        snapshot = self.followed.snapshot()
+        self._local.snapshot = snapshot
+        try:
+            yield snapshot
+        finally:
+            del self._local.snapshot
 
     def _open(self) -> Any | None:
-        return self.followed.current()
+        snapshot = getattr(self._local, "snapshot", None)
+        return snapshot[0] if snapshot is not None else self.followed.current()
 
 
 class Engine:
@@ -264,10 +280,12 @@ class Engine:
 
     def catalog(self, index: ServedIndex) -> Catalog:
         """The versions the table holds, read again only after the table changed."""
-        tbl = index.followed.current()
+        with index.pinned() as (tbl, version):
+            return self._catalog(index, tbl, version)
+
+    def _catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
         if tbl is None:
             return Catalog([])
-        version = int(tbl.version)
         cached = self._catalogs.get(index.table_name)
         if cached is not None and cached[0] == version:
             return cached[1]
@@ -317,12 +335,13 @@ class Engine:
             raise RequestError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         day = self._check_date(as_of)
         index = self.index()
-        catalog = self.catalog(index)
-        docs = self._check_documents(catalog, documents)
-        wanted = self._check_versions(catalog, docs, versions)
-        if mode != "fts":
-            self._check_tokens(index.embedder, query)
-        hits = index.search(query, k=k, mode=mode, doc_id=docs, version=wanted, as_of=day)  # type: ignore[arg-type]
+        with index.pinned() as (tbl, version):
+            catalog = self._catalog(index, tbl, version)
+            docs = self._check_documents(catalog, documents)
+            wanted = self._check_versions(catalog, docs, versions)
+            if mode != "fts":
+                self._check_tokens(index.embedder, query)
+            hits = index.search(query, k=k, mode=mode, doc_id=docs, version=wanted, as_of=day)  # type: ignore[arg-type]
         return {
             "query": query,
             "mode": mode,
