@@ -100,6 +100,40 @@ class BodyLimit:
         _log(scope, 413, 0.0, {"error": detail})
 
 
+class AccessLog:
+    """One access log line per request, once its answer is sent (a plain ASGI middleware:
+    Starlette's `BaseHTTPMiddleware` would add a task and a stream to every request).
+    Routes add fields to `request.state.log` (mode, k, hits, error)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        extra: dict[str, Any] = {}
+        scope.setdefault("state", {})["log"] = extra
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except _TooLarge:  # BodyLimit answers and logs it
+            raise
+        except Exception as exc:
+            extra.setdefault("error", f"{type(exc).__name__}: {exc}")
+            _log(scope, 500, (time.perf_counter() - start) * 1e3, extra)
+            raise
+        _log(scope, status, (time.perf_counter() - start) * 1e3, extra)
+
+
 class McpAuth:
     """Require the bearer token on `/mcp` (the API routes check it themselves)."""
 
@@ -179,19 +213,6 @@ def create_app(engine: Engine, token: str | None = None, host: str = "127.0.0.1"
 
     guarded = [Depends(authorize)]
 
-    @app.middleware("http")
-    async def log_requests(request: Request, call_next: Any) -> Any:
-        start = time.perf_counter()
-        request.state.log = {}
-        response = await call_next(request)
-        _log(
-            request.scope,
-            response.status_code,
-            (time.perf_counter() - start) * 1e3,
-            request.state.log,
-        )
-        return response
-
     @app.exception_handler(RequestError)
     async def refused(request: Request, exc: RequestError) -> JSONResponse:
         request.state.log["error"] = str(exc)
@@ -234,6 +255,7 @@ def create_app(engine: Engine, token: str | None = None, host: str = "127.0.0.1"
         return engine.health()
 
     app.router.routes.extend(mcp_app.routes)
+    app.add_middleware(AccessLog)
     app.add_middleware(McpAuth, token=token)
     app.add_middleware(BodyLimit, max_bytes=engine.limits.max_body_bytes)
     return app
