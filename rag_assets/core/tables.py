@@ -27,7 +27,7 @@ MARKED = re.compile(
     rf"((?:\*+|[†‡]+|[{SUPERSCRIPTS}]+|\(?[a-z]\)|\(\d\))|(?<=\d{{3}})\d\))$"
 )
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
-YEAR = re.compile(r"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{2,4})?\s*[*¹²³]?$")
+YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
 MAX_HEADER_ROWS = 3
 HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
