@@ -15,7 +15,7 @@ import pytest
 from rag_assets.core import search
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.schemas import CHUNKS, Chunk
-from rag_assets.core.search import Index, env_int
+from rag_assets.core.search import Index, env_int, upkeep
 from tests.test_search import ids, upsert
 
 MIN_ROWS = 500
@@ -161,8 +161,8 @@ def test_deleted_and_revoked_versions_leave_results_with_the_index(
 def test_many_delta_segments_retrain_the_index(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search, "ANN_MAX_SEGMENTS", 2)
-    monkeypatch.setattr(search, "INDEX_LAG_ROWS", 0)  # every write updates the indexes
+    monkeypatch.setattr(upkeep, "ANN_MAX_SEGMENTS", 2)
+    monkeypatch.setattr(upkeep, "INDEX_LAG_ROWS", 0)  # every write updates the indexes
     idx = Index(tmp_path / "lancedb", embedder, ann_min_rows=MIN_ROWS)
     filler(idx, 2)
     upsert(idx, "doc-b@v1")

@@ -17,7 +17,7 @@ from rag_assets.core import search
 from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.lake import LakeError
 from rag_assets.core.schemas import CHUNKS, Chunk
-from rag_assets.core.search import Hit, Index, fts_terms, table_name
+from rag_assets.core.search import Hit, Index, fts_terms, table_name, upkeep
 
 from .conftest import prompted_model
 
@@ -242,7 +242,7 @@ def test_fts_index_is_updated_incrementally_not_rebuilt(tmp_path: Path, embedder
 def test_upsert_updates_the_fts_index_past_the_lag(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(search, "INDEX_LAG_ROWS", 3)
+    monkeypatch.setattr(upkeep, "INDEX_LAG_ROWS", 3)
     idx = Index(tmp_path / "lancedb", embedder)
     upsert(idx, "doc-b@v1")
     upsert(idx, "doc-a@v2")  # 2 waiting: under the lag

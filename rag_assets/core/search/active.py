@@ -1,0 +1,94 @@
+"""The active-model pointer: which model's table search uses."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import asdict, dataclass
+
+import lancedb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.search.locking import _retry, _table_lock
+from rag_assets.core.search.store import _open_table, model_tables, table_name
+
+ACTIVE_TABLE = "trecho_active_model"
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """The model whose table search uses: enough to embed queries the same way."""
+
+    model: str
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    switched_at: str = ""
+
+    @classmethod
+    def of(cls, embedder: Embedder) -> ModelRef:
+        """The reference of a configured embedder, stamped now."""
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        return cls(embedder.model, embedder.query_prefix, embedder.passage_prefix, now)
+
+    def embedder(self, device: str = "cpu", backend: str = "torch", threads: int = 0) -> Embedder:
+        """An embedder configured like the one that filled the table (the backend, device
+        and threads give the same vectors, so they are the caller's choice)."""
+        return Embedder(
+            model=self.model,
+            query_prefix=self.query_prefix,
+            passage_prefix=self.passage_prefix,
+            device=device,
+            backend=backend,
+            threads=threads,
+        )
+
+    @property
+    def model_id(self) -> str:
+        """The model id (and so the table) this reference points at."""
+        return self.embedder().model_id
+
+
+def read_active(uri: str | os.PathLike[str]) -> ModelRef | None:
+    """The model search uses in this database, or None before anything was indexed."""
+    db = lancedb.connect(str(uri))
+    try:
+        rows = db.open_table(ACTIVE_TABLE).to_arrow().to_pylist()
+    except ValueError:
+        return None
+    return ModelRef(**rows[-1]) if rows else None
+
+
+def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
+    """Point search at `ref`'s table (one atomic overwrite of a one-row table)."""
+    db = lancedb.connect(str(uri))
+    data = pa.Table.from_pylist(
+        [asdict(ref)],
+        schema=pa.schema([(name, pa.string()) for name in asdict(ref)]),
+    )
+    with _table_lock(str(uri), ACTIVE_TABLE):
+        mode = "overwrite" if ACTIVE_TABLE in model_tables(uri, prefix="") else "create"
+        _retry(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
+
+
+def committed_keys(uri: str | os.PathLike[str]) -> set[str]:
+    """The versions the table search uses holds (its active model's); empty before
+    anything was indexed. What counts as indexed when a newer version supersedes."""
+    active = read_active(uri)
+    if active is None:
+        return set()
+    tbl = _open_table(lancedb.connect(str(uri)), table_name(active.model_id))
+    if tbl is None:
+        return set()
+    keys = tbl.search().select(["partition_key"]).limit(None).to_arrow()
+    return set(pc.unique(keys.column("partition_key")).to_pylist())
+
+
+def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedder:
+    """The embedder search must use: the active model's (see `write_active`), else the
+    configured one (nothing indexed yet, or a database from before the switch existed)."""
+    ref = read_active(uri)
+    if ref is None:
+        return configured
+    return ref.embedder(configured.device, configured.backend, configured.threads)

@@ -1,0 +1,378 @@
+"""Retrieval: vector, full-text and hybrid search (reciprocal rank fusion), with filters."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.lake import superseded, validate_key_part
+from rag_assets.core.search.store import HIT_COLUMNS, _ModelTable
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["hybrid", "vector", "fts"]
+MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
+RRF_K = 60
+"""Reciprocal rank fusion constant: score = sum over retrievers of 1 / (RRF_K + rank)."""
+VECTOR_WEIGHT_E5 = 8.0
+"""The vector retriever's weight in hybrid fusion for the bundled e5 (full text: 1).
+Measured on the LGPD + CDC dev questions (docs/models.md): with equal weights the
+full-text list pulls down e5's right answers to lay questions that share no word with
+the law (`leiga` hit@3 0.50 at weight 1, 0.75 at 8); MiniLM keeps equal weights."""
+CANDIDATES_PER_K = 4
+"""Hybrid search fetches this many times `k` candidates from each retriever."""
+MIN_CANDIDATES = 20
+"""...and at least this many, so fusion has material even for k=1."""
+MAX_QUERY_TERMS = 64
+ANN_REFINE = 5
+"""Candidates re-ranked on the stored vectors per hit wanted: exact scores and order."""
+_RETRIEVERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trecho-fts")
+"""Runs hybrid search's full-text queries beside the embedding and vector queries."""
+
+
+def fts_terms(query: str) -> str:
+    """The words of a query, without punctuation or operators, for full-text search.
+
+    LanceDB 0.40's native FTS does not parse query syntax, but stripping everything but
+    word characters keeps `?`, `:`, quotes and the like from ever mattering.
+    """
+    return " ".join(re.findall(r"\w+", query)[:MAX_QUERY_TERMS])
+
+
+def _sql_date(value: dt.date) -> str:
+    return f"date '{value.isoformat()}'"
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk, with where it comes from and which retrievers found it.
+
+    `score` is higher-is-better: cosine similarity (vector), BM25 (fts) or the fused RRF
+    score (hybrid). `ranks` maps each retriever that found the chunk to its 1-based rank.
+    """
+
+    chunk_id: str
+    partition_key: str
+    doc_id: str
+    version: str
+    title: str
+    path: str
+    header: str
+    body: str
+    text: str
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    parent_id: str | None
+    kind: str
+    token_count: int
+    score: float
+    retrievers: list[str] = field(default_factory=list)
+    ranks: dict[str, int] = field(default_factory=dict)
+    strategy: str = ""
+    status: str = "active"
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], score: float, retriever: str, rank: int) -> Hit:
+        """A hit from one result row of one retriever."""
+        return cls(
+            chunk_id=row["chunk_id"],
+            partition_key=row["partition_key"],
+            doc_id=row["doc_id"],
+            version=row["version"],
+            title=row.get("title") or "",
+            path=row.get("path") or "",
+            header=row.get("header") or "",
+            body=row.get("body") or "",
+            text=row.get("text") or "",
+            page_start=int(row["page_start"]),
+            page_end=int(row["page_end"]),
+            char_start=int(row["char_start"]),
+            char_end=int(row["char_end"]),
+            parent_id=row.get("parent_id"),
+            kind=row.get("kind") or "",
+            token_count=int(row.get("token_count") or 0),
+            score=float(score),
+            retrievers=[retriever],
+            ranks={retriever: rank},
+            strategy=row.get("strategy") or "",
+            status=row.get("status") or "active",
+            valid_from=row.get("valid_from"),
+            valid_to=row.get("valid_to"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (dates as ISO strings)."""
+        out = asdict(self)
+        for key in ("valid_from", "valid_to"):
+            if out[key] is not None:
+                out[key] = out[key].isoformat()
+        return out
+
+
+def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
+    """Rank order of one retriever's rows: best score first, equal scores (rows of one
+    table share BM25 scores) by key and chunk id, so the same index state always gives
+    the same ranking, whatever order the store returned them in."""
+    return (-round(score, 6), str(row["partition_key"]), str(row["chunk_id"]))
+
+
+def _rrf(
+    ranked: dict[str, list[Hit]], k: int, weights: dict[str, float] | None = None
+) -> list[Hit]:
+    """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank;
+    a retriever's `weights` entry (1 when absent) multiplies its 1 / (RRF_K + rank)."""
+    fused: dict[tuple[str, str], Hit] = {}
+    for retriever, hits in ranked.items():
+        weight = (weights or {}).get(retriever, 1.0)
+        for rank, hit in enumerate(hits, start=1):
+            key = (hit.partition_key, hit.chunk_id)
+            if key not in fused:
+                fused[key] = replace(hit, score=0.0, retrievers=[], ranks={})
+            fused[key].score += weight / (RRF_K + rank)
+            fused[key].retrievers.append(retriever)
+            fused[key].ranks[retriever] = rank
+    order = sorted(fused.values(), key=lambda h: (-h.score, min(h.ranks.values()), h.chunk_id))
+    return order[:k]
+
+
+def default_vector_weight(embedder: Embedder) -> float:
+    """The vector retriever's weight in hybrid fusion: TRECHO_VECTOR_WEIGHT when set, else
+    VECTOR_WEIGHT_E5 for a bundled e5 variant, else 1 (plain reciprocal rank fusion)."""
+    raw = os.environ.get("TRECHO_VECTOR_WEIGHT", "").strip()
+    if not raw:
+        return VECTOR_WEIGHT_E5 if embedder.variant else 1.0
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"TRECHO_VECTOR_WEIGHT={raw!r}: expected a number") from None
+    if value < 0:
+        raise ValueError(f"TRECHO_VECTOR_WEIGHT={raw!r}: expected 0 or more")
+    return value
+
+
+class _VersionRow(NamedTuple):
+    """What the search filter looks at, per version (see `Index._where`)."""
+
+    partition_key: str
+    doc_id: str
+    version: str
+    status: str
+    valid_from: dt.date | None
+    valid_to: dt.date | None
+
+
+class _Retrieval(_ModelTable):
+    """The `Index` methods that search: vector, full-text and hybrid, with filters."""
+
+    ann_min_rows: int
+    ann_ef: int
+    vector_weight: float
+    _versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]]
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        mode: Mode = "hybrid",
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+        *,
+        exact: bool = False,
+    ) -> list[Hit]:
+        """The `k` best chunks for a query, among active versions valid on `as_of`.
+
+        `exact=True` scans every vector instead of using the vector index (evaluations:
+        results that do not depend on the index); without an index it changes nothing.
+        """
+        return self.search_many(
+            [query], k, mode, doc_id, version, as_of, include_revoked, exact=exact
+        )[0]
+
+    def search_many(
+        self,
+        queries: Sequence[str],
+        k: int = 5,
+        mode: Mode = "hybrid",
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+        *,
+        exact: bool = False,
+    ) -> list[list[Hit]]:
+        """`search` for many queries, embedding them in one batch (for evaluations)."""
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r} must be one of {list(MODES)}")
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        queries = list(queries)
+        tbl = self._open()
+        if tbl is None or not queries:
+            return [[] for _ in queries]
+        where = self._where(tbl, doc_id, version, as_of or dt.date.today(), include_revoked)
+        n = k if mode != "hybrid" else max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
+        if mode == "fts":
+            return [self._fts(tbl, q, where, n, strict=True)[:k] for q in queries]
+        # hybrid: the full-text queries run on another thread while the queries are
+        # embedded and the vector queries run (LanceDB releases the GIL)
+        fts = (
+            [_RETRIEVERS.submit(self._fts, tbl, q, where, n, False) for q in queries]
+            if mode == "hybrid"
+            else []
+        )
+        vectors = self.embedder.embed_queries(queries)
+        results: list[list[Hit]] = []
+        for i in range(len(queries)):
+            found = self._vector(tbl, vectors[i], where, n, exact)
+            if mode == "hybrid":
+                results.append(
+                    _rrf(
+                        {"vector": found, "fts": fts[i].result()},
+                        k,
+                        {"vector": self.vector_weight},
+                    )
+                )
+            else:
+                results.append(found[:k])
+        return results
+
+    def _versions(self, tbl: Any) -> dict[str, _VersionRow]:
+        """Each version in the table with its doc id, version name, status and validity
+        (the same on every row of a version: a version is written in one commit), read
+        once per table state."""
+        state = (int(tbl.version), int(tbl.count_rows()))
+        if self._versions_cache[0] != state:
+            rows = tbl.search().select(list(_VersionRow._fields)).limit(None).to_arrow()
+            unique = rows.group_by(list(_VersionRow._fields)).aggregate([]).to_pylist()
+            self._versions_cache = (
+                state,
+                {row["partition_key"]: _VersionRow(**row) for row in unique},
+            )
+        return self._versions_cache[1]
+
+    def _where(
+        self,
+        tbl: Any,
+        doc_id: str | Sequence[str] | None,
+        version: str | Sequence[str] | None,
+        day: dt.date,
+        include_revoked: bool,
+    ) -> str | None:
+        """The filter of a search (`filter_sql`, minus the versions a newer version in
+        force on `day` replaces), or None when it would keep every row of the table: a
+        filter costs a pass over the table's filter columns at each query (~10 ms at
+        100k rows), and the table of a live lake usually holds only what search serves.
+
+        Versions replaced by a newer one in force that day are there only with the
+        history setting: searched as of a date, a document answers from the version in
+        force that day, never from two.
+        """
+        versions = self._versions(tbl)
+        starts = {k: v.valid_from for k, v in versions.items() if v.status == "active"}
+        replaced = set(superseded(starts, day))
+        docs = {doc_id} if isinstance(doc_id, str) else set(doc_id or ())
+        names = {version} if isinstance(version, str) else set(version or ())
+        keeps_all = not replaced and all(
+            (include_revoked or v.status == "active")
+            and (v.valid_from is None or v.valid_from <= day)
+            and (v.valid_to is None or v.valid_to >= day)
+            and (doc_id is None or v.doc_id in docs)
+            and (version is None or v.version in names)
+            for v in versions.values()
+        )
+        if keeps_all:
+            return None
+        where = self.filter_sql(doc_id, version, day, include_revoked)
+        if replaced:
+            listed = ", ".join(f"'{key}'" for key in sorted(replaced))
+            where += f" AND partition_key NOT IN ({listed})"
+        return where
+
+    @staticmethod
+    def filter_sql(
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+    ) -> str:
+        """The SQL filter for status, validity on `as_of` (default today), doc and version
+        (each one name or several: any of them)."""
+        as_of = as_of or dt.date.today()
+        day = _sql_date(as_of)
+        parts = [
+            f"(valid_from IS NULL OR valid_from <= {day})",
+            f"(valid_to IS NULL OR valid_to >= {day})",
+        ]
+        if not include_revoked:
+            parts.insert(0, "status = 'active'")
+        for column, value in (("doc_id", doc_id), ("version", version)):
+            if value is not None:
+                values = [value] if isinstance(value, str) else sorted(set(value))
+                listed = ", ".join(f"'{validate_key_part(v, column)}'" for v in values)
+                parts.append(f"{column} IN ({listed})" if values else "false")
+        return " AND ".join(parts)
+
+    def _vector_query(
+        self, tbl: Any, vector: np.ndarray, where: str | None, n: int, exact: bool
+    ) -> Any:
+        """Cosine top `n`: exact scan, or the HNSW index (when there is one) with `ef` and
+        a re-ranking on the stored vectors; rows the index does not cover yet are
+        scanned in both cases. The knobs are no-ops on a table without the index."""
+        query = (
+            tbl.search(vector, query_type="vector", vector_column_name="vector")
+            .distance_type("cosine")
+            .select([*HIT_COLUMNS, "_distance"])
+            .limit(n)
+        )
+        if where is not None:
+            query = query.where(where, prefilter=True)
+        if exact or self.ann_min_rows == 0:
+            return query.bypass_vector_index()
+        # the index hands n x ANN_REFINE candidates to the re-ranking: ef must cover them
+        return query.ef(max(self.ann_ef, n * ANN_REFINE)).refine_factor(ANN_REFINE)
+
+    def _vector(
+        self, tbl: Any, vector: np.ndarray, where: str | None, n: int, exact: bool
+    ) -> list[Hit]:
+        rows = self._vector_query(tbl, vector, where, n, exact).to_list()
+        rows.sort(key=lambda r: _tie_order(1.0 - float(r["_distance"]), r))
+        return [
+            Hit.from_row(row, 1.0 - float(row["_distance"]), "vector", rank)
+            for rank, row in enumerate(rows, start=1)
+        ]
+
+    @staticmethod
+    def _fts(tbl: Any, query: str, where: str | None, n: int, strict: bool) -> list[Hit]:
+        terms = fts_terms(query)
+        if not terms:
+            return []
+        try:
+            search = tbl.search(terms, query_type="fts", fts_columns="text")
+            if where is not None:
+                search = search.where(where, prefilter=True)
+            rows = search.select([*HIT_COLUMNS, "_score"]).limit(n).to_list()
+        except Exception as exc:  # no index yet, or being replaced by another writer
+            if "index" not in str(exc).lower() and strict:
+                raise
+            log.warning("full-text search unavailable on %s: %s", tbl.name, exc)
+            return []
+        rows.sort(key=lambda r: _tie_order(float(r["_score"]), r))
+        return [
+            Hit.from_row(row, float(row["_score"]), "fts", rank)
+            for rank, row in enumerate(rows, start=1)
+        ]
