@@ -6,6 +6,9 @@ BIN := $(VENV)/bin
 LAKE := data_lake
 DAGSTER_HOME_DIR := $(abspath $(LAKE)/.dagster)
 PYTEST_ARGS ?=
+# Start offsets of the eval's size-based strategies in `make demo` (1: one run each, the
+# quick report; `make demo EVAL_OFFSETS=4` for the mean and range over 4 offsets).
+EVAL_OFFSETS ?= 1
 
 # The lake's Dagster instance for `make ui`; telemetry off (written once, only if absent;
 # `trecho materialize` writes the same file itself).
@@ -34,7 +37,8 @@ setup:
 
 # Every asset of every live sample version, then the eval report; ends with its path.
 demo: setup
-	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/trecho materialize --lake $(LAKE)
+	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/trecho materialize --lake $(LAKE) \
+		--eval-offsets $(EVAL_OFFSETS)
 	@latest=$$(ls -1d $(LAKE)/reports/*/ 2>/dev/null | sort | tail -n 1); \
 	if [ -n "$$latest" ]; then echo; echo "Eval report: $${latest}report.html"; \
 	else echo "no eval report was written" >&2; exit 1; fi

@@ -144,8 +144,12 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     failed = dict(outcome.failed)
     if not args.skip_eval:
         print("eval report ...", end=" ", flush=True)
+        config = {"offsets": args.eval_offsets} if args.eval_offsets else {}
         result = defs.resolve_job_def("eval_report_job").execute_in_process(
-            instance=instance, raise_on_error=False, run_config=QUIET, tags=_run_tags()
+            instance=instance,
+            raise_on_error=False,
+            run_config={**QUIET, "ops": {"eval_report": {"config": config}}},
+            tags=_run_tags(),
         )
         log.write(instance, result.run_id, "eval_report")
         if result.success:
@@ -643,6 +647,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("materialize", parents=[common], help="index every live version + eval")
     p.add_argument("--skip-eval", action="store_true", help="do not write the eval report")
+    p.add_argument(
+        "--eval-offsets",
+        type=positive_int,
+        default=None,
+        help="start offsets of the eval's size-based strategies (default: the eval_report "
+        "asset's, 4)",
+    )
     p.add_argument(
         "--force", action="store_true", help="re-run versions that are already up to date"
     )

@@ -36,8 +36,8 @@ from rag_assets.core.metrics import (
     reciprocal_rank,
     twin_confused,
 )
-from rag_assets.core.schemas import Chunk
-from rag_assets.core.search import Hit, Index, Mode
+from rag_assets.core.schemas import Chunk, content_hash
+from rag_assets.core.search import EmbeddingCache, Hit, Index, Mode
 
 METRICS = (
     "hit@1",
@@ -279,8 +279,10 @@ def embed_memo(
     texts: Sequence[str],
     memo: dict[str, np.ndarray] | None = None,
     clock: EmbedClock | None = None,
+    cache: EmbeddingCache | None = None,
 ) -> np.ndarray:
-    """Passage vectors of `texts`, embedding only texts not in `memo` (which it fills).
+    """Passage vectors of `texts`, embedding only texts not in `memo` (which it fills)
+    nor in `cache` (the model's embedding cache, read only: the live chunks' vectors).
 
     Strategies often cut identical chunks (the policy and `structural` on a manual, the
     `legal-*` family on short articles): within one eval each text is embedded once.
@@ -289,9 +291,14 @@ def embed_memo(
     todo = list(dict.fromkeys(t for t in texts if t not in memo))
     if todo:
         start = time.perf_counter()
-        memo.update(zip(todo, embedder.embed_passages(todo), strict=True))
+        hashes = {t: content_hash(t) for t in todo}
+        known = cache.lookup(list(hashes.values())) if cache is not None else {}
+        memo.update((t, known[h]) for t, h in hashes.items() if h in known)
+        missing = [t for t, h in hashes.items() if h not in known]
+        if missing:
+            memo.update(zip(missing, embedder.embed_passages(missing), strict=True))
         if clock is not None:
-            clock.texts += len(todo)
+            clock.texts += len(missing)
             clock.seconds += time.perf_counter() - start
     if not texts:
         return np.zeros((0, embedder.dimension), dtype=np.float32)
@@ -400,8 +407,13 @@ def evaluate(
     k: int = 10,
     mode: Mode = "hybrid",
     progress: Callable[[str], None] = lambda _: None,
+    cache: EmbeddingCache | None = None,
 ) -> EvalResult:
-    """Evaluate the default policy (live index) and every other strategy side by side."""
+    """Evaluate the default policy (live index) and every other strategy side by side.
+
+    Every strategy is cut first and all their distinct chunk texts are embedded in one
+    call (batches of similar lengths across strategies), skipping those `cache` holds.
+    """
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
     counter = embedder.token_counter()
     result = EvalResult({}, {}, {}, 0, mode, model=embedder.model_id)
@@ -420,13 +432,22 @@ def evaluate(
         result.strategies["default"] = metrics
         result.by_tag["default"] = _by_tag(results)
         result.by_doc["default"] = by_document(live_chunks, versions, results)
+        cut = {
+            (name, variant): [c for v in versions.values() for c in chunker(v, counter)]
+            for name, variants in strategies.items()
+            for variant, chunker in variants.items()
+        }
+        texts = list(dict.fromkeys(c.text for chunks in cut.values() for c in chunks))
+        if texts:
+            progress(f"embedding {len(texts)} distinct chunk texts of {len(cut)} runs")
+            embed_memo(embedder, texts, memo, cache=cache)
         for name, variants in strategies.items():
             runs: dict[str, dict[str, float]] = {}
             docs: list[dict[str, dict[str, float]]] = []
             all_results: list[QuestionResult] = []
-            for variant, chunker in variants.items():
+            for variant in variants:
                 progress(f"{name} {variant}".strip())
-                chunks = [c for v in versions.values() for c in chunker(v, counter)]
+                chunks = cut[(name, variant)]
                 folder = Path(tmp) / f"{name}-{variant}"
                 index = index_scratch(chunks, versions, embedder, folder, memo)
                 metrics, results = run_chunks(chunks, versions, questions, index, k, mode)

@@ -28,6 +28,7 @@ from rag_assets.core.lake import (
     superseded,
 )
 from rag_assets.core.search import (
+    EmbeddingCache,
     Hit,
     Index,
     Mode,
@@ -239,6 +240,7 @@ def run_eval(
         strategies,
         mode=mode,
         progress=progress,
+        cache=EmbeddingCache(index.uri, embedder),  # the live chunks' vectors, reused
     )
 
 
