@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from rag_assets.core import search
+from rag_assets.core.citations import cited_articles
 from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.lake import LakeError
 from rag_assets.core.schemas import CHUNKS, Chunk
@@ -481,3 +482,73 @@ def test_the_vector_weight_defaults_by_model_and_env(
     monkeypatch.setenv("TRECHO_VECTOR_WEIGHT", "heavy")
     with pytest.raises(ValueError, match="TRECHO_VECTOR_WEIGHT='heavy'"):
         Index(tmp_path, embedder)
+
+
+LAW = [  # (path, body): the article asked for, and neighbours that quote it
+    ("Art. 37", "Art. 37. O controlador deve manter registro das operações que realizar."),
+    ("Art. 38", "Art. 38. O conteúdo do art. 37 vale também para o operador."),
+    ("Art. 137", "Art. 137. O prazo do art. 37 conta-se em dobro."),
+    ("Art. 37-A", "Art. 37-A. O registro previsto no art. 37 é público."),
+]
+
+
+def law_chunks(key: str = "lei@2018") -> pa.Table:
+    """Hand-made chunks of a law, one per article, each under its article in the path."""
+    doc_id, version = key.split("@")
+    rows = []
+    for ordinal, (path, body) in enumerate(LAW):
+        header = f"[{doc_id} | DISPOSIÇÕES GERAIS > {path} | {version}]"
+        rows.append(
+            Chunk(
+                chunk_id=f"{key}#{ordinal}",
+                partition_key=key,
+                doc_id=doc_id,
+                version=version,
+                strategy="structure",
+                parent_id=None,
+                ordinal=ordinal,
+                kind="article",
+                path=f"DISPOSIÇÕES GERAIS > {path}",
+                header=header,
+                body=body,
+                text=f"{header}\n{body}",
+                token_count=len(body.split()),
+                truncated=False,
+                char_start=100 * ordinal,
+                char_end=100 * ordinal + len(body),
+                page_start=1,
+                page_end=1,
+            ).as_row()
+        )
+    return pa.Table.from_pylist(rows, schema=CHUNKS)
+
+
+def test_a_query_citing_an_article_gets_that_article_first(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """ "O que diz o art. 37?": the chunks that quote art. 37 share every word of the
+    question; the article itself comes first, and only it is found as cited."""
+    index = Index(tmp_path / "lancedb", embedder)
+    chunks = law_chunks()
+    vectors = embedder.embed_passages(chunks.column("text").to_pylist())
+    index.upsert_partition("lei@2018", chunks, vectors, "active", None, None, "Lei")
+    query = "Qual é o conteúdo do art. 37?"
+    hits = index.search(query, k=4, mode="hybrid")
+    assert hits[0].path.endswith("> Art. 37")
+    assert [h.path for h in hits if "citation" in h.retrievers] == [hits[0].path]
+    # the same question without a citation: no such list
+    plain = index.search("Qual é o conteúdo do artigo trinta e sete?", k=4, mode="hybrid")
+    assert not any("citation" in h.retrievers for h in plain)
+
+
+@pytest.mark.parametrize(
+    ("query", "labels"),
+    [
+        ("Qual é o conteúdo do art. 37 da Lei 13.709/2018?", ["Art. 37"]),
+        ("o artigo 6º e os arts. 7 e 11", ["Art. 6", "Art. 7"]),
+        ("O que diz o Art 54-c?", ["Art. 54-C"]),
+        ("a parte 3 da arte 5", []),
+    ],
+)
+def test_cited_articles_are_read_from_the_query(query: str, labels: list[str]) -> None:
+    assert cited_articles(query) == labels

@@ -31,9 +31,12 @@ Choices written down here:
   (LanceDB's default). Deleted rows leave results at once (deletion masks).
   With no index at all LanceDB 0.40 still answers by a flat scan of `text`, but
   without folding or stemming: build the index.
-- Hybrid search is reciprocal rank fusion (k=60) computed here, not LanceDB's reranker,
-  so each hit says which retriever found it and at what rank; the vector list is
-  weighted by the model (`default_vector_weight`: 8 for the bundled e5, else 1).
+- Hybrid search is reciprocal rank fusion computed here, not LanceDB's reranker, so
+  each hit says which retriever found it and at what rank; the fusion constant and the
+  vector list's weight depend on the model (`default_rrf_k`, `default_vector_weight`:
+  k = 10 and weight 2 for the bundled e5, k = 60 and weight 1 otherwise). A query that
+  cites articles (`art. 37`) adds a third list, the chunks under those articles by
+  cosine, weighed like the vector list (`rag_assets.core.citations`).
 - Vector search is exact below `ann_min_rows` rows (default 50k; `TRECHO_ANN_MIN_ROWS`,
   0 disables): there the scan costs tens of ms. From there on the table gets an
   IVF_HNSW_SQ index (one partition, cosine), searched with `ef` = `ann_ef` (default
@@ -87,10 +90,12 @@ from rag_assets.core.search.retrieval import (
     MIN_CANDIDATES,
     MODES,
     RRF_K,
+    RRF_K_E5,
     VECTOR_WEIGHT_E5,
     Hit,
     Mode,
     _rrf,  # bench/serve.py fuses its own lists with it
+    default_rrf_k,
     default_vector_weight,
     fts_terms,
 )
@@ -139,11 +144,13 @@ __all__ = [
     "ModelRef",
     "NoLongerLive",
     "RRF_K",
+    "RRF_K_E5",
     "Removal",
     "VECTOR_WEIGHT_E5",
     "_rrf",
     "active_embedder",
     "committed_keys",
+    "default_rrf_k",
     "default_vector_weight",
     "delete_partition_everywhere",
     "embed_cached",

@@ -16,7 +16,12 @@ import pyarrow.compute as pc
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import STATUSES, split_key
 from rag_assets.core.search.locking import _retry
-from rag_assets.core.search.retrieval import _Retrieval, _VersionRow, default_vector_weight
+from rag_assets.core.search.retrieval import (
+    _Retrieval,
+    _VersionRow,
+    default_rrf_k,
+    default_vector_weight,
+)
 from rag_assets.core.search.store import NoLongerLive, _as_chunk_table, store_schema
 from rag_assets.core.search.upkeep import ANN_EF, ANN_MIN_ROWS, FTS_LANGUAGE, _IndexUpkeep
 
@@ -51,10 +56,12 @@ class Index(_IndexUpkeep, _Retrieval):
         ann_min_rows: int | None = None,
         ann_ef: int | None = None,
         vector_weight: float | None = None,
+        rrf_k: int | None = None,
     ) -> None:
         """`ann_min_rows`/`ann_ef` default to TRECHO_ANN_MIN_ROWS / TRECHO_ANN_EF, else
         ANN_MIN_ROWS / ANN_EF; `ann_min_rows=0` means exact vector search only.
-        `vector_weight`: the vector retriever's weight in hybrid fusion (full text: 1)."""
+        `vector_weight`: the vector retriever's weight in hybrid fusion (full text: 1);
+        `rrf_k`: the fusion constant (default by model, `default_rrf_k`)."""
         self.uri = str(uri)
         self.embedder = embedder
         self.fts_language = fts_language
@@ -67,6 +74,9 @@ class Index(_IndexUpkeep, _Retrieval):
         )
         if self.vector_weight < 0:
             raise ValueError(f"vector_weight must be >= 0, got {self.vector_weight}")
+        self.rrf_k = default_rrf_k(embedder) if rrf_k is None else rrf_k
+        if self.rrf_k < 1:
+            raise ValueError(f"rrf_k must be >= 1, got {self.rrf_k}")
         if self.ann_min_rows < 0 or self.ann_ef < 1:
             raise ValueError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
         self.db = lancedb.connect(self.uri)

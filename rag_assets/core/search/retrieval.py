@@ -13,6 +13,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
+from rag_assets.core.citations import cited_articles, path_filter
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import superseded, validate_key_part
 from rag_assets.core.search.store import HIT_COLUMNS, _ModelTable
@@ -23,11 +24,17 @@ Mode = Literal["hybrid", "vector", "fts"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
 RRF_K = 60
 """Reciprocal rank fusion constant: score = sum over retrievers of 1 / (RRF_K + rank)."""
-VECTOR_WEIGHT_E5 = 8.0
+RRF_K_E5 = 10
+"""The fusion constant for the bundled e5. With k = 60 two 40-candidate lists fuse
+nearly flat (rank 1 scores 1/61, rank 8 1/68), so the vector list had to weigh 8 to
+lead, which left full text no say even when it ranks the answer first on the law's own
+term; with k = 10 the top ranks of each list count (rank 1 1/11, rank 8 1/18)
+and a vector weight of 2 keeps the lead (docs/models.md)."""
+VECTOR_WEIGHT_E5 = 2.0
 """The vector retriever's weight in hybrid fusion for the bundled e5 (full text: 1).
 Measured on the LGPD + CDC dev questions (docs/models.md): with equal weights the
 full-text list pulls down e5's right answers to lay questions that share no word with
-the law (`leiga` hit@3 0.50 at weight 1, 0.75 at 8); MiniLM keeps equal weights."""
+the law; MiniLM keeps equal weights (and k = 60)."""
 CANDIDATES_PER_K = 4
 """Hybrid search fetches this many times `k` candidates from each retriever."""
 MIN_CANDIDATES = 20
@@ -130,10 +137,13 @@ def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
 
 
 def _rrf(
-    ranked: dict[str, list[Hit]], k: int, weights: dict[str, float] | None = None
+    ranked: dict[str, list[Hit]],
+    k: int,
+    weights: dict[str, float] | None = None,
+    rrf_k: int = RRF_K,
 ) -> list[Hit]:
     """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank;
-    a retriever's `weights` entry (1 when absent) multiplies its 1 / (RRF_K + rank)."""
+    a retriever's `weights` entry (1 when absent) multiplies its 1 / (rrf_k + rank)."""
     fused: dict[tuple[str, str], Hit] = {}
     for retriever, hits in ranked.items():
         weight = (weights or {}).get(retriever, 1.0)
@@ -141,7 +151,7 @@ def _rrf(
             key = (hit.partition_key, hit.chunk_id)
             if key not in fused:
                 fused[key] = replace(hit, score=0.0, retrievers=[], ranks={})
-            fused[key].score += weight / (RRF_K + rank)
+            fused[key].score += weight / (rrf_k + rank)
             fused[key].retrievers.append(retriever)
             fused[key].ranks[retriever] = rank
     order = sorted(fused.values(), key=lambda h: (-h.score, min(h.ranks.values()), h.chunk_id))
@@ -161,6 +171,11 @@ def default_vector_weight(embedder: Embedder) -> float:
     if value < 0:
         raise ValueError(f"TRECHO_VECTOR_WEIGHT={raw!r}: expected 0 or more")
     return value
+
+
+def default_rrf_k(embedder: Embedder) -> int:
+    """The fusion constant: RRF_K_E5 for a bundled e5 variant, else RRF_K."""
+    return RRF_K_E5 if embedder.variant else RRF_K
 
 
 class _VersionRow(NamedTuple):
@@ -237,18 +252,18 @@ class _Retrieval(_ModelTable):
         )
         vectors = self.embedder.embed_queries(queries)
         results: list[list[Hit]] = []
-        for i in range(len(queries)):
+        for i, query in enumerate(queries):
             found = self._vector(tbl, vectors[i], where, n, exact)
-            if mode == "hybrid":
-                results.append(
-                    _rrf(
-                        {"vector": found, "fts": fts[i].result()},
-                        k,
-                        {"vector": self.vector_weight},
-                    )
-                )
-            else:
+            if mode != "hybrid":
                 results.append(found[:k])
+                continue
+            lists = {"vector": found, "fts": fts[i].result()}
+            cited = path_filter(cited_articles(query))
+            if cited is not None:  # the cited articles' chunks, by cosine to the query
+                within = cited if where is None else f"{where} AND {cited}"
+                lists["citation"] = self._vector(tbl, vectors[i], within, n, exact)
+            weight = self.vector_weight
+            results.append(_rrf(lists, k, {"vector": weight, "citation": weight}, self.rrf_k))
         return results
 
     def _versions(self, tbl: Any) -> dict[str, _VersionRow]:
