@@ -81,6 +81,8 @@ class Index(_IndexUpkeep, _Retrieval):
             raise ValueError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
         self.db = lancedb.connect(self.uri)
         self._versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]] = ((-1, -1), {})
+        self._versions_seen = None
+        self._where_cache = {}
         self.last_index_update: list[str] = []
         """What the last `update_indexes()` did, with timings (for logs)."""
 

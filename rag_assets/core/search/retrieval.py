@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -40,8 +40,10 @@ CANDIDATES_PER_K = 4
 MIN_CANDIDATES = 20
 """...and at least this many, so fusion has material even for k=1."""
 MAX_QUERY_TERMS = 64
-ANN_REFINE = 5
-"""Candidates re-ranked on the stored vectors per hit wanted: exact scores and order."""
+ANN_REFINE = 2
+"""Candidates re-ranked on the stored vectors per hit wanted: exact scores and order.
+At 100k rows 2 finds what 5 finds (the same recall of the exact scan's top 40 and top
+10, bench/serve.py part 3) in less time: `ef` is what recall needs."""
 _RETRIEVERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trecho-fts")
 """Runs hybrid search's full-text queries beside the embedding and vector queries."""
 
@@ -122,7 +124,8 @@ class Hit:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (dates as ISO strings)."""
-        out = asdict(self)
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["retrievers"], out["ranks"] = list(self.retrievers), dict(self.ranks)
         for key in ("valid_from", "valid_to"):
             if out[key] is not None:
                 out[key] = out[key].isoformat()
@@ -196,6 +199,8 @@ class _Retrieval(_ModelTable):
     ann_ef: int
     vector_weight: float
     _versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]]
+    _versions_seen: tuple[Any, tuple[tuple[int, int], dict[str, _VersionRow]]] | None
+    _where_cache: dict[tuple[Any, ...], str | None]
 
     def search(
         self,
@@ -270,15 +275,23 @@ class _Retrieval(_ModelTable):
         """Each version in the table with its doc id, version name, status and validity
         (the same on every row of a version: a version is written in one commit), read
         once per table state."""
+        return self._state(tbl)[1]
+
+    def _state(self, tbl: Any) -> tuple[tuple[int, int], dict[str, _VersionRow]]:
+        """(version, rows) of the table `tbl` reads, and `_versions`; asked of LanceDB
+        once per handle (a handle reads one version: a server keeps its handle)."""
+        seen = self._versions_seen
+        if seen is not None and seen[0] is tbl:
+            return seen[1]
         state = (int(tbl.version), int(tbl.count_rows()))
-        if self._versions_cache[0] != state:
+        cached = self._versions_cache
+        if cached[0] != state:
             rows = tbl.search().select(list(_VersionRow._fields)).limit(None).to_arrow()
             unique = rows.group_by(list(_VersionRow._fields)).aggregate([]).to_pylist()
-            self._versions_cache = (
-                state,
-                {row["partition_key"]: _VersionRow(**row) for row in unique},
-            )
-        return self._versions_cache[1]
+            cached = (state, {row["partition_key"]: _VersionRow(**row) for row in unique})
+            self._versions_cache = cached
+        self._versions_seen = (tbl, cached)
+        return cached
 
     def _where(
         self,
@@ -297,7 +310,33 @@ class _Retrieval(_ModelTable):
         history setting: searched as of a date, a document answers from the version in
         force that day, never from two.
         """
-        versions = self._versions(tbl)
+        state, versions = self._state(tbl)
+        key = (
+            state,
+            doc_id if doc_id is None or isinstance(doc_id, str) else tuple(doc_id),
+            version if version is None or isinstance(version, str) else tuple(version),
+            day,
+            include_revoked,
+        )
+        try:
+            return self._where_cache[key]
+        except KeyError:  # (not `in` then get: another thread may clear it between)
+            pass
+        where = self._filter(versions, doc_id, version, day, include_revoked)
+        if len(self._where_cache) >= 256:
+            self._where_cache.clear()
+        self._where_cache[key] = where
+        return where
+
+    def _filter(
+        self,
+        versions: dict[str, _VersionRow],
+        doc_id: str | Sequence[str] | None,
+        version: str | Sequence[str] | None,
+        day: dt.date,
+        include_revoked: bool,
+    ) -> str | None:
+        """`_where`, computed (`_where` keeps it per table state and request filters)."""
         starts = {k: v.valid_from for k, v in versions.items() if v.status == "active"}
         replaced = set(superseded(starts, day))
         docs = {doc_id} if isinstance(doc_id, str) else set(doc_id or ())
