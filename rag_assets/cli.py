@@ -81,32 +81,14 @@ def _instance(lake: Lake) -> Any:
     return DagsterInstance.get()
 
 
-def _code_changed(defs: Any, instance: Any, key: str) -> str | None:
-    """The first stage whose code version differs from the one its last materialization
-    of `key` ran with (what the UI shows as "code version changed"), if any."""
-    from dagster import AssetRecordsFilter
-
-    graph = defs.resolve_asset_graph()
-    for asset_key in defs.resolve_job_def("index_documents").asset_layer.executable_asset_keys:
-        current = graph.get(asset_key).code_version
-        records = instance.fetch_materializations(
-            AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1
-        ).records
-        if not records:
-            return f"{asset_key.to_user_string()} never materialized"
-        if records[0].asset_materialization.tags.get("dagster/code_version") != current:
-            return f"{asset_key.to_user_string()} code changed"
-    return None
-
-
 def cmd_materialize(args: argparse.Namespace) -> int:
-    """Every live version not already indexed as it is now (all with --force), in-process,
-    then the eval report: one line per version (ok, skipped and why, failed and why, or
+    """Carry out the reconcile plan in-process (every live version with --force), then
+    the eval report: one line per version (ok, skipped and why, failed and why, or
     removed and why), a summary, and Dagster's full logs in a file."""
     lake = _lake(args)
-    from rag_assets.core.service import scan_versions, stale_reason
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
+    from rag_assets.plans import job_of, plan_lake
 
     defs = build_definitions(
         str(lake.root), args.model, args.query_prefix, args.passage_prefix, args.db or ""
@@ -114,31 +96,22 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     instance = _instance(lake)
     log = _start_log(instance)
     db = _db(args, lake)
-    scan = scan_versions(lake, db_uri=db)
-    for problem in scan.problems:
-        print(f"skipped  {problem}")
-    skipped = len(scan.problems) + len(scan.dead)
-    _remove_not_live(lake, db, instance, scan)
-    existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
-    new = [k for k in scan.live if k not in existing]
-    if new:
-        instance.add_dynamic_partitions(DOC_VERSIONS, new)
-    todo: dict[str, str] = {}
     embedder = _embedder(args)
-    counts = _index(args, lake, embedder).partition_counts()  # one scan for every version
-    for key in scan.live:
-        reason = "--force" if args.force else None
-        reason = reason or stale_reason(lake, db, embedder, key, counts)
-        reason = reason or _code_changed(defs, instance, key)
-        if reason:
-            todo[key] = "index_documents"
-        else:
-            skipped += 1
-            print(f"skipped  {key}: up to date (same file, sidecar, code and index)")
-    outcome = _run_partitions(defs, instance, todo, log)
+    stores = defs.resources["lake"], defs.resources["lancedb"]
+    plan = plan_lake(instance, *stores, embedder, force=args.force)
+    for problem in plan.scan.problems:
+        print(f"skipped  {problem}")
+    skipped = len(plan.scan.problems) + len(plan.scan.dead)
+    _remove_not_live(instance, stores, plan)
+    if plan.add:
+        instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
+    for key in plan.up_to_date:
+        skipped += 1
+        print(f"skipped  {key}: up to date (same file, sidecar, code and index)")
+    outcome = _run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log)
     skipped += len(outcome.skipped)
-    after = scan_versions(lake, db_uri=db)  # what a newly indexed version superseded
-    _remove_not_live(lake, db, instance, after, say_skipped=False)
+    after = plan_lake(instance, *stores, embedder, plan.files)  # what a new version superseded
+    _remove_not_live(instance, stores, after, say_skipped=False)
     _catch_up_indexes(_index(args, lake, embedder))  # also rows a killed run left flat
     report_dir = None
     failed = dict(outcome.failed)
@@ -161,7 +134,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     print()
     print(
         f"{len(outcome.ok)} indexed, {skipped} skipped, {len(outcome.failed)} failed; "
-        f"{len(after.live)} live versions in {db}"
+        f"{len(after.scan.live)} live versions in {db}"
     )
     print(f"Full Dagster logs: {log.path}")
     if report_dir:
@@ -178,27 +151,17 @@ def cmd_materialize(args: argparse.Namespace) -> int:
 
 
 def _remove_not_live(
-    lake: Lake, db: str, instance: Any, scan: Any, *, say_skipped: bool = True
+    instance: Any, stores: tuple[Any, Any], plan: Any, *, say_skipped: bool = True
 ) -> None:
-    """Purge what is not live and still has something to remove (index rows, files, a
-    Dagster partition), one line each (and one per version with nothing left to remove,
-    with `say_skipped`)."""
-    from rag_assets.core.service import purge_version
+    """Carry out the plan's removals, one line each (and one per version not live with
+    nothing left to remove, with `say_skipped`)."""
     from rag_assets.partitions import DOC_VERSIONS
+    from rag_assets.plans import carry_out_removals
 
-    existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
-    for key in sorted((existing - set(scan.live)) | set(scan.dead)):
-        reason = scan.reasons.get(key, "file deleted")
-        removal = purge_version(lake, db, key, reason)
-        if key in existing:
-            instance.delete_dynamic_partition(DOC_VERSIONS, key)
-        if removal.rows or removal.files or key in existing:
-            print(
-                f"removed  {key}: {reason}; {removal.rows} index rows, {removal.files} files, "
-                f"{removal.cache_entries} cached vectors"
-            )
-        elif say_skipped:
-            print(f"skipped  {key}: {reason}")
+    for key in carry_out_removals(instance, *stores, plan, lambda m: print(f"removed  {m}")):
+        instance.delete_dynamic_partition(DOC_VERSIONS, key)
+    for key, reason in plan.nothing_left.items() if say_skipped else ():
+        print(f"skipped  {key}: {reason}")
 
 
 def _start_log(instance: Any) -> RunLog:

@@ -119,7 +119,7 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     )
     tick = evaluate_sensor(defs, instance, lake, tick.cursor)
     assert [(r.partition_key, r.tags["trecho/reason"]) for r in tick.run_requests] == [
-        (V7, "changed")
+        (V7, "file changed")
     ]
     runs = run_requested(defs, instance, tick)
     assert runs[V7].success

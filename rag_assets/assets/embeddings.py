@@ -18,7 +18,13 @@ from rag_assets.assets.chunks import chunks
 from rag_assets.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.core.corpus import load_info
 from rag_assets.core.lake import Lake, read_stage, remove_stage_files
-from rag_assets.core.search import EmbeddingCache, NoLongerLive, embed_cached, read_active
+from rag_assets.core.search import (
+    EmbeddingCache,
+    NoLongerLive,
+    committed_keys,
+    embed_cached,
+    read_active,
+)
 from rag_assets.core.service import (
     not_live_reason,
     promote_if_complete,
@@ -60,8 +66,12 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         uri = lancedb.uri_for(lake.lake)
         index = lancedb.index(lake.lake, model)
 
+        indexed: set[str] = set()  # what the last check read, reused after the commit
+
         def still_live() -> str | None:
-            return not_live_reason(lake.lake, key, uri, lake.keep_history)
+            indexed.clear()
+            indexed.update(committed_keys(uri))
+            return not_live_reason(lake.lake, key, uri, lake.keep_history, indexed=indexed)
 
         reason = still_live()
         if reason is None:
@@ -90,7 +100,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         serving = active is None or active.model_id == model.model_id
         # only a version in the table search uses replaces an older one (not during a
         # model backfill: search still answers from the old table)
-        replaced = replaced_once_committed(lake.lake, key, uri, lake.keep_history)
+        replaced = replaced_once_committed(lake.lake, key, uri, lake.keep_history, indexed=indexed)
         for old, why in replaced.items() if serving else ():
             removal = purge_version(lake.lake, uri, old, why)
             context.log.info(f"{old}: {why}; {removal.rows} index rows removed")

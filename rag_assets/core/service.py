@@ -4,7 +4,6 @@ loading them, and running the eval on a lake."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -20,9 +19,7 @@ from rag_assets.core.lake import (
     LakePath,
     Sidecar,
     is_live,
-    read_stage,
     remove_stage_files,
-    sha256_file,
     split_key,
     stage_rows,
     superseded,
@@ -163,37 +160,21 @@ def not_live_reason(
 
 
 def replaced_once_committed(
-    lake: Lake, key: str, db_uri: str | os.PathLike[str], history: bool | None = None
+    lake: Lake,
+    key: str,
+    db_uri: str | os.PathLike[str],
+    history: bool | None = None,
+    *,
+    indexed: Collection[str] | None = None,
 ) -> dict[str, str]:
     """The older versions of `key`'s document that leave the index once `key` is in it
-    (superseded by it), each with the reason to record."""
+    (superseded by it), each with the reason to record. `indexed`: the versions the
+    table search uses holds, when the caller has just read them (default: read now)."""
     doc_id, _ = split_key(key)
-    indexed = committed_keys(db_uri) | {key}
+    indexed = set(committed_keys(db_uri) if indexed is None else indexed) | {key}
     scan = scan_versions(lake, history, None, db_uri, indexed=indexed, doc_id=doc_id)
     wanted = f"superseded by {key}"
     return {k: reason for k, reason in scan.reasons.items() if reason == wanted}
-
-
-FileState = list  # [mtime_ns, size, sha256]
-
-
-def file_hashes(
-    lake: Lake, keys: Sequence[str], known: dict[str, FileState]
-) -> dict[str, FileState]:
-    """sha256 of each version's PDF, re-hashed only when its size or mtime changed since
-    `known` (so a sensor tick over a large lake reads no unchanged file)."""
-    states: dict[str, FileState] = {}
-    for key in keys:
-        pdf, _ = lake.raw_paths(key)
-        stat = pdf.stat()
-        # object stores give a float mtime (the object's last write), folders nanoseconds
-        mtime = getattr(stat, "st_mtime_ns", None) or int(stat.st_mtime * 1e9)
-        previous = known.get(key)
-        if previous and previous[:2] == [mtime, stat.st_size]:
-            states[key] = previous
-        else:
-            states[key] = [mtime, stat.st_size, sha256_file(pdf)]
-    return states
 
 
 def indexed_versions(lake: Lake, index: Index) -> dict[str, Version]:
@@ -277,41 +258,6 @@ def run_eval_models(
             progress=lambda s, m=embedder.model_id: progress(f"{m}: {s}"),
         )
     return results
-
-
-def stale_reason(
-    lake: Lake,
-    db_uri: str | os.PathLike[str],
-    embedder: Embedder,
-    key: str,
-    counts: dict[str, int] | None = None,
-) -> str | None:
-    """Why a live version must be indexed again, or None when the lake already holds it
-    as it is now: same file bytes (sha256), same sidecar, chunks written and the
-    configured model's table holding exactly those chunks."""
-    if not lake.stage_path("documents", key).exists():
-        return "new"
-    row = read_stage(lake, "documents", key).row(0, named=True)
-    pdf, sidecar_path = lake.raw_paths(key)
-    if row["sha256"] != sha256_file(pdf):
-        return "file changed"
-    try:
-        sidecar = Sidecar.read(sidecar_path)
-    except LakeError as exc:
-        return str(exc)
-    seen = (row["title"], row["valid_from"], row["valid_to"], row["status"], row["doc_type"])
-    now = (sidecar.title or row["doc_id"], sidecar.valid_from, sidecar.valid_to)
-    metadata = json.dumps(sidecar.metadata, ensure_ascii=False, default=str)
-    if seen != (*now, sidecar.status, sidecar.type) or row["metadata_json"] != metadata:
-        return "sidecar changed"
-    expected = stage_rows(lake, "chunks", key)
-    if expected is None:
-        return "chunks missing"
-    if counts is None:  # one scan of the table; callers checking many versions pass it
-        counts = Index(db_uri, embedder).partition_counts()
-    if counts.get(key, 0) != expected:
-        return f"not fully in {table_name(embedder.model_id)}"
-    return None
 
 
 def purge_version(
