@@ -156,7 +156,8 @@ def test_a_sidecar_only_edit_reruns_the_version_and_reaches_the_index(
 
     assert TRIGGERS[trigger](lake, instance) == {OPS: "sidecar changed"}
     [after] = index.search(QUESTION, k=1)
-    assert after.title == TITLE and TITLE in after.header  # the chunk header says it
+    assert after.title == TITLE  # what `trecho search` prints first on each hit
+    assert f"v1 ({VALID_FROM})" in after.header  # the chunk header dates the version
     assert (after.valid_from, after.valid_to) == (VALID_FROM, VALID_TO)
     assert index.search(QUESTION, k=1, as_of=dt.date(2026, 1, 15)) == []  # not yet valid
     assert index.search(QUESTION, k=1, as_of=dt.date(2026, 2, 1))
