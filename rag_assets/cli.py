@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from rag_assets.core.lake import Lake, LakeError
+from rag_assets.settings import Settings
 
 
 def _lake(args: argparse.Namespace) -> Lake:
-    root = args.lake or os.environ.get("TRECHO_LAKE") or "data_lake"
+    root = args.lake or args.settings.lake
     lake = Lake(root)
     if not lake.root.is_dir():
         raise LakeError(f"{lake.root}: no such lake folder (set --lake or TRECHO_LAKE)")
@@ -27,21 +28,8 @@ def _lake(args: argparse.Namespace) -> Lake:
 
 
 def _embedder(args: argparse.Namespace) -> Any:
-    """The configured model: --model/--*-prefix, else TRECHO_MODEL/TRECHO_*_PREFIX; the
-    backend, device and threads from TRECHO_EMBED_BACKEND, TRECHO_DEVICE and
-    TRECHO_EMBED_THREADS."""
-    from rag_assets.core.embedding import Embedder
-    from resources import configured_embedder
-
-    env = configured_embedder()
-    return Embedder(
-        model=args.model or env.model,
-        query_prefix=env.query_prefix if args.query_prefix is None else args.query_prefix,
-        passage_prefix=env.passage_prefix if args.passage_prefix is None else args.passage_prefix,
-        backend=env.backend,
-        device=env.device,
-        threads=env.threads,
-    )
+    """The model of --model/--*-prefix, else the configured one (`Settings.embedder`)."""
+    return args.settings.embedder(args.model, args.query_prefix, args.passage_prefix)
 
 
 def _db(args: argparse.Namespace, lake: Lake) -> str:
@@ -51,28 +39,34 @@ def _db(args: argparse.Namespace, lake: Lake) -> str:
 
 def _index(args: argparse.Namespace, lake: Lake, embedder: Any = None) -> Any:
     """The index of the chosen model in `--db`, else `<lake>/lancedb`."""
-    from rag_assets.core.search import Index
-
-    return Index(_db(args, lake), embedder or _embedder(args))
+    return args.settings.index(_db(args, lake), embedder or _embedder(args))
 
 
 def _serving_index(args: argparse.Namespace, lake: Lake) -> Any:
     """The index search answers from: the model named on the command line, else the
     active model (the configured one takes over only once its backfill is complete)."""
-    from rag_assets.core.search import Index, active_embedder
+    from rag_assets.core.search import active_embedder
 
     explicit = args.model or args.query_prefix is not None or args.passage_prefix is not None
     embedder = _embedder(args)
-    return Index(
-        _db(args, lake), embedder if explicit else active_embedder(_db(args, lake), embedder)
+    return _index(args, lake, embedder if explicit else active_embedder(_db(args, lake), embedder))
+
+
+def _stores(args: argparse.Namespace, lake: Lake) -> tuple[Any, Any]:
+    """The `lake` and `lancedb` resources of this command (for the reconcile plan)."""
+    from resources import LakeResource, LanceDBResource
+
+    keep = args.settings.keep_history
+    return LakeResource(root=str(lake.root), keep_history=keep), LanceDBResource(
+        uri=_db(args, lake)
     )
 
 
-def _instance(lake: Lake) -> Any:
+def _instance(args: argparse.Namespace, lake: Lake) -> Any:
     """The persistent Dagster instance: DAGSTER_HOME, else `<lake>/.dagster`."""
     from dagster import DagsterInstance
 
-    home = Path(os.environ.get("DAGSTER_HOME") or lake.dagster_home)
+    home = Path(args.settings.dagster_home or lake.dagster_home)
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():  # a persistent instance, without telemetry
@@ -91,13 +85,18 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     from rag_assets.plans import job_of, plan_lake
 
     defs = build_definitions(
-        str(lake.root), args.model, args.query_prefix, args.passage_prefix, args.db or ""
+        str(lake.root),
+        args.model,
+        args.query_prefix,
+        args.passage_prefix,
+        args.db or "",
+        settings=args.settings,
     )
-    instance = _instance(lake)
+    instance = _instance(args, lake)
     log = _start_log(instance)
     db = _db(args, lake)
     embedder = _embedder(args)
-    stores = defs.resources["lake"], defs.resources["lancedb"]
+    stores = _stores(args, lake)
     plan = plan_lake(instance, *stores, embedder, force=args.force)
     for problem in plan.scan.problems:
         print(f"skipped  {problem}")
@@ -284,10 +283,11 @@ def cmd_backfill(args: argparse.Namespace) -> int:
         embedder.query_prefix,
         embedder.passage_prefix,
         _db(args, lake),
+        settings=args.settings,
     )
-    instance = _instance(lake)
+    instance = _instance(args, lake)
     log = _start_log(instance)
-    live = scan_versions(lake).live
+    live = scan_versions(lake, args.settings.keep_history).live
     existing = set(instance.get_dynamic_partitions(DOC_VERSIONS))
     new = [k for k in live if k not in existing]
     if new:
@@ -299,7 +299,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     }
     failed = list(_run_partitions(defs, instance, jobs, log).failed)
     _catch_up_indexes(_index(args, lake, embedder))
-    progress = model_progress(lake, _db(args, lake), embedder)
+    progress = model_progress(lake, _db(args, lake), embedder, args.settings.keep_history)
     print(
         f"search uses {progress.active}"
         + (
@@ -388,7 +388,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         strategies = strategy_families(names, args.offsets, embedder)
     except ValueError as exc:
         raise LakeError(str(exc)) from exc
-    result = run_eval(lake, embedder, index, files, strategies, mode=args.mode, progress=progress)
+    result = run_eval(
+        lake,
+        embedder,
+        index,
+        files,
+        strategies,
+        mode=args.mode,
+        progress=progress,
+        history=args.settings.keep_history,
+    )
     if args.write:
         folder = write_report(result, lake.reports_dir, [f.name for f in files])
         print(f"report written to {folder / 'report.html'}", file=sys.stderr)
@@ -407,18 +416,12 @@ def _eval_models(
     args: argparse.Namespace, lake: Lake, files: list[Any], names: list[str], progress: Any
 ) -> int:
     """`trecho eval --models A,B`: every model x strategy in one run, side by side."""
-    from rag_assets.core.embedding import Embedder
     from rag_assets.core.evaluation import strategy_families
     from rag_assets.core.report import markdown_table, models_table, write_report
     from rag_assets.core.service import run_eval_models
 
-    env = _embedder(args)
     try:
-        embedders = [
-            Embedder(model=m.strip(), device=env.device, backend=env.backend, threads=env.threads)
-            for m in args.models.split(",")
-            if m.strip()
-        ]
+        embedders = [args.settings.embedder(m.strip()) for m in args.models.split(",") if m.strip()]
         for embedder in embedders:
             embedder.token_counter()  # an unknown model fails here, before any work
         results = run_eval_models(
@@ -428,6 +431,7 @@ def _eval_models(
             lambda e: strategy_families(names, args.offsets, e),
             mode=args.mode,
             progress=progress,
+            history=args.settings.keep_history,
         )
     except (ValueError, OSError) as exc:
         raise LakeError(str(exc)) from exc
@@ -458,8 +462,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     active = read_active(db)
     serving = Index(db, active.embedder() if active else embedder)
     counts = serving.partition_counts() if serving.exists() else {}
-    progress = model_progress(lake, db, embedder)
-    scan = scan_versions(lake)
+    progress = model_progress(lake, db, embedder, args.settings.keep_history)
+    scan = scan_versions(lake, args.settings.keep_history)
     print(f"lake: {lake.root}")
     print(
         f"search uses: {serving.table_name} ({sum(counts.values())} rows"
@@ -520,7 +524,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the index over HTTP (JSON API, OpenAPI docs, MCP at /mcp) until interrupted."""
     from rag_assets.serve import TOKEN_ENV, is_loopback, run_http
 
-    token = os.environ.get(TOKEN_ENV, "").strip() or None
+    token = args.settings.serve_token or None
     if not is_loopback(args.host) and token is None:
         raise LakeError(
             f"--host {args.host} accepts connections from other machines: set {TOKEN_ENV} "
@@ -708,9 +712,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     args = build_parser().parse_args(argv)
     try:
+        args.settings = Settings.from_env()  # every setting read once, here
         return int(args.func(args))
     except (LakeError, ValueError) as exc:  # bad input or settings: one line, no traceback
-        if os.environ.get("TRECHO_DEBUG"):
+        if getattr(args, "settings", None) is not None and args.settings.debug:
             raise
         message = " ".join(str(exc).split())
         print(f"trecho {args.command}: {message}", file=sys.stderr)

@@ -8,13 +8,12 @@ code location's load with the `pip install` line that fixes it.
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from dagster import ExecutorDefinition, Field, in_process_executor, multiprocess_executor
 
-from rag_assets.core.search import env_int
+from rag_assets.settings import Settings
 
 EXECUTORS: dict[str, tuple[str, str, str | None]] = {
     "multiprocess": ("dagster", "multiprocess_executor", None),
@@ -23,7 +22,8 @@ EXECUTORS: dict[str, tuple[str, str, str | None]] = {
     "celery": ("dagster_celery", "celery_executor", "celery"),
     "k8s": ("dagster_k8s", "k8s_job_executor", "k8s"),
 }
-"""TRECHO_EXECUTOR value -> (module, executor attribute, trecho extra that installs it)."""
+"""Executor name -> (module, executor attribute, trecho extra that installs it); the
+names are `rag_assets.settings.EXECUTORS`."""
 
 
 class ExecutorConfigError(RuntimeError):
@@ -31,16 +31,10 @@ class ExecutorConfigError(RuntimeError):
     while the code location loads, so `dagster dev` / the code server show it at once."""
 
 
-def _int_env(name: str) -> int | None:
-    """A whole-number setting (None when unset), its error raised at code-location load."""
-    try:
-        return env_int(name, 0) or None
-    except ValueError as exc:
-        raise ExecutorConfigError(str(exc)) from None
-
-
-def executor_env_defaults(name: str, max_concurrent: int | None = None) -> dict[str, Any]:
-    """Executor config defaults the environment gives (run config can still override each):
+def executor_env_defaults(
+    settings: Settings, name: str, max_concurrent: int | None = None
+) -> dict[str, Any]:
+    """Executor config defaults the settings give (run config can still override each):
 
     - multiprocess: TRECHO_MAX_CONCURRENT -> max_concurrent (steps at once per run)
     - dask: TRECHO_DASK_ADDRESS -> cluster.existing.address (a running scheduler), else a
@@ -50,27 +44,22 @@ def executor_env_defaults(name: str, max_concurrent: int | None = None) -> dict[
     - k8s: TRECHO_K8S_NAMESPACE -> job_namespace, TRECHO_K8S_IMAGE -> job_image,
       TRECHO_MAX_CONCURRENT -> max_concurrent (step pods at once per run)
     """
-    env = os.environ
-    limit = max_concurrent or _int_env("TRECHO_MAX_CONCURRENT")
+    limit = max_concurrent or settings.max_concurrent
     config: dict[str, Any] = {}
     if name == "multiprocess" and limit:
         config["max_concurrent"] = limit
     elif name == "dask":
-        address = env.get("TRECHO_DASK_ADDRESS", "").strip()
-        workers = _int_env("TRECHO_DASK_WORKERS")
-        local = {"n_workers": workers} if workers else {}
+        local = {"n_workers": settings.dask_workers} if settings.dask_workers else {}
+        address = settings.dask_address
         config["cluster"] = {"existing": {"address": address}} if address else {"local": local}
     elif name == "celery":
-        for key, var in (("broker", "TRECHO_CELERY_BROKER"), ("backend", "TRECHO_CELERY_BACKEND")):
-            if env.get(var):
-                config[key] = {"env": var}
+        for key in ("broker", "backend"):
+            if getattr(settings, f"celery_{key}"):
+                config[key] = {"env": settings.var(f"celery_{key}")}
     elif name == "k8s":
-        for key, var in (
-            ("job_namespace", "TRECHO_K8S_NAMESPACE"),
-            ("job_image", "TRECHO_K8S_IMAGE"),
-        ):
-            if env.get(var):
-                config[key] = env[var]
+        for key, attr in (("job_namespace", "k8s_namespace"), ("job_image", "k8s_image")):
+            if getattr(settings, attr):
+                config[key] = getattr(settings, attr)
         if limit:
             config["max_concurrent"] = limit
     return config
@@ -91,16 +80,15 @@ def _with_defaults(executor: ExecutorDefinition, defaults: dict[str, Any]) -> Ex
 
 
 def select_executor(
-    name: str | None = None, max_concurrent: int | None = None
+    settings: Settings, name: str | None = None, max_concurrent: int | None = None
 ) -> ExecutorDefinition:
-    """The executor named by `name`, else TRECHO_EXECUTOR, else `multiprocess` (every step
-    in its own process on the run worker's machine), with the environment's defaults."""
-    choice = (name or os.environ.get("TRECHO_EXECUTOR") or "multiprocess").strip().lower()
-    choice = choice.replace("-", "_")
+    """The executor named by `name`, else TRECHO_EXECUTOR (`multiprocess` by default:
+    every step in its own process on the run worker's machine), with the settings'
+    defaults."""
+    choice = (name or settings.executor).strip().lower().replace("-", "_")
     if choice not in EXECUTORS:
         raise ExecutorConfigError(
-            f"TRECHO_EXECUTOR={choice!r} is not an executor trecho knows; "
-            f"use one of: {', '.join(EXECUTORS)}"
+            f"executor {choice!r} is not one trecho knows; use one of: {', '.join(EXECUTORS)}"
         )
     module, attribute, extra = EXECUTORS[choice]
     if extra is None:
@@ -115,7 +103,7 @@ def select_executor(
                 f"TRECHO_EXECUTOR={choice} needs the optional extra {extra!r}, which is not "
                 f"installed: pip install 'trecho[{extra}]' ({exc})"
             ) from exc
-    return _with_defaults(executor, executor_env_defaults(choice, max_concurrent))
+    return _with_defaults(executor, executor_env_defaults(settings, choice, max_concurrent))
 
 
 # -- dask ---------------------------------------------------------------------------------

@@ -1,8 +1,6 @@
 """Schedules: a cron that carries out the reconcile plan (what the sensor does, for
 deployments that prefer a cron), and the eval report on its own cron after it. Both
-crons are configuration (environment variables)."""
-
-import os
+crons are settings (TRECHO_INDEX_CRON, TRECHO_EVAL_CRON), given to `build_schedules`."""
 
 from dagster import (
     DefaultScheduleStatus,
@@ -18,20 +16,7 @@ from rag_assets.partitions import DOC_VERSIONS
 from rag_assets.plans import carry_out_removals, plan_lake, run_requests
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
-INDEX_CRON = os.environ.get("TRECHO_INDEX_CRON", "0 5 * * *")
-EVAL_CRON = os.environ.get("TRECHO_EVAL_CRON", "0 6 * * *")
 
-
-@schedule(
-    cron_schedule=INDEX_CRON,
-    job=index_job,
-    default_status=DefaultScheduleStatus.STOPPED,
-    description=(
-        "Scan raw/ on a cron (TRECHO_INDEX_CRON): index new or changed versions (file, "
-        "sidecar, code, model), remove the ones no longer live. For deployments that "
-        "prefer a cron to the sensor."
-    ),
-)
 def scan_and_index(
     context: ScheduleEvaluationContext,
     lake: LakeResource,
@@ -50,11 +35,28 @@ def scan_and_index(
     return run_requests(plan) or SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
 
 
-eval_schedule = ScheduleDefinition(
-    name="daily_eval_report",
-    job=eval_job,
-    cron_schedule=EVAL_CRON,
-    default_status=DefaultScheduleStatus.RUNNING,
-    description="Re-run the eval on the live index (cron from TRECHO_EVAL_CRON, after "
-    "the index cron).",
-)
+def build_schedules(index_cron: str, eval_cron: str) -> list[ScheduleDefinition]:
+    """The `scan_and_index` schedule (stopped by default) and the `daily_eval_report`
+    schedule (running), on the given crons."""
+    index = schedule(
+        cron_schedule=index_cron,
+        job=index_job,
+        name="scan_and_index",
+        default_status=DefaultScheduleStatus.STOPPED,
+        description=(
+            f"Scan raw/ on a cron ({index_cron}, TRECHO_INDEX_CRON): index new or changed "
+            "versions (file, sidecar, code, model), remove the ones no longer live. For "
+            "deployments that prefer a cron to the sensor."
+        ),
+    )(scan_and_index)
+    report = ScheduleDefinition(
+        name="daily_eval_report",
+        job=eval_job,
+        cron_schedule=eval_cron,
+        default_status=DefaultScheduleStatus.RUNNING,
+        description=(
+            f"Re-run the eval on the live index ({eval_cron}, TRECHO_EVAL_CRON; after the "
+            "index cron)."
+        ),
+    )
+    return [index, report]

@@ -38,6 +38,7 @@ from rag_assets.executors import (
     select_executor,
 )
 from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.settings import Settings, SettingsError
 
 from .conftest import REPO
 
@@ -120,21 +121,24 @@ def test_the_default_stays_multiprocess_with_its_max_concurrent(monkeypatch) -> 
 
 
 def test_executor_settings_come_from_the_environment(monkeypatch) -> None:
-    assert executor_env_defaults("dask") == {"cluster": {"local": {}}}
+    def defaults(name: str) -> dict:
+        return executor_env_defaults(Settings.from_env(), name)
+
+    assert defaults("dask") == {"cluster": {"local": {}}}
     monkeypatch.setenv("TRECHO_DASK_WORKERS", "2")
-    assert executor_env_defaults("dask") == {"cluster": {"local": {"n_workers": 2}}}
+    assert defaults("dask") == {"cluster": {"local": {"n_workers": 2}}}
     monkeypatch.setenv("TRECHO_DASK_ADDRESS", "tcp://scheduler:8786")
     existing = {"cluster": {"existing": {"address": "tcp://scheduler:8786"}}}
-    assert executor_env_defaults("dask") == existing
+    assert defaults("dask") == existing
     monkeypatch.setenv("TRECHO_CELERY_BROKER", "redis://user:secret@redis:6379/0")
     # an env reference, resolved when the run starts: the password never reaches the UI
-    assert executor_env_defaults("celery") == {"broker": {"env": "TRECHO_CELERY_BROKER"}}
+    assert defaults("celery") == {"broker": {"env": "TRECHO_CELERY_BROKER"}}
     monkeypatch.setenv("TRECHO_K8S_NAMESPACE", "trecho")
     monkeypatch.setenv("TRECHO_MAX_CONCURRENT", "4")
-    assert executor_env_defaults("k8s") == {"job_namespace": "trecho", "max_concurrent": 4}
+    assert defaults("k8s") == {"job_namespace": "trecho", "max_concurrent": 4}
     monkeypatch.setenv("TRECHO_MAX_CONCURRENT", "many")
-    with pytest.raises(ExecutorConfigError, match="TRECHO_MAX_CONCURRENT='many'"):
-        select_executor("multiprocess")
+    with pytest.raises(SettingsError, match="TRECHO_MAX_CONCURRENT='many': expected a whole"):
+        build_definitions()  # what the code location runs when it loads
 
 
 @pytest.mark.parametrize("name", sorted(EXTRAS))
@@ -150,8 +154,10 @@ def test_a_missing_extra_fails_the_load_naming_what_to_install(name: str, monkey
 
 def test_an_unknown_executor_fails_the_load_listing_the_choices(monkeypatch) -> None:
     monkeypatch.setenv("TRECHO_EXECUTOR", "ray")
-    with pytest.raises(ExecutorConfigError, match="multiprocess, in_process, dask, celery, k8s"):
+    with pytest.raises(SettingsError, match="multiprocess, in_process, dask, celery, k8s"):
         build_definitions()
+    with pytest.raises(ExecutorConfigError, match="multiprocess, in_process, dask, celery, k8s"):
+        select_executor(Settings(), "ray")
 
 
 @pytest.mark.parametrize(

@@ -177,12 +177,15 @@ def test_unsupported_setups_are_refused_clearly(embedder, onnx_cache, monkeypatc
         onnx_backend.check_supported([st[0]], "my-model")
     assert onnx_backend.check_supported(st, "m") == {"modes": ["mean"], "dimension": 384}
 
-    from resources import EmbedderResource, configured_embedder
+    from rag_assets.settings import Settings, SettingsError
+    from resources import EmbedderResource
 
     assert EmbedderResource(backend="onnx").embedder().backend == "onnx"
     monkeypatch.setenv("TRECHO_EMBED_BACKEND", "onnx")
-    assert configured_embedder().backend == "onnx"
-    assert EmbedderResource().embedder().backend == "onnx"
+    assert Settings.from_env().embedder().backend == "onnx"
+    monkeypatch.setenv("TRECHO_EMBED_BACKEND", "tf")
+    with pytest.raises(SettingsError, match="TRECHO_EMBED_BACKEND='tf': expected one of"):
+        Settings.from_env()
 
 
 @pytest.mark.parametrize(

@@ -33,6 +33,8 @@ from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index
 from rag_assets.definitions import build_definitions
 from rag_assets.plans import plan_lake
+from rag_assets.settings import Settings
+from resources import LakeResource, LanceDBResource
 
 from .conftest import copy_lake
 
@@ -104,9 +106,8 @@ def by_schedule(lake: Lake, instance: DagsterInstance) -> dict[str, str]:
 
 def by_cli(lake: Lake, instance: DagsterInstance) -> dict[str, str]:
     """`trecho materialize`: the versions it ran (its lines say ok; the plan says why)."""
-    defs = build_definitions(str(lake.root))
-    stores = defs.resources["lake"], defs.resources["lancedb"]
-    embedder = defs.resources["embedder"].embedder()
+    stores = LakeResource(root=str(lake.root)), LanceDBResource()
+    embedder = Settings.from_env().embedder()
     why = {k: r.reason for k, r in plan_lake(instance, *stores, embedder).run.items()}
     out = materialize(lake)
     ran = re.findall(r"^\[\d+/\d+\] (\S+) \.\.\. ok", out, flags=re.MULTILINE)

@@ -17,6 +17,7 @@ from dagster import (
 from rag_assets.assets.chunks import chunks
 from rag_assets.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.core.corpus import load_info
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import Lake, read_stage, remove_stage_files
 from rag_assets.core.search import (
     EmbeddingCache,
@@ -32,7 +33,7 @@ from rag_assets.core.service import (
     replaced_once_committed,
 )
 from rag_assets.partitions import doc_versions
-from resources import EmbedderResource, LakeResource, LanceDBResource, configured_model_id
+from resources import EmbedderResource, LakeResource, LanceDBResource
 
 CODE_VERSION = "2"
 
@@ -107,7 +108,9 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             retired.append(old)
         sha = read_stage(lake.lake, "documents", key)["sha256"][0]
         returned = lake.lake.note_indexed_again(key, sha)
-        switch = promote_if_complete(lake.lake, uri, model, lancedb.drop_old_tables)
+        switch = promote_if_complete(
+            lake.lake, uri, model, lancedb.drop_old_tables, lake.keep_history
+        )
         hits, misses = stats.hits, stats.misses
         context.log.info(f"{key}: {misses} texts embedded, {hits} from the cache; {switch}")
         return MaterializeResult(
@@ -159,4 +162,6 @@ def not_written(
     )
 
 
-embeddings = build_embeddings(configured_model_id())
+embeddings = build_embeddings(Embedder().model_id)
+"""The asset for the default model (what `eval_report` depends on); `build_definitions`
+builds it again for the configured model."""

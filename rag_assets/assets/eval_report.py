@@ -66,6 +66,7 @@ def eval_report(
         families,
         mode=config.mode,  # type: ignore[arg-type]
         progress=lambda name: context.log.info(f"evaluating {name}"),
+        history=lake.keep_history,
     )
     sources = [f.name for f in files]
     folder = write_report(result, lake.lake.reports_dir, sources)
@@ -74,7 +75,7 @@ def eval_report(
     default = result.strategies["default"]
     as_text = {
         key: [t["table"] for t in unstructured_tables(version.nodes)]
-        for key, version in indexed_versions(lake.lake, index).items()
+        for key, version in indexed_versions(lake.lake, index, lake.keep_history).items()
     }
     return MaterializeResult(
         metadata={

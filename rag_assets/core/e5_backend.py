@@ -34,7 +34,6 @@ from __future__ import annotations
 import ctypes
 import glob
 import logging
-import os
 import struct
 import threading
 from collections.abc import Sequence
@@ -287,17 +286,3 @@ def encoder(variant: str, threads: int = 0) -> E5Encoder:
         if key not in _ENCODERS:
             _ENCODERS[key] = E5Encoder(variant, threads)
         return _ENCODERS[key]
-
-
-def default_threads() -> int:
-    """`TRECHO_EMBED_THREADS` (0 or unset: the engine's default, every core)."""
-    raw = os.environ.get("TRECHO_EMBED_THREADS", "").strip()
-    if not raw:
-        return 0
-    try:
-        value = int(raw)
-    except ValueError as exc:
-        raise ValueError(f"TRECHO_EMBED_THREADS must be an integer >= 0, got {raw!r}") from exc
-    if value < 0:
-        raise ValueError(f"TRECHO_EMBED_THREADS must be an integer >= 0, got {raw!r}")
-    return value

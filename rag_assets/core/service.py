@@ -53,15 +53,9 @@ class RawScan:
     """Live keys that were removed before (their file is live again): indexed again."""
 
 
-def history_enabled() -> bool:
-    """Whether superseded versions are kept (and filtered by date at query time):
-    `TRECHO_KEEP_HISTORY=1`. Off by default: a superseded version is removed."""
-    return os.environ.get("TRECHO_KEEP_HISTORY", "").strip().lower() in ("1", "true", "yes")
-
-
 def scan_versions(
     lake: Lake,
-    history: bool | None = None,
+    history: bool = False,
     today: dt.date | None = None,
     db_uri: str | os.PathLike[str] | None = None,
     *,
@@ -71,8 +65,8 @@ def scan_versions(
     """Partition keys of the raw folder split into live and not live: the raw folder is
     the truth, whatever was removed before.
 
-    Not live: revoked, expired (`valid_to` passed), or superseded (unless `history`,
-    default `TRECHO_KEEP_HISTORY`): a newer version of the same document, in force and
+    Not live: revoked, expired (`valid_to` passed), or superseded (unless `history`, the
+    `keep_history` setting): a newer version of the same document, in force and
     already in the index (`indexed`, default: what the table search uses holds in
     `db_uri`, default `<lake>/lancedb`), replaces the older ones. A newer version not
     indexed yet (or whose run failed) replaces nothing. A version whose sidecar does not
@@ -80,7 +74,6 @@ def scan_versions(
     already indexed for it is kept, never purged. A key removed before whose file is
     live again is live (`returning`), its removal kept in `removed_versions.json`.
     """
-    history = history_enabled() if history is None else history
     today = today or dt.date.today()
     found, problems = lake.scan_raw(doc_id)
     scan = RawScan(problems=problems)
@@ -141,7 +134,7 @@ def not_live_reason(
     lake: Lake,
     key: str,
     db_uri: str | os.PathLike[str],
-    history: bool | None = None,
+    history: bool = False,
     *,
     indexed: Collection[str] | None = None,
 ) -> str | None:
@@ -163,7 +156,7 @@ def replaced_once_committed(
     lake: Lake,
     key: str,
     db_uri: str | os.PathLike[str],
-    history: bool | None = None,
+    history: bool = False,
     *,
     indexed: Collection[str] | None = None,
 ) -> dict[str, str]:
@@ -177,9 +170,10 @@ def replaced_once_committed(
     return {k: reason for k, reason in scan.reasons.items() if reason == wanted}
 
 
-def indexed_versions(lake: Lake, index: Index) -> dict[str, Version]:
-    """Every live version that has reached the index, loaded from the lake."""
-    live = scan_versions(lake).live
+def indexed_versions(lake: Lake, index: Index, history: bool = False) -> dict[str, Version]:
+    """Every live version that has reached the index, loaded from the lake (`history`:
+    superseded versions kept, the `keep_history` setting)."""
+    live = scan_versions(lake, history).live
     counts = index.partition_counts() if index.exists() else {}
     return {k: load_version(lake, k) for k in live if counts.get(k)}
 
@@ -201,9 +195,10 @@ def run_eval(
     strategies: dict[str, dict[str, Chunker]] | None = None,
     mode: Mode = "hybrid",
     progress: Callable[[str], None] = lambda _: None,
+    history: bool = False,
 ) -> EvalResult:
     """Evaluate the lake's indexed versions on the questions of `files`."""
-    versions = indexed_versions(lake, index)
+    versions = indexed_versions(lake, index, history)
     if not versions:
         raise LakeError(f"{lake.root}: nothing is indexed yet; run `trecho materialize` first")
     docs = {v.info.doc_id for v in versions.values()}
@@ -232,12 +227,13 @@ def run_eval_models(
     strategies: Callable[[Embedder], dict[str, dict[str, Chunker]]],
     mode: Mode = "hybrid",
     progress: Callable[[str], None] = lambda _: None,
+    history: bool = False,
 ) -> dict[str, EvalResult]:
     """The eval of several models side by side, by model id: for each, every live version
     already extracted is chunked by the default policy for that model's tokenizer and
     indexed in a scratch folder (timed: the model's index time), then the `strategies`
     built for it are compared as in `run_eval`."""
-    keys = [k for k in scan_versions(lake).live if lake.stage_path("chunks", k).exists()]
+    keys = [k for k in scan_versions(lake, history).live if lake.stage_path("chunks", k).exists()]
     if not keys:
         raise LakeError(f"{lake.root}: nothing is extracted yet; run `trecho materialize` first")
     versions = {k: load_version(lake, k) for k in keys}
@@ -292,7 +288,9 @@ class ModelProgress:
         return not self.missing
 
 
-def model_progress(lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder) -> ModelProgress:
+def model_progress(
+    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, history: bool = False
+) -> ModelProgress:
     """Which live versions the configured model's table holds in full, and which it lacks.
 
     Required are the live versions the active table serves (a version that never got
@@ -303,7 +301,7 @@ def model_progress(lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedde
     progress = ModelProgress(active.model_id if active else None, embedder.model_id)
     new_counts = Index(db_uri, embedder).partition_counts()
     old_counts = Index(db_uri, active.embedder()).partition_counts() if active else {}
-    for key in scan_versions(lake).live:
+    for key in scan_versions(lake, history).live:
         if active is not None and active.model_id != embedder.model_id and key not in old_counts:
             continue
         rows = stage_rows(lake, "chunks", key)
@@ -315,7 +313,11 @@ def model_progress(lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedde
 
 
 def promote_if_complete(
-    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, drop_old: bool = True
+    lake: Lake,
+    db_uri: str | os.PathLike[str],
+    embedder: Embedder,
+    drop_old: bool = True,
+    history: bool = False,
 ) -> str:
     """Switch search to the configured model once its table serves every live version
     (and then drop the old model's table, unless `drop_old` is off); says what happened.
@@ -330,7 +332,7 @@ def promote_if_complete(
     if active is None:
         write_active(db_uri, mine)
         return f"search uses {table_name(mine.model_id)} (first model indexed)"
-    progress = model_progress(lake, db_uri, embedder)
+    progress = model_progress(lake, db_uri, embedder, history)
     if not progress.complete:
         return (
             f"{len(progress.done)}/{len(progress.done) + len(progress.missing)} live versions "

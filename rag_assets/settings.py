@@ -1,0 +1,176 @@
+"""Every environment variable trecho reads, in one place: read once per process entry
+(a `trecho` command, the Dagster code location), validated, and handed down as values;
+the core takes values and never reads the environment. The table of them is
+docs/configuration.md.
+
+A bad value is one line naming the variable and the problem (`SettingsError`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rag_assets.core.embedding import Embedder
+    from rag_assets.core.search import Index
+
+TRUE = ("1", "true", "yes", "on")
+FALSE = ("", "0", "false", "no", "off")
+EXECUTORS = ("multiprocess", "in_process", "dask", "celery", "k8s")
+"""The executors trecho knows (`rag_assets.executors` builds them)."""
+BACKENDS = ("torch", "onnx")
+"""The embedding backends (`rag_assets.core.embedding.BACKENDS`)."""
+
+
+class SettingsError(ValueError):
+    """An environment variable with a value trecho cannot use."""
+
+
+def _var(name: str, kind: str = "str", default: Any = "") -> Any:
+    """A field read from the environment variable `name`, parsed as `kind`."""
+    return field(default=default, metadata={"env": name, "kind": kind})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The configuration, as values. Each field's metadata names its variable."""
+
+    lake: str = _var("TRECHO_LAKE", default="data_lake")
+    model: str = _var("TRECHO_MODEL", default="")
+    """Empty: the bundled default (`core.embedding.DEFAULT_MODEL`)."""
+    query_prefix: str = _var("TRECHO_QUERY_PREFIX", "prefix")
+    passage_prefix: str = _var("TRECHO_PASSAGE_PREFIX", "prefix")
+    """Prompts are taken as they are, spaces included (`query: `)."""
+    device: str = _var("TRECHO_DEVICE", default="cpu")
+    embed_backend: str = _var("TRECHO_EMBED_BACKEND", "backend", "torch")
+    embed_threads: int = _var("TRECHO_EMBED_THREADS", "count", 0)
+    """0: every core (the bundled e5's engine only)."""
+    vector_weight: float | None = _var("TRECHO_VECTOR_WEIGHT", "weight", None)
+    """None: the model's default (`core.search.default_vector_weight`)."""
+    keep_history: bool = _var("TRECHO_KEEP_HISTORY", "flag", False)
+    ann_min_rows: int | None = _var("TRECHO_ANN_MIN_ROWS", "count", None)
+    """None: `core.search.ANN_MIN_ROWS`."""
+    ann_ef: int | None = _var("TRECHO_ANN_EF", "positive", None)
+    """None: `core.search.ANN_EF`."""
+    index_cron: str = _var("TRECHO_INDEX_CRON", "cron", "0 5 * * *")
+    eval_cron: str = _var("TRECHO_EVAL_CRON", "cron", "0 6 * * *")
+    executor: str = _var("TRECHO_EXECUTOR", "executor", "multiprocess")
+    max_concurrent: int = _var("TRECHO_MAX_CONCURRENT", "count", 0)
+    """0: the executor's own default."""
+    dask_address: str = _var("TRECHO_DASK_ADDRESS")
+    dask_workers: int = _var("TRECHO_DASK_WORKERS", "count", 0)
+    celery_broker: str = _var("TRECHO_CELERY_BROKER")
+    celery_backend: str = _var("TRECHO_CELERY_BACKEND")
+    k8s_namespace: str = _var("TRECHO_K8S_NAMESPACE")
+    k8s_image: str = _var("TRECHO_K8S_IMAGE")
+    serve_token: str = _var("TRECHO_SERVE_TOKEN")
+    debug: bool = _var("TRECHO_DEBUG", "flag", False)
+    dagster_home: str = _var("DAGSTER_HOME")
+    explicit: frozenset[str] = frozenset()
+    """The variables the environment sets (not left to their defaults)."""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Read and check every variable once (`env` defaults to the process's)."""
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            name = f.metadata.get("env")
+            if name is None or not env.get(name, "").strip():
+                continue
+            kind = f.metadata["kind"]
+            raw = env[name] if kind == "prefix" else env[name].strip()
+            values[f.name] = _parse(name, kind, raw)
+        explicit = frozenset(f.metadata["env"] for f in fields(cls) if f.name in values)
+        return cls(**values, explicit=explicit)
+
+    def var(self, attr: str) -> str:
+        """The environment variable of the field `attr`."""
+        return next(f.metadata["env"] for f in fields(self) if f.name == attr)
+
+    def is_set(self, attr: str) -> bool:
+        """Whether the environment sets the field `attr` (else it has its default)."""
+        return self.var(attr) in self.explicit
+
+    def embedder(
+        self,
+        model: str | None = None,
+        query_prefix: str | None = None,
+        passage_prefix: str | None = None,
+    ) -> Embedder:
+        """The one embedder factory: `model` (default: the configured one) with its
+        prompts (given, else the configured ones when it is the configured model, else
+        none), on the configured device, backend and threads."""
+        from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
+
+        configured = self.model or DEFAULT_MODEL
+        chosen = model or configured
+        same = chosen == configured
+        return Embedder(
+            model=chosen,
+            query_prefix=(self.query_prefix if same else "")
+            if query_prefix is None
+            else query_prefix,
+            passage_prefix=(self.passage_prefix if same else "")
+            if passage_prefix is None
+            else passage_prefix,
+            device=self.device,
+            backend=self.embed_backend,
+            threads=self.embed_threads,
+        )
+
+    def index(self, uri: str, embedder: Embedder) -> Index:
+        """The index of `embedder`'s model in `uri`, with the configured ANN settings and
+        vector weight."""
+        from rag_assets.core.search import Index
+
+        return Index(
+            uri,
+            embedder,
+            ann_min_rows=self.ann_min_rows,
+            ann_ef=self.ann_ef,
+            vector_weight=self.vector_weight,
+        )
+
+
+def _parse(name: str, kind: str, raw: str) -> Any:
+    """One variable's value, parsed as `kind` and checked."""
+    if kind == "flag":
+        if raw.lower() not in TRUE + FALSE:
+            raise SettingsError(f"{name}={raw!r}: expected 1/true/yes/on or 0/false/no/off")
+        return raw.lower() in TRUE
+    if kind in ("count", "positive"):
+        try:
+            value = int(raw.replace("_", ""))
+        except ValueError:
+            raise SettingsError(f"{name}={raw!r}: expected a whole number") from None
+        minimum = 1 if kind == "positive" else 0
+        if value < minimum:
+            raise SettingsError(f"{name}={raw!r}: expected {minimum} or more")
+        return value
+    if kind == "weight":
+        try:
+            weight = float(raw)
+        except ValueError:
+            raise SettingsError(f"{name}={raw!r}: expected a number") from None
+        if weight < 0:
+            raise SettingsError(f"{name}={raw!r}: expected 0 or more")
+        return weight
+    if kind == "backend" and raw not in BACKENDS:
+        raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(BACKENDS)}")
+    if kind == "executor":
+        raw = raw.lower().replace("-", "_")
+        if raw not in EXECUTORS:
+            raise SettingsError(
+                f"{name}={raw!r} is not an executor trecho knows; use one of: "
+                f"{', '.join(EXECUTORS)}"
+            )
+    if kind == "cron":
+        from dagster._utils.schedules import is_valid_cron_string
+
+        if not is_valid_cron_string(raw):
+            raise SettingsError(f"{name}={raw!r}: not a cron expression (e.g. '0 5 * * *')")
+    return raw

@@ -1,0 +1,88 @@
+"""Settings read in one place: a bad value is one line naming the variable, the crons
+are read when the definitions are built (not at import), the resources take a variable
+the deployment sets as a Dagster EnvVar, and one factory builds every embedder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rag_assets.cli import main
+from rag_assets.definitions import build_definitions
+from rag_assets.settings import Settings, SettingsError
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("TRECHO_KEEP_HISTORY", "maybe", "expected 1/true/yes/on or 0/false/no/off"),
+        ("TRECHO_ANN_MIN_ROWS", "lots", "expected a whole number"),
+        ("TRECHO_ANN_EF", "0", "expected 1 or more"),
+        ("TRECHO_EMBED_THREADS", "-2", "expected 0 or more"),
+        ("TRECHO_VECTOR_WEIGHT", "heavy", "expected a number"),
+        ("TRECHO_EMBED_BACKEND", "tf", "expected one of torch, onnx"),
+        ("TRECHO_EXECUTOR", "ray", "use one of: multiprocess, in_process, dask, celery, k8s"),
+        ("TRECHO_INDEX_CRON", "every day", "not a cron expression"),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_the_variable(
+    name: str, value: str, problem: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SettingsError) as error:
+        Settings.from_env()
+    assert str(error.value).startswith(f"{name}={value!r}") and problem in str(error.value)
+    (tmp_path / "raw").mkdir()
+    assert main(["status", "--lake", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"trecho status: {name}=") and problem in err
+
+
+def test_the_crons_are_read_when_the_definitions_are_built(monkeypatch) -> None:
+    monkeypatch.setenv("TRECHO_INDEX_CRON", "15 2 * * *")
+    monkeypatch.setenv("TRECHO_EVAL_CRON", "45 3 * * 1")
+    defs = build_definitions()
+    assert defs.resolve_schedule_def("scan_and_index").cron_schedule == "15 2 * * *"
+    assert defs.resolve_schedule_def("daily_eval_report").cron_schedule == "45 3 * * 1"
+    monkeypatch.delenv("TRECHO_INDEX_CRON")
+    assert build_definitions().resolve_schedule_def("scan_and_index").cron_schedule == "0 5 * * *"
+
+
+def test_a_variable_the_deployment_sets_reaches_the_resources_as_an_envvar(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("TRECHO_LAKE", str(tmp_path))
+    monkeypatch.setenv("TRECHO_ANN_EF", "150")
+    monkeypatch.setenv("TRECHO_KEEP_HISTORY", "yes")
+    resources = build_definitions().resources
+    # what the UI's Launchpad shows as each resource's configuration
+    assert resources["lake"]._convert_to_config_dictionary() == {
+        "root": {"env": "TRECHO_LAKE"},
+        "keep_history": True,
+    }
+    lancedb = resources["lancedb"]._convert_to_config_dictionary()
+    assert lancedb["ann_ef"] == {"env": "TRECHO_ANN_EF"}
+    assert lancedb["ann_min_rows"] == 50_000  # not set: the default, as a value
+    # a path given to build_definitions (as `trecho --lake` does) is a plain value
+    given = build_definitions(str(tmp_path / "other")).resources["lake"]
+    assert given.root == str(tmp_path / "other")
+
+
+def test_one_factory_builds_every_embedder(monkeypatch) -> None:
+    monkeypatch.setenv("TRECHO_MODEL", "all-MiniLM-L6-v2")
+    monkeypatch.setenv("TRECHO_QUERY_PREFIX", "query: ")  # the space is part of the prompt
+    monkeypatch.setenv("TRECHO_EMBED_THREADS", "3")
+    settings = Settings.from_env()
+    configured = settings.embedder()
+    assert (configured.model, configured.query_prefix, configured.threads) == (
+        "all-MiniLM-L6-v2",
+        "query: ",
+        3,
+    )
+    other = settings.embedder("multilingual-e5-small")  # another model: not its prompts
+    assert (other.query_prefix, other.threads) == ("", 3)
+    assert settings.embedder(query_prefix="q: ").query_prefix == "q: "
+    defs = build_definitions()
+    embeddings = defs.resolve_assets_def("embeddings")
+    assert embeddings.code_versions_by_key[embeddings.key].endswith(configured.model_id)
