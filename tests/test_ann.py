@@ -15,7 +15,7 @@ import pytest
 from rag_assets.core import search
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.schemas import CHUNKS, Chunk
-from rag_assets.core.search import Index, env_int, upkeep
+from rag_assets.core.search import Index, upkeep
 from tests.test_search import ids, upsert
 
 MIN_ROWS = 500
@@ -193,23 +193,21 @@ def test_settings_come_from_the_environment(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from rag_assets.core.lake import Lake
+    from rag_assets.settings import Settings, SettingsError
     from resources import LanceDBResource
 
     assert Index(tmp_path, embedder).ann_min_rows == search.ANN_MIN_ROWS == 50_000
     assert Index(tmp_path, embedder).ann_ef == search.ANN_EF >= 100
     monkeypatch.setenv("TRECHO_ANN_MIN_ROWS", "20_000")
     monkeypatch.setenv("TRECHO_ANN_EF", "120")
-    idx = Index(tmp_path, embedder)
+    idx = Settings.from_env().index(str(tmp_path), embedder)
     assert (idx.ann_min_rows, idx.ann_ef) == (20_000, 120)
     assert Index(tmp_path, embedder, ann_min_rows=0).ann_min_rows == 0
-    resource = LanceDBResource()
-    assert (resource.ann_min_rows, resource.ann_ef) == (20_000, 120)
     served = LanceDBResource(ann_min_rows=7, ann_ef=300).index(Lake(tmp_path), embedder)
     assert (served.ann_min_rows, served.ann_ef) == (7, 300)
     monkeypatch.setenv("TRECHO_ANN_MIN_ROWS", "lots")
-    with pytest.raises(ValueError, match="TRECHO_ANN_MIN_ROWS"):
-        Index(tmp_path, embedder)
-    assert env_int("TRECHO_UNSET_FOR_TEST", 3) == 3
+    with pytest.raises(SettingsError, match="TRECHO_ANN_MIN_ROWS='lots': expected a whole"):
+        Settings.from_env()
 
 
 def test_empty_table_stats(tmp_path: Path, embedder: Embedder) -> None:
