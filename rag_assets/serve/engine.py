@@ -29,7 +29,7 @@ import datetime as dt
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
 from typing import Any
@@ -187,8 +187,9 @@ class ServedIndex(Index):
     new versions) instead of opening it at each call; within `pinned()`, every read of
     the calling thread uses the one version pinned (one version check per request)."""
 
-    def __init__(self, uri: str, embedder: Embedder) -> None:
-        super().__init__(uri, embedder)
+    def __init__(self, uri: str, embedder: Embedder, **options: Any) -> None:
+        """`options`: `Index`'s keyword arguments (ANN settings, vector weight)."""
+        super().__init__(uri, embedder, **options)
         self.followed = FollowedTable(self.db, self.table_name)
         self._local = threading.local()
 
@@ -219,10 +220,13 @@ class Engine:
         configured: Embedder,
         limits: Limits,
         query_cache: int = 1024,
+        index_options: Mapping[str, Any] | None = None,
     ) -> None:
         """`query_cache`: how many distinct queries' vectors to remember per model (0:
-        none)."""
+        none); `index_options`: `Index`'s keyword arguments (the configured ANN settings
+        and vector weight)."""
         self.lake = lake
+        self.index_options = dict(index_options or {})
         self.db_uri = str(db_uri)
         self.configured = configured
         self.limits = limits
@@ -267,7 +271,7 @@ class Engine:
                         base = ref.embedder(base.device, base.backend, base.threads)
                     embedder = RememberingEmbedder.of(base, self.query_cache)
                     self._embedders[model_id] = embedder
-                self._indexes[model_id] = ServedIndex(self.db_uri, embedder)
+                self._indexes[model_id] = ServedIndex(self.db_uri, embedder, **self.index_options)
             return self._indexes[model_id]
 
     def warm_up(self) -> Index:
