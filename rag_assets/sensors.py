@@ -20,8 +20,8 @@ from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
 def read_cursor(cursor: str | None) -> tuple[dict[str, Any], dict[str, str]]:
-    """The cursor's file states (mtime, size, sha256 per key) and the fingerprint of the
-    last run requested per key; a cursor of the older form held file states only."""
+    """The cursor's file states (mtime, size, sha256 per key) and the run key last
+    requested per key; a cursor of the older form held file states only."""
     data = json.loads(cursor) if cursor else {}
     if "files" not in data:
         return data, {}
@@ -46,20 +46,20 @@ def raw_folder_sensor(
     """One reconcile plan turned into partition changes, removals and run requests.
 
     The cursor keeps each live file's (mtime, size, sha256), so an unchanged file is not
-    re-read, and the fingerprint of the last run requested for each version: a version
-    whose inputs did not change since is not asked again (a failed run is not retried
-    every tick). The run key carries the fingerprint too, so a request repeated after a
-    lost cursor never runs twice.
+    re-read, and the run key last requested for each version: a version whose inputs did
+    not change since (same run key) is not asked again, so a failed run is not retried
+    every tick. The run key carries the fingerprint of the inputs (and the removal date of
+    a restored version), so a request repeated after a lost cursor never runs twice.
     """
     known, requested = read_cursor(context.cursor)
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), known)
     for problem in plan.scan.problems:
         context.log.warning(problem)
     gone = carry_out_removals(context.instance, lake, lancedb, plan, context.log.info)
-    for key in [k for k, run in plan.run.items() if requested.get(k) == run.fingerprint]:
+    for key in [k for k, run in plan.run.items() if requested.get(k) == run.run_key]:
         del plan.run[key]  # asked for already, with the same inputs
     requested = {key: requested[key] for key in plan.scan.live if key in requested} | {
-        key: run.fingerprint for key, run in plan.run.items()
+        key: run.run_key for key, run in plan.run.items()
     }
     cursor = json.dumps({"files": plan.files, "requested": requested}, sort_keys=True)
     requests = []
