@@ -202,6 +202,7 @@ def test_settings_come_from_the_environment(
     monkeypatch.setenv("TRECHO_ANN_EF", "120")
     idx = Settings.from_env().index(str(tmp_path), embedder)
     assert (idx.ann_min_rows, idx.ann_ef) == (20_000, 120)
+    assert Index(tmp_path, embedder).ann_min_rows == search.ANN_MIN_ROWS  # no env in the core
     assert Index(tmp_path, embedder, ann_min_rows=0).ann_min_rows == 0
     served = LanceDBResource(ann_min_rows=7, ann_ef=300).index(Lake(tmp_path), embedder)
     assert (served.ann_min_rows, served.ann_ef) == (7, 300)

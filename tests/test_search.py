@@ -471,17 +471,23 @@ def test_the_vector_weight_decides_which_retriever_wins_a_disagreement(index: In
     assert index.search(query, k=1, mode="hybrid")[0].chunk_id == fts_top
 
 
-def test_the_vector_weight_defaults_by_model_and_env(
+def test_the_vector_weight_defaults_by_model_and_settings(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from rag_assets.settings import Settings, SettingsError
+
     e5 = Embedder(model="multilingual-e5-small")
     assert Index(tmp_path, e5).vector_weight == search.VECTOR_WEIGHT_E5
+    assert Index(tmp_path, embedder).vector_weight == 1.0
     monkeypatch.setenv("TRECHO_VECTOR_WEIGHT", "2.5")
-    assert Index(tmp_path, e5).vector_weight == 2.5
-    assert Index(tmp_path, embedder).vector_weight == 2.5
+    settings = Settings.from_env()
+    assert settings.index(str(tmp_path), e5).vector_weight == 2.5
+    assert settings.index(str(tmp_path), embedder).vector_weight == 2.5
+    # the core reads no environment: the setting arrives as a value or not at all
+    assert Index(tmp_path, e5).vector_weight == search.VECTOR_WEIGHT_E5
     monkeypatch.setenv("TRECHO_VECTOR_WEIGHT", "heavy")
-    with pytest.raises(ValueError, match="TRECHO_VECTOR_WEIGHT='heavy'"):
-        Index(tmp_path, embedder)
+    with pytest.raises(SettingsError, match="TRECHO_VECTOR_WEIGHT='heavy': expected a number"):
+        Settings.from_env()
 
 
 LAW = [  # (path, body): the article asked for, and neighbours that quote it

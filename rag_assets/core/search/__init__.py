@@ -81,7 +81,7 @@ from rag_assets.core.search.cache import (
     EmbeddingCache,
     embed_cached,
 )
-from rag_assets.core.search.index import Index, env_int
+from rag_assets.core.search.index import Index
 from rag_assets.core.search.purge import Removal, delete_partition_everywhere, purge_old_versions
 from rag_assets.core.search.retrieval import (
     ANN_REFINE,
@@ -154,7 +154,6 @@ __all__ = [
     "default_vector_weight",
     "delete_partition_everywhere",
     "embed_cached",
-    "env_int",
     "fts_config",
     "fts_terms",
     "model_tables",

@@ -26,20 +26,6 @@ from rag_assets.core.search.store import NoLongerLive, _as_chunk_table, store_sc
 from rag_assets.core.search.upkeep import ANN_EF, ANN_MIN_ROWS, FTS_LANGUAGE, _IndexUpkeep
 
 
-def env_int(name: str, default: int) -> int:
-    """A non-negative integer setting from the environment (`default` when unset)."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw.replace("_", ""))
-    except ValueError:
-        raise ValueError(f"{name}={raw!r}: expected a whole number") from None
-    if value < 0:
-        raise ValueError(f"{name}={raw!r}: expected 0 or more")
-    return value
-
-
 class Index(_IndexUpkeep, _Retrieval):
     """The LanceDB table of one embedding model: write partitions, search chunks.
 
@@ -58,17 +44,16 @@ class Index(_IndexUpkeep, _Retrieval):
         vector_weight: float | None = None,
         rrf_k: int | None = None,
     ) -> None:
-        """`ann_min_rows`/`ann_ef` default to TRECHO_ANN_MIN_ROWS / TRECHO_ANN_EF, else
-        ANN_MIN_ROWS / ANN_EF; `ann_min_rows=0` means exact vector search only.
-        `vector_weight`: the vector retriever's weight in hybrid fusion (full text: 1);
-        `rrf_k`: the fusion constant (default by model, `default_rrf_k`)."""
+        """`ann_min_rows`/`ann_ef` default to ANN_MIN_ROWS / ANN_EF (the settings give
+        them: `rag_assets.settings`); `ann_min_rows=0` means exact vector search only.
+        `vector_weight`: the vector retriever's weight in hybrid fusion (full text: 1;
+        default: the model's, `default_vector_weight`); `rrf_k`: the fusion constant
+        (default by model, `default_rrf_k`)."""
         self.uri = str(uri)
         self.embedder = embedder
         self.fts_language = fts_language
-        self.ann_min_rows = (
-            env_int("TRECHO_ANN_MIN_ROWS", ANN_MIN_ROWS) if ann_min_rows is None else ann_min_rows
-        )
-        self.ann_ef = env_int("TRECHO_ANN_EF", ANN_EF) if ann_ef is None else ann_ef
+        self.ann_min_rows = ANN_MIN_ROWS if ann_min_rows is None else ann_min_rows
+        self.ann_ef = ANN_EF if ann_ef is None else ann_ef
         self.vector_weight = (
             default_vector_weight(embedder) if vector_weight is None else vector_weight
         )

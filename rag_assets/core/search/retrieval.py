@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import os
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -162,18 +161,10 @@ def _rrf(
 
 
 def default_vector_weight(embedder: Embedder) -> float:
-    """The vector retriever's weight in hybrid fusion: TRECHO_VECTOR_WEIGHT when set, else
-    VECTOR_WEIGHT_E5 for a bundled e5 variant, else 1 (plain reciprocal rank fusion)."""
-    raw = os.environ.get("TRECHO_VECTOR_WEIGHT", "").strip()
-    if not raw:
-        return VECTOR_WEIGHT_E5 if embedder.variant else 1.0
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"TRECHO_VECTOR_WEIGHT={raw!r}: expected a number") from None
-    if value < 0:
-        raise ValueError(f"TRECHO_VECTOR_WEIGHT={raw!r}: expected 0 or more")
-    return value
+    """The vector retriever's weight in hybrid fusion when none is given (the setting
+    TRECHO_VECTOR_WEIGHT gives one): VECTOR_WEIGHT_E5 for a bundled e5 variant, else 1
+    (plain reciprocal rank fusion)."""
+    return VECTOR_WEIGHT_E5 if embedder.variant else 1.0
 
 
 def default_rrf_k(embedder: Embedder) -> int:
