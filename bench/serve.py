@@ -214,7 +214,7 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
         for i in range(len(queries))
     ]
     weights = {"vector": index.vector_weight}
-    hits = [search._rrf(r, K, weights) for r in ranked]
+    hits = [search._rrf(r, K, weights, index.rrf_k) for r in ranked]
     answers = [engine.search(q, K) for q in queries]
 
     def both_at_once(i: int) -> None:
@@ -237,7 +237,7 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
         "full-text query, one-document filter": lambda i: index._fts(
             tbl, queries[i], where_doc, N, False
         ),
-        "fusion (weighted RRF)": lambda i: search._rrf(ranked[i], K, weights),
+        "fusion (weighted RRF)": lambda i: search._rrf(ranked[i], K, weights, index.rrf_k),
         "hits to JSON rows": lambda i: hit_rows(lake, hits[i]),
         "JSON encoding of the answer": lambda i: json.dumps(answers[i]),
         "embed, then full-text (one thread)": lambda i: (
