@@ -150,7 +150,7 @@ def chunk_raw_pdfs(quick: bool = False) -> dict[str, Any]:
     import polars as pl
     import pyarrow as pa
 
-    from rag_assets.core.chunking.policy import Policy, policy_chunker
+    from rag_assets.core.chunking.policy import Policy, PolicyChunker
     from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding import Embedder
     from rag_assets.core.lake import Sidecar, make_key
@@ -158,7 +158,7 @@ def chunk_raw_pdfs(quick: bool = False) -> dict[str, Any]:
 
     embedder = Embedder()
     counter = embedder.token_counter()
-    chunker = policy_chunker(Policy(), embedder)
+    chunker = PolicyChunker(Policy(), embedder)
     frames: dict[str, Any] = {}
     pdfs = sorted((LAKE / "raw").glob("*/*.pdf"))
     if quick:

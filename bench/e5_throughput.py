@@ -31,13 +31,13 @@ LGPD = REPO.parent / "shared" / "corpora" / "leis" / "lgpd.pdf"
 def lgpd_texts(n: int) -> list[str]:
     """The first `n` chunk texts of the LGPD as the default policy cuts it for MiniLM
     (each fits both models: under 256 MiniLM tokens, fewer e5 tokens)."""
-    from rag_assets.core.chunking.policy import Policy, policy_chunker
+    from rag_assets.core.chunking.policy import Policy, PolicyChunker
     from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding import MINILM, Embedder
 
     minilm = Embedder(model=MINILM)
     source = source_from_pdf(LGPD, "lgpd@2018")
-    chunks = policy_chunker(Policy(), minilm)(source, minilm.token_counter())
+    chunks = PolicyChunker(Policy(), minilm)(source, minilm.token_counter())
     return [c.text for c in chunks][:n]
 
 

@@ -163,7 +163,7 @@ def iou(a: Box, b: Box) -> float:
 
 def trecho_reader() -> Callable[[Path], Reading]:
     """trecho's default policy on a PDF, as `trecho materialize` would index it."""
-    from rag_assets.core.chunking.policy import Policy, policy_chunker
+    from rag_assets.core.chunking.policy import Policy, PolicyChunker
     from rag_assets.core.corpus import read_pdf
     from rag_assets.core.embedding import Embedder
     from rag_assets.core.metrics import chunk_damage
@@ -171,7 +171,7 @@ def trecho_reader() -> Callable[[Path], Reading]:
 
     embedder = Embedder()
     counter = embedder.token_counter()
-    chunker = policy_chunker(Policy(), embedder)
+    chunker = PolicyChunker(Policy(), embedder)
 
     def read(pdf: Path) -> Reading:
         try:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from rag_assets.core.chunking.base import DocInfo, Source
-from rag_assets.core.chunking.legal import legal_chunker
-from rag_assets.core.chunking.rows import table_rows_chunker
+from rag_assets.core.chunking.legal import LegalChunker
+from rag_assets.core.chunking.rows import TableRowsChunker
 from rag_assets.core.chunking.structural import structural_chunks
-from rag_assets.core.chunking.whole import whole_chunker
+from rag_assets.core.chunking.whole import WholeChunker
 from rag_assets.core.metrics import chunk_damage
 from rag_assets.core.schemas import Chunk
 
@@ -49,7 +49,7 @@ def article(source: Source, label: str):
 
 
 def test_point_gives_one_chunk_per_inciso_under_the_caput(lgpd, counter):
-    chunks = legal_chunker("point")(lgpd, counter)
+    chunks = LegalChunker("point")(lgpd, counter)
     art5 = article(lgpd, "Art. 5º")
     incisos = [c for c in chunks if c.parent_id == art5.node_id and c.kind == "item"]
     assert len(incisos) >= 19
@@ -68,7 +68,7 @@ def test_point_gives_one_chunk_per_inciso_under_the_caput(lgpd, counter):
 
 
 def test_point_keeps_alineas_with_their_inciso_and_repeats_the_paragraph(lgpd, counter):
-    chunks = {c.chunk_id: c for c in legal_chunker("point")(lgpd, counter)}
+    chunks = {c.chunk_id: c for c in LegalChunker("point")(lgpd, counter)}
     inciso = chunks["lgpd@2018#art-4/inc-iii"]  # III - ... de: a) b) c) d) fit together
     assert "a) segurança pública" in inciso.body and "d) atividades" in inciso.body
     assert not any(k.startswith("lgpd@2018#art-4/inc-iii/ali") for k in chunks)
@@ -80,7 +80,7 @@ def test_point_keeps_alineas_with_their_inciso_and_repeats_the_paragraph(lgpd, c
 
 
 def test_paragraph_groups_caput_with_incisos_and_each_paragraph(lgpd, counter):
-    chunks = legal_chunker("paragraph")(lgpd, counter)
+    chunks = LegalChunker("paragraph")(lgpd, counter)
     art3 = article(lgpd, "Art. 3º")
     mine = [c for c in chunks if c.parent_id == art3.node_id]
     assert [c.chunk_id for c in mine] == [
@@ -94,7 +94,7 @@ def test_paragraph_groups_caput_with_incisos_and_each_paragraph(lgpd, counter):
 
 
 def test_article_has_one_chunk_per_article_unless_split_for_size(lgpd, counter):
-    chunks = legal_chunker("article")(lgpd, counter)
+    chunks = LegalChunker("article")(lgpd, counter)
     articles = [n for n in lgpd.nodes if n.kind == "article"]
     assert len(articles) == 80
     for node in articles:
@@ -121,7 +121,7 @@ def covered(chunks: list[Chunk], size: int) -> list[bool]:
 @pytest.mark.parametrize("unit", UNITS)
 def test_legal_chunks_fit_the_model_lose_no_text_and_do_no_damage(request, counter, law, unit):
     source: Source = request.getfixturevalue(law)
-    chunks = legal_chunker(unit)(source, counter)
+    chunks = LegalChunker(unit)(source, counter)
     text = source.doc.text
     assert max(c.token_count for c in chunks) <= counter.max_tokens == 256
     assert not any(c.truncated for c in chunks)
@@ -141,7 +141,7 @@ def test_legal_chunks_fit_the_model_lose_no_text_and_do_no_damage(request, count
 
 
 def test_legal_on_a_document_without_articles_is_the_default(manual, counter):
-    chunks = legal_chunker("point")(manual, counter)
+    chunks = LegalChunker("point")(manual, counter)
     default = structural_chunks(manual.doc, manual.nodes, manual.rows, manual.info, counter)
     assert {c.chunk_id: c.text for c in chunks} == {c.chunk_id: c.text for c in default}
     starts = [c.char_start for c in chunks]
@@ -150,12 +150,12 @@ def test_legal_on_a_document_without_articles_is_the_default(manual, counter):
 
 def test_legal_rejects_unknown_unit():
     with pytest.raises(ValueError, match="legal unit"):
-        legal_chunker("chapter")  # type: ignore[arg-type]
-    assert legal_chunker("paragraph").__name__ == "legal-paragraph"
+        LegalChunker("chapter")  # type: ignore[arg-type]
+    assert LegalChunker("paragraph").name == "legal-paragraph"
 
 
 def test_table_rows_each_carry_caption_and_every_header(manual, counter):
-    chunks = table_rows_chunker()(manual, counter)
+    chunks = TableRowsChunker()(manual, counter)
     assert len(chunks) == 4
     table = next(n for n in manual.nodes if n.kind == "table")
     for chunk in chunks:
@@ -164,7 +164,7 @@ def test_table_rows_each_carry_caption_and_every_header(manual, counter):
         assert all(f"{h}:" in chunk.body for h in ("Medida", "Unidade", "Limite", "Ação"))
     damage = chunk_damage(chunks, manual.rows, {manual.info.partition_key: manual.doc.text})
     assert (damage.orphans, damage.mid_line_starts, damage.truncated) == (0, 0, 0)
-    packed = table_rows_chunker(pack=True)(manual, counter)
+    packed = TableRowsChunker(pack=True)(manual, counter)
     assert 0 < len(packed) < len(chunks)
     rows = [line for c in packed for line in c.body.split("\n")[1:]]
     assert len(rows) == 4 and all("Limite:" in row for row in rows)
@@ -173,7 +173,7 @@ def test_table_rows_each_carry_caption_and_every_header(manual, counter):
 
 
 def test_table_rows_on_a_law_without_tables_is_empty(lgpd, counter):
-    assert table_rows_chunker()(lgpd, counter) == []
+    assert TableRowsChunker()(lgpd, counter) == []
 
 
 def test_whole_is_one_chunk_when_it_fits_and_falls_back_when_not(tmp_path, make_pdf, lgpd, counter):
@@ -182,13 +182,13 @@ def test_whole_is_one_chunk_when_it_fits_and_falls_back_when_not(tmp_path, make_
         [("Aviso de manutenção", 16, True), ("O sistema para no sábado às 22 horas.", 11, False)],
     )
     small = source_of(pdf, "aviso@v1")
-    chunks = whole_chunker()(small, counter)
+    chunks = WholeChunker()(small, counter)
     assert len(chunks) == 1
     chunk = chunks[0]
     assert chunk.chunk_id == "aviso@v1#doc" and chunk.parent_id == "aviso@v1"
     assert chunk.body == small.doc.text.strip() and "22 horas" in chunk.body
     assert chunk.text == f"[aviso | v1]\n{chunk.body}" and not chunk.truncated
-    fallback = whole_chunker()(lgpd, counter)
+    fallback = WholeChunker()(lgpd, counter)
     assert len(fallback) > 1 and {c.strategy for c in fallback} == {"whole"}
     assert not any(c.truncated for c in fallback)
     assert max(c.token_count for c in fallback) <= counter.max_tokens

@@ -8,7 +8,7 @@ import pytest
 
 from rag_assets.core.chunking import NAMED, build_chunker
 from rag_assets.core.chunking.base import DocInfo, Source
-from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.metrics import chunk_damage
 
 from .conftest import SAMPLE_LAKE
@@ -51,7 +51,7 @@ def test_policy_by_structure_and_by_type(manual, lgpd):
 
 
 def test_legal_points_on_lgpd_art5_are_one_chunk_per_inciso_under_the_caput(lgpd, counter):
-    chunks = policy_chunker(Policy(with_articles="legal-point"))(lgpd, counter)
+    chunks = PolicyChunker(Policy(with_articles="legal-point"))(lgpd, counter)
     art5 = [c for c in chunks if c.chunk_id.startswith("lgpd@2018#art-5/inc-")]
     assert len(art5) >= 19
     for chunk in art5:
@@ -63,7 +63,7 @@ def test_legal_points_on_lgpd_art5_are_one_chunk_per_inciso_under_the_caput(lgpd
 
 
 def test_default_on_lgpd_packs_clauses_under_the_caput_and_fits_the_model(lgpd, counter):
-    chunks = policy_chunker()(lgpd, counter)
+    chunks = PolicyChunker()(lgpd, counter)
     assert {c.strategy for c in chunks} == {"structural"}
     art5 = [c for c in chunks if c.parent_id == "lgpd@2018#art-5"]
     assert len(art5) > 1 and all(c.body.startswith("Art. 5º") for c in art5)
@@ -71,7 +71,7 @@ def test_default_on_lgpd_packs_clauses_under_the_caput_and_fits_the_model(lgpd, 
 
 
 def test_default_on_the_manual_has_no_damage_and_fixed_chars_has_both(manual, counter):
-    default = policy_chunker()(manual, counter)
+    default = PolicyChunker()(manual, counter)
     texts = {"op@v1": manual.doc.text}
     assert dataclasses.astuple(chunk_damage(default, manual.rows, texts))[1:] == (0, 0, 0)
     naive = build_chunker("fixed_chars-200-o40")(manual, counter)

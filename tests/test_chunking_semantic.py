@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.core.chunking.base import DocInfo, Source
-from rag_assets.core.chunking.semantic import semantic_chunker, sentences_of
+from rag_assets.core.chunking.semantic import SemanticChunker, sentences_of
 from rag_assets.core.schemas import DocText
 
 from .conftest import SAMPLE_LAKE
@@ -48,7 +48,7 @@ def test_breaks_at_the_topic_change(tmp_path, make_pdf, embedder, counter):
     source = source_of(pdf, "topics@v1")
     text = source.doc.text
     assert "\n" in text.strip()  # printed line breaks inside sentences
-    chunks = semantic_chunker(embedder)(source, counter)
+    chunks = SemanticChunker(embedder)(source, counter)
     _spans_exact(chunks, source.doc)
     assert len(chunks) >= 2
     assert {c.strategy for c in chunks} == {"semantic-p90"}
@@ -67,7 +67,7 @@ def test_breaks_at_the_topic_change(tmp_path, make_pdf, embedder, counter):
 def test_manual_is_covered_with_exact_spans_within_the_model(embedder, counter):
     source = source_of(MANUAL, "manual-operacao@v1")
     text = source.doc.text
-    chunks = semantic_chunker(embedder)(source, counter)
+    chunks = SemanticChunker(embedder)(source, counter)
     assert len(chunks) > 1
     _spans_exact(chunks, source.doc)
     covered = [False] * len(text)
@@ -89,7 +89,7 @@ def test_size_cap_and_long_sentences_are_split_never_truncated(embedder, counter
     words = " ".join(f"palavra{i}" for i in range(400))  # one sentence far over the model
     doc = DocText(f"Primeira frase curta sobre bombas.\n{words}.\nÚltima frase.", [0])
     source = Source(DocInfo("long@v1", "long", "v1", "Long"), doc)
-    chunks = semantic_chunker(embedder, max_tokens=64, header_mode="off")(source, counter)
+    chunks = SemanticChunker(embedder, max_tokens=64, header_mode="off")(source, counter)
     assert {c.strategy for c in chunks} == {"semantic-p90-max64"}
     assert len(chunks) > 5
     for chunk in chunks:
@@ -112,9 +112,9 @@ def test_sentences_keep_headings_with_their_text():
 
 def test_bad_percentile_is_rejected(embedder):
     with pytest.raises(ValueError, match="percentile"):
-        semantic_chunker(embedder, percentile=150)
+        SemanticChunker(embedder, percentile=150)
 
 
 def test_empty_document_gives_no_chunks(embedder, counter):
     source = Source(DocInfo("e@v1", "e", "v1", "E"), DocText("  \n ", [0]))
-    assert semantic_chunker(embedder)(source, counter) == []
+    assert SemanticChunker(embedder)(source, counter) == []

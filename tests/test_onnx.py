@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 from rag_assets.core import onnx_backend
-from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import source_from_pdf
 from rag_assets.core.embedding import _ONNX, MINILM, Embedder, model_slug, resolve_model_path
 from rag_assets.core.lake import Sidecar
@@ -69,7 +69,7 @@ def chunks(counter) -> dict[str, pa.Table]:
     out = {}
     for key, pdf in VERSIONS.items():
         source = source_from_pdf(pdf, key, Sidecar.read(pdf.with_suffix(".yaml")))
-        result = policy_chunker(Policy())(source, counter)
+        result = PolicyChunker(Policy())(source, counter)
         out[key] = pa.Table.from_pylist([c.as_row() for c in result], schema=CHUNKS)
     return out
 

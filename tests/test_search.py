@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import multiprocessing as mp
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -200,6 +201,32 @@ def test_hybrid_degrades_to_vector_without_fts_match(index: Index) -> None:
     assert len(hits) == 3
     assert all(h.retrievers == ["vector"] for h in hits)
     assert index.search("xyzzy quux", k=3, mode="fts") == []
+
+
+def test_hybrid_answers_from_vectors_alone_and_says_so_when_full_text_fails(
+    tmp_path: Path, embedder: Embedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broken full-text index (its files overwritten on disk): hybrid search still
+    answers, from the vector list, every hit naming `vector` alone as its retriever, and a
+    warning names the table; full-text mode fails instead of answering nothing."""
+    idx = Index(tmp_path / "lancedb", embedder)
+    for key in DOCS:
+        upsert(idx, key)
+    assert "fts" in idx.search("refund deadline", k=3, mode="hybrid")[0].retrievers
+    files = [f for f in (tmp_path / "lancedb" / f"{idx.table_name}.lance" / "_indices").rglob("*")]
+    assert [f for f in files if f.is_file()]
+    for f in files:
+        if f.is_file():
+            f.write_bytes(b"not an index")
+    idx = Index(tmp_path / "lancedb", embedder)  # a new connection: nothing cached in memory
+    with caplog.at_level(logging.WARNING, logger="rag_assets.core.search"):
+        hits = idx.search("refund deadline", k=3, mode="hybrid")
+    assert ids(hits)[0] == "doc-b@v1#refund"
+    assert [h.retrievers for h in hits] == [["vector"]] * 3
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("full-text search failed" in m and idx.table_name in m for m in warnings)
+    with pytest.raises(RuntimeError):
+        idx.search("refund deadline", k=3, mode="fts")
 
 
 def test_search_works_before_the_fts_index_is_built(tmp_path: Path, embedder: Embedder) -> None:

@@ -19,7 +19,7 @@ from rag_assets.checks import (
     NO_ORPHAN_TABLE_VALUES,
     TABLES_STRUCTURED,
 )
-from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import read_pdf
 from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index
@@ -117,7 +117,7 @@ def chunk_texts(path: Path, embedder) -> list[str]:
     """The default policy's chunks of one PDF (what `trecho materialize` indexes), each
     with its whitespace collapsed."""
     source, _ = read_pdf(path, "doc@v1")
-    chunks = policy_chunker(Policy(), embedder)(source, embedder.token_counter())
+    chunks = PolicyChunker(Policy(), embedder)(source, embedder.token_counter())
     return [" ".join(c.text.split()) for c in chunks]
 
 

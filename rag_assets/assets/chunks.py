@@ -16,7 +16,7 @@ from rag_assets.checks import (
     count_check,
 )
 from rag_assets.core.chunking import build_chunker
-from rag_assets.core.chunking.policy import Policy, policy_chunker
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.contextual import SituatorConfig
 from rag_assets.core.corpus import load_version
 from rag_assets.core.lake import read_stage, write_stage
@@ -74,7 +74,7 @@ def chunks(
     counter = model.token_counter()  # tokenizer cache: no torch import, no weights loaded
     policy = Policy(config.target_tokens, config.header_mode, config.type_strategies)
     if config.strategy == "default":
-        chunker = policy_chunker(policy, model)
+        chunker = PolicyChunker(policy, model)
         context.log.info(f"{key}: policy chose {policy.choose(version)}")
     else:
         chunker = build_chunker(config.strategy, model, config.target_tokens, config.header_mode)

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import http.client
 import ipaddress
 import json
+import logging
 import os
 import re
 import urllib.error
@@ -35,6 +37,8 @@ from typing import Any
 
 from rag_assets.core.schemas import Chunk, content_hash
 from rag_assets.core.tokens import TokenCounter
+
+log = logging.getLogger(__name__)
 
 SYSTEM_PROMPT = (
     "You situate an excerpt within its document, to improve search retrieval of the "
@@ -103,6 +107,7 @@ class _Cache:
         self.entries: dict[tuple[str, str, str], str] = {}
         if not self.path.is_file():
             return
+        unreadable = 0
         with self.path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
                 try:
@@ -111,7 +116,9 @@ class _Cache:
                     if item["doc"] == doc_hash and isinstance(item["sentence"], str):
                         self.entries[key] = item["sentence"]
                 except (ValueError, KeyError, TypeError):
-                    continue
+                    unreadable += 1
+        if unreadable:  # their chunks are situated again
+            log.warning("%s: %d unreadable line(s) skipped", self.path, unreadable)
 
     def get(self, key: tuple[str, str, str]) -> str | None:
         return self.entries.get(key)
@@ -233,8 +240,8 @@ class Situator:
             detail = ""
             try:
                 detail = err.read(300).decode("utf-8", "replace").strip()
-            except Exception:  # noqa: BLE001 - the status is what matters
-                pass
+            except (OSError, http.client.HTTPException) as exc:  # the status is what matters
+                detail = f"(body unreadable: {exc})"
             raise SituateError(f"HTTP {err.code} {err.reason}: {detail}".strip(": ")) from None
         except urllib.error.URLError as err:
             raise SituateError(f"cannot reach {self.endpoint}: {err.reason}") from None

@@ -12,6 +12,7 @@ import datetime as dt
 import html
 import io
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,8 @@ from typing import Any
 from rag_assets.core.chunking import SIZED
 from rag_assets.core.evaluation import METRICS, EvalResult
 from rag_assets.core.lake import LakePath
+
+log = logging.getLogger(__name__)
 
 LOWER_IS_BETTER = {"tokens@3", "orphans", "mid_line_starts", "truncated", "twin_confusion"}
 COUNTS = ("tokens@3", "orphans", "mid_line_starts", "truncated")
@@ -607,7 +610,7 @@ def previous_report(
     files and retrieval mode (other reports measure something else); None if there is none.
 
     Report folders are named by UTC timestamp, so name order is time order; unreadable
-    files are skipped.
+    files are skipped with a warning.
     """
     for folder in sorted((p for p in reports_dir.iterdir() if p.is_dir()), reverse=True):
         if folder.name >= before.name:
@@ -615,7 +618,8 @@ def previous_report(
         path = folder / "metrics.json"
         try:
             payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+        except (OSError, json.JSONDecodeError) as exc:
+            log.warning("skipping the earlier report %s: %s", path, exc)
             continue
         if sorted(payload.get("sources", [])) == sorted(sources) and payload.get("mode") == mode:
             return path, payload

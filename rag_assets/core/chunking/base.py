@@ -1,15 +1,15 @@
 """The one chunker interface every strategy implements, and what a chunk's header says.
 
-A chunker is a function `(Source, TokenCounter) -> list[Chunk]`: it reads one document
-version (its text, structure tree and linearized table rows) and returns chunks whose
-spans point into that version's text, so that the eval can compare any two strategies on
-the same extracted text with the same judge.
+A chunker is a `Chunker` called as `chunker(source, counter) -> list[Chunk]`: it reads one
+document version (its text, structure tree and linearized table rows) and returns chunks
+whose spans point into that version's text, so that the eval can compare any two
+strategies on the same extracted text with the same judge.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from rag_assets.core.schemas import Chunk, DocText, Node
@@ -67,4 +67,17 @@ class Source:
     doc_type: str | None = None
 
 
-Chunker = Callable[[Source, TokenCounter], list[Chunk]]
+class Chunker(ABC):
+    """One chunking strategy: `chunker(source, counter)` gives a version's chunks.
+
+    Concrete strategies are frozen dataclasses of their settings; `name` is the strategy
+    name their chunks carry and `trecho eval` reports (see the registry in `__init__`)."""
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """The strategy name (`structural`, `legal-point`, `fixed_tokens-256-o0`...)."""
+
+    @abstractmethod
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """The chunks of one document version, spans into its text."""

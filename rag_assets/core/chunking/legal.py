@@ -320,14 +320,24 @@ def legal_chunks(
     return chunks
 
 
-def legal_chunker(unit: LegalUnit = "point", header_mode: str = "full") -> Chunker:
-    """A `Chunker` for strategy `legal-article`, `legal-paragraph` or `legal-point`."""
-    if unit not in LEGAL_UNITS:
-        raise ValueError(f"legal unit {unit!r} must be one of {LEGAL_UNITS}")
-    name = f"legal-{unit}"
+@dataclass(frozen=True)
+class LegalChunker(Chunker):
+    """Strategy `legal-article`, `legal-paragraph` or `legal-point`: one chunk per unit."""
 
-    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
-        return legal_chunks(source, counter, unit=unit, header_mode=header_mode, strategy=name)
+    unit: LegalUnit = "point"
+    header_mode: str = "full"
 
-    chunker.__name__ = name
-    return chunker
+    def __post_init__(self) -> None:
+        if self.unit not in LEGAL_UNITS:
+            raise ValueError(f"legal unit {self.unit!r} must be one of {LEGAL_UNITS}")
+
+    @property
+    def name(self) -> str:
+        """`legal-<unit>`."""
+        return f"legal-{self.unit}"
+
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """One chunk per legal unit (split to fit), each with its article's lead."""
+        return legal_chunks(
+            source, counter, unit=self.unit, header_mode=self.header_mode, strategy=self.name
+        )

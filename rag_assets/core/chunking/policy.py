@@ -43,17 +43,25 @@ class Policy:
         return self.otherwise
 
 
-def policy_chunker(policy: Policy | None = None, embedder: Embedder | None = None) -> Chunker:
-    """The policy as a chunker: each document chunked by the strategy `choose` picks."""
-    from rag_assets.core.chunking import build_chunker
+@dataclass(frozen=True)
+class PolicyChunker(Chunker):
+    """The policy as a chunker (strategy `default`): each document chunked by the
+    strategy `choose` picks."""
 
-    policy = policy or Policy()
+    policy: Policy = field(default_factory=Policy)
+    embedder: Embedder | None = None
 
-    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
+    @property
+    def name(self) -> str:
+        """`default`."""
+        return "default"
+
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """The chunks of the strategy the policy picks for this version."""
+        from rag_assets.core.chunking import build_chunker
+
+        policy = self.policy
         name = policy.choose(source)
-        return build_chunker(name, embedder, policy.target_tokens, policy.header_mode)(
+        return build_chunker(name, self.embedder, policy.target_tokens, policy.header_mode)(
             source, counter
         )
-
-    chunker.__name__ = "default"
-    return chunker

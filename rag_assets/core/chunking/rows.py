@@ -14,7 +14,7 @@ not used alone. `parent_id` is the table node's id.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from rag_assets.core.chunking.base import Chunker, Source
 from rag_assets.core.chunking.structural import structural_chunks
@@ -63,12 +63,20 @@ def table_row_chunks(
     return [c for c in chunks if c.kind == "table"]
 
 
-def table_rows_chunker(pack: bool = False, header_mode: str = "full") -> Chunker:
-    """A `Chunker` for strategy `table_rows` (one row a chunk) or `table_rows-packed`."""
-    name = "table_rows-packed" if pack else "table_rows"
+@dataclass(frozen=True)
+class TableRowsChunker(Chunker):
+    """Strategy `table_rows` (one row a chunk) or `table_rows-packed`."""
 
-    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
-        return table_row_chunks(source, counter, pack=pack, header_mode=header_mode, strategy=name)
+    pack: bool = False
+    header_mode: str = "full"
 
-    chunker.__name__ = name
-    return chunker
+    @property
+    def name(self) -> str:
+        """`table_rows` or `table_rows-packed`."""
+        return "table_rows-packed" if self.pack else "table_rows"
+
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """The table rows' chunks only (text outside tables is not covered)."""
+        return table_row_chunks(
+            source, counter, pack=self.pack, header_mode=self.header_mode, strategy=self.name
+        )

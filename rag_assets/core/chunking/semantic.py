@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -200,21 +201,29 @@ def _strategy(percentile: float, max_tokens: int | None) -> str:
     return name if max_tokens is None else f"{name}-max{max_tokens}"
 
 
-def semantic_chunker(
-    embedder: Embedder,
-    percentile: float = 90.0,
-    max_tokens: int | None = None,
-    header_mode: str = "full",
-) -> Chunker:
-    """A `Chunker` cutting by embedding distance (strategy `semantic-p{percentile:g}`).
+@dataclass(frozen=True)
+class SemanticChunker(Chunker):
+    """Cuts by embedding distance (strategy `semantic-p{percentile:g}`).
 
     Costs one embedding per sentence of the document with `embedder` (the real model).
     """
-    if not 0.0 <= percentile <= 100.0:
-        raise ValueError(f"percentile must be in [0, 100], got {percentile}")
 
-    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
-        return semantic_chunks(source, counter, embedder, percentile, max_tokens, header_mode)
+    embedder: Embedder
+    percentile: float = 90.0
+    max_tokens: int | None = None
+    header_mode: str = "full"
 
-    chunker.__name__ = _strategy(percentile, max_tokens)
-    return chunker
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.percentile <= 100.0:
+            raise ValueError(f"percentile must be in [0, 100], got {self.percentile}")
+
+    @property
+    def name(self) -> str:
+        """`semantic-p{percentile:g}`, with `-max{n}` under a size cap."""
+        return _strategy(self.percentile, self.max_tokens)
+
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """Sentences grouped between the largest similarity drops."""
+        return semantic_chunks(
+            source, counter, self.embedder, self.percentile, self.max_tokens, self.header_mode
+        )

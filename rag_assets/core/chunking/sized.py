@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
+from rag_assets.core.chunking.base import Chunker, Source, make_header
 from rag_assets.core.schemas import Chunk, DocText
 from rag_assets.core.tokens import TokenCounter
 
@@ -374,3 +376,38 @@ def recursive(
     splitter = _Recursive(doc.text, counter, size, overlap, seps, length)
     spans = splitter.split(0, len(doc.text), seps) if doc.text.strip() else []
     return _build(doc, spans, name, partition_key, doc_id, version, counter, header)
+
+
+@dataclass(frozen=True)
+class SizedChunker(Chunker):
+    """A size-based baseline (`fixed_chars`, `fixed_tokens` or `recursive`, `size` and
+    `overlap` in its unit, fixed windows starting at `offset`); its header names only the
+    document and version."""
+
+    kind: str
+    size: int
+    overlap: int
+    offset: int = 0
+    header_mode: str = "full"
+
+    @property
+    def name(self) -> str:
+        """`<kind>-<size>-o<overlap>`, with `-s<offset>` when the windows start later."""
+        return f"{self.kind}-{self.size}-o{self.overlap}" + (
+            f"-s{self.offset}" if self.offset else ""
+        )
+
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """The version's text cut by size, knowing no structure."""
+        functions: dict[str, Callable[..., list[Chunk]]] = {
+            "fixed_chars": fixed_chars,
+            "fixed_tokens": fixed_tokens,
+        }
+        info = source.info
+        header = make_header(info, "", self.header_mode)
+        common = (source.doc, info.partition_key, info.doc_id, info.version, counter)
+        if self.kind == "recursive":
+            return recursive(*common, header=header, size=self.size, overlap=self.overlap)
+        return functions[self.kind](
+            *common, header=header, size=self.size, overlap=self.overlap, start_offset=self.offset
+        )

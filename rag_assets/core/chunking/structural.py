@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rag_assets.core.chunking.base import PATH_SEP, DocInfo, make_header
+from rag_assets.core.chunking.base import PATH_SEP, Chunker, DocInfo, Source, make_header
 from rag_assets.core.schemas import Chunk, DocText, Node
 from rag_assets.core.structure import display_name, path_of
 from rag_assets.core.tables import TableRow
@@ -425,4 +425,33 @@ class _Render:
             char_end=last.end,
             page_start=page_start,
             page_end=page_end,
+        )
+
+
+@dataclass(frozen=True)
+class StructuralChunker(Chunker):
+    """Strategy `structural`: tree units packed up to `target_tokens`
+    (`structural-no-repack`: one unit per chunk)."""
+
+    target_tokens: int = 200
+    repack: bool = True
+    header_mode: str = "full"
+
+    @property
+    def name(self) -> str:
+        """`structural` or `structural-no-repack`."""
+        return "structural" if self.repack else "structural-no-repack"
+
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """The version's tree units, packed within their container."""
+        return structural_chunks(
+            source.doc,
+            source.nodes,
+            source.rows,
+            source.info,
+            counter,
+            target_tokens=self.target_tokens,
+            repack=self.repack,
+            header_mode=self.header_mode,
+            strategy=self.name,
         )

@@ -13,6 +13,8 @@ article or table node, as in the default (a parent the LLM can be handed), not t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rag_assets.core.chunking.base import Chunker, Source, make_header
 from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.schemas import Chunk
@@ -74,11 +76,17 @@ def whole_chunks(source: Source, counter: TokenCounter, header_mode: str = "full
     ]
 
 
-def whole_chunker(header_mode: str = "full") -> Chunker:
-    """A `Chunker` for strategy `whole` (see the module doc for the fallback)."""
+@dataclass(frozen=True)
+class WholeChunker(Chunker):
+    """Strategy `whole` (see the module doc for the fallback)."""
 
-    def chunker(source: Source, counter: TokenCounter) -> list[Chunk]:
-        return whole_chunks(source, counter, header_mode=header_mode)
+    header_mode: str = "full"
 
-    chunker.__name__ = STRATEGY
-    return chunker
+    @property
+    def name(self) -> str:
+        """`whole`."""
+        return STRATEGY
+
+    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
+        """The document as one chunk when it fits the model."""
+        return whole_chunks(source, counter, header_mode=self.header_mode)

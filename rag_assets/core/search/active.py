@@ -52,11 +52,10 @@ class ModelRef:
 
 def read_active(uri: str | os.PathLike[str]) -> ModelRef | None:
     """The model search uses in this database, or None before anything was indexed."""
-    db = lancedb.connect(str(uri))
-    try:
-        rows = db.open_table(ACTIVE_TABLE).to_arrow().to_pylist()
-    except ValueError:
+    tbl = _open_table(lancedb.connect(str(uri)), ACTIVE_TABLE)
+    if tbl is None:
         return None
+    rows = tbl.to_arrow().to_pylist()
     return ModelRef(**rows[-1]) if rows else None
 
 

@@ -403,6 +403,11 @@ class _Retrieval(_ModelTable):
 
     @staticmethod
     def _fts(tbl: Any, query: str, where: str | None, n: int, strict: bool) -> list[Hit]:
+        """Full-text top `n`. A failure of the store (a broken or unreadable index) is
+        raised when `strict` (full-text mode); in hybrid search it is logged as a warning
+        and gives no full-text hits, so the fused hits name only `vector` as their
+        retriever: the answer degrades visibly, never silently. (A table without the
+        index is no failure: LanceDB scans `text` flat.)"""
         terms = fts_terms(query)
         if not terms:
             return []
@@ -411,10 +416,14 @@ class _Retrieval(_ModelTable):
             if where is not None:
                 search = search.where(where, prefilter=True)
             rows = search.select([*HIT_COLUMNS, "_score"]).limit(n).to_list()
-        except Exception as exc:  # no index yet, or being replaced by another writer
-            if "index" not in str(exc).lower() and strict:
+        except (OSError, RuntimeError, ValueError) as exc:  # what LanceDB raises
+            if strict:
                 raise
-            log.warning("full-text search unavailable on %s: %s", tbl.name, exc)
+            log.warning(
+                "full-text search failed on %s, hybrid hits come from vector search alone: %s",
+                tbl.name,
+                exc,
+            )
             return []
         rows.sort(key=lambda r: _tie_order(float(r["_score"]), r))
         return [
