@@ -29,6 +29,7 @@ MAX_HEADER_LINES = 3
 LINE_PITCH = 2.2  # lines of one table are at most this many line heights apart
 OVERRUN = 0.1  # share of lines whose ink may cross a column gap (long row labels)
 MISSING = {":", "-", "–", "—", "..", "...", "n.a.", "n/a", "x", "*"}  # a value not given
+LEADER = re.compile(r"\s*(?:\.\s?){3,}$")  # leader dots running to the next column
 CAPTION = re.compile(r"(?i)^(?:table|tabela|tableau|figure|figura|chart|gr[aá]fico|quadro)\b")
 
 
@@ -145,7 +146,7 @@ def _cells(line: list[Word], edges: list[float]) -> list[str]:
     cells: list[list[str]] = [[] for _ in range(len(edges) - 1)]
     for word in line:
         cells[_column_of((word["x0"] + word["x1"]) / 2, edges)].append(word["text"])
-    return [" ".join(c) for c in cells]
+    return [LEADER.sub("", " ".join(c)) for c in cells]
 
 
 def _header_cells(line: list[Word], edges: list[float]) -> list[str | None]:
@@ -164,7 +165,8 @@ def _header_cells(line: list[Word], edges: list[float]) -> list[str | None]:
         lo = (segments[i - 1][-1]["x1"] + left) / 2 if i else edges[1] if left >= edges[1] else -1e9
         hi = (right + segments[i + 1][0]["x0"]) / 2 if i + 1 < len(segments) else 1e9
         inside = [j for j in range(width) if left <= middles[j] <= right]
-        near = [j for j in range(width) if lo <= middles[j] <= hi]
+        # a heading centred over a group spans it only beside another group's heading
+        near = [j for j in range(width) if lo <= middles[j] <= hi] if len(segments) > 1 else []
         cols = inside or near or [_column_of((left + right) / 2, edges)]
         spans.append((min(cols), max(cols)))
     taken: set[int] = set()

@@ -81,8 +81,9 @@ def _join_hyphenated(pages: list[Page]) -> int:
     The second half moves up to the first line, so every line (and every offset computed
     after) still holds whole words; a line left empty is dropped.
     """
-    body = [line for page in pages for line in page.lines if line.table < 0]
-    vocab = set(_words("\n".join(line.text for line in body)))
+    # every word the document prints, its tables' too (`1 work-hour` in a table says how
+    # `work-` / `hour` is spelled in the prose)
+    vocab = set(_words("\n".join(line.text for page in pages for line in page.lines)))
     joined = 0
     previous: Line | None = None
     for page in pages:
