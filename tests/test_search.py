@@ -58,9 +58,36 @@ VALIDITY: dict[str, tuple[dt.date | None, dt.date | None]] = {
 }
 
 
+def chunk_row(
+    key: str, ordinal: int, suffix: str, path: str, header: str, body: str, start: int
+) -> dict:
+    """One hand-made chunk row of version `key`, as the chunks stage writes it."""
+    doc_id, version = key.split("@")
+    return Chunk(
+        chunk_id=f"{key}#{suffix}",
+        partition_key=key,
+        doc_id=doc_id,
+        version=version,
+        strategy="structure",
+        parent_id=None,
+        ordinal=ordinal,
+        kind="section",
+        path=path,
+        header=header,
+        body=body,
+        text=f"{header}\n{body}",
+        token_count=len(body.split()),
+        truncated=False,
+        char_start=start,
+        char_end=start + len(body),
+        page_start=1,
+        page_end=1,
+    ).as_row()
+
+
 def make_chunks(key: str, only: list[str] | None = None) -> pa.Table:
     """Hand-made chunks of one version, as the chunks stage would write them."""
-    doc_id, version = key.split("@")
+    version = key.split("@")[1]
     title, sections = DOCS[key]
     rows = []
     offset = 0
@@ -68,28 +95,7 @@ def make_chunks(key: str, only: list[str] | None = None) -> pa.Table:
         if only is not None and suffix not in only:
             continue
         header = f"[{title} | {section} | {version}]"
-        rows.append(
-            Chunk(
-                chunk_id=f"{key}#{suffix}",
-                partition_key=key,
-                doc_id=doc_id,
-                version=version,
-                strategy="structure",
-                parent_id=None,
-                ordinal=ordinal,
-                kind="section",
-                path=section,
-                header=header,
-                body=body,
-                text=f"{header}\n{body}",
-                token_count=len(body.split()),
-                truncated=False,
-                char_start=offset,
-                char_end=offset + len(body),
-                page_start=1,
-                page_end=1,
-            ).as_row()
-        )
+        rows.append(chunk_row(key, ordinal, suffix, section, header, body, offset))
         offset += len(body) + 1
     return pa.Table.from_pylist(rows, schema=CHUNKS)
 
@@ -529,30 +535,10 @@ def law_chunks(key: str = "lei@2018") -> pa.Table:
     """Hand-made chunks of a law, one per article, each under its article in the path."""
     doc_id, version = key.split("@")
     rows = []
-    for ordinal, (path, body) in enumerate(LAW):
-        header = f"[{doc_id} | DISPOSIÇÕES GERAIS > {path} | {version}]"
-        rows.append(
-            Chunk(
-                chunk_id=f"{key}#{ordinal}",
-                partition_key=key,
-                doc_id=doc_id,
-                version=version,
-                strategy="structure",
-                parent_id=None,
-                ordinal=ordinal,
-                kind="article",
-                path=f"DISPOSIÇÕES GERAIS > {path}",
-                header=header,
-                body=body,
-                text=f"{header}\n{body}",
-                token_count=len(body.split()),
-                truncated=False,
-                char_start=100 * ordinal,
-                char_end=100 * ordinal + len(body),
-                page_start=1,
-                page_end=1,
-            ).as_row()
-        )
+    for ordinal, (article, body) in enumerate(LAW):
+        path = f"DISPOSIÇÕES GERAIS > {article}"
+        header = f"[{doc_id} | {path} | {version}]"
+        rows.append(chunk_row(key, ordinal, str(ordinal), path, header, body, 100 * ordinal))
     return pa.Table.from_pylist(rows, schema=CHUNKS)
 
 
