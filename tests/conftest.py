@@ -7,11 +7,14 @@ about the bundled e5 ask for the `e5` fixture."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -21,6 +24,10 @@ os.environ.setdefault("TRECHO_MODEL", "all-MiniLM-L6-v2")  # fastest; see the do
 
 from rag_assets.core.embedding import Embedder  # noqa: E402
 from rag_assets.core.lake import Lake  # noqa: E402
+from rag_assets.core.schemas import CHUNKS, Chunk  # noqa: E402
+
+if TYPE_CHECKING:
+    from rag_assets.core.search import Hit, Index
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_LAKE = REPO / "data_lake"
@@ -109,6 +116,61 @@ def small_lake(tmp_path: Path) -> Lake:
     )
 
 
+@pytest.fixture(scope="session")
+def tree_of() -> Callable[..., tuple[Any, list[Any]]]:
+    """`tree_of(path, key)`: a PDF read by the real extraction, with its structure tree:
+    (extraction, nodes)."""
+    from rag_assets.core.pdf import extract
+    from rag_assets.core.structure import build_tree, tables_by_piece
+
+    def build(path: Path, key: str = "doc@v1") -> tuple[Any, list[Any]]:
+        extraction = extract(path)
+        lines = [line for page in extraction.pages for line in page.lines]
+        tables = tables_by_piece(extraction.logical_tables())
+        return extraction, build_tree(key, extraction.doc, lines, tables, "Doc")
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def prepared(tree_of: Callable[..., tuple[Any, list[Any]]]) -> Callable[..., tuple[Any, ...]]:
+    """`prepared(path, key)`: (document text, tree nodes, linearized table rows) of a PDF,
+    what chunkers read; each file is read once a session (the laws take seconds)."""
+    from rag_assets.core.structure import display_name, path_of
+    from rag_assets.core.tables import linearize_tables
+
+    memo: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}
+
+    def build(path: Path, key: str) -> tuple[Any, ...]:
+        stat = path.stat()
+        memo_key = (str(path), key, stat.st_mtime_ns, stat.st_size)
+        if memo_key not in memo:
+            extraction, nodes = tree_of(path, key)
+            by_id = {n.node_id: n for n in nodes}
+            paths = {
+                n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id)) for n in nodes
+            }
+            pieces = [(p.page, t.rows) for p in extraction.pages for t in p.tables]
+            rows = linearize_tables(key, nodes, pieces, paths)
+            memo[memo_key] = (extraction.doc, nodes, rows)
+        return memo[memo_key]
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def source_of(prepared: Callable[..., tuple[Any, ...]]) -> Callable[[Path, str], Any]:
+    """`source_of(path, key)`: a chunker's input for one PDF (named by its doc id)."""
+    from rag_assets.core.chunking.base import DocInfo, Source
+
+    def build(path: Path, key: str) -> Source:
+        doc, nodes, rows = prepared(path, key)
+        doc_id, version = key.split("@")
+        return Source(DocInfo(key, doc_id, version, doc_id), doc, nodes, rows)
+
+    return build
+
+
 def prompted_model(folder: Path, prompts: dict[str, str]) -> Path:
     """The bundled model under another folder (its files symlinked) whose
     sentence-transformers config ships `prompts`, as e5-style models do."""
@@ -165,3 +227,157 @@ def turned() -> Callable[[Path, Path], Path]:
         return target
 
     return build
+
+
+# -- a small search index: three hand-made versions of two documents ----------------------
+
+V1_END = dt.date(2023, 12, 31)
+V2_START = dt.date(2024, 1, 1)
+
+DOCS: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
+    # key: (title, [(id suffix, section, body)])
+    "doc-a@v1": (
+        "Manual do Motor",
+        [
+            ("sec-1", "1 Vibração", "O limite de vibração do motor é 92 Hz em operação contínua."),
+            ("sec-2", "2 Garantia", "A garantia cobre defeitos de fabricação por 12 meses."),
+            ("sec-3", "3 Lubrificação", "Lubrifique os rolamentos a cada 500 horas de uso."),
+        ],
+    ),
+    "doc-a@v2": (
+        "Manual do Motor",
+        [
+            ("sec-1", "1 Vibração", "O limite de vibração do motor é 80 Hz em operação contínua."),
+            ("sec-2", "2 Garantia", "A garantia cobre defeitos de fabricação por 24 meses."),
+        ],
+    ),
+    "doc-b@v1": (
+        "Store Policy",
+        [
+            ("refund", "Refunds", "The refund deadline is thirty days after the purchase date."),
+            ("passwords", "Security", "Employee passwords must be rotated every ninety days."),
+        ],
+    ),
+}
+VALIDITY: dict[str, tuple[dt.date | None, dt.date | None]] = {
+    "doc-a@v1": (None, V1_END),
+    "doc-a@v2": (V2_START, None),
+    "doc-b@v1": (None, None),
+}
+
+
+def chunk_row(
+    key: str, ordinal: int, suffix: str, path: str, header: str, body: str, start: int
+) -> dict:
+    """One hand-made chunk row of version `key`, as the chunks stage writes it."""
+    doc_id, version = key.split("@")
+    return Chunk(
+        chunk_id=f"{key}#{suffix}",
+        partition_key=key,
+        doc_id=doc_id,
+        version=version,
+        strategy="structure",
+        parent_id=None,
+        ordinal=ordinal,
+        kind="section",
+        path=path,
+        header=header,
+        body=body,
+        text=f"{header}\n{body}",
+        token_count=len(body.split()),
+        truncated=False,
+        char_start=start,
+        char_end=start + len(body),
+        page_start=1,
+        page_end=1,
+    ).as_row()
+
+
+def make_chunks(key: str, only: list[str] | None = None) -> pa.Table:
+    """Hand-made chunks of one version, as the chunks stage would write them."""
+    version = key.split("@")[1]
+    title, sections = DOCS[key]
+    rows = []
+    offset = 0
+    for ordinal, (suffix, section, body) in enumerate(sections):
+        if only is not None and suffix not in only:
+            continue
+        header = f"[{title} | {section} | {version}]"
+        rows.append(chunk_row(key, ordinal, suffix, section, header, body, offset))
+        offset += len(body) + 1
+    return pa.Table.from_pylist(rows, schema=CHUNKS)
+
+
+@pytest.fixture(scope="session")
+def upsert() -> Callable[..., int]:
+    """`upsert(index, key, only=None, status="active", **kwargs)`: write one of `DOCS`'
+    versions (its chunks embedded by the index's model); returns the rows stored."""
+
+    def write(
+        index: Index, key: str, only: list[str] | None = None, status: str = "active", **kwargs: Any
+    ) -> int:
+        chunks = make_chunks(key, only)
+        vectors = index.embedder.embed_passages(chunks.column("text").to_pylist())
+        valid_from, valid_to = VALIDITY[key]
+        return index.upsert_partition(
+            key, chunks, vectors, status, valid_from, valid_to, DOCS[key][0], **kwargs
+        )
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def ids() -> Callable[[list[Hit]], list[str]]:
+    """`ids(hits)`: the hits' chunk ids, in rank order."""
+
+    def of(hits: list[Hit]) -> list[str]:
+        return [h.chunk_id for h in hits]
+
+    return of
+
+
+# -- driving the Dagster sensor and the runs it asks for, in process ---------------------
+
+
+@pytest.fixture(scope="session")
+def evaluate_sensor() -> Callable[..., Any]:
+    """`evaluate_sensor(defs, instance, lake, cursor=None)`: one tick of the raw-folder
+    sensor, its dynamic-partition requests applied to `instance`; the SensorResult."""
+    from dagster import DagsterInstance, SensorResult, build_sensor_context
+
+    from rag_assets.partitions import DOC_VERSIONS
+
+    def tick(
+        defs: Any, instance: DagsterInstance, lake: Lake, cursor: str | None = None
+    ) -> SensorResult:
+        sensor = defs.resolve_sensor_def("raw_folder_sensor")
+        context = build_sensor_context(
+            instance=instance, definitions=defs, resources=defs.resources, cursor=cursor
+        )
+        result = sensor(context)  # direct invocation: the SensorResult as the sensor returns it
+        for request in getattr(result, "dynamic_partitions_requests", None) or []:
+            if type(request).__name__ == "AddDynamicPartitionsRequest":
+                instance.add_dynamic_partitions(DOC_VERSIONS, list(request.partition_keys))
+            else:
+                for key in request.partition_keys:
+                    instance.delete_dynamic_partition(DOC_VERSIONS, key)
+        return result
+
+    return tick
+
+
+@pytest.fixture(scope="session")
+def run_requested() -> Callable[..., dict[str, Any]]:
+    """`run_requested(defs, instance, result)`: the index job run in process for each run
+    request of a sensor or schedule result; the run results by partition key."""
+
+    def run(defs: Any, instance: Any, result: Any) -> dict[str, Any]:
+        job = defs.resolve_job_def("index_documents")
+        return {
+            request.partition_key: job.execute_in_process(
+                partition_key=request.partition_key, instance=instance, raise_on_error=False
+            )
+            for request in getattr(result, "run_requests", None) or []
+        }
+
+    return run

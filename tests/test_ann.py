@@ -16,7 +16,6 @@ from rag_assets.core import search
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.schemas import CHUNKS, Chunk
 from rag_assets.core.search import Index, upkeep
-from tests.test_search import ids, upsert
 
 MIN_ROWS = 500
 FILLER_ROWS = 250
@@ -72,7 +71,7 @@ def plan(index: Index, query: str, exact: bool = False) -> str:
 
 
 def test_vector_index_is_built_once_the_table_reaches_ann_min_rows(
-    tmp_path: Path, embedder: Embedder
+    upsert, tmp_path: Path, embedder: Embedder
 ) -> None:
     idx = Index(tmp_path / "lancedb", embedder, ann_min_rows=MIN_ROWS)
     upsert(idx, "doc-a@v2")
@@ -97,7 +96,9 @@ def test_vector_index_is_built_once_the_table_reaches_ann_min_rows(
     assert "ANNSubIndex" not in plan(idx, "vibração", exact=True)
 
 
-def test_search_through_the_index_matches_exact_search(tmp_path: Path, embedder: Embedder) -> None:
+def test_search_through_the_index_matches_exact_search(
+    ids, upsert, tmp_path: Path, embedder: Embedder
+) -> None:
     idx = Index(tmp_path / "lancedb", embedder, ann_min_rows=MIN_ROWS)
     upsert(idx, "doc-a@v2")
     upsert(idx, "doc-b@v1")
@@ -115,7 +116,9 @@ def test_search_through_the_index_matches_exact_search(tmp_path: Path, embedder:
     assert ids(hybrid) == ids(idx.search("What is the refund deadline?", k=3, exact=True))
 
 
-def test_rows_written_after_the_index_are_found_at_once(tmp_path: Path, embedder: Embedder) -> None:
+def test_rows_written_after_the_index_are_found_at_once(
+    ids, upsert, tmp_path: Path, embedder: Embedder
+) -> None:
     idx = Index(tmp_path / "lancedb", embedder, ann_min_rows=MIN_ROWS)
     filler(idx, 2)
     assert idx.index_stats().vector is not None
@@ -140,7 +143,7 @@ def test_rows_written_after_the_index_are_found_at_once(tmp_path: Path, embedder
 
 
 def test_deleted_and_revoked_versions_leave_results_with_the_index(
-    tmp_path: Path, embedder: Embedder
+    upsert, tmp_path: Path, embedder: Embedder
 ) -> None:
     idx = Index(tmp_path / "lancedb", embedder, ann_min_rows=MIN_ROWS)
     upsert(idx, "doc-a@v2")
@@ -159,7 +162,7 @@ def test_deleted_and_revoked_versions_leave_results_with_the_index(
 
 
 def test_many_delta_segments_retrain_the_index(
-    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+    upsert, tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(upkeep, "ANN_MAX_SEGMENTS", 2)
     monkeypatch.setattr(upkeep, "INDEX_LAG_ROWS", 0)  # every write updates the indexes
@@ -173,7 +176,9 @@ def test_many_delta_segments_retrain_the_index(
     assert vector is not None and (vector.segments, vector.indexed_rows) == (1, 504)
 
 
-def test_ann_min_rows_zero_disables_the_index(tmp_path: Path, embedder: Embedder) -> None:
+def test_ann_min_rows_zero_disables_the_index(
+    ids, upsert, tmp_path: Path, embedder: Embedder
+) -> None:
     uri = tmp_path / "lancedb"
     idx = Index(uri, embedder, ann_min_rows=MIN_ROWS)
     filler(idx, 2)

@@ -12,17 +12,16 @@ from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.metrics import chunk_damage
 
 from .conftest import SAMPLE_LAKE
-from .test_chunking_structural import prepared
 
 
 @pytest.fixture(scope="module")
-def manual() -> Source:
+def manual(prepared) -> Source:
     doc, nodes, rows = prepared(SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf", "op@v1")
     return Source(DocInfo("op@v1", "op", "v1", "Manual"), doc, nodes, rows, doc_type="manual")
 
 
 @pytest.fixture(scope="module")
-def lgpd() -> Source:
+def lgpd(prepared) -> Source:
     doc, nodes, rows = prepared(SAMPLE_LAKE / "raw" / "lgpd" / "2018.pdf", "lgpd@2018")
     return Source(DocInfo("lgpd@2018", "lgpd", "2018", "LGPD"), doc, nodes, rows, doc_type="law")
 
@@ -40,7 +39,7 @@ def test_every_named_strategy_runs_behind_one_interface(manual, counter, embedde
 
 def test_noheader_variant_drops_the_header(manual, counter):
     plain = build_chunker("structural-noheader")(manual, counter)
-    assert all(c.header == "" and c.text == c.body for c in plain)
+    assert plain and all(c.header == "" and c.text == c.body for c in plain)
 
 
 def test_policy_by_structure_and_by_type(manual, lgpd):

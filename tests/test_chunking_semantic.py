@@ -3,8 +3,6 @@ character of the text with exact spans, and never exceeds what the model reads."
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from rag_assets.core.chunking.base import DocInfo, Source
@@ -12,7 +10,6 @@ from rag_assets.core.chunking.semantic import SemanticChunker, sentences_of
 from rag_assets.core.schemas import DocText
 
 from .conftest import SAMPLE_LAKE
-from .test_reading import tree_of
 
 MANUAL = SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf"
 
@@ -30,12 +27,6 @@ REFUND = [
 ]
 
 
-def source_of(path: Path, key: str) -> Source:
-    extraction, nodes = tree_of(path, key)
-    doc_id, version = key.split("@")
-    return Source(DocInfo(key, doc_id, version, doc_id), extraction.doc, nodes)
-
-
 def _spans_exact(chunks, doc: DocText) -> None:
     for chunk in chunks:
         assert chunk.body == doc.text[chunk.char_start : chunk.char_end]
@@ -43,7 +34,7 @@ def _spans_exact(chunks, doc: DocText) -> None:
         assert chunk.body == chunk.body.strip()
 
 
-def test_breaks_at_the_topic_change(tmp_path, make_pdf, embedder, counter):
+def test_breaks_at_the_topic_change(source_of, tmp_path, make_pdf, embedder, counter):
     pdf = make_pdf(tmp_path / "two-topics.pdf", [(" ".join(PUMP + REFUND), 11, False)])
     source = source_of(pdf, "topics@v1")
     text = source.doc.text
@@ -64,7 +55,7 @@ def test_breaks_at_the_topic_change(tmp_path, make_pdf, embedder, counter):
         assert not ("vibration" in flat and "refund" in flat), chunk.body
 
 
-def test_manual_is_covered_with_exact_spans_within_the_model(embedder, counter):
+def test_manual_is_covered_with_exact_spans_within_the_model(source_of, embedder, counter):
     source = source_of(MANUAL, "manual-operacao@v1")
     text = source.doc.text
     chunks = SemanticChunker(embedder)(source, counter)

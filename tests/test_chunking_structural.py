@@ -3,34 +3,19 @@ nothing truncated, headers that say where a chunk comes from; size-based cuts do
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from rag_assets.core.chunking.base import DocInfo
 from rag_assets.core.chunking.sized import fixed_chars
 from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.metrics import chunk_damage
-from rag_assets.core.structure import display_name, path_of
-from rag_assets.core.tables import linearize_tables
 
 from .conftest import SAMPLE_LAKE
-from .test_reading import tree_of
 
 MANUAL = SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf"
 
 
-def prepared(path: Path, key: str):
-    extraction, nodes = tree_of(path, key)
-    by_id = {n.node_id: n for n in nodes}
-    paths = {n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id)) for n in nodes}
-    rows = linearize_tables(
-        key, nodes, [(p.page, t.rows) for p in extraction.pages for t in p.tables], paths
-    )
-    return extraction.doc, nodes, rows
-
-
-def test_default_policy_has_no_damage_where_fixed_chars_has_both(counter):
+def test_default_policy_has_no_damage_where_fixed_chars_has_both(prepared, counter):
     key = "manual-operacao@v1"
     doc, nodes, rows = prepared(MANUAL, key)
     info = DocInfo(key, "manual-operacao", "v1", "Manual de Operação")
@@ -43,7 +28,7 @@ def test_default_policy_has_no_damage_where_fixed_chars_has_both(counter):
     assert naive_damage.mid_line_starts > 0
 
 
-def test_table_value_chunk_holds_header_caption_and_context(counter):
+def test_table_value_chunk_holds_header_caption_and_context(prepared, counter):
     key = "manual-operacao@v1"
     doc, nodes, rows = prepared(MANUAL, key)
     info = DocInfo(key, "manual-operacao", "v1", "Manual de Operação")
@@ -57,20 +42,20 @@ def test_table_value_chunk_holds_header_caption_and_context(counter):
     assert chunk.parent_id is not None and chunk.parent_id.endswith("tab-1")
 
 
-def test_header_modes(counter):
+def test_header_modes(prepared, counter):
     key = "manual-operacao@v1"
     doc, nodes, rows = prepared(MANUAL, key)
     info = DocInfo(key, "manual-operacao", "v1", "Manual")
     off = structural_chunks(doc, nodes, rows, info, counter, header_mode="off")
-    assert all(c.header == "" and c.text == c.body for c in off)
+    assert off and all(c.header == "" and c.text == c.body for c in off)
     path = structural_chunks(doc, nodes, rows, info, counter, header_mode="path")
-    assert all("v1" not in c.header for c in path)
+    assert path and all("v1" not in c.header for c in path)
     with pytest.raises(ValueError, match="header mode"):
         structural_chunks(doc, nodes, rows, info, counter, header_mode="loud")
 
 
 @pytest.mark.parametrize("law", ["lgpd/2018", "cdc/1990"])
-def test_laws_fit_the_model_and_later_pieces_repeat_the_caput(counter, law: str):
+def test_laws_fit_the_model_and_later_pieces_repeat_the_caput(prepared, counter, law: str):
     key = law.replace("/", "@")
     doc, nodes, rows = prepared(SAMPLE_LAKE / "raw" / f"{law}.pdf", key)
     info = DocInfo(key, key.split("@")[0], key.split("@")[1], "Lei")
@@ -88,7 +73,9 @@ def test_laws_fit_the_model_and_later_pieces_repeat_the_caput(counter, law: str)
     assert len({c.chunk_id for c in chunks}) == len(chunks)
 
 
-def test_unchanged_clauses_keep_id_and_hash_when_another_changes(tmp_path, make_pdf, counter):
+def test_unchanged_clauses_keep_id_and_hash_when_another_changes(
+    prepared, tmp_path, make_pdf, counter
+):
     blocks = [
         ("Política de Uso", 16, True),
         ("1. Acesso", 14, True),
@@ -113,7 +100,7 @@ def test_unchanged_clauses_keep_id_and_hash_when_another_changes(tmp_path, make_
 
 
 def test_across_versions_unchanged_clauses_keep_their_unit_id_and_with_path_headers_hash(
-    tmp_path, make_pdf, counter
+    prepared, tmp_path, make_pdf, counter
 ):
     """chunk_id is `<doc>@<version>#<unit path>`: the unit path survives a new version.
     The full header names the version, so every text (and hash) changes with it; with
@@ -139,7 +126,7 @@ def test_across_versions_unchanged_clauses_keep_their_unit_id_and_with_path_head
             by_mode[mode].append({c.chunk_id.split("#", 1)[1]: c.content_hash for c in chunks})
     (full1, full2), (path1, path2) = by_mode["full"], by_mode["path"]
     assert full1.keys() == full2.keys() == path1.keys() == path2.keys()
-    assert all(full1[u] != full2[u] for u in full1)  # the version is in every text
+    assert full1 and all(full1[u] != full2[u] for u in full1)  # the version is in every text
     assert {u for u in path1 if path1[u] != path2[u]} == {u for u in path1 if "sec-2" in u}
 
 

@@ -30,7 +30,6 @@ from rag_assets.definitions import build_definitions
 from rag_assets.partitions import DOC_VERSIONS
 
 from .conftest import copy_lake
-from .test_pipeline import evaluate_sensor, run_requested
 
 REFUND = "Qual o prazo para receber o reembolso?"
 OPS, V6, V7 = "manual-operacao@v1", "manual-beneficiario@v6", "manual-beneficiario@v7"
@@ -80,7 +79,12 @@ def publish_v7(lake: Lake, tmp_path: Path, **fields: object) -> None:
 
 
 def test_add_revoke_and_changed_bytes_all_by_the_sensor(
-    beneficiary_lake: Lake, tmp_path: Path, embedder: Embedder, make_pdf
+    run_requested,
+    evaluate_sensor,
+    beneficiary_lake: Lake,
+    tmp_path: Path,
+    embedder: Embedder,
+    make_pdf,
 ) -> None:
     lake = beneficiary_lake
     instance = DagsterInstance.ephemeral()
@@ -129,7 +133,9 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     assert "45 dias" in index.search(REFUND, k=1)[0].text
 
 
-def test_an_operator_can_undo_a_revocation(beneficiary_lake: Lake, embedder: Embedder) -> None:
+def test_an_operator_can_undo_a_revocation(
+    run_requested, evaluate_sensor, beneficiary_lake: Lake, embedder: Embedder
+) -> None:
     lake = beneficiary_lake
     instance = DagsterInstance.ephemeral()
     defs = build_definitions(str(lake.root))
@@ -156,7 +162,7 @@ def test_an_operator_can_undo_a_revocation(beneficiary_lake: Lake, embedder: Emb
 
 
 def test_a_newer_version_in_force_supersedes_the_older_one(
-    beneficiary_lake: Lake, tmp_path: Path, embedder: Embedder
+    run_requested, evaluate_sensor, beneficiary_lake: Lake, tmp_path: Path, embedder: Embedder
 ) -> None:
     lake = beneficiary_lake
     set_sidecar(lake, V6, valid_from="2025-01-01")
@@ -178,7 +184,12 @@ def test_a_newer_version_in_force_supersedes_the_older_one(
 
 
 def test_with_history_both_versions_stay_and_search_answers_as_of_a_date(
-    beneficiary_lake: Lake, tmp_path: Path, embedder: Embedder, monkeypatch
+    run_requested,
+    evaluate_sensor,
+    beneficiary_lake: Lake,
+    tmp_path: Path,
+    embedder: Embedder,
+    monkeypatch,
 ) -> None:
     lake = beneficiary_lake
     set_sidecar(lake, V6, valid_from="2025-01-01")
@@ -195,7 +206,9 @@ def test_with_history_both_versions_stay_and_search_answers_as_of_a_date(
     assert {h.version for h in now} == {"v7"} and "30 dias" in now[0].text
 
 
-def test_rerun_with_nothing_changed_embeds_nothing(small_lake: Lake, embedder: Embedder) -> None:
+def test_rerun_with_nothing_changed_embeds_nothing(
+    run_requested, evaluate_sensor, small_lake: Lake, embedder: Embedder
+) -> None:
     instance = DagsterInstance.ephemeral()
     defs = build_definitions(str(small_lake.root))
     first = run_requested(defs, instance, evaluate_sensor(defs, instance, small_lake))
@@ -219,7 +232,7 @@ def twin_model(tmp_path: Path) -> str:
 
 
 def test_model_change_backfills_a_new_table_and_switches_when_complete(
-    small_lake: Lake, embedder: Embedder, twin_model: str
+    run_requested, evaluate_sensor, small_lake: Lake, embedder: Embedder, twin_model: str
 ) -> None:
     lake, db = small_lake, small_lake.lancedb_dir
     instance = DagsterInstance.ephemeral()
@@ -330,7 +343,7 @@ def embed_step_started(instance: DagsterInstance, known_runs: set[str]) -> bool:
 
 
 def test_a_run_killed_while_embedding_leaves_the_previous_index_searchable(
-    small_lake: Lake, tmp_path: Path, embedder: Embedder
+    run_requested, evaluate_sensor, small_lake: Lake, tmp_path: Path, embedder: Embedder
 ) -> None:
     lake = small_lake
     home = tmp_path / "dagster_home"
@@ -391,7 +404,13 @@ def test_a_run_killed_while_embedding_leaves_the_previous_index_searchable(
 
 
 def test_status_tells_what_is_live_served_and_pending(
-    small_lake: Lake, embedder: Embedder, twin_model: str, capsys, monkeypatch
+    run_requested,
+    evaluate_sensor,
+    small_lake: Lake,
+    embedder: Embedder,
+    twin_model: str,
+    capsys,
+    monkeypatch,
 ) -> None:
     from rag_assets.cli import main
 
@@ -459,7 +478,7 @@ def test_a_symlinked_document_folder_leaving_the_lake_is_refused(tmp_path: Path)
 
 
 def test_declarative_automation_refreshes_the_stages_below_a_rerun_stage(
-    small_lake: Lake, embedder: Embedder
+    run_requested, evaluate_sensor, small_lake: Lake, embedder: Embedder
 ) -> None:
     from dagster import evaluate_automation_conditions
 
@@ -482,7 +501,7 @@ OPS_V2 = "manual-operacao@v2"
 
 
 @pytest.fixture
-def ticked(small_lake: Lake):
+def ticked(run_requested, evaluate_sensor, small_lake: Lake):
     """The small lake after one sensor tick and its runs: (instance, defs, tick)."""
     instance = DagsterInstance.ephemeral()
     defs = build_definitions(str(small_lake.root))
@@ -492,7 +511,7 @@ def ticked(small_lake: Lake):
 
 
 def test_a_failed_newer_version_changes_nothing_for_the_older_one(
-    small_lake: Lake, ticked, embedder: Embedder, make_pdf
+    run_requested, evaluate_sensor, small_lake: Lake, ticked, embedder: Embedder, make_pdf
 ) -> None:
     lake = small_lake
     instance, defs, tick = ticked
@@ -567,7 +586,7 @@ def revoking_job(defs, lake: Lake, key: str):
 
 
 def test_a_version_revoked_while_its_run_is_under_way_is_not_written(
-    small_lake: Lake, embedder: Embedder
+    evaluate_sensor, small_lake: Lake, embedder: Embedder
 ) -> None:
     lake = small_lake
     instance = DagsterInstance.ephemeral()
@@ -593,7 +612,7 @@ def store_files_holding(folder: Path, text: str) -> list[Path]:
 
 
 def test_a_revoked_version_cannot_be_read_back_from_disk(
-    small_lake: Lake, ticked, embedder: Embedder
+    evaluate_sensor, small_lake: Lake, ticked, embedder: Embedder
 ) -> None:
     lake = small_lake
     instance, defs, _ = ticked

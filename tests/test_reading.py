@@ -22,13 +22,6 @@ from .conftest import FONT_DIR, SAMPLE_LAKE, SHARED
 REAL = SHARED / "real-pdfs"
 
 
-def tree_of(path: Path, key: str = "doc@v1"):
-    extraction = extract(path)
-    lines = [line for page in extraction.pages for line in page.lines]
-    tables = tables_by_piece(extraction.logical_tables())
-    return extraction, build_tree(key, extraction.doc, lines, tables, "Doc")
-
-
 def new_pdf() -> FPDF:
     pdf = FPDF(format="A4")
     pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
@@ -51,7 +44,7 @@ def assert_spans_point_at_the_text(extraction) -> None:
             assert text[line.char_start : line.char_end] == line.text
 
 
-def test_manual_sections_table_and_no_running_lines():
+def test_manual_sections_table_and_no_running_lines(tree_of):
     extraction, nodes = tree_of(SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf")
     text = extraction.doc.text
     assert "Página" not in text  # footers with page numbers are dropped
@@ -70,7 +63,7 @@ def test_manual_sections_table_and_no_running_lines():
             assert text[node.char_start : node.char_end].startswith(node.text.split("\n")[0][:5])
 
 
-def test_table_rows_carry_their_header():
+def test_table_rows_carry_their_header(tree_of):
     extraction, nodes = tree_of(SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf")
     by_id = {n.node_id: n for n in nodes}
     paths = {n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id)) for n in nodes}
@@ -107,7 +100,7 @@ def article_number(label: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(("law", "articles"), [("lgpd", 80), ("cdc", 130)])
-def test_law_articles_and_clauses_sit_under_the_right_article(law: str, articles: int):
+def test_law_articles_and_clauses_sit_under_the_right_article(tree_of, law: str, articles: int):
     # the same bytes as ../shared/corpora/leis/<law>.pdf
     pdf = SAMPLE_LAKE / "raw" / law / ("2018.pdf" if law == "lgpd" else "1990.pdf")
     extraction, nodes = tree_of(pdf)
@@ -179,7 +172,7 @@ def test_words_hyphenated_across_lines_are_joined_and_compounds_kept(tmp_path: P
     assert extraction.pages[0].lines[0].text.endswith("o tratamento")
 
 
-def test_rotated_pages_read_in_order(tmp_path: Path, turned):
+def test_rotated_pages_read_in_order(tree_of, tmp_path: Path, turned):
     lines = [
         "Art. 1º Primeira linha do texto.",
         "Art. 2º Segunda linha logo abaixo.",
@@ -226,7 +219,7 @@ def test_two_columns_read_column_by_column(tmp_path: Path):
     assert_spans_point_at_the_text(extraction)
 
 
-def test_english_headings_are_chapters_sections_and_articles(make_pdf, tmp_path: Path):
+def test_english_headings_are_chapters_sections_and_articles(tree_of, make_pdf, tmp_path: Path):
     path = make_pdf(
         tmp_path / "regulation.pdf",
         [
@@ -265,7 +258,7 @@ def test_english_headings_are_chapters_sections_and_articles(make_pdf, tmp_path:
     assert all(by_id[p.parent_id].label == "Article 2" for p in points)
 
 
-def test_a_table_continued_on_the_next_page_is_one_table(tmp_path: Path):
+def test_a_table_continued_on_the_next_page_is_one_table(tree_of, tmp_path: Path):
     pdf = new_pdf()
     pdf.add_page()
     pdf.multi_cell(
