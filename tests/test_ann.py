@@ -154,10 +154,12 @@ def test_deleted_and_revoked_versions_leave_results_with_the_index(
     assert idx.delete_partition("doc-b@v1") == 2  # revocation: rows removed
     for mode in ("vector", "fts", "hybrid"):
         hits = idx.search("refund deadline passwords", k=20, mode=mode)
+        assert hits or mode == "fts", mode  # doc-a still answers the vector side
         assert all(h.doc_id != "doc-b" for h in hits), mode
     upsert(idx, "doc-a@v2", status="revoked")  # revoked in place: filtered out
     for mode in ("vector", "fts", "hybrid"):
         hits = idx.search("limite de vibração do motor", k=20, mode=mode)
+        assert hits or mode == "fts", mode
         assert all(h.doc_id != "doc-a" for h in hits), mode
 
 

@@ -205,6 +205,7 @@ def test_closed_port_timeout_and_malformed_replies_never_raise(tmp_path, counter
         DOC_HASH, chunks, TITLE
     )
     assert refused.failed == 3 and [c.text for c in refused.chunks] == [c.text for c in chunks]
+    assert len(refused.failures) == 3
     assert all("cannot reach" in f for f in refused.failures)
 
     with fake_llm(lambda _request: (200, b"not json at all")) as served:

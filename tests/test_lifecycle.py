@@ -356,6 +356,7 @@ def test_a_run_killed_while_embedding_leaves_the_previous_index_searchable(
         instance = DagsterInstance.get()
         defs = build_definitions(str(lake.root))
         runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+        assert runs
         assert all(r.success for r in runs.values())
         before = sorted(texts_of(lake, embedder, OPS))
         hits_before = [h.chunk_id for h in Index(lake.lancedb_dir, embedder).search("vibração")]
