@@ -106,7 +106,6 @@ def carry_out_removals(
     each through `say`. Dagster OSS keeps a deleted partition's old materializations;
     the observation (and `trecho status`) says the version is gone. Returns the removed
     keys that are registered partitions (for the caller to delete)."""
-    registered = set(instance.get_dynamic_partitions(DOC_VERSIONS))
     for key, reason in plan.remove.items():
         removal = purge_version(lake.lake, lancedb.uri_for(lake.lake), key, reason)
         say(
@@ -125,7 +124,7 @@ def carry_out_removals(
                 },
             )
         )
-    return [k for k in plan.remove if k in registered]
+    return [k for k in plan.remove if k in plan.registered]
 
 
 def job_of(run: Run) -> str:

@@ -97,6 +97,8 @@ class Plan:
     """What to do so that the index matches the raw folder."""
 
     scan: RawScan
+    registered: set[str] = field(default_factory=set)
+    """The partition keys the orchestrator knew when the plan was made."""
     add: list[str] = field(default_factory=list)
     """Live keys not registered yet (new partitions)."""
     remove: dict[str, str] = field(default_factory=dict)
@@ -201,11 +203,11 @@ def reconcile(
     else:
         committed = committed_keys(db_uri)
     scan = scan_versions(lake, history, today, db_uri, indexed=committed)
-    plan = Plan(scan=scan)
-    live = set(scan.live)
-    plan.add = [k for k in scan.live if k not in set(registered)]
-    for key in sorted((set(registered) - live) | set(scan.dead)):
-        if key in registered or key in counts or key in committed or has_derived_files(lake, key):
+    plan = Plan(scan=scan, registered=set(registered))
+    plan.add = [k for k in scan.live if k not in plan.registered]
+    for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
+        left = key in plan.registered or key in counts or key in committed
+        if left or has_derived_files(lake, key):
             plan.remove[key] = scan.reasons.get(key, "file deleted")
     plan.files = file_hashes(lake, scan.live, known or {})
     removed = lake.tombstones() if scan.returning else {}
