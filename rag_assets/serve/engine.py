@@ -40,7 +40,8 @@ import polars as pl
 
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import Lake
-from rag_assets.core.search import ACTIVE_TABLE, MODES, Index, ModelRef
+from rag_assets.core.search import ACTIVE_TABLE, MODES, Index, ModelRef, embedder_for, ref_in
+from rag_assets.core.search.store import _open_table
 from rag_assets.core.service import hit_rows
 from rag_assets.core.tokens import TokenCounter
 
@@ -123,12 +124,7 @@ class FollowedTable:
         return int(self._probe.version) if self._probe is not None else None
 
     def _open(self) -> Any | None:
-        try:
-            return self.db.open_table(self.name)
-        except ValueError as exc:
-            if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
-                return None
-            raise
+        return _open_table(self.db, self.name)
 
 
 @dataclass(eq=False)
@@ -251,8 +247,7 @@ class Engine:
         tbl, version = self._pointer.snapshot()
         with self._lock:
             if self._active[0] != version:
-                rows = tbl.to_arrow().to_pylist() if tbl is not None else []
-                self._active = (version, ModelRef(**rows[-1]) if rows else None)
+                self._active = (version, ref_in(tbl))
                 self._indexes.clear()
                 self._catalogs.clear()
             return self._active[1]
@@ -266,9 +261,7 @@ class Engine:
             if model_id not in self._indexes:
                 embedder = self._embedders.get(model_id)
                 if embedder is None:
-                    base = self.configured
-                    if ref is not None:
-                        base = ref.embedder(base.device, base.backend, base.threads)
+                    base = embedder_for(ref, self.configured)
                     embedder = RememberingEmbedder.of(base, self.query_cache)
                     self._embedders[model_id] = embedder
                 self._indexes[model_id] = ServedIndex(self.db_uri, embedder, **self.index_options)

@@ -71,7 +71,9 @@ from rag_assets.core.search.active import (
     ModelRef,
     active_embedder,
     committed_keys,
+    embedder_for,
     read_active,
+    ref_in,
     write_active,
 )
 from rag_assets.core.search.cache import (
@@ -154,11 +156,13 @@ __all__ = [
     "default_vector_weight",
     "delete_partition_everywhere",
     "embed_cached",
+    "embedder_for",
     "fts_config",
     "fts_terms",
     "model_tables",
     "purge_old_versions",
     "read_active",
+    "ref_in",
     "store_schema",
     "table_name",
     "write_active",

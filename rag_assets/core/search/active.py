@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import lancedb
 import pyarrow as pa
@@ -52,10 +53,15 @@ class ModelRef:
 
 def read_active(uri: str | os.PathLike[str]) -> ModelRef | None:
     """The model search uses in this database, or None before anything was indexed."""
-    tbl = _open_table(lancedb.connect(str(uri)), ACTIVE_TABLE)
-    if tbl is None:
+    return ref_in(_open_table(lancedb.connect(str(uri)), ACTIVE_TABLE))
+
+
+def ref_in(pointer: Any | None) -> ModelRef | None:
+    """The model a handle on the pointer table (`ACTIVE_TABLE`) names, or None when there
+    is no such table or it is empty (a server keeps the handle, see `serve.engine`)."""
+    if pointer is None:
         return None
-    rows = tbl.to_arrow().to_pylist()
+    rows = pointer.to_arrow().to_pylist()
     return ModelRef(**rows[-1]) if rows else None
 
 
@@ -87,7 +93,12 @@ def committed_keys(uri: str | os.PathLike[str]) -> set[str]:
 def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedder:
     """The embedder search must use: the active model's (see `write_active`), else the
     configured one (nothing indexed yet, or a database from before the switch existed)."""
-    ref = read_active(uri)
+    return embedder_for(read_active(uri), configured)
+
+
+def embedder_for(ref: ModelRef | None, configured: Embedder) -> Embedder:
+    """The embedder of the active model `ref` run the way `configured` runs (device,
+    backend, threads), or `configured` itself when nothing is active yet."""
     if ref is None:
         return configured
     return ref.embedder(configured.device, configured.backend, configured.threads)
