@@ -5,9 +5,19 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
-from rag_assets.core.lake import Lake, LakeError, Sidecar, is_live, make_key, split_key
+from rag_assets.core.lake import (
+    Lake,
+    LakeError,
+    Sidecar,
+    first_rows,
+    is_live,
+    make_key,
+    split_key,
+    write_stage,
+)
 
 
 @pytest.mark.parametrize("key", ["lgpd@2018", "manual-beneficiario@v7", "a.b_c@1.0"])
@@ -113,3 +123,16 @@ def test_files_that_cannot_be_a_version_are_listed_with_why(tmp_path: Path):
         "v4.yaml": "sidecar without its PDF v4.pdf",
         "old": "a folder inside a document folder (a version is raw/<doc_id>/<version>.pdf)",
     }
+
+
+@pytest.mark.parametrize("where", ["folder", "object store"])
+def test_first_rows_reads_each_version_s_own_row(tmp_path: Path, where: str):
+    lake = Lake(tmp_path if where == "folder" else f"memory://{tmp_path.name}/lake")
+    schema = pa.schema([("sha256", pa.string()), ("title", pa.string())])
+    write_stage(lake, "documents", "manual@v1", [{"sha256": "a", "title": "One"}], schema)
+    write_stage(lake, "documents", "manual@v2", [{"sha256": "b", "title": "Two"}], schema)
+    rows = first_rows(lake, "documents", ["manual@v2", "manual@v1", "manual@v3"])
+    assert rows == {
+        "manual@v1": {"sha256": "a", "title": "One"},
+        "manual@v2": {"sha256": "b", "title": "Two"},
+    }  # a version without a file has no row

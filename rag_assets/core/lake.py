@@ -26,7 +26,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -500,6 +500,22 @@ def read_stage(lake: Lake, stage: str, key: str) -> pl.DataFrame:
         return pl.read_parquet(path)
     with path.open("rb") as fh:
         return pl.read_parquet(fh)
+
+
+def first_rows(lake: Lake, stage: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The first row of each key's Parquet file of a stage, for the keys whose file exists:
+    local files in one multi-file read (a reconcile over many versions opens no file one
+    at a time), object-store files one by one."""
+    paths = {key: lake.stage_path(stage, key) for key in keys}
+    paths = {key: path for key, path in paths.items() if path.exists()}
+    if not paths or not all(isinstance(path, Path) for path in paths.values()):
+        return {key: read_stage(lake, stage, key).row(0, named=True) for key in paths}
+    by_path = {str(path): key for key, path in paths.items()}
+    frame = pl.read_parquet(list(by_path), include_file_paths="_file")
+    return {
+        by_path[row.pop("_file")]: row
+        for row in frame.unique("_file", keep="first", maintain_order=True).iter_rows(named=True)
+    }
 
 
 def stage_rows(lake: Lake, stage: str, key: str) -> int | None:

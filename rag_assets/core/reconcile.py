@@ -19,6 +19,7 @@ import json
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import (
@@ -26,7 +27,7 @@ from rag_assets.core.lake import (
     Lake,
     LakeError,
     Sidecar,
-    read_stage,
+    first_rows,
     sha256_file,
     stage_rows,
 )
@@ -148,12 +149,12 @@ def has_derived_files(lake: Lake, key: str) -> bool:
     return any(lake.stage_path(stage, key).exists() for stage in STAGES)
 
 
-def lake_reason(lake: Lake, key: str, sha: str) -> str | None:
-    """Why the lake's record of a version (`derived/documents`) is not the raw folder's
-    now: new, file changed, sidecar changed (or the sidecar's own error); None if same."""
-    if not lake.stage_path("documents", key).exists():
+def lake_reason(lake: Lake, key: str, sha: str, row: Mapping[str, Any] | None) -> str | None:
+    """Why the lake's record of a version (its `derived/documents` row, None when there is
+    none) is not the raw folder's now: new, file changed, sidecar changed (or the
+    sidecar's own error); None if same."""
+    if row is None:
         return "new"
-    row = read_stage(lake, "documents", key).row(0, named=True)
     if row["sha256"] != sha:
         return "file changed"
     try:
@@ -212,6 +213,7 @@ def reconcile(
     plan.files = file_hashes(lake, scan.live, known or {})
     removed = lake.tombstones() if scan.returning else {}
     model = table_name(embedder.model_id)
+    documents = first_rows(lake, "documents", scan.live)
     for key in scan.live:
         sha = plan.files[key][2]
         if key in removed:
@@ -219,7 +221,8 @@ def reconcile(
         elif force:
             reason, embed_only = "--force", False
         else:
-            reason, embed_only = _why_run(lake, key, sha, code, counts, model)
+            row = documents.get(key)
+            reason, embed_only = _why_run(lake, key, sha, row, code, counts, model)
         if reason is None:
             plan.up_to_date.append(key)
             continue
@@ -235,11 +238,17 @@ def reconcile(
 
 
 def _why_run(
-    lake: Lake, key: str, sha: str, code: CodeVersions, counts: Mapping[str, int], model: str
+    lake: Lake,
+    key: str,
+    sha: str,
+    row: Mapping[str, Any] | None,
+    code: CodeVersions,
+    counts: Mapping[str, int],
+    model: str,
 ) -> tuple[str | None, bool]:
-    """The change rule for one live version: why it must run (None: up to date), and
-    whether only the model-dependent stages must."""
-    reason = lake_reason(lake, key, sha)
+    """The change rule for one live version (`row`: its documents row, if any): why it
+    must run (None: up to date), and whether only the model-dependent stages must."""
+    reason = lake_reason(lake, key, sha, row)
     if reason is not None:
         return reason, False
     changed = code.changed(key)
