@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pdfplumber.utils import extract_text
+from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
 from rag_assets.core.pdf.aligned import aligned_tables
 from rag_assets.core.pdf.columns import _split_line
@@ -136,6 +136,19 @@ def _cells_of(line: list[dict[str, Any]], boxes: list[Any]) -> list[str]:
     return [" ".join(extract_text(p, x_tolerance=1.5).split()) if p else "" for p in parts]
 
 
+def _chars_in(page: Any, bbox: Any) -> list[dict[str, Any]]:
+    """The page's characters inside `bbox`, clipped to it: what `page.crop(bbox).chars`
+    gives, without cropping every other kind of object (rects, lines, curves) of the page
+    nor copying every character for each row."""
+    x0, top, x1, bottom = bbox
+    near = [
+        c
+        for c in page.chars
+        if c["x0"] <= x1 and x0 <= c["x1"] and c["top"] <= bottom and top <= c["bottom"]
+    ]
+    return crop_to_bbox(near, bbox)
+
+
 def split_by_lines(
     page: Any, row: Any, spans: list[tuple[float, float]] | None = None
 ) -> list[tuple[tuple[float, ...], list[str | None]]] | None:
@@ -154,7 +167,7 @@ def split_by_lines(
         boxes = [(x0, row.bbox[1], x1, row.bbox[3]) for x0, x1 in spans]
     if len(boxes) < 2 or any(b is None for b in boxes):
         return None
-    chars = [c for c in page.crop(row.bbox).chars if c["text"].strip()]
+    chars = [c for c in _chars_in(page, row.bbox) if c["text"].strip()]
     lines = _text_lines_of(chars)
     if len(lines) < 2:
         return None
@@ -240,7 +253,7 @@ def split_merged(
             continue
         words = [
             w
-            for w in page.crop(box).extract_words(x_tolerance=1.5)
+            for w in extract_words(_chars_in(page, box), x_tolerance=1.5)
             if w["bottom"] - w["top"] > 1  # not a line above or below clipped to the edge
         ]
         cells: list[list[str]] = [[] for _ in range(j, end)]
