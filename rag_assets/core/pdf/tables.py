@@ -369,9 +369,7 @@ def _holds(box: Box, word: dict[str, Any]) -> bool:
 def _find_tables(page: Any) -> list[PageTable]:
     tables: list[PageTable] = []
     found_tables = page.find_tables()
-    words: list[dict[str, Any]] = []
-    if found_tables:
-        words = page.extract_words(x_tolerance=1.5)
+    words = page.extract_words(x_tolerance=1.5)  # once: ruled tables' margins, then aligned
     for found in found_tables:
         raw_rows = found.extract()
         spans = _column_spans(found, max((len(r) for r in raw_rows), default=0))
@@ -416,7 +414,6 @@ def _find_tables(page: Any) -> list[PageTable]:
     rules = [
         (e["x0"], e["top"], e["x1"], e["bottom"]) for e in page.edges if e["orientation"] == "h"
     ]
-    words = words or page.extract_words(x_tolerance=1.5)
     for found in aligned_tables(words, rules, [t.bbox for t in tables]):
         title, header_rows, header = identify_header(found.grid)
         if not header:
