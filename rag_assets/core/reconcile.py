@@ -113,11 +113,6 @@ class Plan:
     unchanged file is not hashed again."""
 
     @property
-    def nothing_to_do(self) -> bool:
-        """Whether the index already matches the raw folder."""
-        return not (self.add or self.remove or self.run)
-
-    @property
     def nothing_left(self) -> dict[str, str]:
         """Not-live keys with nothing left to remove, with why."""
         return {
