@@ -144,18 +144,18 @@ def has_derived_files(lake: Lake, key: str) -> bool:
     return any(lake.stage_path(stage, key).exists() for stage in STAGES)
 
 
-def lake_reason(lake: Lake, key: str, sha: str, row: Mapping[str, Any] | None) -> str | None:
+def lake_reason(
+    sha: str, sidecar: Sidecar | LakeError, row: Mapping[str, Any] | None
+) -> str | None:
     """Why the lake's record of a version (its `derived/documents` row, None when there is
-    none) is not the raw folder's now: new, file changed, sidecar changed (or the
-    sidecar's own error); None if same."""
+    none) is not the raw folder's now (its file's `sha` and `sidecar`, or the sidecar's
+    error): new, file changed, sidecar changed (or the sidecar's own error); None if same."""
     if row is None:
         return "new"
     if row["sha256"] != sha:
         return "file changed"
-    try:
-        sidecar = Sidecar.read(lake.raw_paths(key)[1])
-    except LakeError as exc:
-        return str(exc)
+    if isinstance(sidecar, LakeError):
+        return str(sidecar)
     seen = (row["title"], row["valid_from"], row["valid_to"], row["status"], row["doc_type"])
     now = (sidecar.title or row["doc_id"], sidecar.valid_from, sidecar.valid_to)
     metadata = json.dumps(sidecar.metadata, ensure_ascii=False, default=str)
@@ -217,7 +217,8 @@ def reconcile(
             reason, embed_only = "--force", False
         else:
             row = documents.get(key)
-            reason, embed_only = _why_run(lake, key, sha, row, code, counts, model)
+            sidecar = scan.sidecars[key]
+            reason, embed_only = _why_run(lake, key, sha, sidecar, row, code, counts, model)
         if reason is None:
             plan.up_to_date.append(key)
             continue
@@ -236,14 +237,16 @@ def _why_run(
     lake: Lake,
     key: str,
     sha: str,
+    sidecar: Sidecar | LakeError,
     row: Mapping[str, Any] | None,
     code: CodeVersions,
     counts: Mapping[str, int],
     model: str,
 ) -> tuple[str | None, bool]:
-    """The change rule for one live version (`row`: its documents row, if any): why it
-    must run (None: up to date), and whether only the model-dependent stages must."""
-    reason = lake_reason(lake, key, sha, row)
+    """The change rule for one live version (`sidecar`: as the scan read it; `row`: its
+    documents row, if any): why it must run (None: up to date), and whether only the
+    model-dependent stages must."""
+    reason = lake_reason(sha, sidecar, row)
     if reason is not None:
         return reason, False
     changed = code.changed(key)

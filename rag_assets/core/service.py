@@ -51,6 +51,9 @@ class RawScan:
     """Why each dead key is not live: revoked, expired, superseded by ..."""
     returning: list[str] = field(default_factory=list)
     """Live keys that were removed before (their file is live again): indexed again."""
+    sidecars: dict[str, Sidecar | LakeError] = field(default_factory=dict)
+    """Each scanned key's sidecar as read by the scan, or the error it raised (read once
+    per scan: the change rule compares the same values)."""
 
 
 def scan_versions(
@@ -83,8 +86,9 @@ def scan_versions(
     candidates: dict[str, Sidecar] = {}
     for raw in found:
         try:
-            sidecar = Sidecar.read(raw.sidecar_path)
-        except LakeError:
+            sidecar = scan.sidecars[raw.key] = Sidecar.read(raw.sidecar_path)
+        except LakeError as exc:
+            scan.sidecars[raw.key] = exc
             sidecar = None  # live: its run fails with the sidecar's error
         if sidecar is not None and sidecar.status != "active":
             scan.dead.append(raw.key)
