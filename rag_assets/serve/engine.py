@@ -15,7 +15,8 @@ restart:
   switches to the new model's table, the next request embeds with the new model and
   reads its table (the model is loaded on first use, then kept);
 - the catalog of versions (for `/documents` and the document/version checks) is read from
-  the table and cached per table version, so it is re-read only after a write;
+  the table and cached per table version and day (which versions are in force depends
+  on the day), so it is re-read only after a write or when the day changes;
 - the vectors of recent queries are remembered (`query_cache`, an LRU per model), so a
   repeated question skips the embedding (the model's cost, most of a search).
 
@@ -229,7 +230,7 @@ class Engine:
         self.query_cache = query_cache
         self._embedders: dict[str, RememberingEmbedder] = {}
         self._indexes: dict[str, ServedIndex] = {}
-        self._catalogs: dict[str, tuple[int, Catalog]] = {}
+        self._catalogs: dict[str, tuple[tuple[int, dt.date], Catalog]] = {}
         self._lock = threading.Lock()
         self._pointer = FollowedTable(lancedb.connect(self.db_uri), ACTIVE_TABLE)
         self._active: tuple[int, ModelRef | None] = (-2, None)
@@ -276,15 +277,17 @@ class Engine:
         return index
 
     def catalog(self, index: ServedIndex) -> Catalog:
-        """The versions the table holds, read again only after the table changed."""
+        """The versions the table holds, read again only after the table changed (or the
+        day did: `in_force` is as of today)."""
         with index.pinned() as (tbl, version):
             return self._catalog(index, tbl, version)
 
     def _catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
         if tbl is None:
             return Catalog([])
+        today = dt.date.today()  # `in_force` depends on it: a server outlives a day
         cached = self._catalogs.get(index.table_name)
-        if cached is not None and cached[0] == version:
+        if cached is not None and cached[0] == (version, today):
             return cached[1]
         rows = pl.from_arrow(
             tbl.search().select([*CATALOG_COLUMNS, "valid_to"]).limit(None).to_arrow()
@@ -295,7 +298,6 @@ class Engine:
             .agg(pl.len().alias("chunks"))
             .sort("partition_key")
         )
-        today = dt.date.today()
         versions = []
         for row in grouped.iter_rows(named=True):
             start, end = row["valid_from"], row["valid_to"]
@@ -308,7 +310,7 @@ class Engine:
                 row[key] = row[key].isoformat() if row[key] is not None else None
             versions.append(row)
         catalog = Catalog(versions)
-        self._catalogs[index.table_name] = (version, catalog)
+        self._catalogs[index.table_name] = ((version, today), catalog)
         return catalog
 
     # -- requests ----------------------------------------------------------------------
