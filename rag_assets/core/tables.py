@@ -17,14 +17,15 @@ from typing import Any
 from rag_assets.core.schemas import Node
 
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-# a footnote mark after a value: stars, a dagger, superscript digits, `1)` or `(a)`
-MARK = rf"(?:\*+|[†‡]+|[{SUPERSCRIPTS}]+|\(?[0-9a-z]\))"
+SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
+# a footnote mark after a value: a symbol, `1)` or `(a)`
+MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"
 NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€-]+(?:\s*{MARK})?$")
 # a value with its mark printed against it; a digit before `)` is a mark only where it
 # breaks the number's thousands groups (`54,8761)`)
 MARKED = re.compile(
     rf"^([-–+]?\d[\d.,\s]*?(?:\d{{1,3}}(?:[.,\s]\d{{3}})+|\d))"
-    rf"((?:\*+|[†‡]+|[{SUPERSCRIPTS}]+|\(?[a-z]\)|\(\d\))|(?<=\d{{3}})\d\))$"
+    rf"((?:{SYMBOL_MARK}|\(?[a-z]\)|\(\d\))|(?<=\d{{3}})\d\))$"
 )
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
