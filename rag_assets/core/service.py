@@ -376,18 +376,26 @@ def drop_model(db_uri: str | os.PathLike[str], embedder: Embedder) -> list[str]:
     return dropped
 
 
-def parent_text(lake: Lake, partition_key: str, parent_id: str | None) -> str | None:
-    """The whole parent unit of a chunk (its article, section or table), for small-to-big:
-    the small chunk is what search matched, the parent is what an LLM should read."""
-    if not parent_id:
-        return None
+def parent_texts(lake: Lake, hits: Sequence[Hit]) -> list[str | None]:
+    """The whole parent unit of each hit (its article, section or table), for small-to-big:
+    the small chunk is what search matched, the parent is what an LLM should read. Each
+    version's nodes and text are read once, however many of its chunks were hit."""
     from rag_assets.core.corpus import load_doc, load_nodes
 
-    nodes = {n.node_id: n for n in load_nodes(lake, partition_key)}
-    node = nodes.get(parent_id)
-    if node is None:
-        return None
-    return load_doc(lake, partition_key).text[node.char_start : node.char_end]
+    spans: dict[str, tuple[dict[str, tuple[int, int]], str]] = {}
+    out: list[str | None] = []
+    for hit in hits:
+        if not hit.parent_id:
+            out.append(None)
+            continue
+        key = hit.partition_key
+        if key not in spans:
+            nodes = {n.node_id: (n.char_start, n.char_end) for n in load_nodes(lake, key)}
+            spans[key] = (nodes, load_doc(lake, key).text)
+        nodes, text = spans[key]
+        span = nodes.get(hit.parent_id)
+        out.append(None if span is None else text[span[0] : span[1]])
+    return out
 
 
 def hit_rows(lake: Lake, hits: Sequence[Hit], expand: bool = False) -> list[dict[str, Any]]:
@@ -395,6 +403,6 @@ def hit_rows(lake: Lake, hits: Sequence[Hit], expand: bool = False) -> list[dict
     field of each hit, plus its whole parent unit as `parent_text` when `expand` is on."""
     rows = [hit.to_json() for hit in hits]
     if expand:
-        for row, hit in zip(rows, hits, strict=True):
-            row["parent_text"] = parent_text(lake, hit.partition_key, hit.parent_id)
+        for row, parent in zip(rows, parent_texts(lake, hits), strict=True):
+            row["parent_text"] = parent
     return rows
