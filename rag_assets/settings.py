@@ -23,6 +23,9 @@ EXECUTORS = ("multiprocess", "in_process", "dask", "celery", "k8s")
 """The executors trecho knows (`rag_assets.executors` builds them)."""
 BACKENDS = ("torch", "onnx")
 """The embedding backends (`rag_assets.core.embedding.BACKENDS`)."""
+E5_QUERIES = ("auto", "engine", "onnx")
+"""What embeds the bundled e5's queries (`rag_assets.core.embedding.E5_QUERIES`); `auto`:
+onnxruntime in a long-running server when it is installed, the engine elsewhere."""
 
 
 class SettingsError(ValueError):
@@ -48,6 +51,7 @@ class Settings:
     embed_backend: str = _var("TRECHO_EMBED_BACKEND", "backend", "torch")
     embed_threads: int = _var("TRECHO_EMBED_THREADS", "count", 0)
     """0: every core (the bundled e5's engine only)."""
+    e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_queries", "auto")
     vector_weight: float | None = _var("TRECHO_VECTOR_WEIGHT", "weight", None)
     """None: the model's default (`core.search.default_vector_weight`)."""
     keep_history: bool = _var("TRECHO_KEEP_HISTORY", "flag", False)
@@ -100,10 +104,15 @@ class Settings:
         model: str | None = None,
         query_prefix: str | None = None,
         passage_prefix: str | None = None,
+        *,
+        server: bool = False,
     ) -> Embedder:
         """The one embedder factory: `model` (default: the configured one) with its
         prompts (given, else the configured ones when it is the configured model, else
-        none), on the configured device, backend and threads."""
+        none), on the configured device, backend and threads. `server`: for a
+        long-running process (`trecho serve`, `trecho mcp`), where `auto` embeds the
+        bundled e5's queries on onnxruntime when it is installed."""
+        from rag_assets.core import e5_onnx
         from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
 
         configured = self.model or DEFAULT_MODEL
@@ -120,6 +129,9 @@ class Settings:
             device=self.device,
             backend=self.embed_backend,
             threads=self.embed_threads,
+            e5_queries=self.e5_queries
+            if self.e5_queries != "auto"
+            else ("onnx" if server and e5_onnx.available() else "engine"),
         )
 
     def index_options(self) -> dict[str, Any]:
@@ -163,6 +175,17 @@ def _parse(name: str, kind: str, raw: str) -> Any:
         return weight
     if kind == "backend" and raw not in BACKENDS:
         raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(BACKENDS)}")
+    if kind == "e5_queries":
+        if raw not in E5_QUERIES:
+            raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(E5_QUERIES)}")
+        if raw == "onnx":
+            from rag_assets.core import e5_onnx
+
+            if not e5_onnx.available():
+                raise SettingsError(
+                    f"{name}=onnx needs the packages onnxruntime and onnx "
+                    "(pip install 'trecho[onnx]')"
+                )
     if kind == "executor":
         raw = raw.lower().replace("-", "_")
         if raw not in EXECUTORS:

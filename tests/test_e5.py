@@ -3,6 +3,7 @@ never the engine's silent windowing, reproducible vectors, and Portuguese it und
 
 from __future__ import annotations
 
+import json
 import logging
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag_assets.core import e5_backend
+from rag_assets.core import e5_backend, e5_onnx
 from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.search import Index, table_name
 
@@ -178,3 +179,51 @@ def test_a_fresh_process_embeds_e5_without_torch():
         "False",
         "False",
     ]
+
+
+# -- queries on onnxruntime (core/e5_onnx.py) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def on_onnx(e5: Embedder) -> Embedder:
+    """The same model with its queries embedded on onnxruntime, as a server runs it."""
+    return Embedder(model=e5.model, e5_queries="onnx")
+
+
+def test_queries_on_onnxruntime_rank_the_law_as_the_engine_does(
+    e5: Embedder, on_onnx: Embedder, real_texts
+):
+    """The dev questions (lay and direct, Portuguese) and a query near the 512-token limit
+    get the engine's vectors up to rounding, and find what the engine finds among the
+    LGPD's passages: the same best passage, the same top 10 but for a near tie (the two
+    round the int8 activations differently: scores move by under 0.002, and overlapping
+    passages of a law differ by less)."""
+    lines = (SHARED / "leis" / "questions-dev.jsonl").read_text(encoding="utf-8").splitlines()
+    questions = [json.loads(line)["question"] for line in lines if line.strip()]
+    long = " ".join(ARTICLES.values()) * 4
+    counter = e5.token_counter()
+    long = e5.e5().fit([long], e5_backend.QUERY_PREFIX)[0]
+    assert 400 < counter.count(long) <= 512
+    queries = [*questions, long]
+    engine, onnx = e5.embed_queries(queries), on_onnx.embed_queries(queries)
+    assert len(questions) >= 20 and engine.shape == onnx.shape
+    assert float((engine * onnx).sum(axis=1).min()) >= e5_onnx.TOLERANCE
+    groups = [t for t in real_texts(SHARED / "leis" / "lgpd.pdf") if t.count("\n") == 4]
+    passages = e5.embed_passages(groups[::2])
+    assert len(passages) > 100
+    scores = [(passages @ a, passages @ b) for a, b in zip(engine, onnx, strict=True)]
+    assert max(float(np.abs(a - b).max()) for a, b in scores) < 0.002
+    tops = [(list(np.argsort(-a)[:10]), list(np.argsort(-b)[:10])) for a, b in scores]
+    same_best = sum(a[0] == b[0] for a, b in tops)
+    assert same_best >= 0.9 * len(queries), f"best passage differs for {len(queries) - same_best}"
+    assert min(len(set(a) & set(b)) for a, b in tops) >= 9
+
+
+def test_onnxruntime_vectors_that_are_not_the_engines_are_refused(on_onnx: Embedder):
+    """The load check catches a divergence as small as a prompt change: vectors of the
+    probe queries embedded as passages are refused, naming the cosine and the way out."""
+    onnx = e5_onnx.encoder(on_onnx.variant or "")
+    as_passages = on_onnx.e5().encode(e5_onnx.PROBES, is_query=False)
+    with pytest.raises(e5_onnx.E5OnnxError, match=r"worst cosine 0\.9.*TRECHO_E5_QUERIES=engine"):
+        onnx.check(as_passages)
+    assert onnx.check(on_onnx.e5().encode(e5_onnx.PROBES, is_query=True)) >= e5_onnx.TOLERANCE

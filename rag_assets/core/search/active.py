@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import lancedb
@@ -101,4 +101,7 @@ def embedder_for(ref: ModelRef | None, configured: Embedder) -> Embedder:
     backend, threads), or `configured` itself when nothing is active yet."""
     if ref is None:
         return configured
-    return ref.embedder(configured.device, configured.backend, configured.threads)
+    return replace(
+        ref.embedder(configured.device, configured.backend, configured.threads),
+        e5_queries=configured.e5_queries,
+    )
