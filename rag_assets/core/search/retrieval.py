@@ -7,7 +7,7 @@ import logging
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
@@ -15,7 +15,7 @@ import numpy as np
 from rag_assets.core.citations import cited_articles, path_filter
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import superseded, validate_key_part
-from rag_assets.core.search.store import HIT_COLUMNS, _ModelTable
+from rag_assets.core.search.store import HIT_COLUMNS, KEY_COLUMNS, _ModelTable
 
 log = logging.getLogger(__name__)
 
@@ -93,8 +93,8 @@ class Hit:
     valid_to: dt.date | None = None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], score: float, retriever: str, rank: int) -> Hit:
-        """A hit from one result row of one retriever."""
+    def from_row(cls, row: dict[str, Any], score: float, ranks: dict[str, int]) -> Hit:
+        """A hit from its row, its score and the rank each retriever that found it gave."""
         return cls(
             chunk_id=row["chunk_id"],
             partition_key=row["partition_key"],
@@ -113,8 +113,8 @@ class Hit:
             kind=row.get("kind") or "",
             token_count=int(row.get("token_count") or 0),
             score=float(score),
-            retrievers=[retriever],
-            ranks={retriever: rank},
+            retrievers=list(ranks),
+            ranks=dict(ranks),
             strategy=row.get("strategy") or "",
             status=row.get("status") or "active",
             valid_from=row.get("valid_from"),
@@ -138,26 +138,65 @@ def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
     return (-round(score, 6), str(row["partition_key"]), str(row["chunk_id"]))
 
 
+Ranked = list[tuple[float, dict[str, Any]]]
+"""One retriever's answer: (score, row) pairs, best first (`_tie_order`)."""
+
+
+@dataclass
+class _Fused:
+    """One chunk of a fused ranking: its row as the retrievers read it (key columns and
+    row id), its fused score and each retriever's rank."""
+
+    row: dict[str, Any]
+    score: float = 0.0
+    ranks: dict[str, int] = field(default_factory=dict)
+
+
 def _rrf(
-    ranked: dict[str, list[Hit]],
+    ranked: dict[str, Ranked],
     k: int,
     weights: dict[str, float] | None = None,
     rrf_k: int = RRF_K,
-) -> list[Hit]:
+) -> list[_Fused]:
     """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank;
     a retriever's `weights` entry (1 when absent) multiplies its 1 / (rrf_k + rank)."""
-    fused: dict[tuple[str, str], Hit] = {}
-    for retriever, hits in ranked.items():
+    fused: dict[tuple[str, str], _Fused] = {}
+    for retriever, rows in ranked.items():
         weight = (weights or {}).get(retriever, 1.0)
-        for rank, hit in enumerate(hits, start=1):
-            key = (hit.partition_key, hit.chunk_id)
-            if key not in fused:
-                fused[key] = replace(hit, score=0.0, retrievers=[], ranks={})
-            fused[key].score += weight / (rrf_k + rank)
-            fused[key].retrievers.append(retriever)
-            fused[key].ranks[retriever] = rank
-    order = sorted(fused.values(), key=lambda h: (-h.score, min(h.ranks.values()), h.chunk_id))
+        for rank, (_, row) in enumerate(rows, start=1):
+            entry = fused.setdefault((row["partition_key"], row["chunk_id"]), _Fused(row))
+            entry.score += weight / (rrf_k + rank)
+            entry.ranks[retriever] = rank
+    order = sorted(
+        fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), f.row["chunk_id"])
+    )
     return order[:k]
+
+
+def _hits(tbl: Any, answers: list[list[_Fused]]) -> list[list[Hit]]:
+    """The hits of fused rankings, their hit columns read by row id for these chunks only
+    (one read for every answer), on the handle the retrievers read: the same table
+    version, so the same rows."""
+    ids = list(dict.fromkeys(f.row["_rowid"] for fused in answers for f in fused))
+    rows = tbl.take_row_ids(ids).select(HIT_COLUMNS).with_row_id().to_list() if ids else []
+    by_id = {row["_rowid"]: row for row in rows}
+    missing = [i for i in ids if i not in by_id]
+    if missing:  # a handle reads one version: only a broken or vanished table gets here
+        raise RuntimeError(
+            f"table {tbl.name} (version {tbl.version}): {len(missing)} of the {len(ids)} "
+            "ranked chunks could not be read back; search again"
+        )
+    return [
+        [Hit.from_row(by_id[f.row["_rowid"]], f.score, f.ranks) for f in fused] for fused in answers
+    ]
+
+
+def _ranked_hits(rows: Ranked, retriever: str) -> list[Hit]:
+    """One retriever's answer as hits (its rows hold the hit columns)."""
+    return [
+        Hit.from_row(row, score, {retriever: rank})
+        for rank, (score, row) in enumerate(rows, start=1)
+    ]
 
 
 def default_vector_weight(embedder: Embedder) -> float:
@@ -236,31 +275,29 @@ class _Retrieval(_ModelTable):
         if tbl is None or not queries:
             return [[] for _ in queries]
         where = self._where(tbl, doc_id, version, as_of or dt.date.today(), include_revoked)
-        n = k if mode != "hybrid" else max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
-        if mode == "fts":
-            return [self._fts(tbl, q, where, n, strict=True)[:k] for q in queries]
-        # hybrid: the full-text queries run on another thread while the queries are
-        # embedded and the vector queries run (LanceDB releases the GIL)
-        fts = (
-            [_RETRIEVERS.submit(self._fts, tbl, q, where, n, False) for q in queries]
-            if mode == "hybrid"
-            else []
-        )
+        if mode == "fts":  # k rows: the hit columns come with them
+            return [_ranked_hits(self._fts(tbl, q, where, k, strict=True), "fts") for q in queries]
+        if mode == "vector":
+            vectors = self.embedder.embed_queries(queries)
+            return [_ranked_hits(self._vector(tbl, v, where, k, exact), "vector") for v in vectors]
+        # hybrid: each retriever's candidates are read as keys, scores and row ids only, and
+        # the hit columns for the fused top k alone; the full-text queries run on another
+        # thread while the queries are embedded and the vector queries run (LanceDB
+        # releases the GIL)
+        n = max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
+        fts = [_RETRIEVERS.submit(self._fts, tbl, q, where, n, False, True) for q in queries]
         vectors = self.embedder.embed_queries(queries)
-        results: list[list[Hit]] = []
+        answers: list[list[_Fused]] = []
         for i, query in enumerate(queries):
-            found = self._vector(tbl, vectors[i], where, n, exact)
-            if mode != "hybrid":
-                results.append(found[:k])
-                continue
-            lists = {"vector": found, "fts": fts[i].result()}
+            lists = {"vector": self._vector(tbl, vectors[i], where, n, exact, light=True)}
+            lists["fts"] = fts[i].result()
             cited = path_filter(cited_articles(query))
             if cited is not None:  # the cited articles' chunks, by cosine to the query
                 within = cited if where is None else f"{where} AND {cited}"
-                lists["citation"] = self._vector(tbl, vectors[i], within, n, exact)
+                lists["citation"] = self._vector(tbl, vectors[i], within, n, exact, light=True)
             weight = self.vector_weight
-            results.append(_rrf(lists, k, {"vector": weight, "citation": weight}, self.rrf_k))
-        return results
+            answers.append(_rrf(lists, k, {"vector": weight, "citation": weight}, self.rrf_k))
+        return _hits(tbl, answers)
 
     def _versions(self, tbl: Any) -> dict[str, _VersionRow]:
         """Each version in the table with its doc id, version name, status and validity
@@ -373,15 +410,22 @@ class _Retrieval(_ModelTable):
         return " AND ".join(parts)
 
     def _vector_query(
-        self, tbl: Any, vector: np.ndarray, where: str | None, n: int, exact: bool
+        self,
+        tbl: Any,
+        vector: np.ndarray,
+        where: str | None,
+        n: int,
+        exact: bool,
+        columns: Sequence[str] = HIT_COLUMNS,
     ) -> Any:
-        """Cosine top `n`: exact scan, or the HNSW index (when there is one) with `ef` and
-        a re-ranking on the stored vectors; rows the index does not cover yet are
-        scanned in both cases. The knobs are no-ops on a table without the index."""
+        """Cosine top `n` with `columns`: exact scan, or the HNSW index (when there is
+        one) with `ef` and a re-ranking on the stored vectors; rows the index does not
+        cover yet are scanned in both cases. The knobs are no-ops on a table without the
+        index."""
         query = (
             tbl.search(vector, query_type="vector", vector_column_name="vector")
             .distance_type("cosine")
-            .select([*HIT_COLUMNS, "_distance"])
+            .select([*columns, "_distance"])
             .limit(n)
         )
         if where is not None:
@@ -392,22 +436,30 @@ class _Retrieval(_ModelTable):
         return query.ef(max(self.ann_ef, n * ANN_REFINE)).refine_factor(ANN_REFINE)
 
     def _vector(
-        self, tbl: Any, vector: np.ndarray, where: str | None, n: int, exact: bool
-    ) -> list[Hit]:
-        rows = self._vector_query(tbl, vector, where, n, exact).to_list()
-        rows.sort(key=lambda r: _tie_order(1.0 - float(r["_distance"]), r))
-        return [
-            Hit.from_row(row, 1.0 - float(row["_distance"]), "vector", rank)
-            for rank, row in enumerate(rows, start=1)
-        ]
+        self,
+        tbl: Any,
+        vector: np.ndarray,
+        where: str | None,
+        n: int,
+        exact: bool,
+        light: bool = False,
+    ) -> Ranked:
+        """Vector top `n`, ranked: the hit columns, or when `light` only the key columns
+        and the row id (what fusion needs)."""
+        query = self._vector_query(tbl, vector, where, n, exact, _columns(light))
+        rows = query.with_row_id(light).to_list()
+        ranked = [(1.0 - float(row["_distance"]), row) for row in rows]
+        return sorted(ranked, key=lambda pair: _tie_order(*pair))
 
     @staticmethod
-    def _fts(tbl: Any, query: str, where: str | None, n: int, strict: bool) -> list[Hit]:
-        """Full-text top `n`. A failure of the store (a broken or unreadable index) is
-        raised when `strict` (full-text mode); in hybrid search it is logged as a warning
-        and gives no full-text hits, so the fused hits name only `vector` as their
-        retriever: the answer degrades visibly, never silently. (A table without the
-        index is no failure: LanceDB scans `text` flat.)"""
+    def _fts(
+        tbl: Any, query: str, where: str | None, n: int, strict: bool, light: bool = False
+    ) -> Ranked:
+        """Full-text top `n`, ranked (columns as `_vector`). A failure of the store (a
+        broken or unreadable index) is raised when `strict` (full-text mode); in hybrid
+        search it is logged as a warning and gives no full-text hits, so the fused hits
+        name only `vector` as their retriever: the answer degrades visibly, never
+        silently. (A table without the index is no failure: LanceDB scans `text` flat.)"""
         terms = fts_terms(query)
         if not terms:
             return []
@@ -415,7 +467,8 @@ class _Retrieval(_ModelTable):
             search = tbl.search(terms, query_type="fts", fts_columns="text")
             if where is not None:
                 search = search.where(where, prefilter=True)
-            rows = search.select([*HIT_COLUMNS, "_score"]).limit(n).to_list()
+            search = search.select([*_columns(light), "_score"]).with_row_id(light)
+            rows = search.limit(n).to_list()
         except (OSError, RuntimeError, ValueError) as exc:  # what LanceDB raises
             if strict:
                 raise
@@ -425,8 +478,10 @@ class _Retrieval(_ModelTable):
                 exc,
             )
             return []
-        rows.sort(key=lambda r: _tie_order(float(r["_score"]), r))
-        return [
-            Hit.from_row(row, float(row["_score"]), "fts", rank)
-            for rank, row in enumerate(rows, start=1)
-        ]
+        ranked = [(float(row["_score"]), row) for row in rows]
+        return sorted(ranked, key=lambda pair: _tie_order(*pair))
+
+
+def _columns(light: bool) -> list[str]:
+    """What a retriever reads of each row: the key columns (light) or the hit columns."""
+    return KEY_COLUMNS if light else HIT_COLUMNS

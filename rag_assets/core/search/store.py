@@ -17,8 +17,13 @@ from rag_assets.core.search.locking import _table_lock
 
 EXTRA_COLUMNS: tuple[str, ...] = ("status", "valid_from", "valid_to", "title")
 """Columns the store adds to the chunk columns, besides `vector`."""
-HIT_COLUMNS: list[str] = [*CHUNKS.names, *EXTRA_COLUMNS]
-"""What a search reads back: everything but the vector."""
+NOT_IN_HITS: tuple[str, ...] = ("ordinal", "truncated", "content_hash")
+"""Chunk columns a search hit does not carry (each column read costs, per hit)."""
+HIT_COLUMNS: list[str] = [c for c in (*CHUNKS.names, *EXTRA_COLUMNS) if c not in NOT_IN_HITS]
+"""What a search reads back for each hit: the columns of `Hit`."""
+KEY_COLUMNS: list[str] = ["partition_key", "chunk_id"]
+"""What hybrid search reads of each candidate (with its score and row id): the key that
+fusion joins the retrievers' lists on, and the tie order of equal scores."""
 
 
 def table_name(model_id: str) -> str:
