@@ -294,7 +294,40 @@ def test_search_many_matches_search(ids, index: Index) -> None:
     many = index.search_many(queries, k=2, mode="hybrid")
     assert len(many) == 3
     for query, hits in zip(queries, many, strict=True):
-        assert ids(hits) == ids(index.search(query, k=2, mode="hybrid"))
+        assert [h.to_json() for h in hits] == [
+            h.to_json() for h in index.search(query, k=2, mode="hybrid")
+        ]
+
+
+@pytest.mark.parametrize("query", ["refund deadline", "vibração do motor", "garantia meses"])
+def test_hybrid_hits_are_their_chunks_rows_at_each_retrievers_rank(
+    index: Index, query: str
+) -> None:
+    """Hybrid search ranks keys and reads the hit columns afterwards: every hit still
+    carries its own chunk's text, citation and validity, and the rank each retriever
+    gave it on its own."""
+    everything = 7  # every chunk of the index, in each retriever's own order
+    alone = {mode: index.search(query, k=everything, mode=mode) for mode in ("vector", "fts")}
+    rows = {h.chunk_id: h.to_json() for h in alone["vector"]}
+    hits = index.search(query, k=everything, mode="hybrid")
+    assert len(hits) == everything
+    for hit in hits:
+        got = hit.to_json()
+        for key in ("score", "retrievers", "ranks"):
+            del got[key], rows[hit.chunk_id][key]
+        assert got == rows[hit.chunk_id]
+        for mode, ranked in alone.items():
+            order = [h.chunk_id for h in ranked]
+            rank = order.index(hit.chunk_id) + 1 if hit.chunk_id in order else None
+            assert hit.ranks.get(mode) == rank
+    assert {"vector", "fts"} <= {r for h in hits for r in h.retrievers}
+
+
+def test_a_ranked_chunk_that_cannot_be_read_back_is_a_clear_error(index: Index) -> None:
+    tbl = index._open()
+    gone = search.retrieval._Fused({"_rowid": 10**12, "partition_key": "x", "chunk_id": "y"})
+    with pytest.raises(RuntimeError, match=f"table {index.table_name} .* could not be read back"):
+        search.retrieval._hits(tbl, [[gone]])
 
 
 def test_bad_input_is_rejected(index: Index) -> None:
