@@ -13,11 +13,14 @@ off except in part 5:
    p50/p95, the median of paired ratios, and how many hybrid answers before and now are
    identical (ids and scores: like with like, both with the model's own fusion weights);
 2. where one search spends its time, in this process, each part alone per query (rotated):
-   the active-model and table-version check, the documents catalog, the filter, the
-   query embedding, the vector and full-text queries (with and without a one-document
-   filter), the fusion, the hits as JSON rows and the JSON encoding; then the embedding
-   and the full-text query one after the other against both at once on two threads (do
-   they release the GIL?), and the three modes end to end;
+   the active-model and table-version check (and one table's version check alone), the
+   documents catalog, the filter, the query embedding, the vector and full-text queries
+   as hybrid search runs them (candidates as keys, scores and row ids; also with a
+   one-document filter) and with the hit columns (the candidates, and the k hits a
+   single-retriever mode reads), the fusion, the late fetch of the fused hits' columns
+   by row id, the hits as JSON rows and the JSON encoding; then the embedding and the
+   full-text query one after the other against both at once on two threads (do they
+   release the GIL?), and the three modes end to end;
 3. the vector index's knobs (HNSW `ef`, `refine_factor`) against the exact scan: recall of
    the 40 candidates hybrid fuses and of the 10 hits of a vector search, and p50;
 4. throughput: every query once per client, 8 concurrent clients (threads, one request at
@@ -68,6 +71,7 @@ from rag_assets.core import search
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.lake import Lake
 from rag_assets.core.search import Index, Mode, ModelRef, read_active, write_active
+from rag_assets.core.search.retrieval import _hits as late_fetch
 from rag_assets.core.service import hit_rows
 from rag_assets.serve import Engine, Limits, query_threads
 from rag_assets.settings import Settings
@@ -210,41 +214,62 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
     vectors = index.embedder.embed_queries(queries)
     ranked = [
         {
-            "vector": index._vector(tbl, vectors[i], None, N, False),
-            "fts": index._fts(tbl, queries[i], None, N, False),
+            "vector": index._vector(tbl, vectors[i], None, N, False, light=True),
+            "fts": index._fts(tbl, queries[i], None, N, False, light=True),
         }
         for i in range(len(queries))
     ]
     weights = {"vector": index.vector_weight}
-    hits = [search._rrf(r, K, weights, index.rrf_k) for r in ranked]
+    fused = [search._rrf(r, K, weights, index.rrf_k) for r in ranked]
+    hits = [late_fetch(tbl, [f])[0] for f in fused]
     answers = [engine.search(q, K) for q in queries]
 
     def both_at_once(i: int) -> None:
-        fts = threading.Thread(target=index._fts, args=(tbl, queries[i], None, N, False))
+        fts = threading.Thread(target=index._fts, args=(tbl, queries[i], None, N, False, True))
         fts.start()
         index.embedder.embed_queries([queries[i]])
         fts.join()
 
     parts: dict[str, Callable[[int], Any]] = {
         "active model + table version check": lambda i: engine.index()._open(),
+        "table version check (one table)": lambda i: index.followed.snapshot(),
         "documents catalog (cached per table version)": lambda i: engine.catalog(index),
         "filter: none needed": lambda i: index._where(tbl, None, None, today, False),
         "filter: one document": lambda i: index._where(tbl, one_doc, None, today, False),
         "embed the query": lambda i: index.embedder.embed_queries([queries[i]]),
-        f"vector query ({N} candidates)": lambda i: index._vector(tbl, vectors[i], None, N, False),
-        "vector query, one-document filter": lambda i: index._vector(
-            tbl, vectors[i], where_doc, N, False
+        f"vector query ({N} candidates, hit columns)": lambda i: index._vector(
+            tbl, vectors[i], None, N, False
         ),
-        f"full-text query ({N} candidates)": lambda i: index._fts(tbl, queries[i], None, N, False),
-        "full-text query, one-document filter": lambda i: index._fts(
-            tbl, queries[i], where_doc, N, False
+        f"vector query ({N} candidates, keys + row ids)": lambda i: index._vector(
+            tbl, vectors[i], None, N, False, light=True
+        ),
+        f"vector query ({K} hits, hit columns: vector mode)": lambda i: index._vector(
+            tbl, vectors[i], None, K, False
+        ),
+        "vector query, one-document filter, keys": lambda i: index._vector(
+            tbl, vectors[i], where_doc, N, False, light=True
+        ),
+        f"full-text query ({N} candidates, hit columns)": lambda i: index._fts(
+            tbl, queries[i], None, N, False
+        ),
+        f"full-text query ({N} candidates, keys + row ids)": lambda i: index._fts(
+            tbl, queries[i], None, N, False, light=True
+        ),
+        f"full-text query ({K} hits, hit columns: fts mode)": lambda i: index._fts(
+            tbl, queries[i], None, K, False
+        ),
+        "full-text query, one-document filter, keys": lambda i: index._fts(
+            tbl, queries[i], where_doc, N, False, light=True
         ),
         "fusion (weighted RRF)": lambda i: search._rrf(ranked[i], K, weights, index.rrf_k),
+        f"late fetch: hit columns of the {K} fused hits by row id": lambda i: late_fetch(
+            tbl, [fused[i]]
+        ),
         "hits to JSON rows": lambda i: hit_rows(lake, hits[i]),
         "JSON encoding of the answer": lambda i: json.dumps(answers[i]),
         "embed, then full-text (one thread)": lambda i: (
             index.embedder.embed_queries([queries[i]]),
-            index._fts(tbl, queries[i], None, N, False),
+            index._fts(tbl, queries[i], None, N, False, light=True),
         ),
         "embed and full-text at once (two threads)": both_at_once,
         "Engine.search vector": lambda i: engine.search(queries[i], K, "vector"),

@@ -306,11 +306,11 @@ def test_hybrid_hits_are_their_chunks_rows_at_each_retrievers_rank(
     """Hybrid search ranks keys and reads the hit columns afterwards: every hit still
     carries its own chunk's text, citation and validity, and the rank each retriever
     gave it on its own."""
-    everything = 7  # every chunk of the index, in each retriever's own order
+    everything = 7  # every chunk of the index (those in force), in each retriever's order
     alone = {mode: index.search(query, k=everything, mode=mode) for mode in ("vector", "fts")}
     rows = {h.chunk_id: h.to_json() for h in alone["vector"]}
     hits = index.search(query, k=everything, mode="hybrid")
-    assert len(hits) == everything
+    assert len(hits) == len(alone["vector"]) >= 3
     for hit in hits:
         got = hit.to_json()
         for key in ("score", "retrievers", "ranks"):
