@@ -142,6 +142,14 @@ def start_server(
     raise RuntimeError("server did not start")
 
 
+def no_query_cache(tree: Path) -> list[str]:
+    """The `trecho serve` option turning its query cache off, for a source tree that has
+    one: both servers then embed every query (a cached vector makes a repeated query,
+    such as the same question in another mode, skip the embedding)."""
+    cli = (tree / "rag_assets" / "cli.py").read_text()
+    return ["--query-cache", "0"] if "--query-cache" in cli else []
+
+
 def source_tree(ref: str, folder: Path) -> Path:
     """The project's files at commit `ref` (for `--against`), extracted into `folder`."""
     folder.mkdir(parents=True)
@@ -428,9 +436,9 @@ def main() -> None:
             print(f"{model}: {len(queries)} queries")
             for n, size in enumerate(sizes):
                 uri, index = build(size, source, embedder, tables, args.seed)
-                servers = {"now": (REPO, ["--query-cache", "0"])}
+                servers = {"now": (REPO, no_query_cache(REPO))}
                 if before is not None:
-                    servers["before"] = (before, [])
+                    servers["before"] = (before, no_query_cache(before))
                 running = {}
                 try:
                     for side, (tree, extra) in servers.items():

@@ -4,9 +4,10 @@ One `Engine` per process: the embedding model is loaded once, and every request 
 the lake's current state, so a long-running server follows the pipeline without a
 restart:
 
-- the tables are kept open (`FollowedTable`): each request first checks which version of
-  a table is the latest committed one (a look at the table's manifest, well under a
-  millisecond), and only when it changed opens a handle on the new version. A handle
+- the tables are kept open (`FollowedTable`): each request first checks whether a table
+  changed (for a local table an `os.stat` of its `_versions` folder, microseconds; after
+  a change, and on an object store always, LanceDB is asked for the latest committed
+  version), and only when it changed opens a handle on the new version. A handle
   stays on the version it was opened at and is replaced, never moved, so a request that
   is running keeps reading one version while the next one reads the newer: new versions
   and revocations written by other processes are seen by the next request, and since a
@@ -100,8 +101,9 @@ class FollowedTable:
     exist. A second handle (the probe) is the one moved with `checkout_latest` to learn
     the latest version number; handles given out are never moved.
 
-    Moving the probe reads the table's manifests (~3 ms at 100k rows), so for a table in
-    a local folder it is done only when the table may have changed: a commit adds a
+    Moving the probe reads the table's latest manifest through LanceDB (a fraction of a
+    millisecond to a few, per table), so for a table in a local folder it is done only
+    when the table may have changed: a commit adds a
     manifest to the table's `_versions` folder, a cleanup removes some, a drop removes the
     folder and a re-create makes a new one, and each changes the folder's inode, times
     or size (`os.stat`, a few microseconds). Until that look has seen the folder settled
