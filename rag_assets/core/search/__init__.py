@@ -58,6 +58,13 @@ Choices written down here:
   and the vector query runs (LanceDB releases the GIL). With the filter left out when it
   keeps every row: hybrid 1.65x faster at 100k rows (1.2x at 10k), the same hits and
   scores on 30 of 30 queries (bench/serve.py).
+- Hybrid search reads each retriever's candidates as keys (`KEY_COLUMNS`), scores and
+  LanceDB row ids, fuses them, and only then reads the hit columns (`HIT_COLUMNS`) of
+  the k fused hits, by row id on the handle the retrievers read (one table version: the
+  same rows). A LanceDB read costs per column: at 100k rows the 40 vector candidates
+  take 11 ms with keys against 20 with every column, full text 9 against 16, and the
+  10 hits' columns 8 ms (bench/serve.py part 2). Vector and full-text modes read only k
+  rows, where a second read would cost what it saves, so they read the columns at once.
 - Writes to a table (create, merge, delete, index build) are serialized by a file lock
   next to it, because LanceDB 0.40 alone loses rows when two processes create the table
   at once and duplicates rows when two runs merge the same partition at once. Commit
@@ -104,6 +111,7 @@ from rag_assets.core.search.retrieval import (
 from rag_assets.core.search.store import (
     EXTRA_COLUMNS,
     HIT_COLUMNS,
+    KEY_COLUMNS,
     NoLongerLive,
     model_tables,
     store_schema,
@@ -133,6 +141,7 @@ __all__ = [
     "EmbeddingCache",
     "FTS_LANGUAGE",
     "HIT_COLUMNS",
+    "KEY_COLUMNS",
     "Hit",
     "INDEX_LAG_ROWS",
     "Index",
