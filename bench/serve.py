@@ -10,8 +10,10 @@ off except in part 5:
 1. served `POST /search` (now, and with `--against REF` the server of commit REF on the
    same table: before vs now in one run) and `Engine.search` in this process (the
    server's code without HTTP), k=10, per mode, query by query in rotated order:
-   p50/p95, the median of paired ratios, and how many hybrid answers before and now are
-   identical (ids and scores: like with like, both with the model's own fusion weights);
+   p50/p95, the median of paired ratios, and how hybrid answers before and now compare
+   (identical ids and scores, the same ids in order, the same first hit, hits in common:
+   like with like, both with the model's own fusion weights; a server on another query
+   embedding, e.g. e5 on onnxruntime against the engine, can swap near ties);
 2. where one search spends its time, in this process, each part alone per query (rotated):
    the active-model and table-version check (and one table's version check alone), the
    documents catalog, the filter, the query embedding, the vector and full-text queries
@@ -184,14 +186,19 @@ def build(
     return uri, index
 
 
+Answer = list[tuple[str, float]]
+"""A hybrid answer as compared before/now: (chunk id, score) per hit, in order."""
+
+
 def served_latency(
     clients: dict[str, Client], engine: Engine, queries: list[str]
-) -> tuple[dict[str, dict[str, list[float]]], list[bool]]:
-    """Part 1: every (side, mode) per query in rotated order; hybrid answers compared."""
+) -> tuple[dict[str, dict[str, list[float]]], list[tuple[Answer, Answer]]]:
+    """Part 1: every (side, mode) per query in rotated order; hybrid answers kept, before
+    and now, for comparison."""
     sides = [*clients, "in-process"]
     pairs = [(side, mode) for mode in MODES for side in sides]
     out: dict[str, dict[str, list[float]]] = {side: {m: [] for m in MODES} for side in sides}
-    same: list[bool] = []
+    same: list[tuple[Answer, Answer]] = []
     for step, q in enumerate(queries):
         answers: dict[str, Any] = {}
         for side, mode in rotated(pairs, step):
@@ -208,7 +215,7 @@ def served_latency(
             if mode == "hybrid" and side != "in-process":
                 answers[side] = [(h["chunk_id"], round(h["score"], 6)) for h in answer["hits"]]
         if len(answers) == 2:
-            same.append(answers["before"] == answers["now"])
+            same.append((answers["before"], answers["now"]))
     return out, same
 
 
@@ -490,9 +497,22 @@ def report(results: list[Any], clients: int) -> None:
                 speed = median([x / y for x, y in zip(b, a, strict=True)])
                 print(f"| {model} | {size} | {mode} | before ÷ now | | | **{speed:.2f}x** |")
         if same:
+            n = len(same)
+            counts = {
+                "identical hits before/now (ids and scores)": sum(b == a for b, a in same),
+                "the same hit ids in the same order": sum(
+                    [i for i, _ in b] == [i for i, _ in a] for b, a in same
+                ),
+                "the same first hit": sum(
+                    [i for i, _ in b[:1]] == [i for i, _ in a[:1]] for b, a in same
+                ),
+            }
+            for label, count in counts.items():
+                print(f"| {model} | {size} | hybrid | {label} | {count}/{n} | | |")
+            shared = [len({i for i, _ in b} & {i for i, _ in a}) for b, a in same]
             print(
-                f"| {model} | {size} | hybrid | identical hits before/now "
-                f"| {sum(same)}/{len(same)} | | |"
+                f"| {model} | {size} | hybrid | hits in common before/now (of {K}), "
+                f"median, min | {median(shared):.0f}, {min(shared)} | | |"
             )
 
     print("\n-- 2. where one search spends its time (in process, ms, each part alone)")
