@@ -272,7 +272,10 @@ class E5Onnx:
         import onnxruntime as ort
 
         self.variant = variant
-        self.threads = threads or len(os.sched_getaffinity(0))
+        cores = os.cpu_count() or 1
+        if hasattr(os, "sched_getaffinity"):  # the cores this process may run on
+            cores = len(os.sched_getaffinity(0))
+        self.threads = threads or cores
         self.weights = Weights(e5_backend.weights_path(variant))
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads
