@@ -35,6 +35,9 @@ def test_every_named_strategy_runs_behind_one_interface(manual, counter, embedde
             assert 0 <= chunk.char_start < chunk.char_end <= len(manual.doc.text)
     with pytest.raises(ValueError, match="unknown chunking strategy 'fixed-512'"):
         build_chunker("fixed-512")
+    # recursive splitting has no start offset: a `-s` would be named in the report, unused
+    with pytest.raises(ValueError, match="recursive splitting has no start offset"):
+        build_chunker("recursive-512-o64-s128")
 
 
 def test_noheader_variant_drops_the_header(manual, counter):

@@ -378,6 +378,13 @@ def recursive(
     return _build(doc, spans, name, partition_key, doc_id, version, counter, header)
 
 
+WINDOWS: dict[str, Callable[..., list[Chunk]]] = {
+    "fixed_chars": fixed_chars,
+    "fixed_tokens": fixed_tokens,
+}
+"""The fixed-window kinds, which take a start offset (`recursive` has none to move)."""
+
+
 @dataclass(frozen=True)
 class SizedChunker(Chunker):
     """A size-based baseline (`fixed_chars`, `fixed_tokens` or `recursive`, `size` and
@@ -390,6 +397,15 @@ class SizedChunker(Chunker):
     offset: int = 0
     header_mode: str = "full"
 
+    def __post_init__(self) -> None:
+        if self.kind != "recursive" and self.kind not in WINDOWS:
+            raise ValueError(
+                f"size-based kind {self.kind!r} must be one of {[*WINDOWS, 'recursive']}"
+            )
+        if self.kind == "recursive" and self.offset:
+            # it cuts at separators: an offset would be ignored, yet named in the report
+            raise ValueError(f"recursive splitting has no start offset, got -s{self.offset}")
+
     @property
     def name(self) -> str:
         """`<kind>-<size>-o<overlap>`, with `-s<offset>` when the windows start later."""
@@ -399,15 +415,11 @@ class SizedChunker(Chunker):
 
     def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
         """The version's text cut by size, knowing no structure."""
-        functions: dict[str, Callable[..., list[Chunk]]] = {
-            "fixed_chars": fixed_chars,
-            "fixed_tokens": fixed_tokens,
-        }
         info = source.info
         header = make_header(info, "", self.header_mode)
         common = (source.doc, info.partition_key, info.doc_id, info.version, counter)
         if self.kind == "recursive":
             return recursive(*common, header=header, size=self.size, overlap=self.overlap)
-        return functions[self.kind](
+        return WINDOWS[self.kind](
             *common, header=header, size=self.size, overlap=self.overlap, start_offset=self.offset
         )
