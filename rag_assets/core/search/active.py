@@ -33,17 +33,17 @@ class ModelRef:
         now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         return cls(embedder.model, embedder.query_prefix, embedder.passage_prefix, now)
 
-    def embedder(self, device: str = "cpu", backend: str = "torch", threads: int = 0) -> Embedder:
-        """An embedder configured like the one that filled the table (the backend, device
-        and threads give the same vectors, so they are the caller's choice)."""
-        return Embedder(
-            model=self.model,
-            query_prefix=self.query_prefix,
-            passage_prefix=self.passage_prefix,
-            device=device,
-            backend=backend,
-            threads=threads,
-        )
+    def embedder(self, run: Embedder | None = None) -> Embedder:
+        """An embedder of the model that filled the table: its identity (model, prompts)
+        from this reference, how it runs (device, backend, threads, batch, query path)
+        from `run`, the configured embedder (those give the same vectors, so they are
+        the caller's choice); the defaults without `run`."""
+        identity = {
+            "model": self.model,
+            "query_prefix": self.query_prefix,
+            "passage_prefix": self.passage_prefix,
+        }
+        return Embedder(**identity) if run is None else replace(run, **identity)
 
     @property
     def model_id(self) -> str:
@@ -98,10 +98,5 @@ def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedd
 
 def embedder_for(ref: ModelRef | None, configured: Embedder) -> Embedder:
     """The embedder of the active model `ref` run the way `configured` runs (device,
-    backend, threads), or `configured` itself when nothing is active yet."""
-    if ref is None:
-        return configured
-    return replace(
-        ref.embedder(configured.device, configured.backend, configured.threads),
-        e5_queries=configured.e5_queries,
-    )
+    backend, threads, query path), or `configured` itself when nothing is active yet."""
+    return configured if ref is None else ref.embedder(configured)
