@@ -83,7 +83,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     lake = _lake(args)
     from rag_assets.definitions import build_definitions
     from rag_assets.partitions import DOC_VERSIONS
-    from rag_assets.plans import job_of, plan_lake
+    from rag_assets.plans import job_of, plan_lake, plan_removals
 
     defs = build_definitions(
         str(lake.root),
@@ -110,7 +110,7 @@ def cmd_materialize(args: argparse.Namespace) -> int:
         print(f"skipped  {key}: up to date (same file, sidecar, code and index)")
     outcome = _run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log)
     skipped += len(outcome.skipped)
-    after = plan_lake(instance, *stores, embedder, plan.files)  # what a new version superseded
+    after = plan_removals(instance, *stores, embedder)  # what a new version superseded
     _remove_not_live(instance, stores, after, say_skipped=False)
     _catch_up_indexes(_index(args, lake, embedder))  # also rows a killed run left flat
     report_dir = None

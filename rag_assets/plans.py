@@ -26,6 +26,7 @@ from rag_assets.core.reconcile import (
     Plan,
     Run,
     reconcile,
+    removal_plan,
 )
 from rag_assets.core.service import purge_version
 from rag_assets.partitions import DOC_VERSIONS
@@ -91,6 +92,24 @@ def plan_lake(
         history=lake.keep_history,
         known=known,
         force=force,
+    )
+
+
+def plan_removals(
+    instance: DagsterInstance,
+    lake: LakeResource,
+    lancedb: LanceDBResource,
+    embedder: Embedder,
+) -> Plan:
+    """The partitions to add and versions to remove, against `instance`'s registered
+    partitions, with no run decided (`core.reconcile.removal_plan`): after runs, what a
+    newly indexed version superseded."""
+    return removal_plan(
+        lake.lake,
+        lancedb.uri_for(lake.lake),
+        embedder,
+        instance.get_dynamic_partitions(DOC_VERSIONS),
+        history=lake.keep_history,
     )
 
 

@@ -111,6 +111,8 @@ class Plan:
     files: dict[str, FileState] = field(default_factory=dict)
     """(mtime, size, sha256) of each live file: hand it back as `known` next time so an
     unchanged file is not hashed again."""
+    index_rows: dict[str, int] = field(default_factory=dict)
+    """Rows per key in the configured model's table."""
 
     @property
     def nothing_left(self) -> dict[str, str]:
@@ -173,6 +175,36 @@ def fingerprint(lake: Lake, key: str, sha: str, code: CodeVersions, model_id: st
     return hashlib.sha256(json.dumps(inputs).encode("utf-8")).hexdigest()
 
 
+def removal_plan(
+    lake: Lake,
+    db_uri: str | os.PathLike[str],
+    embedder: Embedder,
+    registered: Collection[str],
+    *,
+    history: bool,
+    today: dt.date | None = None,
+) -> Plan:
+    """The plan's partitions to add and versions to remove, without deciding what to run
+    (no file hashed, no code version compared): what is left to purge after runs.
+
+    The index is read once: the configured model's table for its row counts (the active
+    model's keys only when search uses another model)."""
+    counts = Index(db_uri, embedder).partition_counts()
+    active = read_active(db_uri)
+    if active is not None and active.model_id == embedder.model_id:
+        committed = {k for k, n in counts.items() if n}
+    else:
+        committed = committed_keys(db_uri)
+    scan = scan_versions(lake, history, today, db_uri, indexed=committed)
+    plan = Plan(scan=scan, registered=set(registered), index_rows=counts)
+    plan.add = [k for k in scan.live if k not in plan.registered]
+    for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
+        left = key in plan.registered or key in counts or key in committed
+        if left or has_derived_files(lake, key):
+            plan.remove[key] = scan.reasons.get(key, "file deleted")
+    return plan
+
+
 def reconcile(
     lake: Lake,
     db_uri: str | os.PathLike[str],
@@ -185,26 +217,14 @@ def reconcile(
     force: bool = False,
     today: dt.date | None = None,
 ) -> Plan:
-    """The plan that brings the index in line with the raw folder.
+    """The plan that brings the index in line with the raw folder: `removal_plan`, plus
+    the versions to run and why.
 
-    `registered`: the partition keys the orchestrator knows. The index is read once: the
-    configured model's table for its row counts (the active model's keys only when
-    search uses another model). `force` runs every live version.
+    `registered`: the partition keys the orchestrator knows. `force` runs every live
+    version.
     """
-    index = Index(db_uri, embedder)
-    counts = index.partition_counts()
-    active = read_active(db_uri)
-    if active is not None and active.model_id == embedder.model_id:
-        committed = {k for k, n in counts.items() if n}
-    else:
-        committed = committed_keys(db_uri)
-    scan = scan_versions(lake, history, today, db_uri, indexed=committed)
-    plan = Plan(scan=scan, registered=set(registered))
-    plan.add = [k for k in scan.live if k not in plan.registered]
-    for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
-        left = key in plan.registered or key in counts or key in committed
-        if left or has_derived_files(lake, key):
-            plan.remove[key] = scan.reasons.get(key, "file deleted")
+    plan = removal_plan(lake, db_uri, embedder, registered, history=history, today=today)
+    scan, counts = plan.scan, plan.index_rows
     plan.files = file_hashes(lake, scan.live, known or {})
     removed = lake.tombstones() if scan.returning else {}
     model = table_name(embedder.model_id)
