@@ -16,7 +16,7 @@ from dagster import (
 )
 
 from rag_assets.assets import PARTITIONED
-from rag_assets.assets.embeddings import CODE_VERSION as EMBEDDINGS_CODE_VERSION
+from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.reconcile import (
     EMBED_STAGES,
@@ -43,7 +43,7 @@ def stage_code_versions(model_id: str) -> dict[str, str]:
         for a in PARTITIONED
         if a.key.to_user_string() != "embeddings"
     }
-    current["embeddings"] = f"{EMBEDDINGS_CODE_VERSION}+{model_id}"
+    current["embeddings"] = code_version(model_id)
     return current
 
 

@@ -38,6 +38,12 @@ from resources import EmbedderResource, LakeResource, LanceDBResource
 CODE_VERSION = "2"
 
 
+def code_version(model_id: str) -> str:
+    """The embeddings asset's code version for `model_id`: a model change shows every
+    partition as changed, and the reconcile plan re-embeds it."""
+    return f"{CODE_VERSION}+{model_id}"
+
+
 def build_embeddings(model_id: str) -> AssetsDefinition:
     """The embeddings asset for a configured model id (part of its code version)."""
 
@@ -46,7 +52,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         partitions_def=doc_versions,
         deps=[chunks],
         group_name="index",
-        code_version=f"{CODE_VERSION}+{model_id}",
+        code_version=code_version(model_id),
         check_specs=embedding_checks,
         description=(
             f"Chunk vectors in LanceDB, table chunks__{model_id}; a version's rows are "
