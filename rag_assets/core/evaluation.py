@@ -320,8 +320,11 @@ def index_scratch(
 
     index = Index(folder, embedder, vector_weight=vector_weight)
     vectors = embed_memo(embedder, [c.text for c in chunks], memo, clock)
+    by_key: dict[str, list[int]] = {}  # one pass over the chunks, not one per version
+    for i, chunk in enumerate(chunks):
+        by_key.setdefault(chunk.partition_key, []).append(i)
     for key, version in versions.items():
-        mask = [i for i, c in enumerate(chunks) if c.partition_key == key]
+        mask = by_key.get(key, [])
         frame = pl.DataFrame([chunks[i].as_row() for i in mask])
         index.upsert_partition(
             key,
