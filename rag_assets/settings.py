@@ -73,8 +73,6 @@ class Settings:
     serve_token: str = _var("TRECHO_SERVE_TOKEN")
     debug: bool = _var("TRECHO_DEBUG", "flag", False)
     dagster_home: str = _var("DAGSTER_HOME")
-    explicit: frozenset[str] = frozenset()
-    """The variables the environment sets (not left to their defaults)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -82,22 +80,17 @@ class Settings:
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
         for f in fields(cls):
-            name = f.metadata.get("env")
-            if name is None or not env.get(name, "").strip():
+            name = f.metadata["env"]
+            if not env.get(name, "").strip():
                 continue
             kind = f.metadata["kind"]
             raw = env[name] if kind == "prefix" else env[name].strip()
             values[f.name] = _parse(name, kind, raw)
-        explicit = frozenset(f.metadata["env"] for f in fields(cls) if f.name in values)
-        return cls(**values, explicit=explicit)
+        return cls(**values)
 
     def var(self, attr: str) -> str:
         """The environment variable of the field `attr`."""
         return next(f.metadata["env"] for f in fields(self) if f.name == attr)
-
-    def is_set(self, attr: str) -> bool:
-        """Whether the environment sets the field `attr` (else it has its default)."""
-        return self.var(attr) in self.explicit
 
     def embedder(
         self,
