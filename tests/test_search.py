@@ -212,6 +212,20 @@ def test_fts_index_with_another_analyzer_is_rebuilt(
     assert ids(english.search("refunds", k=1, mode="fts")) == ["doc-b@v1#refund"]
 
 
+def test_a_purge_rebuilds_the_full_text_index_with_its_own_analyzer(
+    ids, upsert, tmp_path: Path, embedder: Embedder
+) -> None:
+    """Removing a version rebuilds the full-text index (so its words are gone): with the
+    analyzer the index had, not the default one."""
+    english = Index(tmp_path / "lancedb", embedder, fts_language="English")
+    upsert(english, "doc-b@v1")
+    upsert(english, "doc-a@v1")
+    english.update_indexes()
+    search.delete_partition_everywhere(tmp_path / "lancedb", "doc-a@v1")
+    assert english.update_indexes() == []  # still English: nothing to rebuild
+    assert ids(english.search("refunds", k=1, mode="fts")) == ["doc-b@v1#refund"]
+
+
 def test_reupsert_with_fewer_chunks_replaces_only_that_partition(ids, upsert, index: Index) -> None:
     before_b = index.search("passwords rotated", k=1, mode="vector", doc_id="doc-b")
     n = upsert(index, "doc-a@v1", only=["sec-2"])

@@ -37,13 +37,17 @@ def purge_old_versions(tbl: Any) -> None:
     the table (and files no version uses): what was deleted can no longer be read back
     from disk, nor by checking out an older version. The caller holds the table's lock.
 
-    The full-text index is rebuilt from the remaining rows: an incremental update keeps
-    the deleted rows' words in its posting lists."""
+    The full-text index is rebuilt from the remaining rows, with the analyzer it had: an
+    incremental update keeps the deleted rows' words in its posting lists."""
     with warnings.catch_warnings():  # "removes every version except the latest": wanted
         warnings.simplefilter("ignore", UserWarning)
         tbl.optimize(cleanup_older_than=dt.timedelta(0), delete_unverified=True)
-        if any(c.columns == ["text"] for c in tbl.list_indices()):
-            tbl.create_index("text", config=fts_config(), replace=True)
+        fts = next((c for c in tbl.list_indices() if c.columns == ["text"]), None)
+        if fts is not None:  # rebuilt with the analyzer it had (its language)
+            details = getattr(fts, "index_details", None)
+            language = details.get("language") if isinstance(details, dict) else None
+            config = fts_config(language) if language else fts_config()
+            tbl.create_index("text", config=config, replace=True)
             tbl.optimize(cleanup_older_than=dt.timedelta(0), delete_unverified=True)
 
 
