@@ -14,7 +14,7 @@ from pydantic import Field
 
 from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
 from rag_assets.core.lake import Lake
-from rag_assets.core.search import ANN_EF, ANN_MIN_ROWS, Index
+from rag_assets.core.search import ANN_EF, ANN_MIN_ROWS, VECTOR_WEIGHT_E5, Index
 from rag_assets.settings import Settings
 
 
@@ -126,7 +126,7 @@ class LanceDBResource(ConfigurableResource):
         default_factory=_setting("vector_weight", -1.0),
         description=(
             "Weight of the vector list in hybrid fusion (full text: 1); negative: the "
-            "model's default (8 for the bundled e5, else 1)"
+            f"model's default ({VECTOR_WEIGHT_E5:g} for the bundled e5, else 1)"
         ),
     )
 
