@@ -269,57 +269,6 @@ def _units(article: _Article, unit: LegalUnit, writer: _Writer) -> list[tuple[No
     return groups
 
 
-def legal_chunks(
-    source: Source,
-    counter: TokenCounter,
-    unit: LegalUnit = "point",
-    header_mode: str = "full",
-    strategy: str | None = None,
-) -> list[Chunk]:
-    """Chunks of one document version at the chosen legal granularity (see module doc).
-
-    `chunk_id` is `<partition_key>#<node path>` of the unit (`lgpd@2018#art-5/inc-x`);
-    `parent_id` is the article's node id; spans point at the unit in `source.doc.text` and
-    the body holds the document's own text for that span, after the repeated leads.
-    """
-    if unit not in LEGAL_UNITS:
-        raise ValueError(f"legal unit {unit!r} must be one of {LEGAL_UNITS}")
-    make_header(source.info, "", header_mode)  # rejects an unknown mode up front
-    name = strategy or f"legal-{unit}"
-    by_id = {n.node_id: n for n in source.nodes}
-    writer = _Writer(source, counter, by_id, header_mode, name)
-    articles = _articles(source.doc, source.nodes, by_id)
-    chunks: list[Chunk] = []
-    for article in articles:
-        for node, atoms in _units(article, unit, writer):
-            chunks.extend(writer.emit(node, article.node, atoms))
-    # everything else (preamble, sections, tables) as the default chunks it: the articles'
-    # own texts are blanked so that the default makes no article chunks of its own
-    inside = {a.node.node_id for a in articles}
-    inside |= {atom.node.node_id for a in articles for atom in a.atoms}
-    rest = [replace(n, text="") if n.node_id in inside else n for n in source.nodes]
-    others = structural_chunks(
-        source.doc,
-        rest,
-        source.rows,
-        source.info,
-        counter,
-        header_mode=header_mode,
-        strategy=name,
-    )
-    chunks.extend(c for c in others if c.kind != "article")
-    chunks.sort(key=lambda c: (c.char_start, c.char_end))
-    seen: set[str] = set()
-    for ordinal, chunk in enumerate(chunks):
-        chunk.ordinal = ordinal
-        base, n = chunk.chunk_id, 1
-        while chunk.chunk_id in seen:
-            n += 1
-            chunk.chunk_id = f"{base}~dup{n}"
-        seen.add(chunk.chunk_id)
-    return chunks
-
-
 @dataclass(frozen=True)
 class LegalChunker(Chunker):
     """Strategy `legal-article`, `legal-paragraph` or `legal-point`: one chunk per unit."""
@@ -337,7 +286,43 @@ class LegalChunker(Chunker):
         return f"legal-{self.unit}"
 
     def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
-        """One chunk per legal unit (split to fit), each with its article's lead."""
-        return legal_chunks(
-            source, counter, unit=self.unit, header_mode=self.header_mode, strategy=self.name
+        """One chunk per legal unit (split to fit), each with its article's lead.
+
+        `chunk_id` is `<partition_key>#<node path>` of the unit (`lgpd@2018#art-5/inc-x`);
+        `parent_id` is the article's node id; spans point at the unit in `source.doc.text` and
+        the body holds the document's own text for that span, after the repeated leads.
+        """
+        unit, header_mode, name = self.unit, self.header_mode, self.name
+        make_header(source.info, "", header_mode)  # rejects an unknown mode up front
+        by_id = {n.node_id: n for n in source.nodes}
+        writer = _Writer(source, counter, by_id, header_mode, name)
+        articles = _articles(source.doc, source.nodes, by_id)
+        chunks: list[Chunk] = []
+        for article in articles:
+            for node, atoms in _units(article, unit, writer):
+                chunks.extend(writer.emit(node, article.node, atoms))
+        # everything else (preamble, sections, tables) as the default chunks it: the articles'
+        # own texts are blanked so that the default makes no article chunks of its own
+        inside = {a.node.node_id for a in articles}
+        inside |= {atom.node.node_id for a in articles for atom in a.atoms}
+        rest = [replace(n, text="") if n.node_id in inside else n for n in source.nodes]
+        others = structural_chunks(
+            source.doc,
+            rest,
+            source.rows,
+            source.info,
+            counter,
+            header_mode=header_mode,
+            strategy=name,
         )
+        chunks.extend(c for c in others if c.kind != "article")
+        chunks.sort(key=lambda c: (c.char_start, c.char_end))
+        seen: set[str] = set()
+        for ordinal, chunk in enumerate(chunks):
+            chunk.ordinal = ordinal
+            base, n = chunk.chunk_id, 1
+            while chunk.chunk_id in seen:
+                n += 1
+                chunk.chunk_id = f"{base}~dup{n}"
+            seen.add(chunk.chunk_id)
+        return chunks

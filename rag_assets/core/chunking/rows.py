@@ -24,45 +24,6 @@ from rag_assets.core.tokens import TokenCounter
 TABLE_KINDS = ("table", "table_row")
 
 
-def table_row_chunks(
-    source: Source,
-    counter: TokenCounter,
-    pack: bool = False,
-    header_mode: str = "full",
-    strategy: str | None = None,
-) -> list[Chunk]:
-    """The table-row chunks of one document version (none when it has no tables).
-
-    Built by `structural_chunks` over the table rows alone (every other node's text is
-    blanked, so paths still name the sections a table sits in); a table without caption
-    is named by its label (`Tabela 2`) so that every chunk has a caption line.
-    """
-    name = strategy or ("table_rows-packed" if pack else "table_rows")
-    if not source.rows:
-        return []
-    nodes = []
-    for node in source.nodes:
-        if node.kind == "table":
-            nodes.append(replace(node, title=node.title or node.label))
-        elif node.kind == "table_row":
-            nodes.append(node)
-        else:
-            nodes.append(replace(node, text=""))
-    chunks = structural_chunks(
-        source.doc,
-        nodes,
-        source.rows,
-        source.info,
-        counter,
-        target_tokens=counter.max_tokens,
-        repack=pack,
-        header_mode=header_mode,
-        strategy=name,
-        pack_table_rows=pack,
-    )
-    return [c for c in chunks if c.kind == "table"]
-
-
 @dataclass(frozen=True)
 class TableRowsChunker(Chunker):
     """Strategy `table_rows` (one row a chunk) or `table_rows-packed`."""
@@ -76,7 +37,33 @@ class TableRowsChunker(Chunker):
         return "table_rows-packed" if self.pack else "table_rows"
 
     def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
-        """The table rows' chunks only (text outside tables is not covered)."""
-        return table_row_chunks(
-            source, counter, pack=self.pack, header_mode=self.header_mode, strategy=self.name
+        """The table rows' chunks only (text outside tables is not covered).
+
+        Built by `structural_chunks` over the table rows alone (every other node's text is
+        blanked, so paths still name the sections a table sits in); a table without caption
+        is named by its label (`Tabela 2`) so that every chunk has a caption line.
+        """
+        pack, header_mode, name = self.pack, self.header_mode, self.name
+        if not source.rows:
+            return []
+        nodes = []
+        for node in source.nodes:
+            if node.kind == "table":
+                nodes.append(replace(node, title=node.title or node.label))
+            elif node.kind == "table_row":
+                nodes.append(node)
+            else:
+                nodes.append(replace(node, text=""))
+        chunks = structural_chunks(
+            source.doc,
+            nodes,
+            source.rows,
+            source.info,
+            counter,
+            target_tokens=counter.max_tokens,
+            repack=pack,
+            header_mode=header_mode,
+            strategy=name,
+            pack_table_rows=pack,
         )
+        return [c for c in chunks if c.kind == "table"]

@@ -127,80 +127,6 @@ def _chunk(
     )
 
 
-def semantic_chunks(
-    source: Source,
-    counter: TokenCounter,
-    embedder: Embedder,
-    percentile: float = 90.0,
-    max_tokens: int | None = None,
-    header_mode: str = "full",
-) -> list[Chunk]:
-    """Chunks cut where consecutive sentences differ most (see the module docstring).
-
-    `max_tokens` caps a chunk's size (header included) below the model's maximum; the
-    model's maximum (`counter.max_tokens`) always applies.
-    """
-    if not 0.0 <= percentile <= 100.0:
-        raise ValueError(f"percentile must be in [0, 100], got {percentile}")
-    limit = counter.max_tokens if max_tokens is None else min(max_tokens, counter.max_tokens)
-    doc, info = source.doc, source.info
-    strategy = _strategy(percentile, max_tokens)
-    header = make_header(info, "", header_mode)
-    fixed = counter.count(f"{header}\n") if header else counter.overhead
-    room = limit - fixed
-    if room < 8:
-        raise ValueError(f"max_tokens {limit} leaves no room for text after the header")
-    units: list[Unit] = []
-    for unit in sentences_of(doc, source.nodes):
-        units.extend(fit_to_budget(unit, room, counter))
-    if not units:
-        return []
-    sizes = [n - counter.overhead for n in counter.count_many([u.text for u in units])]
-    vectors = embedder.embed_passages([u.text for u in units])
-    cut = breaks_at(_distances(vectors), percentile)
-
-    groups: list[list[Unit]] = [[units[0]]]
-    size = sizes[0]
-    for i in range(1, len(units)):
-        if cut[i - 1] or size + sizes[i] > room:
-            groups.append([units[i]])
-            size = sizes[i]
-        else:
-            groups[-1].append(units[i])
-            size += sizes[i]
-
-    chunks: list[Chunk] = []
-    pending = list(reversed(groups))
-    while pending:  # each pass either emits a group or splits it in two: bounded
-        group = pending.pop()
-        chunk = _chunk(doc, info, header, group, strategy, 0)
-        n_tokens = counter.count(chunk.text)
-        if n_tokens > limit and len(group) > 1:  # tokens are not quite additive
-            half = len(group) // 2
-            pending.extend([group[half:], group[:half]])
-            continue
-        if n_tokens > limit:  # one piece, still too long: cut it shorter
-            unit = group[0]
-            budget = max(8, counter.count(unit.text) - counter.overhead - (n_tokens - limit) - 2)
-            pieces = fit_to_budget(unit, budget, counter)
-            if len(pieces) > 1 or (pieces[0].start, pieces[0].end) != (unit.start, unit.end):
-                pending.extend([[p] for p in reversed(pieces)])
-                continue
-        chunk.token_count = n_tokens
-        chunk.truncated = n_tokens > counter.max_tokens
-        chunks.append(chunk)
-    for ordinal, chunk in enumerate(chunks):
-        chunk.ordinal = ordinal
-        chunk.chunk_id = f"{info.partition_key}#semantic/{ordinal}"
-    return chunks
-
-
-def _strategy(percentile: float, max_tokens: int | None) -> str:
-    """`semantic-p{percentile}`, plus `-max{n}` when a size cap below the model's is set."""
-    name = f"semantic-p{percentile:g}"
-    return name if max_tokens is None else f"{name}-max{max_tokens}"
-
-
 @dataclass(frozen=True)
 class SemanticChunker(Chunker):
     """Cuts by embedding distance (strategy `semantic-p{percentile:g}`).
@@ -220,10 +146,66 @@ class SemanticChunker(Chunker):
     @property
     def name(self) -> str:
         """`semantic-p{percentile:g}`, with `-max{n}` under a size cap."""
-        return _strategy(self.percentile, self.max_tokens)
+        name = f"semantic-p{self.percentile:g}"
+        return name if self.max_tokens is None else f"{name}-max{self.max_tokens}"
 
     def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
-        """Sentences grouped between the largest similarity drops."""
-        return semantic_chunks(
-            source, counter, self.embedder, self.percentile, self.max_tokens, self.header_mode
-        )
+        """Sentences grouped between the largest similarity drops.
+
+        `max_tokens` caps a chunk's size (header included) below the model's maximum; the
+        model's maximum (`counter.max_tokens`) always applies.
+        """
+        embedder, percentile, max_tokens = self.embedder, self.percentile, self.max_tokens
+        header_mode, strategy = self.header_mode, self.name
+        limit = counter.max_tokens if max_tokens is None else min(max_tokens, counter.max_tokens)
+        doc, info = source.doc, source.info
+        header = make_header(info, "", header_mode)
+        fixed = counter.count(f"{header}\n") if header else counter.overhead
+        room = limit - fixed
+        if room < 8:
+            raise ValueError(f"max_tokens {limit} leaves no room for text after the header")
+        units: list[Unit] = []
+        for unit in sentences_of(doc, source.nodes):
+            units.extend(fit_to_budget(unit, room, counter))
+        if not units:
+            return []
+        sizes = [n - counter.overhead for n in counter.count_many([u.text for u in units])]
+        vectors = embedder.embed_passages([u.text for u in units])
+        cut = breaks_at(_distances(vectors), percentile)
+
+        groups: list[list[Unit]] = [[units[0]]]
+        size = sizes[0]
+        for i in range(1, len(units)):
+            if cut[i - 1] or size + sizes[i] > room:
+                groups.append([units[i]])
+                size = sizes[i]
+            else:
+                groups[-1].append(units[i])
+                size += sizes[i]
+
+        chunks: list[Chunk] = []
+        pending = list(reversed(groups))
+        while pending:  # each pass either emits a group or splits it in two: bounded
+            group = pending.pop()
+            chunk = _chunk(doc, info, header, group, strategy, 0)
+            n_tokens = counter.count(chunk.text)
+            if n_tokens > limit and len(group) > 1:  # tokens are not quite additive
+                half = len(group) // 2
+                pending.extend([group[half:], group[:half]])
+                continue
+            if n_tokens > limit:  # one piece, still too long: cut it shorter
+                unit = group[0]
+                budget = max(
+                    8, counter.count(unit.text) - counter.overhead - (n_tokens - limit) - 2
+                )
+                pieces = fit_to_budget(unit, budget, counter)
+                if len(pieces) > 1 or (pieces[0].start, pieces[0].end) != (unit.start, unit.end):
+                    pending.extend([[p] for p in reversed(pieces)])
+                    continue
+            chunk.token_count = n_tokens
+            chunk.truncated = n_tokens > counter.max_tokens
+            chunks.append(chunk)
+        for ordinal, chunk in enumerate(chunks):
+            chunk.ordinal = ordinal
+            chunk.chunk_id = f"{info.partition_key}#semantic/{ordinal}"
+        return chunks

@@ -23,59 +23,6 @@ from rag_assets.core.tokens import TokenCounter
 STRATEGY = "whole"
 
 
-def whole_chunks(source: Source, counter: TokenCounter, header_mode: str = "full") -> list[Chunk]:
-    """One chunk for the whole document when it fits, else the packed structural chunks.
-
-    The single chunk's id is `<partition_key>#doc`, its `parent_id` the document root
-    node's id (the partition key when the tree is empty), its span the trimmed text.
-    """
-    info, doc = source.info, source.doc
-    header = make_header(info, "", header_mode)
-    stripped = doc.text.strip()
-    if not stripped:
-        return []
-    start = len(doc.text) - len(doc.text.lstrip())
-    end = start + len(stripped)
-    text = f"{header}\n{stripped}" if header else stripped
-    tokens = counter.count(text)
-    if tokens > counter.max_tokens:
-        return structural_chunks(
-            doc,
-            source.nodes,
-            source.rows,
-            info,
-            counter,
-            target_tokens=counter.max_tokens,
-            repack=True,
-            header_mode=header_mode,
-            strategy=STRATEGY,
-        )
-    root = next((n for n in source.nodes if n.kind == "document"), None)
-    page_start, page_end = doc.pages_of(start, end)
-    return [
-        Chunk(
-            chunk_id=f"{info.partition_key}#doc",
-            partition_key=info.partition_key,
-            doc_id=info.doc_id,
-            version=info.version,
-            strategy=STRATEGY,
-            parent_id=root.node_id if root else info.partition_key,
-            ordinal=0,
-            kind="document",
-            path="",
-            header=header,
-            body=stripped,
-            text=text,
-            token_count=tokens,
-            truncated=False,
-            char_start=start,
-            char_end=end,
-            page_start=page_start,
-            page_end=page_end,
-        )
-    ]
-
-
 @dataclass(frozen=True)
 class WholeChunker(Chunker):
     """Strategy `whole` (see the module doc for the fallback)."""
@@ -88,5 +35,55 @@ class WholeChunker(Chunker):
         return STRATEGY
 
     def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
-        """The document as one chunk when it fits the model."""
-        return whole_chunks(source, counter, header_mode=self.header_mode)
+        """The document as one chunk when it fits the model, else the packed structural
+        chunks.
+
+        The single chunk's id is `<partition_key>#doc`, its `parent_id` the document root
+        node's id (the partition key when the tree is empty), its span the trimmed text.
+        """
+        header_mode = self.header_mode
+        info, doc = source.info, source.doc
+        header = make_header(info, "", header_mode)
+        stripped = doc.text.strip()
+        if not stripped:
+            return []
+        start = len(doc.text) - len(doc.text.lstrip())
+        end = start + len(stripped)
+        text = f"{header}\n{stripped}" if header else stripped
+        tokens = counter.count(text)
+        if tokens > counter.max_tokens:
+            return structural_chunks(
+                doc,
+                source.nodes,
+                source.rows,
+                info,
+                counter,
+                target_tokens=counter.max_tokens,
+                repack=True,
+                header_mode=header_mode,
+                strategy=STRATEGY,
+            )
+        root = next((n for n in source.nodes if n.kind == "document"), None)
+        page_start, page_end = doc.pages_of(start, end)
+        return [
+            Chunk(
+                chunk_id=f"{info.partition_key}#doc",
+                partition_key=info.partition_key,
+                doc_id=info.doc_id,
+                version=info.version,
+                strategy=STRATEGY,
+                parent_id=root.node_id if root else info.partition_key,
+                ordinal=0,
+                kind="document",
+                path="",
+                header=header,
+                body=stripped,
+                text=text,
+                token_count=tokens,
+                truncated=False,
+                char_start=start,
+                char_end=end,
+                page_start=page_start,
+                page_end=page_end,
+            )
+        ]
