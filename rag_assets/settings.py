@@ -21,11 +21,6 @@ TRUE = ("1", "true", "yes", "on")
 FALSE = ("", "0", "false", "no", "off")
 EXECUTORS = ("multiprocess", "in_process", "dask", "celery", "k8s")
 """The executors trecho knows (`rag_assets.executors` builds them)."""
-BACKENDS = ("torch", "onnx")
-"""The embedding backends (`rag_assets.core.embedding.BACKENDS`)."""
-E5_QUERIES = ("auto", "engine", "onnx")
-"""What embeds the bundled e5's queries (`rag_assets.core.embedding.E5_QUERIES`); `auto`:
-onnxruntime in a long-running server when it is installed, the engine elsewhere."""
 
 
 class SettingsError(ValueError):
@@ -52,6 +47,8 @@ class Settings:
     embed_threads: int = _var("TRECHO_EMBED_THREADS", "count", 0)
     """0: every core (the bundled e5's engine only)."""
     e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_queries", "auto")
+    """What embeds the bundled e5's queries: one of `core.embedding.E5_QUERIES`, or `auto`:
+    onnxruntime in a long-running server when it is installed, the engine elsewhere."""
     vector_weight: float | None = _var("TRECHO_VECTOR_WEIGHT", "weight", None)
     """None: the model's default (`core.search.default_vector_weight`)."""
     keep_history: bool = _var("TRECHO_KEEP_HISTORY", "flag", False)
@@ -166,19 +163,19 @@ def _parse(name: str, kind: str, raw: str) -> Any:
         if weight < 0:
             raise SettingsError(f"{name}={raw!r}: expected 0 or more")
         return weight
-    if kind == "backend" and raw not in BACKENDS:
-        raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(BACKENDS)}")
-    if kind == "e5_queries":
-        if raw not in E5_QUERIES:
-            raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(E5_QUERIES)}")
-        if raw == "onnx":
-            from rag_assets.core import e5_onnx
+    if kind in ("backend", "e5_queries"):  # the embedder's own lists, read when needed
+        from rag_assets.core.embedding import BACKENDS, E5_QUERIES
 
-            if not e5_onnx.available():
-                raise SettingsError(
-                    f"{name}=onnx needs the packages onnxruntime and onnx "
-                    "(pip install 'trecho[onnx]')"
-                )
+        allowed = BACKENDS if kind == "backend" else ("auto", *E5_QUERIES)
+        if raw not in allowed:
+            raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(allowed)}")
+    if kind == "e5_queries" and raw == "onnx":
+        from rag_assets.core import e5_onnx
+
+        if not e5_onnx.available():
+            raise SettingsError(
+                f"{name}=onnx needs the packages onnxruntime and onnx (pip install 'trecho[onnx]')"
+            )
     if kind == "executor":
         raw = raw.lower().replace("-", "_")
         if raw not in EXECUTORS:
