@@ -50,7 +50,6 @@ def build_definitions(
     TRECHO_EXECUTOR and TRECHO_MAX_CONCURRENT; the index schedule's cron to
     TRECHO_INDEX_CRON, the eval report's to TRECHO_EVAL_CRON."""
     settings = settings or Settings.from_env()
-    explicit = model or query_prefix is not None or passage_prefix is not None
     embedder = settings.embedder(model, query_prefix, passage_prefix)
     assets = [a for a in ALL_ASSETS if a.key.to_user_string() != "embeddings"]
     assets.append(build_embeddings(embedder.model_id))
@@ -66,7 +65,7 @@ def build_definitions(
         sensors=[raw_folder_sensor, automation_sensor],
         schedules=build_schedules(settings.index_cron, settings.eval_cron),
         executor=select_executor(settings, executor, max_concurrent),
-        resources=configured_resources(settings, lake_root, embedder if explicit else None, db_uri),
+        resources=configured_resources(settings, lake_root, embedder, db_uri),
     )
 
 
