@@ -455,7 +455,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     """What is live, what search serves, and anything pending, from the stores themselves
     (not from Dagster's event log, which keeps a removed version's old events)."""
     lake = _lake(args)
-    from rag_assets.core.lake import sha256_file
+    from rag_assets.core.lake import sha256_file, stage_rows
     from rag_assets.core.search import model_tables, read_active
     from rag_assets.core.service import model_progress, scan_versions
 
@@ -482,8 +482,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"model tables: {', '.join(model_tables(db)) or '(none)'}")
     for key in scan.live:
         pdf, _ = lake.raw_paths(key)
-        chunks_file = lake.stage_path("chunks", key)
-        expected = _rows(chunks_file) if chunks_file.exists() else None
+        expected = stage_rows(lake, "chunks", key)
         have = counts.get(key, 0)
         if not have:
             state = "PENDING (not indexed)"
@@ -562,12 +561,6 @@ def cmd_drop_model(args: argparse.Namespace) -> int:
     dropped = drop_model(_db(args, lake), _embedder(args))
     print(f"dropped {', '.join(dropped)}" if dropped else "nothing to drop")
     return 0
-
-
-def _rows(path: Path) -> int:
-    import pyarrow.parquet as pq
-
-    return int(pq.ParquetFile(path).metadata.num_rows)
 
 
 class Parser(argparse.ArgumentParser):
