@@ -55,8 +55,9 @@ def _label(text: str) -> bool:
     return bool(text) and (not NUMERIC.match(text) or bool(YEAR.match(text)))
 
 
-def _lines(words: list[Word]) -> list[list[Word]]:
-    """Words grouped into printed lines (by the middle of their height), top to bottom."""
+def printed_lines(words: list[Word]) -> list[list[Word]]:
+    """Words (or characters) grouped into printed lines by the middle of their height, top
+    to bottom, each left to right: the one line grouper of table reading."""
     lines: list[list[Word]] = []
     for word in sorted(words, key=lambda w: ((w["top"] + w["bottom"]) / 2, w["x0"])):
         middle = (word["top"] + word["bottom"]) / 2
@@ -215,7 +216,9 @@ def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> lis
         middle = (word["top"] + word["bottom"]) / 2
         return not any(b[1] - 1 <= middle <= b[3] + 1 for b in taken)
 
-    lines = _lines([w for w in words if w.get("upright", True) and free(w) and w["text"].strip()])
+    lines = printed_lines(
+        [w for w in words if w.get("upright", True) and free(w) and w["text"].strip()]
+    )
     data = [_is_data(line) for line in lines]
     out: list[AlignedTable] = []
     i = 0

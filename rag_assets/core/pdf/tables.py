@@ -10,7 +10,7 @@ from typing import Any
 
 from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
-from rag_assets.core.pdf.aligned import aligned_tables
+from rag_assets.core.pdf.aligned import aligned_tables, printed_lines
 from rag_assets.core.pdf.columns import _split_line
 from rag_assets.core.pdf.hyphenation import _dehyphenate_cell
 from rag_assets.core.pdf.model import Line, Page, PageTable
@@ -110,17 +110,6 @@ def _carry_row_labels(rows: list[list[str | None]]) -> None:
             previous[0] = row[0] = f"{previous[0]} {row[0]}"
 
 
-def _text_lines_of(chars: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Characters grouped into printed lines, top to bottom."""
-    lines: list[list[dict[str, Any]]] = []
-    for c in sorted(chars, key=lambda c: (c["top"], c["x0"])):
-        if lines and c["top"] - lines[-1][0]["top"] <= c["size"] * 0.5:
-            lines[-1].append(c)
-        else:
-            lines.append([c])
-    return lines
-
-
 def _cells_of(line: list[dict[str, Any]], boxes: list[Any]) -> list[str]:
     """A printed line's text by column: a word goes to the column it starts in (a long
     word running over into the next column stays in its own)."""
@@ -168,7 +157,7 @@ def split_by_lines(
     if len(boxes) < 2 or any(b is None for b in boxes):
         return None
     chars = [c for c in _chars_in(page, row.bbox) if c["text"].strip()]
-    lines = _text_lines_of(chars)
+    lines = printed_lines(chars)
     if len(lines) < 2:
         return None
     grid = [_cells_of(line, boxes) for line in lines]
