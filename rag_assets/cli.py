@@ -456,13 +456,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     (not from Dagster's event log, which keeps a removed version's old events)."""
     lake = _lake(args)
     from rag_assets.core.lake import sha256_file, stage_rows
-    from rag_assets.core.search import model_tables, read_active
+    from rag_assets.core.search import embedder_for, model_tables, read_active
     from rag_assets.core.service import model_progress, scan_versions
 
     db = _db(args, lake)
     embedder = _embedder(args)
     active = read_active(db)
-    serving = _index(args, lake, active.embedder() if active else embedder)
+    serving = _index(args, lake, embedder_for(active, embedder))
     counts = serving.partition_counts() if serving.exists() else {}
     progress = model_progress(lake, db, embedder, args.settings.keep_history)
     scan = scan_versions(lake, args.settings.keep_history)
