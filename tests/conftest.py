@@ -266,17 +266,26 @@ VALIDITY: dict[str, tuple[dt.date | None, dt.date | None]] = {
 }
 
 
-def chunk_row(
-    key: str, ordinal: int, suffix: str, path: str, header: str, body: str, start: int
-) -> dict:
-    """One hand-made chunk row of version `key`, as the chunks stage writes it."""
+def section_chunk(
+    key: str,
+    ordinal: int,
+    suffix: str,
+    path: str,
+    header: str,
+    body: str,
+    start: int,
+    strategy: str = "structure",
+    token_count: int | None = None,
+) -> Chunk:
+    """One hand-made section chunk of version `key` (its text: header, a newline, body;
+    its span: `body` from `start`); `token_count` defaults to the body's word count."""
     doc_id, version = key.split("@")
     return Chunk(
         chunk_id=f"{key}#{suffix}",
         partition_key=key,
         doc_id=doc_id,
         version=version,
-        strategy="structure",
+        strategy=strategy,
         parent_id=None,
         ordinal=ordinal,
         kind="section",
@@ -284,13 +293,27 @@ def chunk_row(
         header=header,
         body=body,
         text=f"{header}\n{body}",
-        token_count=len(body.split()),
+        token_count=len(body.split()) if token_count is None else token_count,
         truncated=False,
         char_start=start,
         char_end=start + len(body),
         page_start=1,
         page_end=1,
-    ).as_row()
+    )
+
+
+@pytest.fixture(scope="session")
+def hand_chunk() -> Callable[..., Chunk]:
+    """`hand_chunk(key, ordinal, suffix, path, header, body, start, strategy=...,
+    token_count=...)`: one hand-made section chunk (see `section_chunk`)."""
+    return section_chunk
+
+
+def chunk_row(
+    key: str, ordinal: int, suffix: str, path: str, header: str, body: str, start: int
+) -> dict:
+    """One hand-made chunk row of version `key`, as the chunks stage writes it."""
+    return section_chunk(key, ordinal, suffix, path, header, body, start).as_row()
 
 
 def make_chunks(key: str, only: list[str] | None = None) -> pa.Table:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import pytest
+
 from rag_assets.core.contextual import Situator, SituatorConfig, clean_sentence
 from rag_assets.core.schemas import Chunk, content_hash
 from rag_assets.core.tokens import TokenCounter
@@ -97,34 +99,31 @@ def fake_llm(reply: Reply = echo_reply, delay_s: float = 0.0) -> Iterator[Served
         assert not thread.is_alive()
 
 
-def make_chunks(counter: TokenCounter, bodies=BODIES) -> list[Chunk]:
-    chunks = []
-    for i, (path, body) in enumerate(bodies):
-        header = f"[manual-operacao | {path} | v1]"
-        text = f"{header}\n{body}"
-        chunks.append(
-            Chunk(
-                chunk_id=f"manual-operacao@v1#c{i}",
-                partition_key="manual-operacao@v1",
-                doc_id="manual-operacao",
-                version="v1",
-                strategy="structural",
-                parent_id=None,
-                ordinal=i,
-                kind="section",
-                path=path,
-                header=header,
-                body=body,
-                text=text,
-                token_count=counter.count(text),
-                truncated=False,
-                char_start=i * 100,
-                char_end=i * 100 + len(body),
-                page_start=1,
-                page_end=1,
+@pytest.fixture
+def make_chunks(hand_chunk, counter: TokenCounter) -> Callable[..., list[Chunk]]:
+    """`make_chunks(bodies=BODIES)`: one section chunk of the manual per (path, body)."""
+
+    def build(bodies: list[tuple[str, str]] = BODIES) -> list[Chunk]:
+        chunks = []
+        for i, (path, body) in enumerate(bodies):
+            header = f"[manual-operacao | {path} | v1]"
+            tokens = counter.count(f"{header}\n{body}")
+            chunks.append(
+                hand_chunk(
+                    "manual-operacao@v1",
+                    i,
+                    f"c{i}",
+                    path,
+                    header,
+                    body,
+                    i * 100,
+                    strategy="structural",
+                    token_count=tokens,
+                )
             )
-        )
-    return chunks
+        return chunks
+
+    return build
 
 
 def situator(url: str, counter: TokenCounter, cache: Path, **kw) -> Situator:
@@ -138,8 +137,8 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
-def test_sentences_follow_the_header_and_a_rerun_is_cached(tmp_path, counter):
-    chunks = make_chunks(counter)
+def test_sentences_follow_the_header_and_a_rerun_is_cached(tmp_path, counter, make_chunks):
+    chunks = make_chunks()
     cache = tmp_path / "lake" / "cache" / "contextual"
     with fake_llm() as served:
         first = situator(served.url, counter, cache, api_key="sk-test").situate(
@@ -178,8 +177,8 @@ def test_sentences_follow_the_header_and_a_rerun_is_cached(tmp_path, counter):
     assert len(list(cache.glob("*.jsonl"))) == 1
 
 
-def test_another_model_or_document_is_not_served_from_the_cache(tmp_path, counter):
-    chunks = make_chunks(counter)[:1]
+def test_another_model_or_document_is_not_served_from_the_cache(tmp_path, counter, make_chunks):
+    chunks = make_chunks()[:1]
     with fake_llm() as served:
         situator(served.url, counter, tmp_path).situate(DOC_HASH, chunks, TITLE)
         other = Situator(served.url, "other", counter, tmp_path)
@@ -188,8 +187,8 @@ def test_another_model_or_document_is_not_served_from_the_cache(tmp_path, counte
         assert served.calls == 3
 
 
-def test_http_500_leaves_chunks_unchanged_and_counts_failures(tmp_path, counter):
-    chunks = make_chunks(counter)
+def test_http_500_leaves_chunks_unchanged_and_counts_failures(tmp_path, counter, make_chunks):
+    chunks = make_chunks()
     with fake_llm(lambda _request: (500, b'{"error": "boom"}')) as served:
         result = situator(served.url, counter, tmp_path).situate(DOC_HASH, chunks, TITLE)
     assert served.calls == 3
@@ -199,8 +198,8 @@ def test_http_500_leaves_chunks_unchanged_and_counts_failures(tmp_path, counter)
     assert not list(tmp_path.glob("*.jsonl"))  # failures are not cached
 
 
-def test_closed_port_timeout_and_malformed_replies_never_raise(tmp_path, counter):
-    chunks = make_chunks(counter)
+def test_closed_port_timeout_and_malformed_replies_never_raise(tmp_path, counter, make_chunks):
+    chunks = make_chunks()
     refused = situator(closed_port_url(), counter, tmp_path, timeout_s=2).situate(
         DOC_HASH, chunks, TITLE
     )
@@ -227,13 +226,13 @@ def test_closed_port_timeout_and_malformed_replies_never_raise(tmp_path, counter
     assert [c.text for c in slow.chunks] == [c.text for c in chunks]
 
 
-def test_a_sentence_that_would_overflow_the_model_is_skipped(tmp_path, counter):
+def test_a_sentence_that_would_overflow_the_model_is_skipped(tmp_path, counter, make_chunks):
     long_body = " ".join(["medição"] * 400)
     words = long_body.split()
     while counter.count(f"[manual-operacao | 9 Longo | v1]\n{' '.join(words)}") > 250:
         words.pop()
     bodies = [("9 Longo", " ".join(words)), BODIES[0]]
-    chunks = make_chunks(counter, bodies)
+    chunks = make_chunks(bodies)
     with fake_llm() as served:
         result = situator(served.url, counter, tmp_path).situate(DOC_HASH, chunks, TITLE)
     assert result.counts == {"called": 2, "cached": 0, "failed": 0, "skipped_too_long": 1}
@@ -243,8 +242,8 @@ def test_a_sentence_that_would_overflow_the_model_is_skipped(tmp_path, counter):
         assert chunk.token_count == counter.count(chunk.text) <= counter.max_tokens
 
 
-def test_long_replies_are_cut_to_max_words_and_cleaned(tmp_path, counter):
-    chunks = make_chunks(counter)[:1]
+def test_long_replies_are_cut_to_max_words_and_cleaned(tmp_path, counter, make_chunks):
+    chunks = make_chunks()[:1]
     long_reply = "<think>hmm</think> “" + " ".join(["palavra"] * 100) + "”"
     body = json.dumps({"choices": [{"message": {"content": long_reply}}]}).encode()
     with fake_llm(lambda _request: (200, body)) as served:
