@@ -61,10 +61,10 @@ class EmbedderResource(ConfigurableResource):
         ),
     )
     query_prefix: str = Field(
-        default_factory=_setting("query_prefix"), description="e.g. 'query: ' for e5 models"
+        default_factory=_setting("query_prefix", ""), description="e.g. 'query: ' for e5 models"
     )
     passage_prefix: str = Field(
-        default_factory=_setting("passage_prefix"),
+        default_factory=_setting("passage_prefix", ""),
         description="e.g. 'passage: ' for e5 models",
     )
     device: str = Field(

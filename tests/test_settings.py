@@ -101,3 +101,14 @@ def test_servers_embed_e5_queries_on_onnxruntime_unless_told_otherwise(monkeypat
     assert Settings.from_env().embedder().query_engine == "onnxruntime"
     monkeypatch.setenv("TRECHO_MODEL", "all-MiniLM-L6-v2")  # not e5: its own backend
     assert Settings.from_env().embedder(server=True).query_engine == "torch"
+
+
+def test_run_config_on_the_embedder_keeps_the_default_models_own_prompts(monkeypatch) -> None:
+    """Launchpad config that sets one field of `embedder` (no prompt variable set) builds
+    the bundled e5's embedder: no prompt it would refuse."""
+    from resources import EmbedderResource
+
+    monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")
+    model = EmbedderResource(cache=False).embedder()
+    assert (model.query_prefix, model.passage_prefix) == ("", "")
+    assert model.model_id == Settings.from_env().embedder().model_id
