@@ -102,7 +102,6 @@ class Settings:
         none), on the configured device, backend and threads. `server`: for a
         long-running process (`trecho serve`, `trecho mcp`), where `auto` embeds the
         bundled e5's queries on onnxruntime when it is installed."""
-        from rag_assets.core import e5_onnx
         from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
 
         configured = self.model or DEFAULT_MODEL
@@ -119,9 +118,7 @@ class Settings:
             device=self.device,
             backend=self.embed_backend,
             threads=self.embed_threads,
-            e5_queries=self.e5_queries
-            if self.e5_queries != "auto"
-            else ("onnx" if server and e5_onnx.available() else "engine"),
+            e5_queries=e5_query_path(self.e5_queries, server=server),
         )
 
     def index_options(self) -> dict[str, Any]:
@@ -138,6 +135,16 @@ class Settings:
         from rag_assets.core.search import Index
 
         return Index(uri, embedder, **self.index_options())
+
+
+def e5_query_path(setting: str, *, server: bool) -> str:
+    """What embeds the bundled e5's queries for the TRECHO_E5_QUERIES value `setting`:
+    `auto` means onnxruntime in a long-running server (when installed), else the engine."""
+    if setting != "auto":
+        return setting
+    from rag_assets.core import e5_onnx
+
+    return "onnx" if server and e5_onnx.available() else "engine"
 
 
 def _parse(name: str, kind: str, raw: str) -> Any:

