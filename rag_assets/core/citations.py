@@ -15,8 +15,9 @@ import re
 
 CITATION = re.compile(r"\bart(?:igo)?s?\.?\s*(\d{1,4})\s*[º°o]?(?:\s*-\s*([a-z])\b)?", re.I)
 """`art. 37`, `art 37`, `artigo 6º`, `arts. 7`, `art. 54-C` (case-insensitive)."""
-ORDINALS = ("", "º", "°")
-"""How a path may print an article number (`Art. 6º` for 1-9, `Art. 43` from 10)."""
+ORDINALS = "º°"
+"""The ordinal marks a path may print after an article number (`Art. 6º` for 1-9,
+`Art. 43` from 10)."""
 
 
 def cited_articles(query: str) -> list[str]:
@@ -32,16 +33,10 @@ def cited_articles(query: str) -> list[str]:
 def path_filter(labels: list[str]) -> str | None:
     """SQL condition on `path`: a segment of it is one of `labels` (`Art. 37` and
     `Art. 37º` match, `Art. 137` and `Art. 37-A` do not); None without labels."""
-    terms = []
     for label in labels:
         if not re.fullmatch(r"Art\. \d+(-[A-Z])?", label):
             raise ValueError(f"not an article label: {label!r}")
-        for ordinal in ORDINALS:
-            segment = label + ordinal
-            terms += [
-                f"path = '{segment}'",
-                f"path LIKE '{segment} >%'",
-                f"path LIKE '% > {segment}'",
-                f"path LIKE '% > {segment} >%'",
-            ]
-    return "(" + " OR ".join(terms) + ")" if terms else None
+    if not labels:
+        return None
+    cited = "|".join(label.replace(".", r"\.") for label in labels)
+    return f"regexp_like(path, '(^| > )({cited})[{ORDINALS}]?( >|$)')"
