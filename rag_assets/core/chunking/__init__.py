@@ -45,13 +45,13 @@ def _semantic(embedder: Embedder | None, target_tokens: int, header_mode: str) -
 
 REGISTRY: dict[str, Factory] = {
     "default": lambda e, t, h: PolicyChunker(Policy(target_tokens=t, header_mode=h), e),
-    "structural": lambda e, t, h: StructuralChunker(t, True, h),
-    "structural-no-repack": lambda e, t, h: StructuralChunker(t, False, h),
+    "structural": lambda e, t, h: StructuralChunker(t, repack=True, header_mode=h),
+    "structural-no-repack": lambda e, t, h: StructuralChunker(t, repack=False, header_mode=h),
     "legal-article": lambda e, t, h: LegalChunker("article", h),
     "legal-paragraph": lambda e, t, h: LegalChunker("paragraph", h),
     "legal-point": lambda e, t, h: LegalChunker("point", h),
-    "table_rows": lambda e, t, h: TableRowsChunker(False, h),
-    "table_rows-packed": lambda e, t, h: TableRowsChunker(True, h),
+    "table_rows": lambda e, t, h: TableRowsChunker(pack=False, header_mode=h),
+    "table_rows-packed": lambda e, t, h: TableRowsChunker(pack=True, header_mode=h),
     "semantic": _semantic,
     "whole": lambda e, t, h: WholeChunker(h),
 }
