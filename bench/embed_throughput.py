@@ -34,8 +34,9 @@ import numpy as np
 import torch
 from _common import REPO, clocked, header, load_chunk_frames, median, rotated, spread, timed
 
-from rag_assets.core.embedding import MINILM, Embedder
-from rag_assets.core.search import EmbeddingCache, Index, embed_cached
+from rag_assets.core.embedding.cache import EmbeddingCache, embed_cached
+from rag_assets.core.embedding.embedder import MINILM, Embedder
+from rag_assets.core.index import Index
 
 
 @dataclass
@@ -345,7 +346,7 @@ WORKER = textwrap.dedent(
     t1 = time.perf_counter()
     if int(sys.argv[1]):
         torch.set_num_threads(int(sys.argv[1]))
-    from rag_assets.core.embedding import Embedder
+    from rag_assets.core.embedding.embedder import Embedder
     embedder = Embedder(model=MINILM)
     st = embedder.st
     t2 = time.perf_counter()

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import LAKE, header, timed  # noqa: E402
 
-from rag_assets.core.embedding import Embedder  # noqa: E402
+from rag_assets.core.embedding.embedder import Embedder  # noqa: E402
 
 
 @dataclass
@@ -71,15 +71,17 @@ def main() -> None:
     )
     args = parser.parse_args()
     header("eval report cost: before / full / demo", args)
-    from rag_assets.core.evaluation import (
+    from rag_assets.core.embedding.cache import EmbeddingCache
+    from rag_assets.core.eval.evaluation import (
         evaluate,
         load_questions,
         resolve_strategies,
         strategy_families,
     )
-    from rag_assets.core.lake import Lake
-    from rag_assets.core.search import EmbeddingCache, Index
-    from rag_assets.core.service import indexed_versions, load_chunks, question_files
+    from rag_assets.core.eval.runner import indexed_versions, question_files
+    from rag_assets.core.index import Index
+    from rag_assets.core.lake.layout import Lake
+    from rag_assets.core.lifecycle.versions import load_chunks
 
     lake = Lake(args.lake)
     embedder = CountingEmbedder(model=args.model, dry=args.dry)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pdfplumber
 from _common import LAKE, SHARED_PDFS, clocked, header, median, spread, timed
 
-from rag_assets.core.pdf import OcrSettings, PdfError, extract
+from rag_assets.core.extract import OcrSettings, PdfError, extract
 
 SKIP = {
     "empty.pdf": "zero bytes, not a PDF",

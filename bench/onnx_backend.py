@@ -50,14 +50,18 @@ from _common import (  # noqa: E402
     timed,
 )
 
-from rag_assets.core import onnx_backend  # noqa: E402
-from rag_assets.core.embedding import Embedder, model_slug, resolve_model_path  # noqa: E402
-from rag_assets.core.tokens import versions  # noqa: E402
+from rag_assets.core.embedding import onnx_backend  # noqa: E402
+from rag_assets.core.embedding.embedder import (  # noqa: E402
+    Embedder,
+    model_slug,
+    resolve_model_path,
+)  # noqa: E402
+from rag_assets.core.embedding.tokens import versions  # noqa: E402
 
 COLD_WORKER = """
 import json, sys, time
 start = time.perf_counter()
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding.embedder import Embedder
 backend = sys.argv[1]
 embedder = Embedder(model="all-MiniLM-L6-v2", backend=backend)
 if backend == "torch":
@@ -73,10 +77,10 @@ print(json.dumps({"ready": ready, "first": first, "torch": "torch" in sys.module
 COUNTER_WORKER = """
 import json, sys, time
 start = time.perf_counter()
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding.embedder import Embedder
 embedder = Embedder(model="all-MiniLM-L6-v2")
 if sys.argv[1] == "full":
-    from rag_assets.core.tokens import TokenCounter
+    from rag_assets.core.embedding.tokens import TokenCounter
     st = embedder.st
     counter = TokenCounter(st.tokenizer, int(st.max_seq_length), embedder.effective_passage_prefix)
 else:

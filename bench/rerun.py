@@ -55,8 +55,8 @@ def write_policy(path: Path, changed: bool) -> None:
 
 def cached_vectors(lake: Path) -> int:
     """How many texts the default model's embedding cache holds."""
-    from rag_assets.core.embedding import Embedder
-    from rag_assets.core.search import EmbeddingCache
+    from rag_assets.core.embedding.cache import EmbeddingCache
+    from rag_assets.core.embedding.embedder import Embedder
 
     return EmbeddingCache(lake / "lancedb", Embedder()).count()
 
@@ -90,7 +90,7 @@ def main() -> None:
         policy = lake / "raw" / "politica" / "v1.pdf"
         write_policy(policy, changed=False)
         os.environ["DAGSTER_HOME"] = str(Path(tmp) / "dagster_home")
-        from rag_assets.core.embedding import Embedder
+        from rag_assets.core.embedding.embedder import Embedder
 
         assert Embedder().max_tokens  # load the model first: every run below finds it loaded
         rows = []

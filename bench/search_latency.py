@@ -44,10 +44,11 @@ import numpy as np
 import pyarrow as pa
 from _common import LAKE, REPO, header, median, percentile, rotated, timed
 
-from rag_assets.core import search
-from rag_assets.core.embedding import MINILM, Embedder
-from rag_assets.core.schemas import CHUNKS, content_hash
-from rag_assets.core.search import Index, Mode, embed_cached, store_schema, table_name
+from rag_assets.core import index as search
+from rag_assets.core.embedding.cache import embed_cached
+from rag_assets.core.embedding.embedder import MINILM, Embedder
+from rag_assets.core.index import Index, Mode, store_schema, table_name
+from rag_assets.core.lake.schemas import CHUNKS, content_hash
 
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")
 SIDES: tuple[str, ...] = ("exact", "index")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from rag_assets.client import TrechoClient, TrechoError, citation, context_block
+from rag_assets.serve.client import TrechoClient, TrechoError, citation, context_block
 
 question = sys.argv[1] if len(sys.argv) > 1 else "qual o limite de vibração da bomba?"
 client = TrechoClient("http://127.0.0.1:8000")  # bearer token: TRECHO_SERVE_TOKEN

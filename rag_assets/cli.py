@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
-from rag_assets.core.lake import Lake, LakeError
+from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.settings import Settings
 
 
@@ -46,7 +46,7 @@ def _index(args: argparse.Namespace, lake: Lake, embedder: Any = None) -> Any:
 def _serving_index(args: argparse.Namespace, lake: Lake) -> Any:
     """The index search answers from: the model named on the command line, else the
     active model (the configured one takes over only once its backfill is complete)."""
-    from rag_assets.core.search import active_embedder
+    from rag_assets.core.index import active_embedder
 
     explicit = args.model or args.query_prefix is not None or args.passage_prefix is not None
     embedder = _embedder(args)
@@ -82,8 +82,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     removed and why), a summary, and Dagster's full logs in a file."""
     lake = _lake(args)
     from rag_assets.definitions import build_definitions
-    from rag_assets.partitions import DOC_VERSIONS
-    from rag_assets.plans import job_of, plan_lake, plan_removals
+    from rag_assets.orchestration.partitions import DOC_VERSIONS
+    from rag_assets.orchestration.plans import job_of, plan_lake, plan_removals
 
     defs = build_definitions(
         str(lake.root),
@@ -155,8 +155,8 @@ def _remove_not_live(
 ) -> None:
     """Carry out the plan's removals, one line each (and one per version not live with
     nothing left to remove, with `say_skipped`)."""
-    from rag_assets.partitions import DOC_VERSIONS
-    from rag_assets.plans import carry_out_removals
+    from rag_assets.orchestration.partitions import DOC_VERSIONS
+    from rag_assets.orchestration.plans import carry_out_removals
 
     for key in carry_out_removals(instance, *stores, plan, lambda m: print(f"removed  {m}")):
         instance.delete_dynamic_partition(DOC_VERSIONS, key)
@@ -167,7 +167,7 @@ def _remove_not_live(
 def _start_log(instance: Any) -> RunLog:
     """What a command that runs jobs does first: mark failed the runs a killed `trecho`
     left unfinished, and open the file Dagster's logs go to."""
-    from rag_assets.runs import fail_interrupted_runs
+    from rag_assets.orchestration.runs import fail_interrupted_runs
 
     for run_id in fail_interrupted_runs(instance):
         print(f"marked failed: run {run_id[:8]} (interrupted: its process is gone)")
@@ -199,7 +199,7 @@ class RunLog:
 
 def _run_tags() -> dict[str, str]:
     """Tags of a run started by this command: its trigger, host and process id."""
-    from rag_assets.runs import process_tags
+    from rag_assets.orchestration.runs import process_tags
 
     return {"trecho/trigger": "cli", **process_tags()}
 
@@ -273,9 +273,10 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     """
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
-    from rag_assets.core.service import model_progress, scan_versions
+    from rag_assets.core.index.models import model_progress
+    from rag_assets.core.lifecycle.versions import scan_versions
     from rag_assets.definitions import build_definitions
-    from rag_assets.partitions import DOC_VERSIONS
+    from rag_assets.orchestration.partitions import DOC_VERSIONS
 
     embedder = _embedder(args)
     defs = build_definitions(
@@ -344,7 +345,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         as_of=as_of,
         exact=args.exact,
     )
-    from rag_assets.core.service import hit_rows
+    from rag_assets.core.index.hits import hit_rows
 
     rows = hit_rows(lake, hits, args.expand)
     if args.json:
@@ -372,9 +373,9 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Print every strategy's metrics side by side."""
     lake = _lake(args)
-    from rag_assets.core.evaluation import resolve_strategies, strategy_families
-    from rag_assets.core.report import markdown_table, render_markdown, write_report
-    from rag_assets.core.service import question_files, run_eval
+    from rag_assets.core.eval.evaluation import resolve_strategies, strategy_families
+    from rag_assets.core.eval.report import markdown_table, render_markdown, write_report
+    from rag_assets.core.eval.runner import question_files, run_eval
 
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
     names = resolve_strategies(args.strategies)
@@ -417,9 +418,9 @@ def _eval_models(
     args: argparse.Namespace, lake: Lake, files: list[Any], names: list[str], progress: Any
 ) -> int:
     """`trecho eval --models A,B`: every model x strategy in one run, side by side."""
-    from rag_assets.core.evaluation import strategy_families
-    from rag_assets.core.report import markdown_table, models_table, write_report
-    from rag_assets.core.service import run_eval_models
+    from rag_assets.core.eval.evaluation import strategy_families
+    from rag_assets.core.eval.report import markdown_table, models_table, write_report
+    from rag_assets.core.eval.runner import run_eval_models
 
     try:
         embedders = [args.settings.embedder(m.strip()) for m in args.models.split(",") if m.strip()]
@@ -455,9 +456,11 @@ def cmd_status(args: argparse.Namespace) -> int:
     """What is live, what search serves, and anything pending, from the stores themselves
     (not from Dagster's event log, which keeps a removed version's old events)."""
     lake = _lake(args)
-    from rag_assets.core.lake import sha256_file, stage_rows
-    from rag_assets.core.search import embedder_for, model_tables, read_active
-    from rag_assets.core.service import model_progress, scan_versions
+    from rag_assets.core.index import embedder_for, model_tables, read_active
+    from rag_assets.core.index.models import model_progress
+    from rag_assets.core.lake.layout import sha256_file
+    from rag_assets.core.lake.parquet import stage_rows
+    from rag_assets.core.lifecycle.versions import scan_versions
 
     db = _db(args, lake)
     embedder = _embedder(args)
@@ -556,7 +559,7 @@ def cmd_drop_model(args: argparse.Namespace) -> int:
     lake = _lake(args)
     if not args.model:
         raise LakeError("name the model whose table to drop with --model")
-    from rag_assets.core.service import drop_model
+    from rag_assets.core.index.models import drop_model
 
     dropped = drop_model(_db(args, lake), _embedder(args))
     print(f"dropped {', '.join(dropped)}" if dropped else "nothing to drop")

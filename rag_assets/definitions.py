@@ -1,5 +1,6 @@
 """The trecho code location: assets, checks, jobs, sensor, schedules, resources and the
-executor that runs each run's steps (chosen by configuration: rag_assets/executors.py)."""
+executor that runs each run's steps (chosen by configuration:
+rag_assets/orchestration/executors.py)."""
 
 from dagster import (
     AssetSelection,
@@ -11,10 +12,10 @@ from dagster import (
 
 from rag_assets.assets import ALL_ASSETS
 from rag_assets.assets.embeddings import build_embeddings
-from rag_assets.executors import select_executor
-from rag_assets.jobs import embed_job, eval_job, index_job
-from rag_assets.schedules import build_schedules
-from rag_assets.sensors import raw_folder_sensor
+from rag_assets.orchestration.executors import select_executor
+from rag_assets.orchestration.jobs import embed_job, eval_job, index_job
+from rag_assets.orchestration.schedules import build_schedules
+from rag_assets.orchestration.sensors import raw_folder_sensor
 from rag_assets.settings import Settings
 from resources import configured_resources
 

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rag_assets.core.embedding import Embedder
-    from rag_assets.core.search import Index
+    from rag_assets.core.embedding.embedder import Embedder
+    from rag_assets.core.index import Index
 
 TRUE = ("1", "true", "yes", "on")
 FALSE = ("", "0", "false", "no", "off")
 EXECUTORS = ("multiprocess", "in_process", "dask", "celery", "k8s")
-"""The executors trecho knows (`rag_assets.executors` builds them)."""
+"""The executors trecho knows (`rag_assets.orchestration.executors` builds them)."""
 
 
 class SettingsError(ValueError):
@@ -38,7 +38,7 @@ class Settings:
 
     lake: str = _var("TRECHO_LAKE", default="data_lake")
     model: str = _var("TRECHO_MODEL", default="")
-    """Empty: the bundled default (`core.embedding.DEFAULT_MODEL`)."""
+    """Empty: the bundled default (`core.embedding.embedder.DEFAULT_MODEL`)."""
     query_prefix: str = _var("TRECHO_QUERY_PREFIX", "prefix")
     passage_prefix: str = _var("TRECHO_PASSAGE_PREFIX", "prefix")
     """Prompts are taken as they are, spaces included (`query: `)."""
@@ -47,15 +47,15 @@ class Settings:
     embed_threads: int = _var("TRECHO_EMBED_THREADS", "count", 0)
     """0: every core (the bundled e5's engine only)."""
     e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_queries", "auto")
-    """What embeds the bundled e5's queries: one of `core.embedding.E5_QUERIES`, or `auto`:
+    """What embeds the bundled e5's queries: one of `core.embedding.embedder.E5_QUERIES`, or `auto`:
     onnxruntime in a long-running server when it is installed, the engine elsewhere."""
     vector_weight: float | None = _var("TRECHO_VECTOR_WEIGHT", "weight", None)
-    """None: the model's default (`core.search.default_vector_weight`)."""
+    """None: the model's default (`core.index.default_vector_weight`)."""
     keep_history: bool = _var("TRECHO_KEEP_HISTORY", "flag", False)
     ann_min_rows: int | None = _var("TRECHO_ANN_MIN_ROWS", "count", None)
-    """None: `core.search.ANN_MIN_ROWS`."""
+    """None: `core.index.ANN_MIN_ROWS`."""
     ann_ef: int | None = _var("TRECHO_ANN_EF", "positive", None)
-    """None: `core.search.ANN_EF`."""
+    """None: `core.index.ANN_EF`."""
     index_cron: str = _var("TRECHO_INDEX_CRON", "cron", "0 5 * * *")
     eval_cron: str = _var("TRECHO_EVAL_CRON", "cron", "0 6 * * *")
     executor: str = _var("TRECHO_EXECUTOR", "executor", "multiprocess")
@@ -102,7 +102,7 @@ class Settings:
         none), on the configured device, backend and threads. `server`: for a
         long-running process (`trecho serve`, `trecho mcp`), where `auto` embeds the
         bundled e5's queries on onnxruntime when it is installed."""
-        from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
+        from rag_assets.core.embedding.embedder import DEFAULT_MODEL, Embedder
 
         configured = self.model or DEFAULT_MODEL
         chosen = model or configured
@@ -132,7 +132,7 @@ class Settings:
     def index(self, uri: str, embedder: Embedder) -> Index:
         """The index of `embedder`'s model in `uri`, with the configured ANN settings and
         vector weight."""
-        from rag_assets.core.search import Index
+        from rag_assets.core.index import Index
 
         return Index(uri, embedder, **self.index_options())
 
@@ -142,7 +142,7 @@ def e5_query_path(setting: str, *, server: bool) -> str:
     `auto` means onnxruntime in a long-running server (when installed), else the engine."""
     if setting != "auto":
         return setting
-    from rag_assets.core import e5_onnx
+    from rag_assets.core.embedding import e5_onnx
 
     return "onnx" if server and e5_onnx.available() else "engine"
 
@@ -171,13 +171,13 @@ def _parse(name: str, kind: str, raw: str) -> Any:
             raise SettingsError(f"{name}={raw!r}: expected 0 or more")
         return weight
     if kind in ("backend", "e5_queries"):  # the embedder's own lists, read when needed
-        from rag_assets.core.embedding import BACKENDS, E5_QUERIES
+        from rag_assets.core.embedding.embedder import BACKENDS, E5_QUERIES
 
         allowed = BACKENDS if kind == "backend" else ("auto", *E5_QUERIES)
         if raw not in allowed:
             raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(allowed)}")
     if kind == "e5_queries" and raw == "onnx":
-        from rag_assets.core import e5_onnx
+        from rag_assets.core.embedding import e5_onnx
 
         if not e5_onnx.available():
             raise SettingsError(

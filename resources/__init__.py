@@ -12,9 +12,9 @@ from typing import Any
 from dagster import ConfigurableResource
 from pydantic import Field
 
-from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import ANN_EF, ANN_MIN_ROWS, VECTOR_WEIGHT_E5, Index
+from rag_assets.core.embedding.embedder import DEFAULT_MODEL, Embedder
+from rag_assets.core.index import ANN_EF, ANN_MIN_ROWS, VECTOR_WEIGHT_E5, Index
+from rag_assets.core.lake.layout import Lake
 from rag_assets.settings import Settings, e5_query_path
 
 

@@ -22,12 +22,12 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TRECHO_MODEL", "all-MiniLM-L6-v2")  # fastest; see the docstring
 
-from rag_assets.core.embedding import Embedder  # noqa: E402
-from rag_assets.core.lake import Lake  # noqa: E402
-from rag_assets.core.schemas import CHUNKS, Chunk  # noqa: E402
+from rag_assets.core.embedding.embedder import Embedder  # noqa: E402
+from rag_assets.core.lake.layout import Lake  # noqa: E402
+from rag_assets.core.lake.schemas import CHUNKS, Chunk  # noqa: E402
 
 if TYPE_CHECKING:
-    from rag_assets.core.search import Hit, Index
+    from rag_assets.core.index import Hit, Index
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_LAKE = REPO / "data_lake"
@@ -73,7 +73,7 @@ ODD = [
 def real_texts() -> Callable[..., list[str]]:
     """Lines, line groups and long windows of real PDFs (extracted by the project), plus
     `ODD`: what a tokenizer must count right."""
-    from rag_assets.core.pdf import OcrSettings, extract
+    from rag_assets.core.extract import OcrSettings, extract
 
     memo: dict[Path, str] = {}
 
@@ -120,8 +120,8 @@ def small_lake(tmp_path: Path) -> Lake:
 def tree_of() -> Callable[..., tuple[Any, list[Any]]]:
     """`tree_of(path, key)`: a PDF read by the real extraction, with its structure tree:
     (extraction, nodes)."""
-    from rag_assets.core.pdf import extract
-    from rag_assets.core.structure import build_tree, tables_by_piece
+    from rag_assets.core.extract import extract
+    from rag_assets.core.structure.tree import build_tree, tables_by_piece
 
     def build(path: Path, key: str = "doc@v1") -> tuple[Any, list[Any]]:
         extraction = extract(path)
@@ -136,8 +136,8 @@ def tree_of() -> Callable[..., tuple[Any, list[Any]]]:
 def prepared(tree_of: Callable[..., tuple[Any, list[Any]]]) -> Callable[..., tuple[Any, ...]]:
     """`prepared(path, key)`: (document text, tree nodes, linearized table rows) of a PDF,
     what chunkers read; each file is read once a session (the laws take seconds)."""
-    from rag_assets.core.structure import display_name, path_of
-    from rag_assets.core.tables import linearize_tables
+    from rag_assets.core.structure.tables import linearize_tables
+    from rag_assets.core.structure.tree import display_name, path_of
 
     memo: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}
 
@@ -176,7 +176,7 @@ def prompted_model(folder: Path, prompts: dict[str, str]) -> Path:
     sentence-transformers config ships `prompts`, as e5-style models do."""
     import json
 
-    from rag_assets.core.embedding import MINILM, resolve_model_path
+    from rag_assets.core.embedding.embedder import MINILM, resolve_model_path
 
     source = Path(resolve_model_path(MINILM))
     folder.mkdir(parents=True)
@@ -368,7 +368,7 @@ def evaluate_sensor() -> Callable[..., Any]:
     sensor, its dynamic-partition requests applied to `instance`; the SensorResult."""
     from dagster import DagsterInstance, SensorResult, build_sensor_context
 
-    from rag_assets.partitions import DOC_VERSIONS
+    from rag_assets.orchestration.partitions import DOC_VERSIONS
 
     def tick(
         defs: Any, instance: DagsterInstance, lake: Lake, cursor: str | None = None

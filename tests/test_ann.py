@@ -12,10 +12,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from rag_assets.core import search
-from rag_assets.core.embedding import Embedder
-from rag_assets.core.schemas import CHUNKS, Chunk
-from rag_assets.core.search import Index, upkeep
+from rag_assets.core import index as search
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index import Index, upkeep
+from rag_assets.core.lake.schemas import CHUNKS, Chunk
 
 MIN_ROWS = 500
 FILLER_ROWS = 250
@@ -199,7 +199,7 @@ def test_ann_min_rows_zero_disables_the_index(
 def test_settings_come_from_the_environment(
     tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rag_assets.core.lake import Lake
+    from rag_assets.core.lake.layout import Lake
     from rag_assets.settings import Settings, SettingsError
     from resources import LanceDBResource
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from rag_assets.cli import main
-from rag_assets.core.lake import Lake
+from rag_assets.core.lake.layout import Lake
 
 from .conftest import REPO, copy_lake
 

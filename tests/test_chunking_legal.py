@@ -11,8 +11,8 @@ from rag_assets.core.chunking.legal import LegalChunker
 from rag_assets.core.chunking.rows import TableRowsChunker
 from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.chunking.whole import WholeChunker
-from rag_assets.core.metrics import chunk_damage
-from rag_assets.core.schemas import Chunk
+from rag_assets.core.eval.metrics import chunk_damage
+from rag_assets.core.lake.schemas import Chunk
 
 from .conftest import SAMPLE_LAKE
 

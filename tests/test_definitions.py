@@ -11,7 +11,7 @@ from pathlib import Path
 from dagster import AssetKey
 
 from rag_assets.definitions import build_definitions
-from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import REPO
 

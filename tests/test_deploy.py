@@ -29,15 +29,15 @@ from dagster import (
     validate_run_config,
 )
 
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import Index
+from rag_assets.core.index import Index
+from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
-from rag_assets.executors import (
+from rag_assets.orchestration.executors import (
     ExecutorConfigError,
     executor_env_defaults,
     select_executor,
 )
-from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.settings import Settings, SettingsError
 
 from .conftest import REPO

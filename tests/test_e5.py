@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag_assets.core import e5_backend, e5_onnx
-from rag_assets.core.embedding import MINILM, Embedder
-from rag_assets.core.search import Index, table_name
+from rag_assets.core.embedding import e5_backend, e5_onnx
+from rag_assets.core.embedding.embedder import MINILM, Embedder
+from rag_assets.core.index import Index, table_name
 
 from .conftest import SHARED
 
@@ -135,7 +135,7 @@ def test_over_long_text_is_cut_at_512_tokens_never_windowed(e5: Embedder, caplog
     text = " ".join(f"palavra{i}" for i in range(400))
     counter = e5.token_counter()
     assert counter.count(text) > 512
-    with caplog.at_level(logging.WARNING, logger="rag_assets.core.e5_backend"):
+    with caplog.at_level(logging.WARNING, logger="rag_assets.core.embedding.e5_backend"):
         vector = e5.embed_passages([text])[0]
     assert "cut at the limit" in caplog.text
     cut = e5.e5().fit([text], e5_backend.PASSAGE_PREFIX)[0]
@@ -164,7 +164,7 @@ def test_a_fresh_process_embeds_e5_without_torch():
     """The e5 path needs neither torch nor transformers in the process."""
     code = (
         "import sys\n"
-        "from rag_assets.core.embedding import Embedder\n"
+        "from rag_assets.core.embedding.embedder import Embedder\n"
         "e = Embedder(model='multilingual-e5-small-enpt')\n"
         "v = e.embed_queries(['prazo de reembolso'])\n"
         "n = e.token_counter().count('prazo')\n"
@@ -181,7 +181,7 @@ def test_a_fresh_process_embeds_e5_without_torch():
     ]
 
 
-# -- queries on onnxruntime (core/e5_onnx.py) ---------------------------------------------
+# -- queries on onnxruntime (core/embedding/e5_onnx.py) --------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from rag_assets.core.lake import (
-    Lake,
-    LakeError,
-    Sidecar,
-    first_rows,
-    is_live,
-    make_key,
-    split_key,
-    write_stage,
-)
+from rag_assets.core.lake.layout import Lake, LakeError, make_key, split_key
+from rag_assets.core.lake.parquet import first_rows, write_stage
+from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lifecycle.rules import is_live
 
 
 @pytest.mark.parametrize("key", ["lgpd@2018", "manual-beneficiario@v7", "a.b_c@1.0"])

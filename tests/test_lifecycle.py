@@ -22,12 +22,12 @@ import pytest
 import yaml
 from dagster import AssetKey, AssetRecordsFilter, DagsterEventType, DagsterInstance
 
-from rag_assets.core.embedding import MINILM, Embedder, resolve_model_path
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import Index, active_embedder, model_tables, read_active
-from rag_assets.core.service import scan_versions
+from rag_assets.core.embedding.embedder import MINILM, Embedder, resolve_model_path
+from rag_assets.core.index import Index, active_embedder, model_tables, read_active
+from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.definitions import build_definitions
-from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import copy_lake
 
@@ -572,7 +572,7 @@ def revoking_job(defs, lake: Lake, key: str):
     while the run is under way, before its embeddings step commits."""
     from dagster import Definitions, HookContext, define_asset_job, success_hook
 
-    from rag_assets.jobs import index_job
+    from rag_assets.orchestration.jobs import index_job
 
     @success_hook
     def revoke_after_chunks(context: HookContext) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 from dagster import DagsterInstance
 
 from rag_assets.cli import main
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import model_tables, read_active
+from rag_assets.core.index import model_tables, read_active
+from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 
 REPO = Path(__file__).resolve().parents[1]

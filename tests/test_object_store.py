@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from rag_assets.cli import main
-from rag_assets.core.lake import Lake, LakeError
+from rag_assets.core.lake.layout import Lake, LakeError
 
 from .conftest import copy_lake
 

@@ -14,8 +14,8 @@ import pdfplumber
 import pytest
 from fpdf import FPDF
 
-from rag_assets.core.pdf import OcrSettings, PdfError, extract
-from rag_assets.core.structure import build_tree, tables_by_piece
+from rag_assets.core.extract import OcrSettings, PdfError, extract
+from rag_assets.core.structure.tree import build_tree, tables_by_piece
 
 from .conftest import FONT_DIR, SHARED
 

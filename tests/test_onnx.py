@@ -13,14 +13,20 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from rag_assets.core import onnx_backend
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
-from rag_assets.core.corpus import source_from_pdf
-from rag_assets.core.embedding import _ONNX, MINILM, Embedder, model_slug, resolve_model_path
-from rag_assets.core.lake import Sidecar
-from rag_assets.core.onnx_backend import TOLERANCE, OnnxMismatch, OnnxUnsupported
-from rag_assets.core.schemas import CHUNKS
-from rag_assets.core.search import Index
+from rag_assets.core.embedding import onnx_backend
+from rag_assets.core.embedding.embedder import (
+    _ONNX,
+    MINILM,
+    Embedder,
+    model_slug,
+    resolve_model_path,
+)
+from rag_assets.core.embedding.onnx_backend import TOLERANCE, OnnxMismatch, OnnxUnsupported
+from rag_assets.core.index import Index
+from rag_assets.core.lake.corpus import source_from_pdf
+from rag_assets.core.lake.schemas import CHUNKS
+from rag_assets.core.lake.sidecar import Sidecar
 
 from .conftest import SAMPLE_LAKE
 
@@ -143,7 +149,7 @@ def test_the_export_is_reused_and_loads_without_torch(onnx_embedder, onnx_cache)
     code = (
         "import json, sys\n"
         "from rag_assets.core import onnx_backend\n"
-        "from rag_assets.core.embedding import Embedder\n"
+        "from rag_assets.core.embedding.embedder import Embedder\n"
         "v = Embedder(model='all-MiniLM-L6-v2', backend='onnx')"
         ".embed_queries(['qual o limite de vibração?'])\n"
         "print(json.dumps([v[0].tolist(), onnx_backend.EXPORTS, 'torch' in sys.modules]))\n"

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance
 
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import Index
+from rag_assets.core.index import Index
+from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
-from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 LIVE = {"manual-operacao@v1", "manual-beneficiario@v7"}
 

@@ -17,10 +17,14 @@ import polars as pl
 import pytest
 from dagster import AssetKey, DagsterInstance
 
-from rag_assets.checks import CHUNKS_FIT_MODEL, NO_MID_LINE_STARTS, NO_ORPHAN_TABLE_VALUES
-from rag_assets.core.lake import Lake, make_key
+from rag_assets.core.lake.layout import Lake, make_key
 from rag_assets.definitions import build_definitions
-from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.orchestration.checks import (
+    CHUNKS_FIT_MODEL,
+    NO_MID_LINE_STARTS,
+    NO_ORPHAN_TABLE_VALUES,
+)
+from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import SHARED
 

@@ -28,11 +28,11 @@ from dagster import (
 from dagster._core.instance.ref import InstanceRef
 
 from rag_assets.cli import main
-from rag_assets.core.embedding import Embedder
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import Index
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index import Index
+from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
-from rag_assets.plans import plan_lake
+from rag_assets.orchestration.plans import plan_lake
 from rag_assets.settings import Settings
 from resources import LakeResource, LanceDBResource
 

@@ -12,12 +12,12 @@ import pytest
 from dagster import AssetCheckSeverity, DagsterInstance
 
 from rag_assets.core.chunking.sized import offsets_for
-from rag_assets.core.corpus import load_version
-from rag_assets.core.evaluation import EvalResult, resolve_strategies, strategy_families
-from rag_assets.core.lake import Lake
-from rag_assets.core.report import previous_report, write_report
+from rag_assets.core.eval.evaluation import EvalResult, resolve_strategies, strategy_families
+from rag_assets.core.eval.report import previous_report, write_report
+from rag_assets.core.lake.corpus import load_version
+from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
-from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import copy_lake
 

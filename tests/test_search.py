@@ -14,12 +14,12 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from rag_assets.core import search
-from rag_assets.core.citations import cited_articles
-from rag_assets.core.embedding import MINILM, Embedder
-from rag_assets.core.lake import LakeError
-from rag_assets.core.schemas import CHUNKS
-from rag_assets.core.search import Index, fts_terms, table_name, upkeep
+from rag_assets.core import index as search
+from rag_assets.core.embedding.embedder import MINILM, Embedder
+from rag_assets.core.index import Index, fts_terms, table_name, upkeep
+from rag_assets.core.index.citations import cited_articles
+from rag_assets.core.lake.layout import LakeError
+from rag_assets.core.lake.schemas import CHUNKS
 
 from .conftest import (
     DOCS,
@@ -136,7 +136,7 @@ def test_hybrid_answers_from_vectors_alone_and_says_so_when_full_text_fails(
         if f.is_file():
             f.write_bytes(b"not an index")
     idx = Index(tmp_path / "lancedb", embedder)  # a new connection: nothing cached in memory
-    with caplog.at_level(logging.WARNING, logger="rag_assets.core.search"):
+    with caplog.at_level(logging.WARNING, logger="rag_assets.core.index"):
         hits = idx.search("refund deadline", k=3, mode="hybrid")
     assert ids(hits)[0] == "doc-b@v1#refund"
     assert [h.retrievers for h in hits] == [["vector"]] * 3

@@ -25,10 +25,10 @@ import numpy as np
 import pytest
 
 from rag_assets.cli import main
-from rag_assets.client import TrechoClient, TrechoError, context_block
-from rag_assets.core.embedding import resolve_model_path
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import Index, read_active
+from rag_assets.core.embedding.embedder import resolve_model_path
+from rag_assets.core.index import Index, read_active
+from rag_assets.core.lake.layout import Lake
+from rag_assets.serve.client import TrechoClient, TrechoError, context_block
 from rag_assets.serve.engine import RememberingEmbedder
 
 from .conftest import REPO, copy_lake

@@ -12,19 +12,19 @@ import pytest
 from dagster import AssetCheckSeverity, DagsterInstance
 from fpdf import FPDF
 
-from rag_assets.checks import (
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.index import Index
+from rag_assets.core.lake.corpus import read_pdf
+from rag_assets.core.lake.layout import Lake
+from rag_assets.definitions import build_definitions
+from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
     INDEX_MATCHES_CHUNKS,
     NO_MID_LINE_STARTS,
     NO_ORPHAN_TABLE_VALUES,
     TABLES_STRUCTURED,
 )
-from rag_assets.core.chunking.policy import Policy, PolicyChunker
-from rag_assets.core.corpus import read_pdf
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import Index
-from rag_assets.definitions import build_definitions
-from rag_assets.partitions import DOC_VERSIONS
+from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import FONT_DIR
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_assets.core.embedding import Embedder, model_slug, resolve_model_path
-from rag_assets.core.tokens import (
+from rag_assets.core.embedding.embedder import Embedder, model_slug, resolve_model_path
+from rag_assets.core.embedding.tokens import (
     FastTokenizer,
     ModelInfo,
     TokenCounter,
@@ -102,7 +102,7 @@ def test_a_fresh_process_counts_without_torch(light, cache, embedder):
     texts = ["Art. 5º Para os fins desta Lei, considera-se:", "", "palavra " * 400]
     code = (
         "import json, sys\n"
-        "from rag_assets.core.embedding import MINILM, Embedder\n"
+        "from rag_assets.core.embedding.embedder import MINILM, Embedder\n"
         "c = Embedder(model=MINILM).token_counter()\n"
         "print(json.dumps([c.count_many(json.loads(sys.argv[1])), c.max_tokens,"
         " c.passage_prefix, 'torch' in sys.modules, 'transformers' in sys.modules]))\n"
@@ -140,7 +140,7 @@ def test_cache_key_follows_the_models_files(tmp_path, cache, embedder):
     same = info_dir(copy, "m")
     (copy / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
     assert info_dir(source, "m") == same  # weights differ, key does not
-    from rag_assets.core import tokens
+    from rag_assets.core.embedding import tokens
 
     tokens._FINGERPRINTS.clear()  # memoized per process: a real change comes with a new one
     assert info_dir(copy, "m") != same

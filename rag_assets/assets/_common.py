@@ -5,8 +5,8 @@ from typing import TypeVar
 
 from dagster import Failure
 
-from rag_assets.core.lake import LakeError
-from rag_assets.core.pdf import PdfError
+from rag_assets.core.extract import PdfError
+from rag_assets.core.lake.layout import LakeError
 
 T = TypeVar("T")
 

@@ -8,21 +8,21 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from rag_assets.assets.linearized_tables import linearized_tables
-from rag_assets.checks import (
+from rag_assets.core.chunking import build_chunker
+from rag_assets.core.chunking.contextual import SituatorConfig
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.eval.metrics import chunk_damage
+from rag_assets.core.lake.corpus import load_version
+from rag_assets.core.lake.parquet import read_stage, write_stage
+from rag_assets.core.lake.schemas import CHUNKS
+from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
     NO_MID_LINE_STARTS,
     NO_ORPHAN_TABLE_VALUES,
     chunk_checks,
     count_check,
 )
-from rag_assets.core.chunking import build_chunker
-from rag_assets.core.chunking.policy import Policy, PolicyChunker
-from rag_assets.core.contextual import SituatorConfig
-from rag_assets.core.corpus import load_version
-from rag_assets.core.lake import read_stage, write_stage
-from rag_assets.core.metrics import chunk_damage
-from rag_assets.core.schemas import CHUNKS
-from rag_assets.partitions import doc_versions
+from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource
 
 

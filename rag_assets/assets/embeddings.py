@@ -15,24 +15,17 @@ from dagster import (
 )
 
 from rag_assets.assets.chunks import chunks
-from rag_assets.checks import INDEX_MATCHES_CHUNKS, embedding_checks
-from rag_assets.core.corpus import load_info
-from rag_assets.core.embedding import Embedder
-from rag_assets.core.lake import Lake, read_stage, remove_stage_files
-from rag_assets.core.search import (
-    EmbeddingCache,
-    NoLongerLive,
-    committed_keys,
-    embed_cached,
-    read_active,
-)
-from rag_assets.core.service import (
-    not_live_reason,
-    promote_if_complete,
-    purge_version,
-    replaced_once_committed,
-)
-from rag_assets.partitions import doc_versions
+from rag_assets.core.embedding.cache import EmbeddingCache, embed_cached
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index import NoLongerLive, committed_keys, read_active
+from rag_assets.core.index.models import promote_if_complete
+from rag_assets.core.lake.corpus import load_info
+from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake.parquet import read_stage, remove_stage_files
+from rag_assets.core.lifecycle.purge import purge_version
+from rag_assets.core.lifecycle.versions import not_live_reason, replaced_once_committed
+from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
+from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 CODE_VERSION = "2"

@@ -12,13 +12,13 @@ from dagster import (
 )
 
 from rag_assets.assets.structure_tree import structure_tree
-from rag_assets.checks import TABLES_STRUCTURED, table_checks
-from rag_assets.core.corpus import load_nodes
-from rag_assets.core.lake import read_stage, write_stage
-from rag_assets.core.schemas import TABLE_ROWS
-from rag_assets.core.structure import table_paths, unstructured_tables
-from rag_assets.core.tables import join_tables, linearize_tables, parts_from_pages
-from rag_assets.partitions import doc_versions
+from rag_assets.core.lake.corpus import load_nodes
+from rag_assets.core.lake.parquet import read_stage, write_stage
+from rag_assets.core.lake.schemas import TABLE_ROWS
+from rag_assets.core.structure.tables import join_tables, linearize_tables, parts_from_pages
+from rag_assets.core.structure.tree import table_paths, unstructured_tables
+from rag_assets.orchestration.checks import TABLES_STRUCTURED, table_checks
+from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
 

@@ -5,10 +5,10 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 
 from rag_assets.assets._common import failing_clearly
 from rag_assets.assets.raw_pdf import raw_pdf
-from rag_assets.core.lake import write_stage
-from rag_assets.core.pdf import OcrSettings, extract
-from rag_assets.core.schemas import PAGES
-from rag_assets.partitions import doc_versions
+from rag_assets.core.extract import OcrSettings, extract
+from rag_assets.core.lake.parquet import write_stage
+from rag_assets.core.lake.schemas import PAGES
+from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
 

@@ -6,10 +6,12 @@ import json
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets._common import failing_clearly
-from rag_assets.core.lake import Sidecar, sha256_file, split_key, write_stage
-from rag_assets.core.pdf import count_pages
-from rag_assets.core.schemas import DOCUMENTS
-from rag_assets.partitions import doc_versions
+from rag_assets.core.extract import count_pages
+from rag_assets.core.lake.layout import sha256_file, split_key
+from rag_assets.core.lake.parquet import write_stage
+from rag_assets.core.lake.schemas import DOCUMENTS
+from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
 

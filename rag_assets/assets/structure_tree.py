@@ -13,14 +13,18 @@ from dagster import (
 )
 
 from rag_assets.assets.page_text import page_text
-from rag_assets.checks import UNTITLED_TEXT_SHARE, UNTITLED_THRESHOLD, structure_checks
-from rag_assets.core.corpus import doc_from_pages, load_info
-from rag_assets.core.lake import read_stage, write_stage
-from rag_assets.core.pdf import Line
-from rag_assets.core.schemas import NODES
-from rag_assets.core.structure import build_tree, tables_by_piece, untitled_share
-from rag_assets.core.tables import join_tables, parts_from_pages
-from rag_assets.partitions import doc_versions
+from rag_assets.core.extract import Line
+from rag_assets.core.lake.corpus import doc_from_pages, load_info
+from rag_assets.core.lake.parquet import read_stage, write_stage
+from rag_assets.core.lake.schemas import NODES
+from rag_assets.core.structure.tables import join_tables, parts_from_pages
+from rag_assets.core.structure.tree import build_tree, tables_by_piece, untitled_share
+from rag_assets.orchestration.checks import (
+    UNTITLED_TEXT_SHARE,
+    UNTITLED_THRESHOLD,
+    structure_checks,
+)
+from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
 

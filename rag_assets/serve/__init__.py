@@ -7,7 +7,7 @@ import logging
 import os
 import sys
 
-from rag_assets.core.contextual import is_loopback_host
+from rag_assets.core.chunking.contextual import is_loopback_host
 from rag_assets.serve.engine import Engine, Limits, RequestError
 
 __all__ = [

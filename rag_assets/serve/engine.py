@@ -42,12 +42,12 @@ import lancedb
 import numpy as np
 import polars as pl
 
-from rag_assets.core.embedding import Embedder
-from rag_assets.core.lake import Lake
-from rag_assets.core.search import ACTIVE_TABLE, MODES, Index, ModelRef, embedder_for, ref_in
-from rag_assets.core.search.store import _open_table
-from rag_assets.core.service import hit_rows
-from rag_assets.core.tokens import TokenCounter
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.index import ACTIVE_TABLE, MODES, Index, ModelRef, embedder_for, ref_in
+from rag_assets.core.index.hits import hit_rows
+from rag_assets.core.index.store import _open_table
+from rag_assets.core.lake.layout import Lake
 
 CATALOG_COLUMNS = ["partition_key", "doc_id", "version", "title", "status", "valid_from"]
 
@@ -298,7 +298,7 @@ class Engine:
     # -- the lake's current state ------------------------------------------------------
 
     def active(self) -> ModelRef | None:
-        """The active model (`core.search.read_active`), re-read only when its pointer
+        """The active model (`core.index.read_active`), re-read only when its pointer
         table changed; None before anything was indexed.
 
         When the pointer changes, the tables are followed afresh: a model's table may

@@ -29,7 +29,7 @@ from rag_assets.core.chunking.semantic import SemanticChunker
 from rag_assets.core.chunking.sized import SizedChunker
 from rag_assets.core.chunking.structural import StructuralChunker
 from rag_assets.core.chunking.whole import WholeChunker
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding.embedder import Embedder
 
 SIZED = re.compile(r"^(fixed_chars|fixed_tokens|recursive)-(\d+)-o(\d+)(?:-s(\d+))?$")
 

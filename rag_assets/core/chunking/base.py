@@ -12,9 +12,9 @@ import datetime as dt
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from rag_assets.core.schemas import Chunk, DocText, Node
-from rag_assets.core.tables import TableRow
-from rag_assets.core.tokens import TokenCounter
+from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.lake.schemas import Chunk, DocText, Node
+from rag_assets.core.structure.tables import TableRow
 
 HEADER_MODES = ("off", "path", "full")
 PATH_SEP = " > "

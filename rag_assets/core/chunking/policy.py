@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rag_assets.core.chunking.base import Chunker, Source
-from rag_assets.core.embedding import Embedder
-from rag_assets.core.schemas import Chunk
-from rag_assets.core.tokens import TokenCounter
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.lake.schemas import Chunk
 
 DEFAULT_BY_TYPE: dict[str, str] = {}
 

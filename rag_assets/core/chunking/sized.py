@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rag_assets.core.chunking.base import Chunker, Source, make_header
-from rag_assets.core.schemas import Chunk, DocText
-from rag_assets.core.tokens import TokenCounter
+from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.lake.schemas import Chunk, DocText
 
 DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
 

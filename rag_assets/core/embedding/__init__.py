@@ -1,0 +1,1 @@
+"""Embedding: the Embedder (one per model), its backends, tokenizers and the vector cache."""

@@ -1,0 +1,139 @@
+"""The embedding cache: a vector already computed for a text is never computed again."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index.locking import _retry, _table_lock
+from rag_assets.core.index.store import _open_table
+from rag_assets.core.lake.schemas import content_hash
+
+CACHE_PREFIX = "embcache__"
+LOOKUP_BATCH = 512
+
+
+@dataclass
+class CacheStats:
+    """What one `embed_cached` call did: vectors reused and texts actually embedded."""
+
+    hits: int = 0
+    misses: int = 0
+
+
+class EmbeddingCache:
+    """Vectors already computed, keyed by (model id, hash of the embedded text).
+
+    A chunk text seen before, in a rerun or in another version of the same document, is
+    never embedded again. One LanceDB table per model id (`embcache__<model_id>`) in the
+    same database as the index; entries outlive the versions that produced them (a
+    revoked version's vectors cost a few KB and may come back in its successor).
+    """
+
+    def __init__(self, uri: str | os.PathLike[str], embedder: Embedder) -> None:
+        self.uri = str(uri)
+        self.embedder = embedder
+        self.db = lancedb.connect(self.uri)
+        self.table_name = CACHE_PREFIX + embedder.model_id
+
+    def _open(self) -> Any | None:
+        return _open_table(self.db, self.table_name)
+
+    def lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached vectors among `hashes` (missing ones are simply absent)."""
+        tbl = self._open()
+        wanted = sorted(set(hashes))
+        found: dict[str, np.ndarray] = {}
+        if tbl is None or not wanted:
+            return found
+        for start in range(0, len(wanted), LOOKUP_BATCH):
+            batch = wanted[start : start + LOOKUP_BATCH]
+            for h in batch:
+                if not re.fullmatch(r"[0-9a-f]+", h):
+                    raise ValueError(f"not a content hash: {h!r}")
+            listed = ", ".join(f"'{h}'" for h in batch)
+            rows = (
+                tbl.search()
+                .where(f"text_hash IN ({listed})")
+                .select(["text_hash", "vector"])
+                .limit(None)
+                .to_arrow()
+            )
+            vectors = rows.column("vector").combine_chunks()
+            flat = vectors.flatten().to_numpy(zero_copy_only=False).astype(np.float32)
+            flat = flat.reshape(rows.num_rows, -1) if rows.num_rows else flat
+            for i, h in enumerate(rows.column("text_hash").to_pylist()):
+                found[h] = flat[i]
+        return found
+
+    def add(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
+        """Store new vectors; hashes already cached are left as they are."""
+        if not len(hashes):
+            return
+        vectors = np.asarray(vectors, dtype=np.float32)
+        first = {h: i for i, h in reversed(list(enumerate(hashes)))}  # one row per hash
+        vectors = vectors[list(first.values())]
+        dim = vectors.shape[1]
+        data = pa.Table.from_arrays(
+            [
+                pa.array(list(first), pa.string()),
+                pa.FixedSizeListArray.from_arrays(
+                    pa.array(vectors.reshape(-1), type=pa.float32()), dim
+                ),
+            ],
+            names=["text_hash", "vector"],
+        )
+
+        def merge() -> None:
+            tbl = self._open()
+            if tbl is None:
+                try:
+                    self.db.create_table(self.table_name, data, mode="create")
+                    return
+                except ValueError as exc:
+                    if "already exists" not in str(exc).lower():
+                        raise
+                    tbl = self.db.open_table(self.table_name)
+            tbl.merge_insert("text_hash").when_not_matched_insert_all().execute(data)
+
+        with _table_lock(self.uri, self.table_name):
+            _retry(merge, f"cache {self.table_name}")
+
+    def count(self) -> int:
+        """How many vectors are cached for this model."""
+        tbl = self._open()
+        return 0 if tbl is None else int(tbl.count_rows())
+
+
+def embed_cached(
+    embedder: Embedder, cache: EmbeddingCache | None, texts: Sequence[str]
+) -> tuple[np.ndarray, CacheStats]:
+    """Passage vectors for `texts`, embedding only the texts the cache does not hold.
+
+    Duplicate texts within the call are embedded once. Without a cache, everything is
+    embedded (and counted as misses).
+    """
+    texts = list(texts)
+    if not texts:
+        return np.zeros((0, embedder.dimension), dtype=np.float32), CacheStats()
+    hashes = [content_hash(t) for t in texts]
+    known = cache.lookup(hashes) if cache is not None else {}
+    todo: dict[str, str] = {}
+    for h, t in zip(hashes, texts, strict=True):
+        if h not in known and h not in todo:
+            todo[h] = t
+    if todo:
+        fresh = embedder.embed_passages(list(todo.values()))
+        if cache is not None:
+            cache.add(list(todo), fresh)
+        known.update(zip(todo, fresh, strict=True))
+    vectors = np.stack([known[h] for h in hashes]).astype(np.float32)
+    return vectors, CacheStats(hits=len(texts) - len(todo), misses=len(todo))

@@ -1,0 +1,1 @@
+"""The eval: questions, strategies side by side, metrics, regressions and the report."""

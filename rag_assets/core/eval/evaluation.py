@@ -1,0 +1,479 @@
+"""The eval: the same questions, the same extracted text and the same embedder, asked of
+several chunking strategies side by side, scoring both retrieval and chunk damage.
+
+The default policy is evaluated on the live index (what users query); every other
+strategy is chunked from the same extracted text and indexed in a scratch LanceDB folder.
+Size-based strategies run over several start offsets and report mean and range, because
+where the first cut falls moves their scores.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rag_assets.core.chunking import SIZED, build_chunker
+from rag_assets.core.chunking.base import Chunker
+from rag_assets.core.chunking.sized import offsets_for
+from rag_assets.core.embedding.cache import EmbeddingCache
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.eval.metrics import (
+    Span,
+    answer_complete,
+    chunk_damage,
+    first_relevant_rank,
+    hit_at,
+    label_spans,
+    reciprocal_rank,
+    twin_confused,
+)
+from rag_assets.core.index import Hit, Index, Mode
+from rag_assets.core.lake.corpus import Version
+from rag_assets.core.lake.layout import LakeError
+from rag_assets.core.lake.schemas import Chunk, content_hash
+
+METRICS = (
+    "hit@1",
+    "hit@3",
+    "hit@5",
+    "mrr@10",
+    "answer_complete@3",
+    "tokens@3",
+    "orphans",
+    "mid_line_starts",
+    "truncated",
+    "twin_confusion",
+)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One eval question (docs/design.md format)."""
+
+    id: str
+    question: str
+    doc_id: str | None
+    expected: tuple[str, ...]
+    also_accepted: tuple[str, ...] = ()
+    answer_contains: tuple[str, ...] = ()
+    not_relevant: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+
+def load_questions(path: Path) -> list[Question]:
+    """Read a JSONL question file; a bad line is an error naming the file and line."""
+    questions: list[Question] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            questions.append(
+                Question(
+                    id=str(raw["id"]),
+                    question=str(raw["question"]),
+                    doc_id=raw.get("doc_id"),
+                    expected=tuple(raw.get("expected") or ()),
+                    also_accepted=tuple(raw.get("also_accepted") or ()),
+                    answer_contains=tuple(raw.get("answer_contains") or ()),
+                    not_relevant=tuple(raw.get("not_relevant") or ()),
+                    tags=tuple(raw.get("tags") or ()),
+                )
+            )
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise LakeError(f"{path}:{number}: not a valid question ({exc})") from exc
+    return questions
+
+
+STANDARD = (
+    "structural-no-repack",
+    "legal-article",
+    "fixed_tokens-512-o64",
+    "fixed_tokens-256-o0",
+)
+"""A quick comparison: `trecho eval --strategies standard`, and its default."""
+
+ALL = (
+    "fixed_tokens-512-o64",
+    "fixed_tokens-512-o128",
+    "fixed_tokens-256-o0",
+    "fixed_tokens-128-o0",
+    "recursive-512-o64",
+    "structural",
+    "structural-no-repack",
+    "legal-article",
+    "legal-paragraph",
+    "legal-point",
+    "default-noheader",
+    "fixed_tokens-512-o64-noheader",
+)
+"""Every strategy of the full report, compared with the default policy (`--strategies all`):
+the common recipe (512-token windows, overlap 64 or 128), smaller windows, LangChain-style
+recursive splitting at the same size, the structure-aware families, and the default policy
+and the common recipe without the context header (what the header is worth)."""
+
+ALIASES: dict[str, tuple[str, ...]] = {"all": ALL, "standard": STANDARD}
+
+
+def resolve_strategies(names: Sequence[str] | None) -> list[str]:
+    """Strategy names to compare with the default: aliases (`all`, `standard`) expanded,
+    `default` dropped (it is always evaluated), duplicates removed, order kept.
+
+    No names means `standard`, the quick comparison.
+    """
+    out: list[str] = []
+    for name in names or ("standard",):
+        for item in ALIASES.get(name, (name,)):
+            if item != "default" and item not in out:
+                out.append(item)
+    return out
+
+
+def strategy_families(
+    names: Sequence[str] = STANDARD, offsets: int = 4, embedder: Embedder | None = None
+) -> dict[str, dict[str, Chunker]]:
+    """Strategies by name → {variant: chunker}; fixed windows run over `offsets` start
+    offsets (mean and range reported), unless the name fixes one (`-s<n>`)."""
+    families: dict[str, dict[str, Chunker]] = {}
+    for name in names:
+        sized = SIZED.match(name.removesuffix("-noheader"))
+        if sized and sized.group(1) != "recursive" and sized.group(4) is None:
+            size = int(sized.group(2))
+            suffix = "-noheader" if name.endswith("-noheader") else ""
+            base = name.removesuffix("-noheader")
+            families[name] = {
+                f"s{o}": build_chunker(f"{base}-s{o}{suffix}", embedder)
+                for o in offsets_for(size, offsets)
+            }
+        else:
+            families[name] = {"": build_chunker(name, embedder)}
+    return families
+
+
+@dataclass
+class QuestionResult:
+    """How one strategy did on one question."""
+
+    id: str
+    tags: tuple[str, ...]
+    doc_id: str | None
+    rank: int | None
+    answerable: bool
+    complete: bool | None
+    tokens3: int
+    twin: bool | None
+    top: list[str] = field(default_factory=list)
+
+
+def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version]) -> QuestionResult:
+    """Score one question's ranked hits by span overlap with the expected units."""
+    doc_versions = [v for v in versions.values() if v.info.doc_id == question.doc_id]
+    relevant: dict[str, list[Span]] = {}
+    twins: dict[str, list[Span]] = {}
+    for v in doc_versions:
+        key = v.info.partition_key
+        relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
+        twins[key] = label_spans(v.nodes, question.not_relevant)
+
+    located = [(h.partition_key, h.char_start, h.char_end) for h in hits]
+    answerable = bool(question.expected) and any(relevant.values())
+    rank = first_relevant_rank(located, relevant) if answerable else None
+    top3 = list(hits[:3])
+    complete = (
+        answer_complete([h.text for h in top3], question.answer_contains)
+        if question.answer_contains and answerable
+        else None
+    )
+    twin = twin_confused(located, relevant, twins) if question.not_relevant else None
+    return QuestionResult(
+        id=question.id,
+        tags=question.tags,
+        doc_id=question.doc_id,
+        rank=rank,
+        answerable=answerable,
+        complete=complete,
+        tokens3=sum(h.token_count for h in top3),
+        twin=twin,
+        top=[h.chunk_id for h in top3],
+    )
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(statistics.mean(values), 4) if values else 0.0
+
+
+def summarize(results: Sequence[QuestionResult]) -> dict[str, float]:
+    """Retrieval metrics over the answerable questions of one run."""
+    scored = [r for r in results if r.answerable]
+    complete = [1.0 if r.complete else 0.0 for r in scored if r.complete is not None]
+    twins = [1.0 if r.twin else 0.0 for r in results if r.twin is not None]
+    return {
+        "questions": float(len(scored)),
+        "hit@1": _mean([hit_at(r.rank, 1) for r in scored]),
+        "hit@3": _mean([hit_at(r.rank, 3) for r in scored]),
+        "hit@5": _mean([hit_at(r.rank, 5) for r in scored]),
+        "mrr@10": _mean([reciprocal_rank(r.rank, 10) for r in scored]),
+        "answer_complete@3": _mean(complete),
+        "tokens@3": round(_mean([float(r.tokens3) for r in scored]), 1),
+        "twin_confusion": _mean(twins),
+        # how many questions the last two are over (0: not applicable, shown as "–")
+        "answer_complete_questions": float(len(complete)),
+        "twin_questions": float(len(twins)),
+    }
+
+
+def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, float]:
+    rows = [row for v in versions.values() for row in v.rows]
+    damage = chunk_damage(chunks, rows, {k: v.doc.text for k, v in versions.items()})
+    return {k: float(v) for k, v in damage.as_dict().items()}
+
+
+def run_chunks(
+    chunks: Sequence[Chunk],
+    versions: dict[str, Version],
+    questions: Sequence[Question],
+    index: Index,
+    k: int,
+    mode: Mode,
+) -> tuple[dict[str, float], list[QuestionResult]]:
+    """Search every question in an index holding `chunks`; metrics + per-question results."""
+    # exact: an ANN index would make the figures depend on its state, not on the chunks
+    hits = index.search_many([q.question for q in questions], k=k, mode=mode, exact=True)
+    results = [judge(q, h, versions) for q, h in zip(questions, hits, strict=True)]
+    metrics = summarize(results)
+    metrics.update(_damage(chunks, versions))
+    return metrics, results
+
+
+def by_document(
+    chunks: Sequence[Chunk], versions: dict[str, Version], results: Sequence[QuestionResult]
+) -> dict[str, dict[str, float]]:
+    """Retrieval metrics of each document's questions and the damage of its chunks, per
+    doc_id: which document drags a strategy down."""
+    out: dict[str, dict[str, float]] = {}
+    for doc_id in sorted({v.info.doc_id for v in versions.values()}):
+        mine = {k: v for k, v in versions.items() if v.info.doc_id == doc_id}
+        out[doc_id] = summarize([r for r in results if r.doc_id == doc_id]) | _damage(
+            [c for c in chunks if c.partition_key in mine], mine
+        )
+    return out
+
+
+@dataclass
+class EmbedClock:
+    """Texts embedded and seconds spent embedding them (the model's share of index time)."""
+
+    texts: int = 0
+    seconds: float = 0.0
+
+
+def embed_memo(
+    embedder: Embedder,
+    texts: Sequence[str],
+    memo: dict[str, np.ndarray] | None = None,
+    clock: EmbedClock | None = None,
+    cache: EmbeddingCache | None = None,
+) -> np.ndarray:
+    """Passage vectors of `texts`, embedding only texts not in `memo` (which it fills)
+    nor in `cache` (the model's embedding cache, read only: the live chunks' vectors).
+
+    Strategies often cut identical chunks (the policy and `structural` on a manual, the
+    `legal-*` family on short articles): within one eval each text is embedded once.
+    """
+    memo = {} if memo is None else memo
+    todo = list(dict.fromkeys(t for t in texts if t not in memo))
+    if todo:
+        start = time.perf_counter()
+        hashes = {t: content_hash(t) for t in todo}
+        known = cache.lookup(list(hashes.values())) if cache is not None else {}
+        memo.update((t, known[h]) for t, h in hashes.items() if h in known)
+        missing = [t for t, h in hashes.items() if h not in known]
+        if missing:
+            memo.update(zip(missing, embedder.embed_passages(missing), strict=True))
+        if clock is not None:
+            clock.texts += len(missing)
+            clock.seconds += time.perf_counter() - start
+    if not texts:
+        return np.zeros((0, embedder.dimension), dtype=np.float32)
+    return np.stack([memo[t] for t in texts]).astype(np.float32)
+
+
+def index_scratch(
+    chunks: Sequence[Chunk],
+    versions: dict[str, Version],
+    embedder: Embedder,
+    folder: Path,
+    memo: dict[str, np.ndarray] | None = None,
+    clock: EmbedClock | None = None,
+    vector_weight: float | None = None,
+) -> Index:
+    """A throwaway index of a strategy's chunks, built the way the live one is (with the
+    live one's vector weight; None: the model's default)."""
+    import polars as pl
+
+    index = Index(folder, embedder, vector_weight=vector_weight)
+    vectors = embed_memo(embedder, [c.text for c in chunks], memo, clock)
+    by_key: dict[str, list[int]] = {}  # one pass over the chunks, not one per version
+    for i, chunk in enumerate(chunks):
+        by_key.setdefault(chunk.partition_key, []).append(i)
+    for key, version in versions.items():
+        mask = by_key.get(key, [])
+        frame = pl.DataFrame([chunks[i].as_row() for i in mask])
+        index.upsert_partition(
+            key,
+            frame,
+            vectors[mask],
+            "active",
+            None,
+            None,
+            version.info.title,
+            rebuild_fts=False,
+        )
+    index.build_fts_index()
+    return index
+
+
+@dataclass
+class EvalResult:
+    """Per strategy: the metrics (mean over offsets) and, for size-based ones, the range,
+    the metrics of each start offset, and breakdowns by question tag and by document."""
+
+    strategies: dict[str, dict[str, float]]
+    ranges: dict[str, dict[str, tuple[float, float]]]
+    by_tag: dict[str, dict[str, dict[str, float]]]
+    questions: int
+    mode: str
+    by_doc: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    offsets: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    model: str = ""
+    """The model id the run embedded with."""
+    index_time: dict[str, float] = field(default_factory=dict)
+    """When the default policy was indexed by the run itself (`--models`): its chunk texts
+    embedded (`texts`) and the seconds that took (`seconds`)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """`{"strategies": {name: {metric: value}}, ...}` as `trecho eval --json` prints."""
+        return {
+            "strategies": self.strategies,
+            "ranges": {s: {m: list(r) for m, r in v.items()} for s, v in self.ranges.items()},
+            "by_tag": self.by_tag,
+            "by_doc": self.by_doc,
+            "offsets": self.offsets,
+            "questions": self.questions,
+            "mode": self.mode,
+            "model": self.model,
+            "index_time": self.index_time,
+        }
+
+    @classmethod
+    def from_json(cls, payload: dict[str, Any]) -> EvalResult:
+        """The result back from `metrics.json` (as `to_json` wrote it)."""
+        return cls(
+            strategies=payload["strategies"],
+            ranges={
+                s: {m: (r[0], r[1]) for m, r in v.items()}
+                for s, v in payload.get("ranges", {}).items()
+            },
+            by_tag=payload.get("by_tag", {}),
+            questions=int(payload.get("questions", 0)),
+            mode=str(payload.get("mode", "")),
+            by_doc=payload.get("by_doc", {}),
+            offsets=payload.get("offsets", {}),
+            model=str(payload.get("model", "")),
+            index_time=payload.get("index_time", {}),
+        )
+
+
+def _by_tag(results: Sequence[QuestionResult]) -> dict[str, dict[str, float]]:
+    tags = sorted({t for r in results for t in r.tags})
+    return {t: summarize([r for r in results if t in r.tags]) for t in tags}
+
+
+def _mean_tables(tables: Sequence[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+    """Mean, key by key, of per-document tables of several start offsets."""
+    keys = [k for k in tables[0]] if tables else []
+    return {k: {m: _mean([t[k][m] for t in tables]) for m in tables[0][k]} for k in keys}
+
+
+def evaluate(
+    versions: dict[str, Version],
+    questions: Sequence[Question],
+    embedder: Embedder,
+    live_index: Index | None,
+    live_chunks: Sequence[Chunk] | None,
+    strategies: dict[str, dict[str, Chunker]] | None = None,
+    k: int = 10,
+    mode: Mode = "hybrid",
+    progress: Callable[[str], None] = lambda _: None,
+    cache: EmbeddingCache | None = None,
+    vector_weight: float | None = None,
+) -> EvalResult:
+    """Evaluate the default policy (live index) and every other strategy side by side.
+
+    Every strategy is cut first and all their distinct chunk texts are embedded in one
+    call (batches of similar lengths across strategies), skipping those `cache` holds.
+    Every scratch index fuses with the live index's vector weight (without a live index:
+    `vector_weight`, None for the model's default).
+    """
+    strategies = strategy_families(embedder=embedder) if strategies is None else strategies
+    counter = embedder.token_counter()
+    result = EvalResult({}, {}, {}, 0, mode, model=embedder.model_id)
+    memo: dict[str, np.ndarray] = {}
+    with tempfile.TemporaryDirectory(prefix="trecho-eval-") as tmp:
+        if live_index is None or live_chunks is None:
+            default = build_chunker("default", embedder)
+            live_chunks = [c for v in versions.values() for c in default(v, counter)]
+            clock = EmbedClock()
+            live_index = index_scratch(
+                live_chunks, versions, embedder, Path(tmp) / "default", memo, clock, vector_weight
+            )
+            result.index_time = {"texts": float(clock.texts), "seconds": round(clock.seconds, 2)}
+        progress("default")
+        metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode)
+        result.strategies["default"] = metrics
+        result.by_tag["default"] = _by_tag(results)
+        result.by_doc["default"] = by_document(live_chunks, versions, results)
+        cut = {
+            (name, variant): [c for v in versions.values() for c in chunker(v, counter)]
+            for name, variants in strategies.items()
+            for variant, chunker in variants.items()
+        }
+        texts = list(dict.fromkeys(c.text for chunks in cut.values() for c in chunks))
+        if texts:
+            progress(f"embedding {len(texts)} distinct chunk texts of {len(cut)} runs")
+            embed_memo(embedder, texts, memo, cache=cache)
+        for name, variants in strategies.items():
+            runs: dict[str, dict[str, float]] = {}
+            docs: list[dict[str, dict[str, float]]] = []
+            all_results: list[QuestionResult] = []
+            for variant in variants:
+                progress(f"{name} {variant}".strip())
+                chunks = cut[(name, variant)]
+                folder = Path(tmp) / f"{name}-{variant}"
+                index = index_scratch(
+                    chunks, versions, embedder, folder, memo, vector_weight=live_index.vector_weight
+                )
+                metrics, results = run_chunks(chunks, versions, questions, index, k, mode)
+                runs[variant or name] = metrics
+                docs.append(by_document(chunks, versions, results))
+                all_results.extend(results)
+            first = next(iter(runs.values()))
+            result.strategies[name] = {m: _mean([r[m] for r in runs.values()]) for m in first}
+            if len(runs) > 1:
+                result.ranges[name] = {
+                    m: (min(r[m] for r in runs.values()), max(r[m] for r in runs.values()))
+                    for m in first
+                }
+                result.offsets[name] = runs
+            result.by_tag[name] = _by_tag(all_results)
+            result.by_doc[name] = _mean_tables(docs)
+    result.questions = int(result.strategies["default"]["questions"])
+    return result

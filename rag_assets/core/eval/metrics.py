@@ -1,0 +1,167 @@
+"""Measures of retrieval (hit@k, MRR) and of chunk damage (orphan table values, mid-line
+starts, truncation, twin confusion), shared by the chunks stage and the eval.
+
+Relevance is judged by character spans: a retrieved chunk is relevant when its span
+overlaps the span of a node carrying an expected label in the same document, which lets
+the same judge score structure-aware chunks and size-based baselines alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from rag_assets.core.lake.schemas import Chunk, Node
+from rag_assets.core.structure.tables import TableRow
+from rag_assets.core.structure.tree import normalize_label
+
+Span = tuple[int, int]
+Located = tuple[str, int, int]  # (partition_key, char_start, char_end) of a retrieved chunk
+
+
+def overlaps(a: Span, b: Span) -> bool:
+    """Whether two half-open character spans share at least one character."""
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def label_spans(nodes: Iterable[Node], labels: Iterable[str]) -> list[Span]:
+    """Spans of every node whose label matches one of `labels` (normalized)."""
+    wanted = {normalize_label(label) for label in labels}
+    return [
+        (n.char_start, n.char_end) for n in nodes if n.label and normalize_label(n.label) in wanted
+    ]
+
+
+def first_relevant_rank(
+    hits: Sequence[Located], relevant: Mapping[str, Sequence[Span]]
+) -> int | None:
+    """1-based rank of the first hit overlapping a relevant span of its own version
+    (None: never). `hits` are (partition_key, char_start, char_end) in rank order."""
+    for rank, (key, start, end) in enumerate(hits, start=1):
+        if any(overlaps((start, end), r) for r in relevant.get(key, ())):
+            return rank
+    return None
+
+
+def hit_at(rank: int | None, k: int) -> float:
+    """1.0 when the first relevant hit is within the top k."""
+    return 1.0 if rank is not None and rank <= k else 0.0
+
+
+def reciprocal_rank(rank: int | None, k: int = 10) -> float:
+    """1/rank of the first relevant hit within the top k, else 0."""
+    return 1.0 / rank if rank is not None and rank <= k else 0.0
+
+
+def _contains_word(text: str, value: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+
+
+def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> int:
+    """Table values found in a chunk without their column header in the same chunk.
+
+    A chunk holds a value when its span overlaps the value's row and its text contains
+    the value; the value is an orphan when the chunk text lacks the column's header.
+    Counted per (chunk, value).
+    """
+    orphans = 0
+    for chunk in chunks:
+        span = (chunk.char_start, chunk.char_end)
+        for row in rows:
+            if row.partition_key != chunk.partition_key or not overlaps(
+                span, (row.char_start, row.char_end)
+            ):
+                continue
+            for header, value in zip(row.header, row.cells, strict=False):
+                value = value.strip()
+                if not value or not header or value == header:
+                    continue  # a row label under an unnamed stub column has no header
+                if _contains_word(chunk.text, value) and not _contains_word(chunk.text, header):
+                    orphans += 1
+    return orphans
+
+
+SENTENCE_START_BEFORE = re.compile(r"[.!?;:]\s*$")
+
+
+def starts_mid_line(chunk: Chunk, doc_text: str) -> bool:
+    """Whether a chunk's body starts inside a line and inside a sentence.
+
+    A clean start is the beginning of a line, or of a sentence within a line; anything
+    else means the cut fell inside running text and the chunk reads as a fragment.
+    """
+    start = chunk.char_start
+    if start <= 0:
+        return False
+    line_start = doc_text.rfind("\n", 0, start) + 1
+    before = doc_text[line_start:start]
+    if not before.strip():
+        return False
+    return SENTENCE_START_BEFORE.search(before) is None
+
+
+def mid_line_starts(chunks: Sequence[Chunk], doc_texts: dict[str, str]) -> int:
+    """How many chunks start mid-line (see `starts_mid_line`)."""
+    return sum(
+        1
+        for c in chunks
+        if c.partition_key in doc_texts and starts_mid_line(c, doc_texts[c.partition_key])
+    )
+
+
+def truncated_chunks(chunks: Sequence[Chunk]) -> int:
+    """How many chunks the model will not read to the end."""
+    return sum(1 for c in chunks if c.truncated)
+
+
+def answer_complete(texts: Sequence[str], needles: Sequence[str]) -> bool:
+    """Whether one single retrieved text holds every expected answer string."""
+    wanted = [n.casefold() for n in needles]
+    return any(all(n in t.casefold() for n in wanted) for t in texts)
+
+
+def twin_confused(
+    hits: Sequence[Located],
+    relevant: Mapping[str, Sequence[Span]],
+    twins: Mapping[str, Sequence[Span]],
+    k: int = 3,
+) -> bool:
+    """A twin (not_relevant) chunk ranks in the top k above every relevant chunk."""
+    top = list(hits[:k])
+    first_twin = first_relevant_rank(top, twins)
+    if first_twin is None:
+        return False
+    first_good = first_relevant_rank(top, relevant)
+    return first_good is None or first_twin < first_good
+
+
+@dataclass
+class ChunkDamage:
+    """Damage counts of one set of chunks."""
+
+    chunks: int
+    orphans: int
+    mid_line_starts: int
+    truncated: int
+
+    def as_dict(self) -> dict[str, int]:
+        """Plain dict, for metadata and JSON."""
+        return {
+            "chunks": self.chunks,
+            "orphans": self.orphans,
+            "mid_line_starts": self.mid_line_starts,
+            "truncated": self.truncated,
+        }
+
+
+def chunk_damage(
+    chunks: Sequence[Chunk], rows: Sequence[TableRow], doc_texts: dict[str, str]
+) -> ChunkDamage:
+    """Orphan table values, mid-line starts and truncation of a set of chunks."""
+    return ChunkDamage(
+        chunks=len(chunks),
+        orphans=orphan_table_values(chunks, rows),
+        mid_line_starts=mid_line_starts(chunks, doc_texts),
+        truncated=truncated_chunks(chunks),
+    )

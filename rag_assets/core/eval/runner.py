@@ -1,0 +1,106 @@
+"""Running the eval on a lake: the versions in the index, the question files, one model
+or several (the CLI and the eval asset)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rag_assets.core.embedding.cache import EmbeddingCache
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.eval.evaluation import Chunker, EvalResult, Question, evaluate, load_questions
+from rag_assets.core.index import (
+    Index,
+    Mode,
+)
+from rag_assets.core.lake.corpus import Version, load_chunks, load_version
+from rag_assets.core.lake.layout import Lake, LakeError, LakePath
+from rag_assets.core.lifecycle.versions import scan_versions
+
+
+def indexed_versions(lake: Lake, index: Index, history: bool = False) -> dict[str, Version]:
+    """Every live version that has reached the index, loaded from the lake (`history`:
+    superseded versions kept, the `keep_history` setting)."""
+    live = scan_versions(lake, history).live
+    counts = index.partition_counts() if index.exists() else {}
+    return {k: load_version(lake, k) for k in live if counts.get(k)}
+
+
+def question_files(lake: Lake, given: Sequence[Path] | None = None) -> list[LakePath]:
+    """The question files to use: those given, else every `eval/*.jsonl` of the lake."""
+    files = list(given) if given else sorted(lake.eval_dir.glob("*.jsonl"))
+    for path in files:
+        if not path.is_file():
+            raise LakeError(f"{path}: question file not found")
+    return files
+
+
+def run_eval(
+    lake: Lake,
+    embedder: Embedder,
+    index: Index,
+    files: Sequence[LakePath],
+    strategies: dict[str, dict[str, Chunker]] | None = None,
+    mode: Mode = "hybrid",
+    progress: Callable[[str], None] = lambda _: None,
+    history: bool = False,
+) -> EvalResult:
+    """Evaluate the lake's indexed versions on the questions of `files`."""
+    versions = indexed_versions(lake, index, history)
+    if not versions:
+        raise LakeError(f"{lake.root}: nothing is indexed yet; run `trecho materialize` first")
+    docs = {v.info.doc_id for v in versions.values()}
+    questions: list[Question] = [
+        q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
+    ]
+    live_chunks = [c for key in versions for c in load_chunks(lake, key)]
+    index.update_indexes(max_lag_rows=0)  # BM25 over every row, as the scratch indexes
+    return evaluate(
+        versions,
+        questions,
+        embedder,
+        index,
+        live_chunks,
+        strategies,
+        mode=mode,
+        progress=progress,
+        cache=EmbeddingCache(index.uri, embedder),  # the live chunks' vectors, reused
+    )
+
+
+def run_eval_models(
+    lake: Lake,
+    embedders: Sequence[Embedder],
+    files: Sequence[LakePath],
+    strategies: Callable[[Embedder], dict[str, dict[str, Chunker]]],
+    mode: Mode = "hybrid",
+    progress: Callable[[str], None] = lambda _: None,
+    history: bool = False,
+    vector_weight: float | None = None,
+) -> dict[str, EvalResult]:
+    """The eval of several models side by side, by model id: for each, every live version
+    already extracted is chunked by the default policy for that model's tokenizer and
+    indexed in a scratch folder (timed: the model's index time), then the `strategies`
+    built for it are compared as in `run_eval`."""
+    keys = [k for k in scan_versions(lake, history).live if lake.stage_path("chunks", k).exists()]
+    if not keys:
+        raise LakeError(f"{lake.root}: nothing is extracted yet; run `trecho materialize` first")
+    versions = {k: load_version(lake, k) for k in keys}
+    docs = {v.info.doc_id for v in versions.values()}
+    questions = [
+        q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
+    ]
+    results: dict[str, EvalResult] = {}
+    for embedder in embedders:
+        results[embedder.model_id] = evaluate(
+            versions,
+            questions,
+            embedder,
+            None,
+            None,
+            strategies(embedder),
+            mode=mode,
+            progress=lambda s, m=embedder.model_id: progress(f"{m}: {s}"),
+            vector_weight=vector_weight,
+        )
+    return results

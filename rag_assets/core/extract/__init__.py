@@ -1,0 +1,35 @@
+"""Page text from PDFs: lines in reading order with their typography, tables, char offsets.
+
+What comes out of here is all later stages ever see, so this package refuses bad input
+loudly (naming the file and the reason) rather than returning an empty document, and
+repairs what would poison every chunk: running headers, footers and page numbers are
+dropped, glyphs drawn twice and phantom spaces removed, pages whose text runs sideways
+turned upright, words hyphenated across lines joined, and pages without a text layer
+read by OCR (Tesseract). One module per reading stage; `reader.extract` runs them in order.
+"""
+
+from __future__ import annotations
+
+from rag_assets.core.extract.hyphenation import keep_hyphen
+from rag_assets.core.extract.model import Extraction, Line, Page, PageTable, PdfError
+from rag_assets.core.extract.ocr import OcrSettings, ocr_lines
+from rag_assets.core.extract.reader import check_pdf_file, count_pages, extract
+from rag_assets.core.extract.tables import collapse_columns, split_by_lines, split_merged, widen
+
+__all__ = [
+    "Extraction",
+    "Line",
+    "OcrSettings",
+    "Page",
+    "PageTable",
+    "PdfError",
+    "check_pdf_file",
+    "collapse_columns",
+    "count_pages",
+    "extract",
+    "keep_hyphen",
+    "ocr_lines",
+    "split_by_lines",
+    "split_merged",
+    "widen",
+]

@@ -1,0 +1,129 @@
+"""What extraction returns: lines, ruled tables, pages, the whole document, and its error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag_assets.core.lake.schemas import DocText
+from rag_assets.core.structure.tables import LogicalTable, TablePart, join_tables
+
+
+class PdfError(ValueError):
+    """A PDF that cannot be read; the message names the file and the reason."""
+
+
+@dataclass
+class Line:
+    """One text line of a page, with where it sits and how it is printed."""
+
+    text: str
+    x0: float
+    top: float
+    bottom: float
+    size: float
+    bold: bool
+    table: int = -1
+    char_start: int = 0
+    char_end: int = 0
+
+    def as_row(self) -> dict[str, Any]:
+        """The line as a Parquet struct."""
+        return {
+            "text": self.text,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "x0": self.x0,
+            "top": self.top,
+            "bottom": self.bottom,
+            "size": self.size,
+            "bold": self.bold,
+            "table": self.table,
+        }
+
+
+@dataclass
+class PageTable:
+    """A ruled table found on a page: its cells and the span of each row in the text."""
+
+    index: int
+    bbox: tuple[float, float, float, float]
+    rows: list[list[str]]
+    row_bboxes: list[tuple[float, float, float, float]]
+    row_spans: list[tuple[int, int]] = field(default_factory=list)
+    char_start: int = -1
+    char_end: int = -1
+    header_rows: int = 0
+    header: list[str] = field(default_factory=list)
+    title: str = ""
+    continues: bool = False
+    columns: list[float] = field(default_factory=list)  # column edges (not stored)
+
+    def as_row(self) -> dict[str, Any]:
+        """The table as a Parquet struct."""
+        return {
+            "index": self.index,
+            "bbox": list(self.bbox),
+            "rows": self.rows,
+            "row_spans": [list(s) for s in self.row_spans],
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "header_rows": self.header_rows,
+            "header": self.header,
+            "title": self.title,
+            "continues": self.continues,
+        }
+
+    def part(self, page: int) -> TablePart:
+        """This piece as `core.structure.tables` joins it."""
+        return TablePart(
+            page=page,
+            index=self.index,
+            rows=self.rows,
+            row_spans=list(self.row_spans),
+            char_start=self.char_start,
+            char_end=self.char_end,
+            header_rows=self.header_rows,
+            header=list(self.header),
+            title=self.title,
+            continues=self.continues,
+        )
+
+
+@dataclass
+class Page:
+    """One extracted page. `rotation` is how far it was turned to read its text upright."""
+
+    page: int
+    lines: list[Line]
+    tables: list[PageTable]
+    has_text_layer: bool
+    ocr: bool = False
+    char_start: int = 0
+    rotation: int = 0
+    width: float = 0.0
+    height: float = 0.0
+    sideways_chars: int = 0  # characters of margin stamps running sideways, dropped
+    columns: bool = False  # set in columns, read column by column
+
+    @property
+    def text(self) -> str:
+        """The page's text, one line per line."""
+        return "\n".join(line.text for line in self.lines)
+
+
+@dataclass
+class Extraction:
+    """Every page of a document plus the joined document text and what was repaired."""
+
+    pages: list[Page]
+    doc: DocText
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def table_parts(self) -> list[TablePart]:
+        """Every page's table pieces, in reading order."""
+        return [t.part(p.page) for p in self.pages for t in p.tables]
+
+    def logical_tables(self) -> list[LogicalTable]:
+        """The tables as a reader sees them, pieces continued across pages joined."""
+        return join_tables(self.table_parts())

@@ -1,0 +1,207 @@
+"""Opening a PDF and reading every page, bad input refused with the file and the reason."""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pdfplumber
+
+from rag_assets.core.extract.columns import _column_order
+from rag_assets.core.extract.glyphs import _has_duplicate_chars, _mark_superscripts, _readable
+from rag_assets.core.extract.hyphenation import _join_hyphenated
+from rag_assets.core.extract.model import Extraction, Line, Page, PdfError
+from rag_assets.core.extract.ocr import (
+    SCAN_COVER,
+    THIN_TEXT_CHARS,
+    OcrSettings,
+    _image_cover,
+    _ocr,
+    _render,
+    _tesseract_ready,
+)
+from rag_assets.core.extract.offsets import _assign_offsets
+from rag_assets.core.extract.rotation import _upright, _without_sideways
+from rag_assets.core.extract.running_lines import _drop_running_lines
+from rag_assets.core.extract.tables import (
+    _across,
+    _find_tables,
+    _inside_raw,
+    _mark_continuations,
+    side_by_side,
+)
+from rag_assets.core.lake.layout import LakePath
+
+
+def check_pdf_file(path: LakePath, max_bytes: int) -> None:
+    """Refuse files that are missing, empty, too large or not PDFs, before parsing."""
+    if not path.is_file():
+        raise PdfError(f"{path}: file not found")
+    size = path.stat().st_size
+    if size == 0:
+        raise PdfError(f"{path}: file is empty (0 bytes), not a PDF")
+    if size > max_bytes:
+        raise PdfError(f"{path}: file is {size} bytes, over the limit of {max_bytes} bytes")
+    with path.open("rb") as fh:
+        head = fh.read(1024)
+    if b"%PDF-" not in head:
+        raise PdfError(f"{path}: not a PDF (no %PDF- signature in its first bytes)")
+
+
+def _line_from(raw: dict[str, Any]) -> Line | None:
+    chars = [c for c in raw.get("chars", []) if c.get("text", "").strip()]
+    text = re.sub(r"\s+", " ", raw["text"]).strip()
+    if not text or not chars:
+        return None
+    sizes = [float(c.get("size", 0.0)) for c in chars]
+    bold = all(re.search(r"bold|black|heavy", str(c.get("fontname", "")), re.I) for c in chars)
+    return Line(
+        text=text,
+        x0=float(raw["x0"]),
+        top=float(raw["top"]),
+        bottom=float(raw["bottom"]),
+        size=round(statistics.median(sizes), 1),
+        bold=bold,
+    )
+
+
+def _open(path: LakePath) -> Any:
+    """Open a PDF with pdfplumber (an object-store file is read into memory first),
+    turning its many failure types into a PdfError."""
+    try:
+        return pdfplumber.open(path if isinstance(path, Path) else io.BytesIO(path.read_bytes()))
+    except Exception as exc:  # pdfminer raises many unrelated types
+        name = " ".join(type(e).__name__ for e in (exc, *exc.args) if isinstance(e, Exception))
+        if "Password" in name or "Encrypt" in name:
+            raise PdfError(f"{path}: the PDF is encrypted (password protected)") from exc
+        raise PdfError(f"{path}: malformed PDF, it cannot be opened ({name}: {exc})") from exc
+
+
+def _page_count(path: LakePath, pdf: Any, max_pages: int) -> int:
+    try:
+        n_pages = len(pdf.pages)
+    except Exception as exc:
+        raise PdfError(f"{path}: malformed PDF, its page tree cannot be read ({exc})") from exc
+    if n_pages == 0:
+        raise PdfError(f"{path}: the PDF has zero pages")
+    if n_pages > max_pages:
+        raise PdfError(f"{path}: {n_pages} pages, over the limit of {max_pages} pages")
+    return n_pages
+
+
+def count_pages(path: LakePath, max_pages: int = 2000, max_bytes: int = 200 * 1024 * 1024) -> int:
+    """Check a PDF opens within the limits and return its page count (no text read)."""
+    check_pdf_file(path, max_bytes)
+    with _open(path) as pdf:
+        return _page_count(path, pdf, max_pages)
+
+
+def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
+    """One page with a text layer (or none): upright, deduplicated, lines and tables."""
+    try:
+        turned, angle = _upright(pdf, raw_page)
+        page = turned.dedupe_chars() if _has_duplicate_chars(turned) else turned
+        page = _readable(path, number, page)
+        _mark_superscripts(page)
+        tables = _find_tables(page)
+        page, sideways = _without_sideways(page, tables)
+        raw_lines = page.extract_text_lines(return_chars=True)
+        boxes = [t.bbox for t in tables]
+        fixed = [any(_inside_raw(r, b) for b in boxes) for r in raw_lines]
+        raw_lines, columns = _column_order(raw_lines, fixed, float(page.width))
+        raw_lines = side_by_side(raw_lines, boxes)
+    except PdfError:
+        raise
+    except Exception as exc:
+        raise PdfError(f"{path}: page {number} cannot be read ({exc})") from exc
+    lines: list[Line] = []
+    for raw in raw_lines:
+        line = _line_from(raw)
+        if line is None:
+            continue
+        for table in tables:  # a line reaching into a table is its line (a stub outside)
+            if line.table < 0 and _across(raw, table.bbox):
+                line.table = table.index
+        lines.append(line)
+    has_text = any(c["text"].strip() for c in page.chars)
+    return Page(
+        number,
+        lines,
+        tables,
+        columns=columns,
+        has_text_layer=has_text or sideways > 0,
+        rotation=angle,
+        width=float(page.width),
+        height=float(page.height),
+        sideways_chars=sideways,
+    )
+
+
+def extract(
+    path: LakePath,
+    max_pages: int = 2000,
+    max_bytes: int = 200 * 1024 * 1024,
+    ocr: OcrSettings | None = None,
+) -> Extraction:
+    """Read every page of a PDF into lines and tables with offsets into the document text.
+
+    Pages without a text layer that show something are read by OCR (`ocr`, Tesseract with
+    Portuguese and English by default); a missing Tesseract or language fails the whole
+    version with a message saying so, never an empty document.
+    """
+    settings = ocr or OcrSettings()
+    check_pdf_file(path, max_bytes)
+    stats: Counter[str] = Counter()
+    with _open(path) as pdf, tempfile.TemporaryDirectory(prefix="trecho-ocr-") as tmp:
+        _page_count(path, pdf, max_pages)
+        pages: list[Page] = []
+        scanned: list[int] = []  # pages without a text layer that show something
+        thin: list[int] = []  # pages that are an image with a few characters of text on it
+        for number, raw_page in enumerate(pdf.pages, start=1):
+            page = _read_page(path, pdf, raw_page, number)
+            pages.append(page)
+            stats["rotated_pages"] += page.rotation != 0
+            stats["sideways_chars_dropped"] += page.sideways_chars
+            if not page.has_text_layer:
+                if raw_page.images or raw_page.curves or raw_page.rects or raw_page.lines:
+                    scanned.append(number)
+            elif sum(len(ln.text) for ln in page.lines) < THIN_TEXT_CHARS:
+                if _image_cover(raw_page) >= SCAN_COVER:
+                    thin.append(number)  # a scan under a stamp or a page number
+        if scanned and not settings.enabled:
+            if not any(p.has_text_layer for p in pages):
+                raise PdfError(
+                    f"{path}: no page has a text layer (a scanned document?) and OCR is not enabled"
+                )
+            raise PdfError(
+                f"{path}: page(s) {', '.join(map(str, scanned))} have no text layer and need "
+                "OCR, and OCR is not enabled"
+            )
+        to_read = sorted(scanned + thin) if settings.enabled else []
+        images: dict[int, Path] = {}
+        if to_read:
+            exe = _tesseract_ready(path, to_read, settings)
+            for number in to_read:
+                try:
+                    images[number] = _render(pdf.pages[number - 1], settings.dpi, Path(tmp), number)
+                except Exception as exc:
+                    raise PdfError(f"{path}: page {number} cannot be rendered ({exc})") from exc
+            for number, lines in _ocr(path, exe, images, settings).items():
+                page = pages[number - 1]
+                page.lines, page.tables, page.ocr = lines, [], True
+    stats["ocr_pages"] = len(images)
+    if not any(line.text.strip() for p in pages for line in p.lines):
+        if any(p.has_text_layer for p in pages):
+            raise PdfError(f"{path}: no text found: its text layer holds no readable line")
+        how = "nor by OCR" if images else "and no page shows anything to OCR"
+        raise PdfError(f"{path}: no text found: no page has a text layer, {how}")
+    stats["running_lines_dropped"] = _drop_running_lines(pages)
+    stats["hyphenations_joined"] = _join_hyphenated(pages)
+    stats["tables_continued"] = _mark_continuations(pages)
+    doc = _assign_offsets(pages)
+    return Extraction(pages=pages, doc=doc, stats=dict(stats))

@@ -1,0 +1,102 @@
+"""The active-model pointer: which model's table search uses."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+import lancedb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index.locking import _retry, _table_lock
+from rag_assets.core.index.store import _open_table, model_tables, table_name
+
+ACTIVE_TABLE = "trecho_active_model"
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """The model whose table search uses: enough to embed queries the same way."""
+
+    model: str
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    switched_at: str = ""
+
+    @classmethod
+    def of(cls, embedder: Embedder) -> ModelRef:
+        """The reference of a configured embedder, stamped now."""
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        return cls(embedder.model, embedder.query_prefix, embedder.passage_prefix, now)
+
+    def embedder(self, run: Embedder | None = None) -> Embedder:
+        """An embedder of the model that filled the table: its identity (model, prompts)
+        from this reference, how it runs (device, backend, threads, batch, query path)
+        from `run`, the configured embedder (those give the same vectors, so they are
+        the caller's choice); the defaults without `run`."""
+        identity = {
+            "model": self.model,
+            "query_prefix": self.query_prefix,
+            "passage_prefix": self.passage_prefix,
+        }
+        return Embedder(**identity) if run is None else replace(run, **identity)
+
+    @property
+    def model_id(self) -> str:
+        """The model id (and so the table) this reference points at."""
+        return self.embedder().model_id
+
+
+def read_active(uri: str | os.PathLike[str]) -> ModelRef | None:
+    """The model search uses in this database, or None before anything was indexed."""
+    return ref_in(_open_table(lancedb.connect(str(uri)), ACTIVE_TABLE))
+
+
+def ref_in(pointer: Any | None) -> ModelRef | None:
+    """The model a handle on the pointer table (`ACTIVE_TABLE`) names, or None when there
+    is no such table or it is empty (a server keeps the handle, see `serve.engine`)."""
+    if pointer is None:
+        return None
+    rows = pointer.to_arrow().to_pylist()
+    return ModelRef(**rows[-1]) if rows else None
+
+
+def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
+    """Point search at `ref`'s table (one atomic overwrite of a one-row table)."""
+    db = lancedb.connect(str(uri))
+    data = pa.Table.from_pylist(
+        [asdict(ref)],
+        schema=pa.schema([(name, pa.string()) for name in asdict(ref)]),
+    )
+    with _table_lock(str(uri), ACTIVE_TABLE):
+        mode = "overwrite" if ACTIVE_TABLE in model_tables(uri, prefix="") else "create"
+        _retry(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
+
+
+def committed_keys(uri: str | os.PathLike[str]) -> set[str]:
+    """The versions the table search uses holds (its active model's); empty before
+    anything was indexed. What counts as indexed when a newer version supersedes."""
+    active = read_active(uri)
+    if active is None:
+        return set()
+    tbl = _open_table(lancedb.connect(str(uri)), table_name(active.model_id))
+    if tbl is None:
+        return set()
+    keys = tbl.search().select(["partition_key"]).limit(None).to_arrow()
+    return set(pc.unique(keys.column("partition_key")).to_pylist())
+
+
+def active_embedder(uri: str | os.PathLike[str], configured: Embedder) -> Embedder:
+    """The embedder search must use: the active model's (see `write_active`), else the
+    configured one (nothing indexed yet, or a database from before the switch existed)."""
+    return embedder_for(read_active(uri), configured)
+
+
+def embedder_for(ref: ModelRef | None, configured: Embedder) -> Embedder:
+    """The embedder of the active model `ref` run the way `configured` runs (device,
+    backend, threads, query path), or `configured` itself when nothing is active yet."""
+    return configured if ref is None else ref.embedder(configured)

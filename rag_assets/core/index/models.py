@@ -1,0 +1,117 @@
+"""Switching models: how far a model's table has come, promoting it once complete, dropping it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index import (
+    Index,
+    ModelRef,
+    read_active,
+    table_name,
+    write_active,
+)
+from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake.parquet import stage_rows
+from rag_assets.core.lifecycle.versions import scan_versions
+
+
+@dataclass
+class ModelProgress:
+    """How far the configured model's table is from serving every live version."""
+
+    active: str | None
+    """The model id search uses now (None before anything was indexed)."""
+    configured: str
+    done: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the configured model's table holds every version search serves."""
+        return not self.missing
+
+
+def model_progress(
+    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, history: bool = False
+) -> ModelProgress:
+    """Which live versions the configured model's table holds in full, and which it lacks.
+
+    Required are the live versions the active table serves (a version that never got
+    indexed, e.g. a bad PDF, cannot hold a switch back); a version counts as done when its
+    row count equals its chunks file.
+    """
+    active = read_active(db_uri)
+    progress = ModelProgress(active.model_id if active else None, embedder.model_id)
+    new_counts = Index(db_uri, embedder).partition_counts()
+    old_counts = Index(db_uri, active.embedder()).partition_counts() if active else {}
+    for key in scan_versions(lake, history).live:
+        if active is not None and active.model_id != embedder.model_id and key not in old_counts:
+            continue
+        rows = stage_rows(lake, "chunks", key)
+        expected = -1 if rows is None else rows
+        have = new_counts.get(key, 0)
+        ok = have == expected or (expected == -1 and have > 0)
+        (progress.done if ok else progress.missing).append(key)
+    return progress
+
+
+def promote_if_complete(
+    lake: Lake,
+    db_uri: str | os.PathLike[str],
+    embedder: Embedder,
+    drop_old: bool = True,
+    history: bool = False,
+) -> str:
+    """Switch search to the configured model once its table serves every live version
+    (and then drop the old model's table, unless `drop_old` is off); says what happened.
+
+    Until then search keeps using the previous model's table: never a mix of both, never
+    a half-filled table.
+    """
+    mine = ModelRef.of(embedder)
+    active = read_active(db_uri)
+    if active is not None and active.model_id == mine.model_id:
+        return f"search uses {table_name(mine.model_id)}"
+    if active is None:
+        write_active(db_uri, mine)
+        return f"search uses {table_name(mine.model_id)} (first model indexed)"
+    progress = model_progress(lake, db_uri, embedder, history)
+    if not progress.complete:
+        return (
+            f"{len(progress.done)}/{len(progress.done) + len(progress.missing)} live versions "
+            f"in {table_name(mine.model_id)}; search stays on {table_name(active.model_id)} "
+            "until all are in"
+        )
+    write_active(db_uri, mine)
+    message = f"search switched from {table_name(active.model_id)} to {table_name(mine.model_id)}"
+    if drop_old and Index(db_uri, active.embedder()).drop():
+        message += f"; {table_name(active.model_id)} dropped"
+    return message
+
+
+def drop_model(db_uri: str | os.PathLike[str], embedder: Embedder) -> list[str]:
+    """Drop a model's index table and embedding cache (e.g. the old model after a switch,
+    when `drop_old_tables` was off); refused for the model search uses. Returns the tables
+    dropped."""
+    import lancedb
+
+    from rag_assets.core.embedding.cache import CACHE_PREFIX
+    from rag_assets.core.index import model_tables
+
+    active = read_active(db_uri)
+    if active is not None and active.model_id == embedder.model_id:
+        raise LakeError(
+            f"{table_name(embedder.model_id)} is the table search uses; switch to another "
+            "model first (`trecho backfill` with the new model)"
+        )
+    dropped = []
+    if Index(db_uri, embedder).drop():
+        dropped.append(table_name(embedder.model_id))
+    cache = CACHE_PREFIX + embedder.model_id
+    if cache in model_tables(db_uri, prefix=cache):
+        lancedb.connect(str(db_uri)).drop_table(cache)
+        dropped.append(cache)
+    return dropped

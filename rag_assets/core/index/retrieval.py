@@ -1,0 +1,488 @@
+"""Retrieval: vector, full-text and hybrid search (reciprocal rank fusion), with filters."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index.citations import cited_articles, path_filter
+from rag_assets.core.index.store import HIT_COLUMNS, KEY_COLUMNS, _ModelTable
+from rag_assets.core.lake.layout import validate_key_part
+from rag_assets.core.lifecycle.rules import superseded
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["hybrid", "vector", "fts"]
+MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
+RRF_K = 60
+"""Reciprocal rank fusion constant: score = sum over retrievers of 1 / (RRF_K + rank)."""
+RRF_K_E5 = 10
+"""The fusion constant for the bundled e5. With k = 60 two 40-candidate lists fuse
+nearly flat (rank 1 scores 1/61, rank 8 1/68), so the vector list had to weigh 8 to
+lead, which left full text no say even when it ranks the answer first on the law's own
+term; with k = 10 the top ranks of each list count (rank 1 1/11, rank 8 1/18)
+and a vector weight of 2 keeps the lead (docs/models.md)."""
+VECTOR_WEIGHT_E5 = 2.0
+"""The vector retriever's weight in hybrid fusion for the bundled e5 (full text: 1).
+Measured on the LGPD + CDC dev questions (docs/models.md): with equal weights the
+full-text list pulls down e5's right answers to lay questions that share no word with
+the law; MiniLM keeps equal weights (and k = 60)."""
+CANDIDATES_PER_K = 4
+"""Hybrid search fetches this many times `k` candidates from each retriever."""
+MIN_CANDIDATES = 20
+"""...and at least this many, so fusion has material even for k=1."""
+MAX_QUERY_TERMS = 64
+ANN_REFINE = 2
+"""Candidates re-ranked on the stored vectors per hit wanted: exact scores and order.
+At 100k rows 2 finds what 5 finds (the same recall of the exact scan's top 40 and top
+10, bench/serve.py part 3) in less time: `ef` is what recall needs."""
+_RETRIEVERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="trecho-fts")
+"""Runs hybrid search's full-text queries beside the embedding and vector queries."""
+
+
+def fts_terms(query: str) -> str:
+    """The words of a query, without punctuation or operators, for full-text search.
+
+    LanceDB 0.40's native FTS does not parse query syntax, but stripping everything but
+    word characters keeps `?`, `:`, quotes and the like from ever mattering.
+    """
+    return " ".join(re.findall(r"\w+", query)[:MAX_QUERY_TERMS])
+
+
+def _sql_date(value: dt.date) -> str:
+    return f"date '{value.isoformat()}'"
+
+
+@dataclass
+class Hit:
+    """One retrieved chunk, with where it comes from and which retrievers found it.
+
+    `score` is higher-is-better: cosine similarity (vector), BM25 (fts) or the fused RRF
+    score (hybrid). `ranks` maps each retriever that found the chunk to its 1-based rank.
+    """
+
+    chunk_id: str
+    partition_key: str
+    doc_id: str
+    version: str
+    title: str
+    path: str
+    header: str
+    body: str
+    text: str
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    parent_id: str | None
+    kind: str
+    token_count: int
+    score: float
+    retrievers: list[str] = field(default_factory=list)
+    ranks: dict[str, int] = field(default_factory=dict)
+    strategy: str = ""
+    status: str = "active"
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], score: float, ranks: dict[str, int]) -> Hit:
+        """A hit from its row, its score and the rank each retriever that found it gave."""
+        return cls(
+            chunk_id=row["chunk_id"],
+            partition_key=row["partition_key"],
+            doc_id=row["doc_id"],
+            version=row["version"],
+            title=row.get("title") or "",
+            path=row.get("path") or "",
+            header=row.get("header") or "",
+            body=row.get("body") or "",
+            text=row.get("text") or "",
+            page_start=int(row["page_start"]),
+            page_end=int(row["page_end"]),
+            char_start=int(row["char_start"]),
+            char_end=int(row["char_end"]),
+            parent_id=row.get("parent_id"),
+            kind=row.get("kind") or "",
+            token_count=int(row.get("token_count") or 0),
+            score=float(score),
+            retrievers=list(ranks),
+            ranks=dict(ranks),
+            strategy=row.get("strategy") or "",
+            status=row.get("status") or "active",
+            valid_from=row.get("valid_from"),
+            valid_to=row.get("valid_to"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (dates as ISO strings)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["retrievers"], out["ranks"] = list(self.retrievers), dict(self.ranks)
+        for key in ("valid_from", "valid_to"):
+            if out[key] is not None:
+                out[key] = out[key].isoformat()
+        return out
+
+
+def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
+    """Rank order of one retriever's rows: best score first, equal scores (rows of one
+    table share BM25 scores) by key and chunk id, so the same index state always gives
+    the same ranking, whatever order the store returned them in."""
+    return (-round(score, 6), str(row["partition_key"]), str(row["chunk_id"]))
+
+
+Ranked = list[tuple[float, dict[str, Any]]]
+"""One retriever's answer: (score, row) pairs, best first (`_tie_order`)."""
+
+
+@dataclass
+class _Fused:
+    """One chunk of a fused ranking: its row as the retrievers read it (key columns and
+    row id), its fused score and each retriever's rank."""
+
+    row: dict[str, Any]
+    score: float = 0.0
+    ranks: dict[str, int] = field(default_factory=dict)
+
+
+def _rrf(
+    ranked: dict[str, Ranked],
+    k: int,
+    weights: dict[str, float] | None = None,
+    rrf_k: int = RRF_K,
+) -> list[_Fused]:
+    """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank;
+    a retriever's `weights` entry (1 when absent) multiplies its 1 / (rrf_k + rank)."""
+    fused: dict[tuple[str, str], _Fused] = {}
+    for retriever, rows in ranked.items():
+        weight = (weights or {}).get(retriever, 1.0)
+        for rank, (_, row) in enumerate(rows, start=1):
+            entry = fused.setdefault((row["partition_key"], row["chunk_id"]), _Fused(row))
+            entry.score += weight / (rrf_k + rank)
+            entry.ranks[retriever] = rank
+    order = sorted(
+        fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), f.row["chunk_id"])
+    )
+    return order[:k]
+
+
+def _hits(tbl: Any, answers: list[list[_Fused]]) -> list[list[Hit]]:
+    """The hits of fused rankings, their hit columns read by row id for these chunks only
+    (one read for every answer), on the handle the retrievers read: the same table
+    version, so the same rows."""
+    ids = list(dict.fromkeys(f.row["_rowid"] for fused in answers for f in fused))
+    rows = tbl.take_row_ids(ids).select(HIT_COLUMNS).with_row_id().to_list() if ids else []
+    by_id = {row["_rowid"]: row for row in rows}
+    missing = [i for i in ids if i not in by_id]
+    if missing:  # a handle reads one version: only a broken or vanished table gets here
+        raise RuntimeError(
+            f"table {tbl.name} (version {tbl.version}): {len(missing)} of the {len(ids)} "
+            "ranked chunks could not be read back; search again"
+        )
+    return [
+        [Hit.from_row(by_id[f.row["_rowid"]], f.score, f.ranks) for f in fused] for fused in answers
+    ]
+
+
+def _ranked_hits(rows: Ranked, retriever: str) -> list[Hit]:
+    """One retriever's answer as hits (its rows hold the hit columns)."""
+    return [
+        Hit.from_row(row, score, {retriever: rank})
+        for rank, (score, row) in enumerate(rows, start=1)
+    ]
+
+
+def default_vector_weight(embedder: Embedder) -> float:
+    """The vector retriever's weight in hybrid fusion when none is given (the setting
+    TRECHO_VECTOR_WEIGHT gives one): VECTOR_WEIGHT_E5 for a bundled e5 variant, else 1
+    (plain reciprocal rank fusion)."""
+    return VECTOR_WEIGHT_E5 if embedder.variant else 1.0
+
+
+def default_rrf_k(embedder: Embedder) -> int:
+    """The fusion constant: RRF_K_E5 for a bundled e5 variant, else RRF_K."""
+    return RRF_K_E5 if embedder.variant else RRF_K
+
+
+class _VersionRow(NamedTuple):
+    """What the search filter looks at, per version (see `Index._where`)."""
+
+    partition_key: str
+    doc_id: str
+    version: str
+    status: str
+    valid_from: dt.date | None
+    valid_to: dt.date | None
+
+
+class _Retrieval(_ModelTable):
+    """The `Index` methods that search: vector, full-text and hybrid, with filters."""
+
+    ann_min_rows: int
+    ann_ef: int
+    vector_weight: float
+    _versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]]
+    _versions_seen: tuple[Any, tuple[tuple[int, int], dict[str, _VersionRow]]] | None
+    _where_cache: dict[tuple[Any, ...], str | None]
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        mode: Mode = "hybrid",
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+        *,
+        exact: bool = False,
+    ) -> list[Hit]:
+        """The `k` best chunks for a query, among active versions valid on `as_of`.
+
+        `exact=True` scans every vector instead of using the vector index (evaluations:
+        results that do not depend on the index); without an index it changes nothing.
+        """
+        return self.search_many(
+            [query], k, mode, doc_id, version, as_of, include_revoked, exact=exact
+        )[0]
+
+    def search_many(
+        self,
+        queries: Sequence[str],
+        k: int = 5,
+        mode: Mode = "hybrid",
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+        *,
+        exact: bool = False,
+    ) -> list[list[Hit]]:
+        """`search` for many queries, embedding them in one batch (for evaluations)."""
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r} must be one of {list(MODES)}")
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        queries = list(queries)
+        tbl = self._open()
+        if tbl is None or not queries:
+            return [[] for _ in queries]
+        where = self._where(tbl, doc_id, version, as_of or dt.date.today(), include_revoked)
+        if mode == "fts":  # k rows: the hit columns come with them
+            return [_ranked_hits(self._fts(tbl, q, where, k, strict=True), "fts") for q in queries]
+        if mode == "vector":
+            vectors = self.embedder.embed_queries(queries)
+            return [_ranked_hits(self._vector(tbl, v, where, k, exact), "vector") for v in vectors]
+        # hybrid: each retriever's candidates are read as keys, scores and row ids only, and
+        # the hit columns for the fused top k alone; the full-text queries run on another
+        # thread while the queries are embedded and the vector queries run (LanceDB
+        # releases the GIL)
+        n = max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
+        fts = [_RETRIEVERS.submit(self._fts, tbl, q, where, n, False, True) for q in queries]
+        vectors = self.embedder.embed_queries(queries)
+        answers: list[list[_Fused]] = []
+        for i, query in enumerate(queries):
+            lists = {"vector": self._vector(tbl, vectors[i], where, n, exact, light=True)}
+            lists["fts"] = fts[i].result()
+            cited = path_filter(cited_articles(query))
+            if cited is not None:  # the cited articles' chunks, by cosine to the query
+                within = cited if where is None else f"{where} AND {cited}"
+                lists["citation"] = self._vector(tbl, vectors[i], within, n, exact, light=True)
+            weight = self.vector_weight
+            answers.append(_rrf(lists, k, {"vector": weight, "citation": weight}, self.rrf_k))
+        return _hits(tbl, answers)
+
+    def _versions(self, tbl: Any) -> dict[str, _VersionRow]:
+        """Each version in the table with its doc id, version name, status and validity
+        (the same on every row of a version: a version is written in one commit), read
+        once per table state."""
+        return self._state(tbl)[1]
+
+    def _state(self, tbl: Any) -> tuple[tuple[int, int], dict[str, _VersionRow]]:
+        """(version, rows) of the table `tbl` reads, and `_versions`; asked of LanceDB
+        once per handle (a handle reads one version: a server keeps its handle)."""
+        seen = self._versions_seen
+        if seen is not None and seen[0] is tbl:
+            return seen[1]
+        state = (int(tbl.version), int(tbl.count_rows()))
+        cached = self._versions_cache
+        if cached[0] != state:
+            rows = tbl.search().select(list(_VersionRow._fields)).limit(None).to_arrow()
+            unique = rows.group_by(list(_VersionRow._fields)).aggregate([]).to_pylist()
+            cached = (state, {row["partition_key"]: _VersionRow(**row) for row in unique})
+            self._versions_cache = cached
+        self._versions_seen = (tbl, cached)
+        return cached
+
+    def _where(
+        self,
+        tbl: Any,
+        doc_id: str | Sequence[str] | None,
+        version: str | Sequence[str] | None,
+        day: dt.date,
+        include_revoked: bool,
+    ) -> str | None:
+        """The filter of a search (`filter_sql`, minus the versions a newer version in
+        force on `day` replaces), or None when it would keep every row of the table: a
+        filter costs a pass over the table's filter columns at each query (~10 ms at
+        100k rows), and the table of a live lake usually holds only what search serves.
+
+        Versions replaced by a newer one in force that day are there only with the
+        history setting: searched as of a date, a document answers from the version in
+        force that day, never from two.
+        """
+        state, versions = self._state(tbl)
+        key = (
+            state,
+            doc_id if doc_id is None or isinstance(doc_id, str) else tuple(doc_id),
+            version if version is None or isinstance(version, str) else tuple(version),
+            day,
+            include_revoked,
+        )
+        try:
+            return self._where_cache[key]
+        except KeyError:  # (not `in` then get: another thread may clear it between)
+            pass
+        where = self._filter(versions, doc_id, version, day, include_revoked)
+        if len(self._where_cache) >= 256:
+            self._where_cache.clear()
+        self._where_cache[key] = where
+        return where
+
+    def _filter(
+        self,
+        versions: dict[str, _VersionRow],
+        doc_id: str | Sequence[str] | None,
+        version: str | Sequence[str] | None,
+        day: dt.date,
+        include_revoked: bool,
+    ) -> str | None:
+        """`_where`, computed (`_where` keeps it per table state and request filters)."""
+        starts = {k: v.valid_from for k, v in versions.items() if v.status == "active"}
+        replaced = set(superseded(starts, day))
+        docs = {doc_id} if isinstance(doc_id, str) else set(doc_id or ())
+        names = {version} if isinstance(version, str) else set(version or ())
+        keeps_all = not replaced and all(
+            (include_revoked or v.status == "active")
+            and (v.valid_from is None or v.valid_from <= day)
+            and (v.valid_to is None or v.valid_to >= day)
+            and (doc_id is None or v.doc_id in docs)
+            and (version is None or v.version in names)
+            for v in versions.values()
+        )
+        if keeps_all:
+            return None
+        where = self.filter_sql(doc_id, version, day, include_revoked)
+        if replaced:
+            listed = ", ".join(f"'{key}'" for key in sorted(replaced))
+            where += f" AND partition_key NOT IN ({listed})"
+        return where
+
+    @staticmethod
+    def filter_sql(
+        doc_id: str | Sequence[str] | None = None,
+        version: str | Sequence[str] | None = None,
+        as_of: dt.date | None = None,
+        include_revoked: bool = False,
+    ) -> str:
+        """The SQL filter for status, validity on `as_of` (default today), doc and version
+        (each one name or several: any of them)."""
+        as_of = as_of or dt.date.today()
+        day = _sql_date(as_of)
+        parts = [
+            f"(valid_from IS NULL OR valid_from <= {day})",
+            f"(valid_to IS NULL OR valid_to >= {day})",
+        ]
+        if not include_revoked:
+            parts.insert(0, "status = 'active'")
+        for column, value in (("doc_id", doc_id), ("version", version)):
+            if value is not None:
+                values = [value] if isinstance(value, str) else sorted(set(value))
+                listed = ", ".join(f"'{validate_key_part(v, column)}'" for v in values)
+                parts.append(f"{column} IN ({listed})" if values else "false")
+        return " AND ".join(parts)
+
+    def _vector_query(
+        self,
+        tbl: Any,
+        vector: np.ndarray,
+        where: str | None,
+        n: int,
+        exact: bool,
+        columns: Sequence[str] = HIT_COLUMNS,
+    ) -> Any:
+        """Cosine top `n` with `columns`: exact scan, or the HNSW index (when there is
+        one) with `ef` and a re-ranking on the stored vectors; rows the index does not
+        cover yet are scanned in both cases. The knobs are no-ops on a table without the
+        index."""
+        query = (
+            tbl.search(vector, query_type="vector", vector_column_name="vector")
+            .distance_type("cosine")
+            .select([*columns, "_distance"])
+            .limit(n)
+        )
+        if where is not None:
+            query = query.where(where, prefilter=True)
+        if exact or self.ann_min_rows == 0:
+            return query.bypass_vector_index()
+        # the index hands n x ANN_REFINE candidates to the re-ranking: ef must cover them
+        return query.ef(max(self.ann_ef, n * ANN_REFINE)).refine_factor(ANN_REFINE)
+
+    def _vector(
+        self,
+        tbl: Any,
+        vector: np.ndarray,
+        where: str | None,
+        n: int,
+        exact: bool,
+        light: bool = False,
+    ) -> Ranked:
+        """Vector top `n`, ranked: the hit columns, or when `light` only the key columns
+        and the row id (what fusion needs)."""
+        query = self._vector_query(tbl, vector, where, n, exact, _columns(light))
+        rows = query.with_row_id(light).to_list()
+        ranked = [(1.0 - float(row["_distance"]), row) for row in rows]
+        return sorted(ranked, key=lambda pair: _tie_order(*pair))
+
+    @staticmethod
+    def _fts(
+        tbl: Any, query: str, where: str | None, n: int, strict: bool, light: bool = False
+    ) -> Ranked:
+        """Full-text top `n`, ranked (columns as `_vector`). A failure of the store (a
+        broken or unreadable index) is raised when `strict` (full-text mode); in hybrid
+        search it is logged as a warning and gives no full-text hits, so the fused hits
+        name only `vector` as their retriever: the answer degrades visibly, never
+        silently. (A table without the index is no failure: LanceDB scans `text` flat.)"""
+        terms = fts_terms(query)
+        if not terms:
+            return []
+        try:
+            search = tbl.search(terms, query_type="fts", fts_columns="text")
+            if where is not None:
+                search = search.where(where, prefilter=True)
+            search = search.select([*_columns(light), "_score"]).with_row_id(light)
+            rows = search.limit(n).to_list()
+        except (OSError, RuntimeError, ValueError) as exc:  # what LanceDB raises
+            if strict:
+                raise
+            log.warning(
+                "full-text search failed on %s, hybrid hits come from vector search alone: %s",
+                tbl.name,
+                exc,
+            )
+            return []
+        ranked = [(float(row["_score"]), row) for row in rows]
+        return sorted(ranked, key=lambda pair: _tie_order(*pair))
+
+
+def _columns(light: bool) -> list[str]:
+    """What a retriever reads of each row: the key columns (light) or the hit columns."""
+    return KEY_COLUMNS if light else HIT_COLUMNS

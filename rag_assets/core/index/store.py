@@ -1,0 +1,118 @@
+"""The store's layout: one LanceDB table per embedding model, its schema, and opening it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import lancedb
+import polars as pl
+import pyarrow as pa
+
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index.locking import _table_lock
+from rag_assets.core.lake.schemas import CHUNKS
+
+EXTRA_COLUMNS: tuple[str, ...] = ("status", "valid_from", "valid_to", "title")
+"""Columns the store adds to the chunk columns, besides `vector`."""
+NOT_IN_HITS: tuple[str, ...] = ("ordinal", "truncated", "content_hash")
+"""Chunk columns a search hit does not carry (each column read costs, per hit)."""
+HIT_COLUMNS: list[str] = [c for c in (*CHUNKS.names, *EXTRA_COLUMNS) if c not in NOT_IN_HITS]
+"""What a search reads back for each hit: the columns of `Hit`."""
+KEY_COLUMNS: list[str] = ["partition_key", "chunk_id"]
+"""What hybrid search reads of each candidate (with its score and row id): the key that
+fusion joins the retrievers' lists on, and the tie order of equal scores."""
+
+
+def table_name(model_id: str) -> str:
+    """The LanceDB table holding one embedding model's vectors."""
+    return f"chunks__{model_id}"
+
+
+def store_schema(dimension: int) -> pa.Schema:
+    """Chunk columns plus the vector and the validity columns of a version."""
+    return pa.schema(
+        [
+            *CHUNKS,
+            pa.field("vector", pa.list_(pa.float32(), dimension)),
+            pa.field("status", pa.string()),
+            pa.field("valid_from", pa.date32()),
+            pa.field("valid_to", pa.date32()),
+            pa.field("title", pa.string()),
+        ]
+    )
+
+
+def _as_chunk_table(chunks: pa.Table | pl.DataFrame) -> pa.Table:
+    table = chunks.to_arrow() if isinstance(chunks, pl.DataFrame) else chunks
+    missing = [name for name in CHUNKS.names if name not in table.column_names]
+    if missing:
+        raise ValueError(f"chunks lack the columns {missing} (see schemas.CHUNKS)")
+    return table.select(CHUNKS.names).cast(CHUNKS)
+
+
+def _open_table(db: Any, name: str) -> Any | None:
+    """A table of `db`, or None when it does not exist (yet)."""
+    try:
+        return db.open_table(name)
+    except ValueError as exc:
+        if "not found" in str(exc).lower() or "does not exist" in str(exc).lower():
+            return None
+        raise
+
+
+def model_tables(uri: str | os.PathLike[str], prefix: str = "chunks__") -> list[str]:
+    """Every model's index table in a database (`chunks__<model_id>`), or every table
+    whose name starts with `prefix`."""
+    db = lancedb.connect(str(uri))
+    names: list[str] = []
+    token = None
+    while True:
+        page = db.list_tables(page_token=token)
+        names += [n for n in page.tables if n.startswith(prefix)]
+        token = page.page_token
+        if not token:
+            return sorted(names)
+
+
+class NoLongerLive(Exception):
+    """A version found not live at commit time (revoked, deleted, superseded, expired
+    while its run was under way): nothing of it was written."""
+
+
+class _ModelTable:
+    """One embedding model's LanceDB table, opened afresh at each call, and its write
+    lock: what an `Index`'s writing, upkeep and retrieval share."""
+
+    uri: str
+    embedder: Embedder
+    db: Any
+
+    @property
+    def table_name(self) -> str:
+        """This model's table name."""
+        return table_name(self.embedder.model_id)
+
+    def _open(self) -> Any | None:
+        """The table, or None when it does not exist yet."""
+        return _open_table(self.db, self.table_name)
+
+    def exists(self) -> bool:
+        """Whether this model's table has been created."""
+        return self._open() is not None
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """Serialize this table's writes across processes and threads (local folders).
+
+        Two things LanceDB 0.40 does not protect against on its own: two processes that
+        both see no table both "create" it, the second silently overwriting the first
+        one's rows; and two concurrent merges of the same partition both insert its new
+        rows (duplicates). Writes take well under a second, so a lock costs nothing
+        worth measuring. Object stores get no lock: there, never write one partition
+        from two runs at once.
+        """
+        with _table_lock(self.uri, self.table_name):
+            yield

@@ -1,0 +1,2 @@
+"""The data lake: layout and keys, sidecars, Parquet IO, file locks, schemas,
+loading a version back."""

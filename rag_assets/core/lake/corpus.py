@@ -1,0 +1,108 @@
+"""Loading what the stages wrote for one document version back into core objects."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from rag_assets.core.chunking.base import DocInfo, Source
+from rag_assets.core.lake.layout import Lake, split_key
+from rag_assets.core.lake.parquet import read_stage
+from rag_assets.core.lake.schemas import Chunk, DocText, Node
+from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.structure.tables import TableRow
+
+if TYPE_CHECKING:
+    from rag_assets.core.extract import Extraction
+
+
+@dataclass
+class Version(Source):
+    """One document version as the later stages and the eval see it: what chunkers read,
+    plus its lifecycle (status, end of validity)."""
+
+    status: str = "active"
+    valid_to: dt.date | None = None
+
+
+def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Source:
+    """One PDF through the stages up to the linearized tables, in memory (no lake, no
+    Parquet, no OCR): what a chunker reads. For benches and tests that compare chunkers
+    or embedding backends on real documents without running the pipeline."""
+    return read_pdf(pdf, key, sidecar)[0]
+
+
+def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Source, Extraction]:
+    """`source_from_pdf` with the extraction it came from (pages, table regions)."""
+    from rag_assets.core.extract import OcrSettings, extract
+    from rag_assets.core.structure.tables import linearize_tables
+    from rag_assets.core.structure.tree import build_tree, table_paths, tables_by_piece
+
+    doc_id, version = split_key(key)
+    sidecar = sidecar or Sidecar()
+    extraction = extract(pdf, ocr=OcrSettings(enabled=False))
+    logical = extraction.logical_tables()
+    lines = [line for page in extraction.pages for line in page.lines]
+    title = sidecar.title or key
+    nodes = build_tree(key, extraction.doc, lines, tables_by_piece(logical), title)
+    rows = linearize_tables(key, nodes, logical, table_paths(nodes))
+    info = DocInfo(key, doc_id, version, title, sidecar.valid_from)
+    source = Source(info=info, doc=extraction.doc, nodes=nodes, rows=rows, doc_type=sidecar.type)
+    return source, extraction
+
+
+def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:
+    """The document row of a version: header info, status and end of validity."""
+    info, status, valid_to, _ = _document_row(lake, key)
+    return info, status, valid_to
+
+
+def _document_row(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, str | None]:
+    row = read_stage(lake, "documents", key).row(0, named=True)
+    info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
+    return info, row["status"], row["valid_to"], row.get("doc_type")
+
+
+def load_doc(lake: Lake, key: str) -> DocText:
+    """The extracted text of a version with its page offsets."""
+    return doc_from_pages(read_stage(lake, "pages", key))
+
+
+def doc_from_pages(pages: pl.DataFrame) -> DocText:
+    """The document text rebuilt from the pages stage's rows."""
+    pages = pages.sort("page")
+    text = "\n".join(t for t in pages["text"].to_list() if t)  # as pdf.extract joined them
+    return DocText(text=text, page_starts=pages["char_start"].to_list())
+
+
+def load_nodes(lake: Lake, key: str) -> list[Node]:
+    """The structure tree of a version, in document order."""
+    return [Node(**r) for r in read_stage(lake, "nodes", key).iter_rows(named=True)]
+
+
+def load_rows(lake: Lake, key: str) -> list[TableRow]:
+    """The linearized table rows of a version."""
+    return [TableRow(**r) for r in read_stage(lake, "tables", key).iter_rows(named=True)]
+
+
+def load_chunks(lake: Lake, key: str) -> list[Chunk]:
+    """The chunks of a version as written by the chunks stage."""
+    return [Chunk(**r) for r in read_stage(lake, "chunks", key).iter_rows(named=True)]
+
+
+def load_version(lake: Lake, key: str) -> Version:
+    """Everything the chunkers and the eval need about one version."""
+    info, status, valid_to, doc_type = _document_row(lake, key)
+    return Version(
+        info=info,
+        doc=load_doc(lake, key),
+        nodes=load_nodes(lake, key),
+        rows=load_rows(lake, key),
+        doc_type=doc_type,
+        status=status,
+        valid_to=valid_to,
+    )

@@ -1,0 +1,353 @@
+"""The data lake layout, document-version keys and the raw folder's sidecars.
+
+Layout (docs/design.md)::
+
+    <lake>/raw/<doc_id>/<version>.pdf        input PDFs (committed for the samples)
+    <lake>/raw/<doc_id>/<version>.yaml       optional sidecar: title, valid_from, valid_to,
+                                             status (active|revoked), type, metadata
+    <lake>/eval/*.jsonl                      question files
+    <lake>/derived/<stage>/<key>.parquet     one Parquet file per partition per stage
+    <lake>/lancedb/                          LanceDB, one table per embedding model
+    <lake>/reports/<timestamp>/              eval reports
+
+The root is a local folder or an object-store URI (`s3://bucket/prefix`, any fsspec
+protocol installed): paths under it are `pathlib.Path` or `upath.UPath`, which share the
+API used here. Credentials and endpoint come from the standard environment (for S3:
+AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP), the
+same variables LanceDB reads for the index under `<lake>/lancedb`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeAlias
+
+import fsspec
+from upath import UPath
+
+from rag_assets.core.lake.locks import file_lock
+
+LakePath: TypeAlias = Path | UPath
+"""A path in a lake: local (`Path`) or in an object store (`UPath`)."""
+
+KEY_PART = re.compile(r"^[a-z0-9._-]+$")
+STAGES = ("documents", "pages", "nodes", "tables", "chunks")
+
+
+class LakeError(ValueError):
+    """A problem with one input of the lake; the message names the file and the reason."""
+
+
+def validate_key_part(value: str, what: str) -> str:
+    """Check a doc id or version against the `[a-z0-9._-]` pattern of docs/design.md."""
+    if not KEY_PART.match(value) or value.startswith(".") or ".." in value:
+        raise LakeError(
+            f"invalid {what} {value!r}: use only lowercase letters, digits, '.', '_' and '-' "
+            "(not starting with '.', no '..')"
+        )
+    return value
+
+
+def make_key(doc_id: str, version: str) -> str:
+    """Build the partition key `<doc_id>@<version>`, validating both parts."""
+    return f"{validate_key_part(doc_id, 'doc_id')}@{validate_key_part(version, 'version')}"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """Split and validate a partition key into (doc_id, version)."""
+    if key.count("@") != 1:
+        raise LakeError(f"invalid partition key {key!r}: expected '<doc_id>@<version>'")
+    doc_id, version = key.split("@")
+    validate_key_part(doc_id, "doc_id")
+    validate_key_part(version, "version")
+    return doc_id, version
+
+
+def is_remote(uri: str | os.PathLike[str]) -> bool:
+    """Whether a lake root or database URI names an object store rather than a folder."""
+    text = str(uri)
+    return "://" in text and not text.startswith("file://")
+
+
+def local_lock_path(uri: str | os.PathLike[str], name: str) -> Path:
+    """Where to lock `name` of a store: inside a local store, else in a per-store folder
+    of the temp dir (object stores have no locks: this serializes writers on one host;
+    writers on several hosts rely on the store's conditional commits)."""
+    if not is_remote(uri):
+        return Path(uri) / name
+    digest = hashlib.sha256(str(uri).rstrip("/").encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / "trecho-locks" / digest / name
+
+
+def sha256_file(path: LakePath) -> str:
+    """Hex sha256 of a file's bytes: the identity of a document version's content."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class RawVersion:
+    """One document version found in the raw folder."""
+
+    doc_id: str
+    version: str
+    pdf_path: LakePath
+    sidecar_path: LakePath
+
+    @property
+    def key(self) -> str:
+        """The partition key of this version."""
+        return f"{self.doc_id}@{self.version}"
+
+
+class Lake:
+    """Paths of one data lake, local or in an object store; nothing is read or written
+    outside its root."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.remote = is_remote(root)
+        self.root: LakePath
+        if self.remote:
+            protocol = str(root).split("://", 1)[0]
+            try:
+                fsspec.get_filesystem_class(protocol)
+            except (ImportError, ValueError) as exc:
+                extra = "pip install 'trecho[s3]'" if protocol in ("s3", "s3a") else str(exc)
+                raise LakeError(f"{root}: no filesystem for '{protocol}://' ({extra})") from exc
+            # no listings cache: a sensor must see files added by other processes
+            self.root = UPath(str(root).rstrip("/"), use_listings_cache=False)
+        else:
+            self.root = Path(root).resolve()
+
+    def __repr__(self) -> str:
+        return f"Lake({str(self.root)!r})"
+
+    @property
+    def _uri_digest(self) -> str:
+        """A short, stable name for this lake's local folders (an object store's URI)."""
+        return hashlib.sha256(str(self.root).encode()).hexdigest()[:16]
+
+    def lock_path(self, name: str) -> Path:
+        """A local file to lock around read-modify-write of the lake's shared files."""
+        return local_lock_path(str(self.root), name)
+
+    def relative(self, path: LakePath) -> str:
+        """`path` relative to the lake root, as stored in the documents table."""
+        return str(path)[len(str(self.root)) :].lstrip("/")
+
+    @property
+    def raw_dir(self) -> LakePath:
+        """Where the input PDFs live."""
+        return self.root / "raw"
+
+    @property
+    def eval_dir(self) -> LakePath:
+        """Where question files live."""
+        return self.root / "eval"
+
+    @property
+    def lancedb_dir(self) -> LakePath:
+        """The LanceDB database folder."""
+        return self.root / "lancedb"
+
+    @property
+    def reports_dir(self) -> LakePath:
+        """Where eval reports are written, one folder per run."""
+        return self.root / "reports"
+
+    @property
+    def tombstones_path(self) -> LakePath:
+        """Keys removed from the index, with when and why, and when they came back."""
+        return self.root / "removed_versions.json"
+
+    def tombstones(self) -> dict[str, dict[str, Any]]:
+        """Every key ever removed: `reason`, `removed_at` (UTC ISO) and `sha256` of its
+        latest removal, `removed` (whether it is out of the index now) and `history`
+        (every removal and every return to the index, oldest first)."""
+        path = self.tombstones_path
+        if not path.exists():
+            return {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise LakeError(f"{path}: not valid JSON ({exc}); fix or delete it") from exc
+        if not isinstance(data, dict):
+            raise LakeError(f"{path}: expected a JSON object of removed keys")
+        for entry in data.values():  # files written before the history was kept
+            entry.setdefault("removed", True)
+            entry.setdefault(
+                "history",
+                [{"event": "removed", "at": entry.get("removed_at", ""), **_removal(entry)}],
+            )
+        return data
+
+    def _update_tombstones(self, key: str, change: Any) -> bool:
+        """Apply `change(data)` to the removal records under their lock; write them back
+        when it returns True."""
+        split_key(key)
+        with file_lock(self.lock_path(".removed_versions.lock")):
+            data = self.tombstones()
+            if not change(data):
+                return False
+            _write_atomically(
+                self.tombstones_path,
+                (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"),
+            )
+            return True
+
+    def add_tombstone(self, key: str, reason: str) -> bool:
+        """Record that `key` left the index and why (nothing when it is already out);
+        returns whether a removal was recorded."""
+        pdf = self.raw_dir / key.replace("@", "/", 1)
+        pdf = pdf.with_name(pdf.name + ".pdf")
+
+        def change(data: dict[str, dict[str, Any]]) -> bool:
+            entry = data.get(key)
+            if entry is not None and entry["removed"]:
+                return False
+            removal = {
+                "reason": reason,
+                "removed_at": _now(),
+                "sha256": sha256_file(pdf) if pdf.is_file() else "",
+            }
+            history = [] if entry is None else entry["history"]
+            history.append({"event": "removed", "at": removal["removed_at"], **_removal(removal)})
+            data[key] = {**removal, "removed": True, "history": history}
+            return True
+
+        return self._update_tombstones(key, change)
+
+    def note_indexed_again(self, key: str, sha256: str) -> bool:
+        """Record that a removed key is back in the index (its file is live again);
+        returns whether it had been removed."""
+
+        def change(data: dict[str, dict[str, Any]]) -> bool:
+            entry = data.get(key)
+            if entry is None or not entry["removed"]:
+                return False
+            entry["removed"] = False
+            entry["history"].append({"event": "indexed again", "at": _now(), "sha256": sha256})
+            return True
+
+        return self._update_tombstones(key, change)
+
+    def removal_history(self, key: str) -> str:
+        """One line of what happened to `key` before (empty when it was never removed),
+        e.g. `removed 2026-03-02 (revoked); indexed again 2026-03-05`."""
+        entry = self.tombstones().get(key)
+        if entry is None:
+            return ""
+        return "; ".join(
+            f"{e['event']} {e['at'][:10]}" + (f" ({e['reason']})" if e.get("reason") else "")
+            for e in entry["history"]
+        )
+
+    @property
+    def dagster_home(self) -> Path:
+        """The default persistent Dagster instance folder for this lake: `<lake>/.dagster`
+        for a local lake, `~/.trecho/dagster/<hash of the URI>` for an object store (the
+        instance's SQLite storage needs a local disk; set DAGSTER_HOME to share one)."""
+        if self.remote:
+            return Path.home() / ".trecho" / "dagster" / self._uri_digest
+        return self.root / ".dagster"
+
+    @property
+    def local_cache_dir(self) -> Path:
+        """A local folder for caches that need no sharing: `<lake>/cache` for a local lake,
+        `~/.cache/trecho/<hash of the URI>` for an object store."""
+        if self.remote:
+            return Path.home() / ".cache" / "trecho" / self._uri_digest
+        return self.root / "cache"
+
+    def stage_path(self, stage: str, key: str) -> LakePath:
+        """The Parquet file of one stage for one partition."""
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}")
+        split_key(key)
+        return self.root / "derived" / stage / f"{key}.parquet"
+
+    def raw_paths(self, key: str) -> tuple[LakePath, LakePath]:
+        """The PDF and sidecar paths of a partition key, checked to stay inside the lake."""
+        doc_id, version = split_key(key)
+        pdf = self.raw_dir / doc_id / f"{version}.pdf"
+        sidecar = self.raw_dir / doc_id / f"{version}.yaml"
+        for path in (pdf, sidecar) if isinstance(self.root, Path) else ():
+            if path.exists() and not path.resolve().is_relative_to(self.root):
+                raise LakeError(f"{path}: resolves outside the lake root {self.root}")
+        return pdf, sidecar
+
+    def scan_raw(self, doc_id: str | None = None) -> tuple[list[RawVersion], list[str]]:
+        """Every `<doc_id>/<version>.pdf` under raw/, plus a message per path it skipped
+        and why: a file outside a document folder, an extension other than `.pdf` and
+        `.yaml` (`v1.PDF`), a sidecar without its PDF, a folder inside a document folder,
+        a name that breaks the key rule, a path leading outside the lake. Hidden files
+        (`.name`) are ignored silently. `doc_id` limits the scan to one document."""
+        found: list[RawVersion] = []
+        problems: list[str] = []
+        if not self.raw_dir.is_dir():
+            return found, problems
+        layout = "a version is raw/<doc_id>/<version>.pdf"
+        for doc_dir in sorted(self.raw_dir.iterdir()):
+            if doc_dir.name.startswith(".") or doc_id not in (None, doc_dir.name):
+                continue
+            if not doc_dir.is_dir():
+                problems.append(f"{doc_dir}: not in a document folder ({layout})")
+                continue
+            names = {p.name for p in doc_dir.iterdir()}
+            for item in sorted(doc_dir.iterdir()):
+                name, suffix = item.name, item.suffix
+                if name.startswith("."):
+                    continue
+                if item.is_dir():
+                    problems.append(f"{item}: a folder inside a document folder ({layout})")
+                elif suffix == ".yaml":
+                    if f"{item.stem}.pdf" not in names:
+                        problems.append(f"{item}: sidecar without its PDF {item.stem}.pdf")
+                elif suffix != ".pdf" and suffix.lower() in (".pdf", ".yaml", ".yml"):
+                    wanted = ".pdf" if suffix.lower() == ".pdf" else ".yaml"
+                    problems.append(
+                        f"{item}: extension {suffix!r} is not read; rename it to "
+                        f"{item.stem}{wanted}"
+                    )
+                elif suffix != ".pdf":
+                    problems.append(f"{item}: not a PDF or a sidecar ({layout})")
+                else:
+                    try:
+                        key = make_key(doc_dir.name, item.stem)
+                        self.raw_paths(key)
+                    except LakeError as exc:
+                        problems.append(f"{item}: {exc}")
+                        continue
+                    found.append(
+                        RawVersion(doc_dir.name, item.stem, item, item.with_suffix(".yaml"))
+                    )
+        return found, problems
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+def _removal(entry: dict[str, Any]) -> dict[str, str]:
+    return {"reason": entry.get("reason", ""), "sha256": entry.get("sha256", "")}
+
+
+def _write_atomically(path: LakePath, data: bytes) -> None:
+    """Replace a file's bytes so that readers see the old or the new content, never a
+    part: temp file + rename locally; one PUT (atomic by itself) in an object store."""
+    if not isinstance(path, Path):
+        path.write_bytes(data)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)

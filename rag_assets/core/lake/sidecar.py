@@ -1,0 +1,87 @@
+"""A version's optional sidecar (`<version>.yaml`): what it may say and how it is checked."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from rag_assets.core.lake.layout import LakeError, LakePath
+
+STATUSES = ("active", "revoked")
+SIDECAR_KEYS = ("title", "valid_from", "valid_to", "status", "type", "metadata")
+
+
+def _as_date(value: Any, field_name: str, path: LakePath) -> dt.date | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError as exc:
+        raise LakeError(f"{path}: {field_name} {value!r} is not a date (YYYY-MM-DD)") from exc
+
+
+@dataclass(frozen=True)
+class Sidecar:
+    """What a version's optional `<version>.yaml` says about it."""
+
+    title: str | None = None
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+    status: str = "active"
+    type: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, path: LakePath) -> Sidecar:
+        """Parse a sidecar file; any problem is a LakeError naming the file and the key.
+
+        Checked: the YAML parses to a mapping, every key is known, dates are real
+        YYYY-MM-DD dates, `valid_to` is not before `valid_from`, `status` is known and
+        `metadata` is a mapping."""
+        if not path.exists():
+            return cls()
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            problem = " ".join(str(exc).split())
+            raise LakeError(f"{path}: sidecar does not parse as YAML: {problem}") from exc
+        except ValueError as exc:  # YAML reads 2026-02-30 as a date that does not exist
+            raise LakeError(f"{path}: a date in the sidecar does not exist ({exc})") from exc
+        if data is None:
+            return cls()
+        if not isinstance(data, dict):
+            raise LakeError(f"{path}: sidecar must be a mapping, got {type(data).__name__}")
+        unknown = sorted(str(k) for k in set(data) - set(SIDECAR_KEYS))
+        if unknown:
+            raise LakeError(
+                f"{path}: unknown sidecar key{'s' if len(unknown) > 1 else ''} "
+                f"{', '.join(map(repr, unknown))} (known: {', '.join(SIDECAR_KEYS)})"
+            )
+        status = str(data.get("status", "active")).strip().lower()
+        if status not in STATUSES:
+            raise LakeError(f"{path}: status {status!r} must be one of {list(STATUSES)}")
+        metadata = data.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise LakeError(f"{path}: metadata must be a mapping")
+        valid_from = _as_date(data.get("valid_from"), "valid_from", path)
+        valid_to = _as_date(data.get("valid_to"), "valid_to", path)
+        if valid_from is not None and valid_to is not None and valid_to < valid_from:
+            raise LakeError(
+                f"{path}: valid_to {valid_to} is before valid_from {valid_from} "
+                "(no date would ever return this version)"
+            )
+        return cls(
+            title=str(data["title"]) if data.get("title") is not None else None,
+            valid_from=valid_from,
+            valid_to=valid_to,
+            status=status,
+            type=str(data["type"]) if data.get("type") is not None else None,
+            metadata=metadata,
+        )

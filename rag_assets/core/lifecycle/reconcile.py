@@ -1,0 +1,277 @@
+"""The one reconcile step: the raw folder against what the lake and the index hold, as a
+plan of partitions to add, versions to remove (with why) and versions to run (with why).
+
+The sensor, the cron schedule and `trecho materialize` all act on this plan, so they
+agree on one change rule. A live version runs when, compared with what the lake holds for
+it, its file's bytes (sha256), its sidecar (title, dates, status, type, metadata), the
+code version any stage last ran with, or the configured model's table (exactly its
+chunks) differ; or when it was removed before and is live again (`restored`).
+
+Orchestration facts (registered partitions, the code version each stage last ran with)
+come in as plain values: this module knows nothing of Dagster.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index import Index, committed_keys, read_active, table_name
+from rag_assets.core.lake.layout import STAGES, Lake, LakeError, sha256_file
+from rag_assets.core.lake.parquet import first_rows, stage_rows
+from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lifecycle.versions import RawScan, scan_versions
+
+PIPELINE = ("raw_pdf", "page_text", "structure_tree", "linearized_tables", "chunks", "embeddings")
+"""The stages one version's run goes through, in order (the index job's assets)."""
+
+EMBED_STAGES = ("chunks", "embeddings")
+"""The stages that depend on the model (token budgets, vectors): what a model change
+re-runs, extraction kept."""
+
+FileState = list  # [mtime_ns, size, sha256]
+
+
+@dataclass(frozen=True)
+class CodeVersions:
+    """The code version of each stage now, and the one each version's last
+    materialization of that stage ran with."""
+
+    current: Mapping[str, str]
+    """Stage name -> its code version now."""
+    ran_with: Mapping[str, Mapping[str, str]]
+    """Stage name -> partition key -> the code version its last materialization had
+    (absent: never materialized)."""
+
+    def changed(self, key: str) -> tuple[str, str] | None:
+        """The first stage whose code differs from what `key` last ran with, and why."""
+        for stage in PIPELINE:
+            if stage not in self.current:
+                continue
+            seen = self.ran_with.get(stage, {}).get(key)
+            if seen is None:
+                return stage, f"{stage} never materialized"
+            if seen != self.current[stage]:
+                return stage, f"{stage} code changed"
+        return None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One version to run, and why."""
+
+    key: str
+    reason: str
+    """new, file changed, sidecar changed, restored, `<stage> code changed`, ..."""
+    sha256: str
+    """The sha256 of the version's PDF now."""
+    fingerprint: str
+    """A digest of everything the change rule read: file, sidecar, code versions, model.
+    The same fingerprint means the same inputs: a run asked for once is not asked again."""
+    restored_after: str | None = None
+    """When a version live again was removed (each undo runs, even with the same bytes)."""
+    embed_only: bool = False
+    """Only the model-dependent stages need to run (extraction is current)."""
+
+    @property
+    def run_key(self) -> str:
+        """The run key: the key, the file's sha256, the fingerprint, and the removal date
+        of a restored version."""
+        out = f"{self.key}:{self.sha256}:{self.fingerprint[:16]}"
+        return out + (f":after-{self.restored_after}" if self.restored_after else "")
+
+
+@dataclass
+class Plan:
+    """What to do so that the index matches the raw folder."""
+
+    scan: RawScan
+    registered: set[str] = field(default_factory=set)
+    """The partition keys the orchestrator knew when the plan was made."""
+    add: list[str] = field(default_factory=list)
+    """Live keys not registered yet (new partitions)."""
+    remove: dict[str, str] = field(default_factory=dict)
+    """Keys to purge from every store, with why: registered but not live, or not live
+    with something left (derived files, index rows)."""
+    run: dict[str, Run] = field(default_factory=dict)
+    up_to_date: list[str] = field(default_factory=list)
+    """Live keys the lake and index already hold as they are now."""
+    files: dict[str, FileState] = field(default_factory=dict)
+    """(mtime, size, sha256) of each live file: hand it back as `known` next time so an
+    unchanged file is not hashed again."""
+    index_rows: dict[str, int] = field(default_factory=dict)
+    """Rows per key in the configured model's table."""
+
+    @property
+    def nothing_left(self) -> dict[str, str]:
+        """Not-live keys with nothing left to remove, with why."""
+        return {
+            k: self.scan.reasons.get(k, "not live") for k in self.scan.dead if k not in self.remove
+        }
+
+
+def file_hashes(
+    lake: Lake, keys: Collection[str], known: Mapping[str, FileState]
+) -> dict[str, FileState]:
+    """sha256 of each version's PDF, re-hashed only when its size or mtime changed since
+    `known` (so a sensor tick over a large lake reads no unchanged file)."""
+    states: dict[str, FileState] = {}
+    for key in keys:
+        pdf, _ = lake.raw_paths(key)
+        stat = pdf.stat()
+        # object stores give a float mtime (the object's last write), folders nanoseconds
+        mtime = getattr(stat, "st_mtime_ns", None) or int(stat.st_mtime * 1e9)
+        previous = known.get(key)
+        if previous and list(previous[:2]) == [mtime, stat.st_size]:
+            states[key] = list(previous[:3])
+        else:
+            states[key] = [mtime, stat.st_size, sha256_file(pdf)]
+    return states
+
+
+def has_derived_files(lake: Lake, key: str) -> bool:
+    """Whether any stage's Parquet file of `key` exists."""
+    return any(lake.stage_path(stage, key).exists() for stage in STAGES)
+
+
+def lake_reason(
+    sha: str, sidecar: Sidecar | LakeError, row: Mapping[str, Any] | None
+) -> str | None:
+    """Why the lake's record of a version (its `derived/documents` row, None when there is
+    none) is not the raw folder's now (its file's `sha` and `sidecar`, or the sidecar's
+    error): new, file changed, sidecar changed (or the sidecar's own error); None if same."""
+    if row is None:
+        return "new"
+    if row["sha256"] != sha:
+        return "file changed"
+    if isinstance(sidecar, LakeError):
+        return str(sidecar)
+    seen = (row["title"], row["valid_from"], row["valid_to"], row["status"], row["doc_type"])
+    now = (sidecar.title or row["doc_id"], sidecar.valid_from, sidecar.valid_to)
+    metadata = json.dumps(sidecar.metadata, ensure_ascii=False, default=str)
+    if seen != (*now, sidecar.status, sidecar.type) or row["metadata_json"] != metadata:
+        return "sidecar changed"
+    return None
+
+
+def fingerprint(lake: Lake, key: str, sha: str, code: CodeVersions, model_id: str) -> str:
+    """A digest of the inputs the change rule compares: the file's sha256, the sidecar's
+    bytes, every stage's code version and the model id."""
+    sidecar = lake.raw_paths(key)[1]
+    side = sha256_file(sidecar) if sidecar.exists() else ""
+    inputs = [sha, side, sorted(code.current.items()), model_id]
+    return hashlib.sha256(json.dumps(inputs).encode("utf-8")).hexdigest()
+
+
+def removal_plan(
+    lake: Lake,
+    db_uri: str | os.PathLike[str],
+    embedder: Embedder,
+    registered: Collection[str],
+    *,
+    history: bool,
+    today: dt.date | None = None,
+) -> Plan:
+    """The plan's partitions to add and versions to remove, without deciding what to run
+    (no file hashed, no code version compared): what is left to purge after runs.
+
+    The index is read once: the configured model's table for its row counts (the active
+    model's keys only when search uses another model)."""
+    counts = Index(db_uri, embedder).partition_counts()
+    active = read_active(db_uri)
+    if active is not None and active.model_id == embedder.model_id:
+        committed = {k for k, n in counts.items() if n}
+    else:
+        committed = committed_keys(db_uri)
+    scan = scan_versions(lake, history, today, db_uri, indexed=committed)
+    plan = Plan(scan=scan, registered=set(registered), index_rows=counts)
+    plan.add = [k for k in scan.live if k not in plan.registered]
+    for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
+        left = key in plan.registered or key in counts or key in committed
+        if left or has_derived_files(lake, key):
+            plan.remove[key] = scan.reasons.get(key, "file deleted")
+    return plan
+
+
+def reconcile(
+    lake: Lake,
+    db_uri: str | os.PathLike[str],
+    embedder: Embedder,
+    registered: Collection[str],
+    code: CodeVersions,
+    *,
+    history: bool,
+    known: Mapping[str, FileState] | None = None,
+    force: bool = False,
+    today: dt.date | None = None,
+) -> Plan:
+    """The plan that brings the index in line with the raw folder: `removal_plan`, plus
+    the versions to run and why.
+
+    `registered`: the partition keys the orchestrator knows. `force` runs every live
+    version.
+    """
+    plan = removal_plan(lake, db_uri, embedder, registered, history=history, today=today)
+    scan, counts = plan.scan, plan.index_rows
+    plan.files = file_hashes(lake, scan.live, known or {})
+    removed = lake.tombstones() if scan.returning else {}
+    model = table_name(embedder.model_id)
+    documents = first_rows(lake, "documents", scan.live)
+    for key in scan.live:
+        sha = plan.files[key][2]
+        if key in removed:
+            reason, embed_only = "restored", False
+        elif force:
+            reason, embed_only = "--force", False
+        else:
+            row = documents.get(key)
+            sidecar = scan.sidecars[key]
+            reason, embed_only = _why_run(lake, key, sha, sidecar, row, code, counts, model)
+        if reason is None:
+            plan.up_to_date.append(key)
+            continue
+        plan.run[key] = Run(
+            key,
+            reason,
+            sha,
+            fingerprint(lake, key, sha, code, embedder.model_id),
+            removed[key]["removed_at"] if key in removed else None,
+            embed_only,
+        )
+    return plan
+
+
+def _why_run(
+    lake: Lake,
+    key: str,
+    sha: str,
+    sidecar: Sidecar | LakeError,
+    row: Mapping[str, Any] | None,
+    code: CodeVersions,
+    counts: Mapping[str, int],
+    model: str,
+) -> tuple[str | None, bool]:
+    """The change rule for one live version (`sidecar`: as the scan read it; `row`: its
+    documents row, if any): why it must run (None: up to date), and whether only the
+    model-dependent stages must."""
+    reason = lake_reason(sha, sidecar, row)
+    if reason is not None:
+        return reason, False
+    changed = code.changed(key)
+    if changed is not None and changed[0] not in EMBED_STAGES:
+        return changed[1], False
+    extraction_current = lake.stage_path("tables", key).exists()
+    expected = stage_rows(lake, "chunks", key)
+    if expected is None:
+        return "chunks missing", extraction_current
+    if counts.get(key, 0) != expected:
+        return f"not fully in {model}", extraction_current
+    if changed is not None:
+        return changed[1], extraction_current
+    return None, False

@@ -1,0 +1,136 @@
+"""The raw folder sorted by the lifecycle rules: which versions are live, and why
+the others are not."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from rag_assets.core.index import (
+    committed_keys,
+)
+from rag_assets.core.lake.layout import Lake, LakeError, split_key
+from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lifecycle.rules import is_live, superseded_by_indexed
+
+
+@dataclass
+class RawScan:
+    """The raw folder sorted for the pipeline: what should be indexed, what should not
+    (with why), and paths skipped (with why)."""
+
+    live: list[str] = field(default_factory=list)
+    dead: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Why each dead key is not live: revoked, expired, superseded by ..."""
+    returning: list[str] = field(default_factory=list)
+    """Live keys that were removed before (their file is live again): indexed again."""
+    sidecars: dict[str, Sidecar | LakeError] = field(default_factory=dict)
+    """Each scanned key's sidecar as read by the scan, or the error it raised (read once
+    per scan: the change rule compares the same values)."""
+
+
+def scan_versions(
+    lake: Lake,
+    history: bool = False,
+    today: dt.date | None = None,
+    db_uri: str | os.PathLike[str] | None = None,
+    *,
+    indexed: Collection[str] | None = None,
+    doc_id: str | None = None,
+) -> RawScan:
+    """Partition keys of the raw folder split into live and not live: the raw folder is
+    the truth, whatever was removed before.
+
+    Not live: revoked, expired (`valid_to` passed), or superseded (unless `history`, the
+    `keep_history` setting): a newer version of the same document, in force and
+    already in the index (`indexed`, default: what the table search uses holds in
+    `db_uri`, default `<lake>/lancedb`), replaces the older ones. A newer version not
+    indexed yet (or whose run failed) replaces nothing. A version whose sidecar does not
+    parse counts as live: its run then fails with the sidecar's error, and what is
+    already indexed for it is kept, never purged. A key removed before whose file is
+    live again is live (`returning`), its removal kept in `removed_versions.json`.
+    """
+    today = today or dt.date.today()
+    found, problems = lake.scan_raw(doc_id)
+    scan = RawScan(problems=problems)
+    removed = lake.tombstones()
+    if indexed is None:
+        indexed = committed_keys(db_uri or lake.lancedb_dir) if found else set()
+    candidates: dict[str, Sidecar] = {}
+    for raw in found:
+        try:
+            sidecar = scan.sidecars[raw.key] = Sidecar.read(raw.sidecar_path)
+        except LakeError as exc:
+            scan.sidecars[raw.key] = exc
+            sidecar = None  # live: its run fails with the sidecar's error
+        if sidecar is not None and sidecar.status != "active":
+            scan.dead.append(raw.key)
+            scan.reasons[raw.key] = sidecar.status
+        elif sidecar is not None and not is_live(sidecar, today):
+            scan.dead.append(raw.key)
+            scan.reasons[raw.key] = f"expired on {sidecar.valid_to}"
+        elif sidecar is None:
+            scan.live.append(raw.key)
+        else:
+            candidates[raw.key] = sidecar
+    replaced = (
+        {}
+        if history
+        else superseded_by_indexed(
+            {key: sidecar.valid_from for key, sidecar in candidates.items()}, set(indexed), today
+        )
+    )
+    for key in candidates:
+        if key in replaced:
+            scan.dead.append(key)
+            scan.reasons[key] = f"superseded by {replaced[key]}"
+        else:
+            scan.live.append(key)
+    scan.returning = [k for k in scan.live if removed.get(k, {}).get("removed")]
+    scan.live.sort()
+    scan.dead.sort()
+    return scan
+
+
+def not_live_reason(
+    lake: Lake,
+    key: str,
+    db_uri: str | os.PathLike[str],
+    history: bool = False,
+    *,
+    indexed: Collection[str] | None = None,
+) -> str | None:
+    """Why `key` must not be in the index now (None when it is live), read from its
+    document's folder: asked again at commit time, under the table's write lock."""
+    doc_id, _ = split_key(key)
+    pdf, sidecar_path = lake.raw_paths(key)
+    if not pdf.is_file():
+        return f"its file {lake.relative(pdf)} is gone"
+    try:
+        Sidecar.read(sidecar_path)
+    except LakeError as exc:
+        return f"its sidecar no longer parses ({exc})"
+    scan = scan_versions(lake, history, None, db_uri, indexed=indexed, doc_id=doc_id)
+    return None if key in scan.live else scan.reasons.get(key, "not found in raw/")
+
+
+def replaced_once_committed(
+    lake: Lake,
+    key: str,
+    db_uri: str | os.PathLike[str],
+    history: bool = False,
+    *,
+    indexed: Collection[str] | None = None,
+) -> dict[str, str]:
+    """The older versions of `key`'s document that leave the index once `key` is in it
+    (superseded by it), each with the reason to record. `indexed`: the versions the
+    table search uses holds, when the caller has just read them (default: read now)."""
+    doc_id, _ = split_key(key)
+    indexed = set(committed_keys(db_uri) if indexed is None else indexed) | {key}
+    scan = scan_versions(lake, history, None, db_uri, indexed=indexed, doc_id=doc_id)
+    wanted = f"superseded by {key}"
+    return {k: reason for k, reason in scan.reasons.items() if reason == wanted}

@@ -1,0 +1,1 @@
+"""Dagster wiring: partitions, jobs, sensors, schedules, plans, runs, executors, checks."""

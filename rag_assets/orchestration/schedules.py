@@ -1,0 +1,62 @@
+"""Schedules: a cron that carries out the reconcile plan (what the sensor does, for
+deployments that prefer a cron), and the eval report on its own cron after it. Both
+crons are settings (TRECHO_INDEX_CRON, TRECHO_EVAL_CRON), given to `build_schedules`."""
+
+from dagster import (
+    DefaultScheduleStatus,
+    RunRequest,
+    ScheduleDefinition,
+    ScheduleEvaluationContext,
+    SkipReason,
+    schedule,
+)
+
+from rag_assets.orchestration.jobs import eval_job, index_job
+from rag_assets.orchestration.partitions import DOC_VERSIONS
+from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests
+from resources import EmbedderResource, LakeResource, LanceDBResource
+
+
+def scan_and_index(
+    context: ScheduleEvaluationContext,
+    lake: LakeResource,
+    lancedb: LanceDBResource,
+    embedder: EmbedderResource,
+) -> list[RunRequest] | SkipReason:
+    """The reconcile plan, carried out on a cron: partitions deleted and added here, one
+    run request per version to run (a failed one is asked again at the next tick)."""
+    plan = plan_lake(context.instance, lake, lancedb, embedder.embedder())
+    for problem in plan.scan.problems:
+        context.log.warning(problem)
+    for key in carry_out_removals(context.instance, lake, lancedb, plan, context.log.info):
+        context.instance.delete_dynamic_partition(DOC_VERSIONS, key)
+    if plan.add:
+        context.instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
+    return run_requests(plan) or SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
+
+
+def build_schedules(index_cron: str, eval_cron: str) -> list[ScheduleDefinition]:
+    """The `scan_and_index` schedule (stopped by default) and the `daily_eval_report`
+    schedule (running), on the given crons."""
+    index = schedule(
+        cron_schedule=index_cron,
+        job=index_job,
+        name="scan_and_index",
+        default_status=DefaultScheduleStatus.STOPPED,
+        description=(
+            f"Scan raw/ on a cron ({index_cron}, TRECHO_INDEX_CRON): index new or changed "
+            "versions (file, sidecar, code, model), remove the ones no longer live. For "
+            "deployments that prefer a cron to the sensor."
+        ),
+    )(scan_and_index)
+    report = ScheduleDefinition(
+        name="daily_eval_report",
+        job=eval_job,
+        cron_schedule=eval_cron,
+        default_status=DefaultScheduleStatus.RUNNING,
+        description=(
+            f"Re-run the eval on the live index ({eval_cron}, TRECHO_EVAL_CRON; after the "
+            "index cron)."
+        ),
+    )
+    return [index, report]
