@@ -43,7 +43,7 @@ def fresh_search_loads(lake: Lake) -> list[str]:
     code = (
         "import sys\n"
         "from rag_assets.cli import main\n"
-        "from rag_assets.core import e5_backend\n"
+        "from rag_assets.core.embedding import e5_backend\n"
         f"main(['search', {QUESTION!r}, '-k', '1', '--lake', {str(lake.root)!r}])\n"
         "print(f\"torch: {'torch' in sys.modules}\")\n"
         "print(f'tokenizer built: {e5_backend.tokenizer.cache_info().currsize}')\n"
