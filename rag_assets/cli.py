@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from rag_assets.core.errors import UserError
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.settings import Settings
 
@@ -386,10 +387,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return _eval_models(args, lake, files, names, progress)
     index = _serving_index(args, lake)  # the model search uses, unless --model is given
     embedder = index.embedder
-    try:
-        strategies = strategy_families(names, args.offsets, embedder)
-    except ValueError as exc:
-        raise LakeError(str(exc)) from exc
+    strategies = strategy_families(names, args.offsets, embedder)
     result = run_eval(
         lake,
         embedder,
@@ -436,7 +434,7 @@ def _eval_models(
             history=args.settings.keep_history,
             vector_weight=args.settings.vector_weight,
         )
-    except (ValueError, OSError) as exc:
+    except OSError as exc:
         raise LakeError(str(exc)) from exc
     if args.write:
         for model, result in results.items():
@@ -713,7 +711,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.settings = Settings.from_env()  # every setting read once, here
         return int(args.func(args))
-    except (LakeError, ValueError) as exc:  # bad input or settings: one line, no traceback
+    except UserError as exc:  # bad input or settings: one line, no traceback (a bug: traceback)
         if getattr(args, "settings", None) is not None and args.settings.debug:
             raise
         message = " ".join(str(exc).split())

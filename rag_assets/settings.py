@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from rag_assets.core.errors import ConfigError
+
 if TYPE_CHECKING:
     from rag_assets.core.embedding.embedder import Embedder
     from rag_assets.core.index import Index
@@ -23,7 +25,7 @@ EXECUTORS = ("multiprocess", "in_process", "dask", "celery", "k8s")
 """The executors trecho knows (`rag_assets.orchestration.executors` builds them)."""
 
 
-class SettingsError(ValueError):
+class SettingsError(ConfigError):
     """An environment variable with a value trecho cannot use."""
 
 

@@ -5,17 +5,17 @@ from typing import TypeVar
 
 from dagster import Failure
 
-from rag_assets.core.extract import PdfError
-from rag_assets.core.lake.layout import LakeError
+from rag_assets.core.errors import UserError
 
 T = TypeVar("T")
 
 
 def failing_clearly(key: str, action: Callable[[], T]) -> T:
-    """Run a core call; a bad input fails only this version, with the file and the reason."""
+    """Run a core call; a user error (bad input, bad setting) fails only this version,
+    with the file or setting and the reason."""
     try:
         return action()
-    except (PdfError, LakeError) as exc:
+    except UserError as exc:
         raise Failure(
             description=f"{key}: {exc}",
             metadata={"partition": key, "reason": str(exc)},

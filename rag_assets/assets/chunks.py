@@ -11,6 +11,7 @@ from rag_assets.assets.linearized_tables import linearized_tables
 from rag_assets.core.chunking import build_chunker
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.metrics import chunk_damage
 from rag_assets.core.lake.corpus import load_version
 from rag_assets.core.lake.parquet import read_stage, write_stage
@@ -67,7 +68,7 @@ def chunks(
     key = context.partition_key
     version = load_version(lake.lake, key)
     if config.header_document not in ("id", "title"):
-        raise ValueError(f"header_document {config.header_document!r} must be 'id' or 'title'")
+        raise ConfigError(f"header_document {config.header_document!r} must be 'id' or 'title'")
     if config.header_document == "title":
         version.info = dataclasses.replace(version.info, header_name=version.info.title)
     model = embedder.embedder()

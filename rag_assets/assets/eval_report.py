@@ -4,6 +4,7 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from rag_assets.assets.embeddings import embeddings
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.evaluation import ALL, STANDARD, resolve_strategies, strategy_families
 from rag_assets.core.eval.report import (
     hit3_regression,
@@ -57,7 +58,7 @@ def eval_report(
     try:
         families = strategy_families(resolve_strategies(config.strategies), config.offsets, model)
     except ValueError as exc:
-        raise ValueError(f"eval_report config: {exc}") from exc
+        raise ConfigError(f"eval_report config: {exc}") from exc
     result = run_eval(
         lake.lake,
         model,

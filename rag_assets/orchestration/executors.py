@@ -13,6 +13,7 @@ from typing import Any
 
 from dagster import ExecutorDefinition, Field, in_process_executor, multiprocess_executor
 
+from rag_assets.core.errors import UserError
 from rag_assets.settings import Settings
 
 EXECUTORS: dict[str, tuple[str, str, str | None]] = {
@@ -26,7 +27,7 @@ EXECUTORS: dict[str, tuple[str, str, str | None]] = {
 names are `rag_assets.settings.EXECUTORS`."""
 
 
-class ExecutorConfigError(RuntimeError):
+class ExecutorConfigError(UserError, RuntimeError):
     """The configured executor is unknown, or its optional extra is not installed. Raised
     while the code location loads, so `dagster dev` / the code server show it at once."""
 

@@ -44,6 +44,7 @@ import polars as pl
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.errors import UserError
 from rag_assets.core.index import ACTIVE_TABLE, MODES, Index, ModelRef, embedder_for, ref_in
 from rag_assets.core.index.hits import hit_rows
 from rag_assets.core.index.store import _open_table
@@ -52,7 +53,7 @@ from rag_assets.core.lake.layout import Lake
 CATALOG_COLUMNS = ["partition_key", "doc_id", "version", "title", "status", "valid_from"]
 
 
-class RequestError(ValueError):
+class RequestError(UserError, ValueError):
     """A request the server refuses; the message says what is wrong.
 
     `status` is the HTTP status it maps to: 422 for a malformed or out-of-range value,

@@ -30,6 +30,7 @@ from rag_assets.core.chunking.sized import SizedChunker
 from rag_assets.core.chunking.structural import StructuralChunker
 from rag_assets.core.chunking.whole import WholeChunker
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.errors import ConfigError
 
 SIZED = re.compile(r"^(fixed_chars|fixed_tokens|recursive)-(\d+)-o(\d+)(?:-s(\d+))?$")
 
@@ -39,7 +40,7 @@ Factory = Callable[[Embedder | None, int, str], Chunker]
 
 def _semantic(embedder: Embedder | None, target_tokens: int, header_mode: str) -> Chunker:
     if embedder is None:
-        raise ValueError("the semantic strategy needs the embedder")
+        raise ConfigError("the semantic strategy needs the embedder")
     return SemanticChunker(embedder, header_mode=header_mode)
 
 
@@ -74,7 +75,7 @@ def build_chunker(
         return SizedChunker(kind, int(size), int(overlap), int(offset or 0), header_mode)
     if name in REGISTRY:
         return REGISTRY[name](embedder, target_tokens, header_mode)
-    raise ValueError(
+    raise ConfigError(
         f"unknown chunking strategy {name!r}: use one of {', '.join(NAMED)}, "
         "fixed_chars-<size>-o<overlap>, fixed_tokens-<size>-o<overlap>[-s<offset>], "
         "recursive-<size>-o<overlap>, optionally with -noheader"

@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 from rag_assets.core.structure.tables import TableRow
 
@@ -44,7 +45,7 @@ def make_header(info: DocInfo, path: str, mode: str = "full") -> str:
     The date lets an LLM reading the chunk tell which text was in force when, without
     looking anything up."""
     if mode not in HEADER_MODES:
-        raise ValueError(f"header mode {mode!r} must be one of {HEADER_MODES}")
+        raise ConfigError(f"header mode {mode!r} must be one of {HEADER_MODES}")
     if mode == "off":
         return ""
     parts = [info.header_name or info.doc_id]

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.errors import ConfigError, UserError
 from rag_assets.core.lake.schemas import Chunk, content_hash
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 QUOTES = "\"'“”‘’«»`"
 
 
-class SituateError(Exception):
+class SituateError(UserError):
     """One call that did not yield a sentence (its message is what gets reported)."""
 
 
@@ -186,9 +187,9 @@ class Situator:
         max_consecutive_failures: int = 5,
     ) -> None:
         if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
-            raise ValueError(f"situator url must be http(s), got {url!r}")
+            raise ConfigError(f"situator url must be http(s), got {url!r}")
         if timeout_s <= 0 or max_words <= 0 or excerpt_chars < 0:
-            raise ValueError("timeout_s and max_words must be > 0, excerpt_chars >= 0")
+            raise ConfigError("timeout_s and max_words must be > 0, excerpt_chars >= 0")
         self.endpoint = url.rstrip("/") + "/chat/completions"
         self.model = model
         self.counter = counter

@@ -35,6 +35,7 @@ from typing import Literal
 from rag_assets.core.chunking.base import PATH_SEP, Chunker, DocInfo, Source, make_header
 from rag_assets.core.chunking.structural import Unit, fit_to_budget, lead_of, structural_chunks
 from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 from rag_assets.core.structure.tree import display_name, path_of
 
@@ -278,7 +279,7 @@ class LegalChunker(Chunker):
 
     def __post_init__(self) -> None:
         if self.unit not in LEGAL_UNITS:
-            raise ValueError(f"legal unit {self.unit!r} must be one of {LEGAL_UNITS}")
+            raise ConfigError(f"legal unit {self.unit!r} must be one of {LEGAL_UNITS}")
 
     @property
     def name(self) -> str:

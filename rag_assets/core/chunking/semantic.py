@@ -33,6 +33,7 @@ from rag_assets.core.chunking.base import Chunker, DocInfo, Source, make_header
 from rag_assets.core.chunking.structural import Unit, fit_to_budget, sentence_units
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 
 # a printed line that ends a sentence (. ! ? ; :) followed by a line that does not start
@@ -141,7 +142,7 @@ class SemanticChunker(Chunker):
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.percentile <= 100.0:
-            raise ValueError(f"percentile must be in [0, 100], got {self.percentile}")
+            raise ConfigError(f"percentile must be in [0, 100], got {self.percentile}")
 
     @property
     def name(self) -> str:
@@ -163,7 +164,7 @@ class SemanticChunker(Chunker):
         fixed = counter.count(f"{header}\n") if header else counter.overhead
         room = limit - fixed
         if room < 8:
-            raise ValueError(f"max_tokens {limit} leaves no room for text after the header")
+            raise ConfigError(f"max_tokens {limit} leaves no room for text after the header")
         units: list[Unit] = []
         for unit in sentences_of(doc, source.nodes):
             units.extend(fit_to_budget(unit, room, counter))

@@ -21,6 +21,7 @@ from typing import Literal
 
 from rag_assets.core.chunking.base import Chunker, Source, make_header
 from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText
 
 DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
@@ -35,22 +36,22 @@ def offsets_for(size: int, n: int = 4) -> list[int]:
     reports mean and range instead of trusting one run. Duplicates (n > size) are dropped.
     """
     if size <= 0:
-        raise ValueError(f"size must be > 0, got {size}")
+        raise ConfigError(f"size must be > 0, got {size}")
     if n <= 0:
-        raise ValueError(f"n (number of offsets) must be > 0, got {n}")
+        raise ConfigError(f"n (number of offsets) must be > 0, got {n}")
     return sorted({(i * size) // n for i in range(n)})
 
 
 def _check_window(size: int, overlap: int, start_offset: int = 0) -> None:
     """Reject window arguments that would loop forever or lose text."""
     if size <= 0:
-        raise ValueError(f"size must be > 0, got {size}")
+        raise ConfigError(f"size must be > 0, got {size}")
     if overlap < 0:
-        raise ValueError(f"overlap must be >= 0, got {overlap}")
+        raise ConfigError(f"overlap must be >= 0, got {overlap}")
     if overlap >= size:
-        raise ValueError(f"overlap ({overlap}) must be smaller than size ({size})")
+        raise ConfigError(f"overlap ({overlap}) must be smaller than size ({size})")
     if not 0 <= start_offset < size:
-        raise ValueError(f"start_offset must be in [0, size={size}), got {start_offset}")
+        raise ConfigError(f"start_offset must be in [0, size={size}), got {start_offset}")
 
 
 def _windows(n: int, size: int, overlap: int, start_offset: int) -> list[Span]:
@@ -366,9 +367,9 @@ def recursive(
     """
     _check_window(size, overlap)
     if length not in ("tokens", "chars"):
-        raise ValueError(f"length must be 'tokens' or 'chars', got {length!r}")
+        raise ConfigError(f"length must be 'tokens' or 'chars', got {length!r}")
     if isinstance(separators, str) or not separators:
-        raise ValueError(f"separators must be a non-empty sequence of strings, got {separators!r}")
+        raise ConfigError(f"separators must be a non-empty sequence of strings, got {separators!r}")
     seps = tuple(separators)
     name = f"recursive_{length}-{size}-o{overlap}"
     if seps != DEFAULT_SEPARATORS:
@@ -399,12 +400,13 @@ class SizedChunker(Chunker):
 
     def __post_init__(self) -> None:
         if self.kind != "recursive" and self.kind not in WINDOWS:
-            raise ValueError(
+            raise ConfigError(
                 f"size-based kind {self.kind!r} must be one of {[*WINDOWS, 'recursive']}"
             )
         if self.kind == "recursive" and self.offset:
             # it cuts at separators: an offset would be ignored, yet named in the report
-            raise ValueError(f"recursive splitting has no start offset, got -s{self.offset}")
+            raise ConfigError(f"recursive splitting has no start offset, got -s{self.offset}")
+        _check_window(self.size, self.overlap, self.offset)  # when built, not at chunk time
 
     @property
     def name(self) -> str:

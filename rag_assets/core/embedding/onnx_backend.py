@@ -42,6 +42,7 @@ from rag_assets.core.embedding.tokens import (
     remember_info,
     versions,
 )
+from rag_assets.core.errors import UserError
 
 # Worst cosine between an ONNX vector and the torch vector of the same text that still
 # counts as the same model. Measured on the bundled all-MiniLM-L6-v2 (bench/onnx_backend.py:
@@ -93,11 +94,11 @@ PROBE_TEXTS = (
 log = logging.getLogger(__name__)
 
 
-class OnnxUnsupported(ValueError):
+class OnnxUnsupported(UserError, ValueError):
     """The model, device or module stack has no ONNX route here."""
 
 
-class OnnxMismatch(RuntimeError):
+class OnnxMismatch(UserError, RuntimeError):
     """The ONNX vectors differ from the torch ones beyond `TOLERANCE`."""
 
 

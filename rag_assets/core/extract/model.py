@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag_assets.core.errors import UserError
 from rag_assets.core.lake.schemas import DocText
 from rag_assets.core.structure.tables import LogicalTable, TablePart, join_tables
 
 
-class PdfError(ValueError):
+class PdfError(UserError, ValueError):
     """A PDF that cannot be read; the message names the file and the reason."""
 
 

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.locking import _retry
 from rag_assets.core.index.retrieval import (
     _Retrieval,
@@ -59,12 +60,12 @@ class Index(_IndexUpkeep, _Retrieval):
             default_vector_weight(embedder) if vector_weight is None else vector_weight
         )
         if self.vector_weight < 0:
-            raise ValueError(f"vector_weight must be >= 0, got {self.vector_weight}")
+            raise ConfigError(f"vector_weight must be >= 0, got {self.vector_weight}")
         self.rrf_k = default_rrf_k(embedder) if rrf_k is None else rrf_k
         if self.rrf_k < 1:
-            raise ValueError(f"rrf_k must be >= 1, got {self.rrf_k}")
+            raise ConfigError(f"rrf_k must be >= 1, got {self.rrf_k}")
         if self.ann_min_rows < 0 or self.ann_ef < 1:
-            raise ValueError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
+            raise ConfigError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
         self.db = lancedb.connect(self.uri)
         self._versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]] = ((-1, -1), {})
         self._versions_seen = None
@@ -187,7 +188,7 @@ class Index(_IndexUpkeep, _Retrieval):
     def _check_dimension(tbl: Any, dim: int) -> None:
         stored = tbl.schema.field("vector").type.list_size
         if stored != dim:
-            raise ValueError(
+            raise ConfigError(
                 f"table {tbl.name!r} holds {stored}-d vectors, got {dim}-d: "
                 "a different model needs its own table"
             )

@@ -13,6 +13,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.citations import cited_articles, path_filter
 from rag_assets.core.index.store import HIT_COLUMNS, KEY_COLUMNS, _ModelTable
 from rag_assets.core.lake.layout import validate_key_part
@@ -268,9 +269,9 @@ class _Retrieval(_ModelTable):
     ) -> list[list[Hit]]:
         """`search` for many queries, embedding them in one batch (for evaluations)."""
         if mode not in MODES:
-            raise ValueError(f"mode {mode!r} must be one of {list(MODES)}")
+            raise ConfigError(f"mode {mode!r} must be one of {list(MODES)}")
         if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
+            raise ConfigError(f"k must be at least 1, got {k}")
         queries = list(queries)
         tbl = self._open()
         if tbl is None or not queries:

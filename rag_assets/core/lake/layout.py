@@ -31,6 +31,7 @@ from typing import Any, TypeAlias
 import fsspec
 from upath import UPath
 
+from rag_assets.core.errors import UserError
 from rag_assets.core.lake.locks import file_lock
 
 LakePath: TypeAlias = Path | UPath
@@ -40,7 +41,7 @@ KEY_PART = re.compile(r"^[a-z0-9._-]+$")
 STAGES = ("documents", "pages", "nodes", "tables", "chunks")
 
 
-class LakeError(ValueError):
+class LakeError(UserError, ValueError):
     """A problem with one input of the lake; the message names the file and the reason."""
 
 
