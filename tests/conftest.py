@@ -136,8 +136,8 @@ def tree_of() -> Callable[..., tuple[Any, list[Any]]]:
 def prepared(tree_of: Callable[..., tuple[Any, list[Any]]]) -> Callable[..., tuple[Any, ...]]:
     """`prepared(path, key)`: (document text, tree nodes, linearized table rows) of a PDF,
     what chunkers read; each file is read once a session (the laws take seconds)."""
+    from rag_assets.core.structure.paths import display_name, path_of
     from rag_assets.core.structure.tables import linearize_tables
-    from rag_assets.core.structure.tree import display_name, path_of
 
     memo: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}
 

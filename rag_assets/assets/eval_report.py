@@ -6,16 +6,12 @@ from pydantic import Field
 from rag_assets.assets.embeddings import embeddings
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.evaluation import ALL, STANDARD, resolve_strategies, strategy_families
-from rag_assets.core.eval.report import (
-    hit3_regression,
-    markdown_table,
-    previous_report,
-    tag_table,
-    write_report,
-)
+from rag_assets.core.eval.regression import hit3_regression, previous_report
+from rag_assets.core.eval.report import write_report
+from rag_assets.core.eval.report.markdown import markdown_table, tag_table
 from rag_assets.core.eval.runner import indexed_versions, question_files, run_eval
 from rag_assets.core.index import active_embedder
-from rag_assets.core.structure.tree import unstructured_tables
+from rag_assets.core.structure.paths import unstructured_tables
 from rag_assets.orchestration.checks import eval_check_results, eval_checks
 from resources import EmbedderResource, LakeResource, LanceDBResource
 

@@ -15,8 +15,8 @@ from rag_assets.assets.structure_tree import structure_tree
 from rag_assets.core.lake.corpus import load_nodes
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import TABLE_ROWS
+from rag_assets.core.structure.paths import table_paths, unstructured_tables
 from rag_assets.core.structure.tables import join_tables, linearize_tables, parts_from_pages
-from rag_assets.core.structure.tree import table_paths, unstructured_tables
 from rag_assets.orchestration.checks import TABLES_STRUCTURED, table_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource

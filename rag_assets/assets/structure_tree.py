@@ -17,8 +17,9 @@ from rag_assets.core.extract import Line
 from rag_assets.core.lake.corpus import doc_from_pages, load_info
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import NODES
+from rag_assets.core.structure.paths import untitled_share
 from rag_assets.core.structure.tables import join_tables, parts_from_pages
-from rag_assets.core.structure.tree import build_tree, tables_by_piece, untitled_share
+from rag_assets.core.structure.tree import build_tree, tables_by_piece
 from rag_assets.orchestration.checks import (
     UNTITLED_TEXT_SHARE,
     UNTITLED_THRESHOLD,

@@ -13,7 +13,7 @@ from typing import Any
 
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MetadataValue
 
-from rag_assets.core.eval.report import Regression
+from rag_assets.core.eval.regression import Regression
 
 CHUNKS_FIT_MODEL = "chunks_fit_model"
 NO_ORPHAN_TABLE_VALUES = "no_orphan_table_values"

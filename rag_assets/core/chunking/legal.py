@@ -37,7 +37,7 @@ from rag_assets.core.chunking.structural import Unit, fit_to_budget, lead_of, st
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.structure.tree import display_name, path_of
+from rag_assets.core.structure.paths import display_name, path_of
 
 LegalUnit = Literal["article", "paragraph", "point"]
 LEGAL_UNITS: tuple[LegalUnit, ...] = ("article", "paragraph", "point")

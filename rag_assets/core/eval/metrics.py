@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_assets.core.lake.schemas import Chunk, Node
+from rag_assets.core.structure.markers import normalize_label
 from rag_assets.core.structure.tables import TableRow
-from rag_assets.core.structure.tree import normalize_label
 
 Span = tuple[int, int]
 Located = tuple[str, int, int]  # (partition_key, char_start, char_end) of a retrieved chunk

@@ -14,7 +14,7 @@ from rag_assets.core.extract.hyphenation import keep_hyphen
 from rag_assets.core.extract.model import Extraction, Line, Page, PageTable, PdfError
 from rag_assets.core.extract.ocr import OcrSettings, ocr_lines
 from rag_assets.core.extract.reader import check_pdf_file, count_pages, extract
-from rag_assets.core.extract.tables import collapse_columns, split_by_lines, split_merged, widen
+from rag_assets.core.extract.ruled_grid import collapse_columns, split_by_lines, split_merged, widen
 
 __all__ = [
     "Extraction",

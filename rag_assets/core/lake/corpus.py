@@ -39,8 +39,9 @@ def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Sour
 def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Source, Extraction]:
     """`source_from_pdf` with the extraction it came from (pages, table regions)."""
     from rag_assets.core.extract import OcrSettings, extract
+    from rag_assets.core.structure.paths import table_paths
     from rag_assets.core.structure.tables import linearize_tables
-    from rag_assets.core.structure.tree import build_tree, table_paths, tables_by_piece
+    from rag_assets.core.structure.tree import build_tree, tables_by_piece
 
     doc_id, version = split_key(key)
     sidecar = sidecar or Sidecar()

@@ -3,17 +3,36 @@ numbered sections, tables) detected from numbering and typography.
 
 Every node spans its whole unit (children included) in the document text, so that the eval
 can judge any chunking by overlap, and so that a parent can be handed to the LLM whole.
+
+What opens a unit (markers, heading typography, labels and ids) is `markers.py`; reading
+a built tree (a unit's path and name, the untitled share) is `paths.py`.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from rag_assets.core.extract import Line
 from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.structure.markers import (
+    CAPTION,
+    LEGAL_MARKERS,
+    NUMBERED,
+    STRUCTURAL_KINDS,
+    article_number,
+    body_font_size,
+    caput_title,
+    fold,
+    guard_ok,
+    heading_like,
+    id_segment,
+    merge_wrapped_headings,
+    ordinal_sign,
+    title_line,
+    title_of,
+)
+from rag_assets.core.structure.paths import TABLE_KINDS
 from rag_assets.core.structure.tables import (
     CONTINUED,
     LogicalTable,
@@ -21,99 +40,6 @@ from rag_assets.core.structure.tables import (
     join_tables,
     looks_like_header,
 )
-
-ROMAN = r"[IVXLCDM]+"
-ORD = r"\s*(?:º|°|o|ª)?"
-DOTTED = r"\d+(?:\.\d+)*"
-
-# kind, level, pattern (on the start of a line), guarded; order matters. A guarded
-# (English) marker opens a unit only when the line reads as a heading (see `_guard_ok`):
-# "Section 3 describes the method" at a line start is prose, "Section 3. Scope" is not.
-LEGAL_MARKERS: list[tuple[str, int, re.Pattern[str], bool]] = [
-    ("part", 1, re.compile(rf"^(T[ÍI]TULO|PART)\s+({ROMAN}|\d+)\b", re.I), False),
-    ("part", 1, re.compile(rf"^(TITLE|Title)\s+({ROMAN}|\d+)\b"), True),
-    ("chapter", 2, re.compile(rf"^(CAP[ÍI]TULO)\s+({ROMAN}|\d+)\b", re.I), False),
-    ("chapter", 2, re.compile(rf"^(CHAPTER|Chapter)\s+({ROMAN}|\d+)\b"), True),
-    ("section", 4, re.compile(rf"^(SUBSE[ÇC][ÃA]O)\s+({ROMAN}|\d+)\b", re.I), False),
-    ("section", 4, re.compile(rf"^(SUBSECTION|Subsection)\s+({ROMAN}|{DOTTED})\b"), True),
-    ("section", 3, re.compile(rf"^(SE[ÇC][ÃA]O)\s+({ROMAN}|\d+)\b", re.I), False),
-    ("section", 3, re.compile(rf"^(SECTION|Section|SEC\.|Sec\.)\s*({ROMAN}|{DOTTED})\b"), True),
-    # digits may come letter-spaced out of justified text: "Art. 5 7." is Art. 57
-    (
-        "article",
-        5,
-        re.compile(rf"^(Art\.|Artigo)\s*(\d+(?: \d)*(?:-[A-Z])?){ORD}\.?(?=\s|$)"),
-        False,
-    ),
-    ("article", 5, re.compile(r"^(ARTICLE|Article)\s+(\d+(?:-[A-Z])?)\b\.?"), True),
-    (
-        "paragraph",
-        6,
-        re.compile(r"^(Parágrafo único|Paragrafo unico)\.?(?=\s|$|[.:—–-])", re.I),
-        False,
-    ),
-    ("paragraph", 6, re.compile(rf"^(§)\s*(\d+){ORD}\.?(?=\s|$)"), False),
-    ("item", 7, re.compile(rf"^({ROMAN})\s*[-–—]\s+"), False),
-    ("point", 8, re.compile(r"^([a-z])\)\s+"), False),
-    ("point", 8, re.compile(r"^\(([a-z])\)\s+"), False),
-]
-NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.*)$")
-CAPTION = re.compile(r"^(Tabela|Table|Quadro)\s+(\d+)\b", re.I)
-HEADING_MAX_CHARS = 120
-STRUCTURAL_KINDS = ("part", "chapter", "section")
-
-
-def fold(text: str) -> str:
-    """Lowercase ASCII form of a text (accents dropped), for ids and label matching."""
-    nfkd = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in nfkd if not unicodedata.combining(c)).lower()
-
-
-def slug(text: str, limit: int = 40) -> str:
-    """An id-safe slug of a label or title."""
-    value = re.sub(r"[^a-z0-9.]+", "-", fold(re.sub(r"(?<=\d)[º°ª]", "", text)))
-    return value.strip("-.")[:limit].strip("-.") or "x"
-
-
-def normalize_label(label: str) -> str:
-    """Compare labels as docs/design.md says: case, `º/°/o`, dots and spaces ignored."""
-    value = fold(label).replace("º", "").replace("°", "").replace("ª", "")
-    value = re.sub(r"(\d)o\b", r"\1", value)
-    return re.sub(r"[\s.]+", "", value)
-
-
-def _article_number(label: str) -> tuple[int, str]:
-    match = re.search(r"(\d+)(?:-([A-Z]))?", label)
-    if not match:
-        return (0, "")
-    return (int(match.group(1)), match.group(2) or "")
-
-
-def _id_segment(kind: str, label: str, title: str) -> str:
-    number = re.sub(
-        r"^(art\.?|artigo|article|§|t[ií]tulo|title|part|cap[ií]tulo|chapter|subsection|"
-        r"se[çc][ãa]o|section|sec\.|tabela|table|quadro)\s*",
-        "",
-        label,
-        flags=re.I,
-    )
-    prefix = {
-        "part": "tit",
-        "chapter": "cap",
-        "article": "art",
-        "paragraph": "par",
-        "item": "inc",
-        "point": "ali",
-        "table": "tab",
-        "table_text": "tab",
-        "table_row": "row",
-    }.get(kind, "sec")
-    if kind == "paragraph" and "nico" in fold(label):
-        return "par-unico"
-    if kind == "section" and re.match(r"(?i)subse", label):
-        prefix = "subsec"
-    text = number if number.strip() else title
-    return f"{prefix}-{slug(text.strip(') '))}"
 
 
 @dataclass
@@ -176,7 +102,7 @@ class TreeBuilder:
         return node
 
     def _segment_for(self, kind: str, label: str, title: str, parent: _Open) -> str:
-        own = _id_segment(kind, label, title)
+        own = id_segment(kind, label, title)
         if kind == "text":
             own = f"txt-{self.ordinals.get(parent.node.node_id, 0) + 1}"
         if kind == "article" or parent.node.kind == "document":
@@ -211,7 +137,7 @@ class TreeBuilder:
         if parent is None:
             parent = self.stack[-1].node
         base = parent.node_id.split("#", 1)[1] if "#" in parent.node_id else ""
-        segment = f"{base}/{_id_segment(kind, label, title)}".lstrip("/")
+        segment = f"{base}/{id_segment(kind, label, title)}".lstrip("/")
         node = self._new(kind, label, title, parent.level + 1, parent, start, segment)
         node.text, node.char_end = text, end
         node.page_start, node.page_end = self.doc.pages_of(start, end)
@@ -248,54 +174,6 @@ class TreeBuilder:
         return self.nodes
 
 
-def body_font_size(lines: Sequence[Line]) -> float:
-    """The most common font size, weighted by text length: the size of running text."""
-    weights: dict[float, int] = {}
-    for line in lines:
-        weights[line.size] = weights.get(line.size, 0) + len(line.text)
-    return max(weights, key=lambda s: weights[s]) if weights else 0.0
-
-
-def _heading_like(line: Line, body: float) -> bool:
-    if len(line.text) > HEADING_MAX_CHARS or line.table >= 0:
-        return False
-    return line.bold or line.size >= body + 1.5
-
-
-def _merge_wrapped_headings(lines: list[Line], body: float) -> list[Line]:
-    """Join a heading printed over two lines (same style, directly below) into one line."""
-    merged: list[Line] = []
-    for line in lines:
-        prev = merged[-1] if merged else None
-        if (
-            prev is not None
-            and _heading_like(prev, body)
-            and _heading_like(line, body)
-            and prev.bold == line.bold
-            and prev.size == line.size
-            and 0 <= line.top - prev.bottom < prev.size * 0.8
-            and not NUMBERED.match(line.text)
-            and not any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS)
-        ):
-            prev.text = f"{prev.text} {line.text}"
-            prev.bottom = line.bottom
-            prev.char_end = line.char_end
-            continue
-        merged.append(Line(**vars(line)))
-    return merged
-
-
-def _title_of(text: str, marker_end: int) -> str:
-    rest = text[marker_end:].strip(" .-–—:")
-    return rest
-
-
-def _caput_title(text: str) -> str:
-    first = re.split(r"(?<=[.:;])\s", text.strip(" -–—"), maxsplit=1)[0]
-    return first[:160]
-
-
-TABLE_KINDS = ("table", "table_text")
 LegacyTable = tuple[list[list[str]], list[tuple[int, int]], int, int]
 
 
@@ -334,7 +212,7 @@ def build_tree(
     """
     body = body_font_size(lines)
     builder = TreeBuilder(partition_key, doc, title)
-    lines = _merge_wrapped_headings(list(lines), body)
+    lines = merge_wrapped_headings(list(lines), body)
     max_size = max((ln.size for ln in lines), default=0.0)
     logical = {key: _logical(key, table) for key, table in tables.items()}
     pending_caption: Line | None = None
@@ -377,7 +255,7 @@ def build_tree(
         if CAPTION.match(line.text) and i + 1 < len(lines) and lines[i + 1].table >= 0:
             pending_caption = line
             continue
-        if awaiting is not None and _title_line(line, body):
+        if awaiting is not None and title_line(line, body):
             awaiting.title = line.text  # "CHAPTER I" / "General Provisions" on two lines
             builder.stack[-1].text_parts.append(line.text)
             builder.extend_to(line.char_end)
@@ -393,13 +271,6 @@ def build_tree(
     if pending_caption is not None:
         builder.add_text(pending_caption)
     return builder.finish()
-
-
-def _title_line(line: Line, body: float) -> bool:
-    """A heading line that names the unit whose bare marker is printed just above it."""
-    if line.table >= 0 or not _heading_like(line, body) or NUMBERED.match(line.text):
-        return False
-    return not any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS)
 
 
 def _is_note(text: str) -> bool:
@@ -453,26 +324,6 @@ def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | N
             builder.leaf("table_row", str(row.index), "", text, row.char_start, row.char_end, node)
 
 
-def unstructured_tables(nodes: Sequence[Node]) -> list[dict[str, object]]:
-    """The tables indexed as their printed lines (`table_text`), by label and pages: a
-    reader's limit the user is told about (a warning check), not a reason to refuse the
-    version."""
-    return [
-        {"table": n.label, "title": n.title, "pages": [n.page_start, n.page_end]}
-        for n in nodes
-        if n.kind == "table_text"
-    ]
-
-
-def _guard_ok(line: Line, body: float, keyword: str, rest: str) -> bool:
-    """Whether an English marker line is a heading: printed as one, in capitals, alone on
-    its line, or followed by a title after a separator (`Section 2. Scope`)."""
-    if _heading_like(line, body) or keyword.isupper():
-        return True
-    rest = rest.strip()
-    return not rest or rest[0] in ".:–—-"
-
-
 def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
     """Open a unit if the line starts with a marker; False if it is plain text."""
     text = line.text
@@ -480,19 +331,19 @@ def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
         match = pattern.match(text)
         if not match:
             continue
-        if guarded and not _guard_ok(line, body, match.group(1), text[match.end() :]):
+        if guarded and not guard_ok(line, body, match.group(1), text[match.end() :]):
             continue
         if kind == "article":
             digits = match.group(2).replace(" ", "")
-            number = _article_number(digits)
+            number = article_number(digits)
             if number <= builder.last_article:
                 return False  # a reference to an earlier article at a line start
             builder.last_article = number
             if guarded:
                 label = f"Article {digits}"
             else:
-                label = f"Art. {digits}{_ordinal_sign(match.group(0))}"
-            builder.open(kind, level, label, _caput_title(text[match.end() :]), line, text)
+                label = f"Art. {digits}{ordinal_sign(match.group(0))}"
+            builder.open(kind, level, label, caput_title(text[match.end() :]), line, text)
             return True
         if kind in ("item", "point") and not _inside_legal_unit(builder):
             return False
@@ -502,7 +353,7 @@ def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
             label = f"{keyword} {match.group(2)}"
             if guarded and "." in match.group(2) and kind == "section":
                 level = min(4, level + match.group(2).count("."))
-            title = _title_of(text, match.end())
+            title = title_of(text, match.end())
             builder.open(kind, level, label, title, line, text)
             return True
         label = match.group(0).strip().rstrip("-–—").strip()
@@ -511,75 +362,17 @@ def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
         builder.open(kind, level, label, "", line, text)
         return True
     numbered = NUMBERED.match(text)
-    if numbered and _heading_like(line, body):
+    if numbered and heading_like(line, body):
         number = numbered.group(1)
         depth = number.count(".") + 1
         builder.open("section", 1 + depth, number, numbered.group(2).strip(), line, text)
         return True
-    if _heading_like(line, body) and not text.endswith((".", ";", ",")):
+    if heading_like(line, body) and not text.endswith((".", ";", ",")):
         level = 2 if line.size > body + 0.5 else 3
         builder.open("section", level, "", text, line, text)
         return True
     return False
 
 
-def _ordinal_sign(marker: str) -> str:
-    match = re.search(r"\d(º|°|o|ª)", marker)
-    return match.group(1) if match else ""
-
-
 def _inside_legal_unit(builder: TreeBuilder) -> bool:
     return any(item.node.kind in ("article", "paragraph", "item") for item in builder.stack)
-
-
-def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:
-    """The ancestors of a node from the top (document excluded), the node included."""
-    chain: list[Node] = []
-    current: Node | None = node
-    while current is not None and current.kind != "document":
-        chain.append(current)
-        current = by_id.get(current.parent_id) if current.parent_id else None
-    return list(reversed(chain))
-
-
-def display_name(node: Node) -> str:
-    """How a unit is named in a section path: its printed label and title."""
-    if node.kind in ("article", "paragraph", "item", "point"):
-        return node.label
-    if node.kind == "table_row":
-        return f"linha {node.label}"
-    parts = [p for p in (node.label, node.title) if p]
-    if node.kind in TABLE_KINDS and node.title:
-        return node.title
-    return " ".join(parts) if parts else node.kind
-
-
-TITLED_KINDS = ("part", "chapter", "section", "article", "table", "table_text")
-
-
-def table_paths(nodes: Sequence[Node]) -> dict[str, str]:
-    """Each table node's path (`Capítulo 4 > Tabela 1`): the context its rows carry."""
-    by_id = {n.node_id: n for n in nodes}
-    return {
-        n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
-        for n in nodes
-        if n.kind == "table"
-    }
-
-
-def untitled_share(nodes: Sequence[Node], doc: DocText) -> float:
-    """Share of the text that sits in no titled unit (no section, article or table above it).
-
-    On a kind of PDF the parser understands this is small; a sudden rise means headings
-    stopped being recognised.
-    """
-    by_id = {n.node_id: n for n in nodes}
-    total = untitled = 0
-    for node in nodes:
-        if node.kind == "table_row":
-            continue
-        size = len(node.text)
-        total += size
-        if not any(a.kind in TITLED_KINDS for a in path_of(node, by_id)):
-            untitled += size
-    return untitled / total if total else 0.0

@@ -1,0 +1,222 @@
+"""The eval report's tables and text, as Markdown: the strategies side by side, by question
+tag, by document and by start offset, the headline, and the whole `report.md`.
+
+The cell formatting here (`metric_cell`, `tag_cell`, ...) is shared with the HTML page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_assets.core.eval.evaluation import METRICS, EvalResult
+
+LOWER_IS_BETTER = {"tokens@3", "orphans", "mid_line_starts", "truncated", "twin_confusion"}
+COUNTS = ("tokens@3", "orphans", "mid_line_starts", "truncated")
+RETRIEVAL = ("hit@1", "hit@3", "hit@5", "mrr@10", "answer_complete@3")
+BASELINE = "fixed_tokens-512-o64"
+"""The common recipe the default policy is read against in the report's headline."""
+
+
+def format_number(metric: str, value: float) -> str:
+    """`value` as the report prints it: counts as integers, the rest with two decimals."""
+    return f"{value:.0f}" if metric in COUNTS else f"{value:.2f}"
+
+
+APPLIES_TO = {"answer_complete@3": "answer_complete_questions", "twin_confusion": "twin_questions"}
+"""Metrics measured over a subset of questions, and the count of that subset."""
+
+
+def metric_cell(result: EvalResult, strategy: str, metric: str) -> str:
+    """One strategy's `metric` as a table cell: the value, its (min–max) over start offsets
+    where they differ, or – where no question of that kind was scored."""
+    counted = result.strategies[strategy].get(APPLIES_TO.get(metric, ""))
+    if counted is not None and counted == 0:
+        return "–"  # no question has answer_contains / not_relevant: not measured
+    value = result.strategies[strategy].get(metric, 0.0)
+    text = format_number(metric, value)
+    low_high = result.ranges.get(strategy, {}).get(metric)
+    if low_high and low_high[0] != low_high[1]:
+        text += f" ({format_number(metric, low_high[0])}–{format_number(metric, low_high[1])})"
+    return text
+
+
+def markdown_table(result: EvalResult) -> str:
+    """One row per strategy, one column per metric; size-based ones show (min–max)."""
+    head = "| strategy | chunks | " + " | ".join(METRICS) + " |"
+    rule = "|---|---:|" + "---:|" * len(METRICS)
+    rows = [
+        f"| {name} | {result.strategies[name].get('chunks', 0):.0f} | "
+        + " | ".join(metric_cell(result, name, m) for m in METRICS)
+        + " |"
+        for name in result.strategies
+    ]
+    return "\n".join([head, rule, *rows])
+
+
+MODEL_METRICS = (
+    "hit@1",
+    "hit@3",
+    "hit@5",
+    "mrr@10",
+    "tokens@3",
+    "orphans",
+    "mid_line_starts",
+    "truncated",
+)
+
+
+def models_table(results: dict[str, EvalResult], tag: str = "leiga") -> str:
+    """Models x strategies side by side (`trecho eval --models`): retrieval, tokens and
+    damage, hit@3 of the questions tagged `tag`, and each model's index time (embedding the
+    default policy's chunks) as seconds and as a ratio to the first model's."""
+    first = next(iter(results.values()), None)
+    base = first.index_time.get("seconds", 0.0) if first else 0.0
+    head = (
+        "| model | strategy | chunks | "
+        + " | ".join(MODEL_METRICS)
+        + f" | {tag} hit@3 | index s | index time × |"
+    )
+    rule = "|---|---|---:|" + "---:|" * (len(MODEL_METRICS) + 3)
+    rows = []
+    for model, result in results.items():
+        seconds = result.index_time.get("seconds", 0.0)
+        for name in result.strategies:
+            timed = name == "default" and seconds
+            cells = [
+                f"{result.strategies[name].get('chunks', 0):.0f}",
+                *(metric_cell(result, name, m) for m in MODEL_METRICS),
+                tag_cell(result, name, tag, "hit@3"),
+                f"{seconds:.0f}" if timed else "",
+                f"{seconds / base:.2f}" if timed and base else "",
+            ]
+            rows.append(f"| {model} | {name} | " + " | ".join(cells) + " |")
+    return "\n".join([head, rule, *rows])
+
+
+def question_tags(result: EvalResult) -> list[str]:
+    """Every question tag seen in the result, sorted."""
+    return sorted({t for per in result.by_tag.values() for t in per})
+
+
+def tag_count(result: EvalResult, tag: str) -> int:
+    """Scored questions carrying `tag` (0 for e.g. out-of-scope questions)."""
+    return int(result.by_tag.get("default", {}).get(tag, {}).get("questions", 0.0))
+
+
+def tag_cell(result: EvalResult, name: str, tag: str, metric: str) -> str:
+    """Strategy `name`'s `metric` over the questions tagged `tag`, as a table cell."""
+    if not tag_count(result, tag):
+        return "–"  # no scored question carries this tag
+    return f"{result.by_tag.get(name, {}).get(tag, {}).get(metric, 0.0):.2f}"
+
+
+def tag_table(result: EvalResult, metric: str = "hit@3") -> str:
+    """`metric` per question tag (rows) and strategy (columns), with the tag's question
+    count."""
+    names = list(result.strategies)
+    lines = [
+        "| tag | questions | " + " | ".join(names) + " |",
+        "|---|---:|" + "---:|" * len(names),
+    ]
+    for tag in question_tags(result):
+        cells = [tag_cell(result, n, tag, metric) for n in names]
+        lines.append(f"| {tag} | {tag_count(result, tag)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+DOC_METRICS = ("questions", "hit@3", "mrr@10", "tokens@3", "chunks", *COUNTS[1:])
+
+
+def _doc_cell(per: dict[str, float], metric: str) -> str:
+    if metric in (*RETRIEVAL, "tokens@3") and not per.get("questions"):
+        return "–"  # no scored question on this document
+    if metric in ("questions", "chunks"):
+        return f"{per.get(metric, 0.0):.0f}"
+    return format_number(metric, per.get(metric, 0.0))
+
+
+def doc_rows(result: EvalResult) -> list[tuple[str, str, list[str]]]:
+    """(document, strategy, cells of DOC_METRICS) for the per-document tables."""
+    rows: list[tuple[str, str, list[str]]] = []
+    docs = sorted({d for per in result.by_doc.values() for d in per})
+    for doc in docs:
+        for name in result.strategies:
+            per = result.by_doc.get(name, {}).get(doc)
+            if per is not None:
+                rows.append((doc, name, [_doc_cell(per, m) for m in DOC_METRICS]))
+    return rows
+
+
+def doc_table(result: EvalResult) -> str:
+    """Per document and strategy: its questions' retrieval metrics and its chunks' damage."""
+    lines = [
+        "| document | strategy | " + " | ".join(DOC_METRICS) + " |",
+        "|---|---|" + "---:|" * len(DOC_METRICS),
+    ]
+    lines += [f"| {d} | {n} | " + " | ".join(c) + " |" for d, n, c in doc_rows(result)]
+    return "\n".join(lines)
+
+
+OFFSET_METRICS = ("hit@3", "mrr@10", "tokens@3", "mid_line_starts", "truncated", "orphans")
+
+
+def offsets_table(result: EvalResult) -> str:
+    """Each size-based strategy at each start offset."""
+    lines = [
+        "| strategy | offset | " + " | ".join(OFFSET_METRICS) + " |",
+        "|---|---|" + "---:|" * len(OFFSET_METRICS),
+    ]
+    for name, runs in result.offsets.items():
+        for variant, metrics in runs.items():
+            cells = [format_number(m, metrics.get(m, 0.0)) for m in OFFSET_METRICS]
+            lines.append(f"| {name} | {variant} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def headline(result: EvalResult) -> str:
+    """One sentence reading the default policy against the common recipe (512-token
+    windows, overlap 64), when both were evaluated."""
+    default = result.strategies.get("default")
+    base = result.strategies.get(BASELINE)
+    if not default or not base:
+        return ""
+    share = default["tokens@3"] / base["tokens@3"] if base.get("tokens@3") else 0.0
+    return (
+        f"The default policy reaches hit@3 {default['hit@3']:.2f} against "
+        f"{base['hit@3']:.2f} for {BASELINE} (mean over start offsets), sending "
+        f"{default['tokens@3']:.0f} tokens for the top 3 against {base['tokens@3']:.0f} "
+        f"({share:.0%}); its chunks have {default['orphans']:.0f} orphan table values, "
+        f"{default['mid_line_starts']:.0f} mid-line starts and {default['truncated']:.0f} "
+        "truncated chunks."
+    )
+
+
+INTRO = (
+    "Retrieval: hit@k, mrr@10 (higher is better). What the LLM gets: answer_complete@3 "
+    "(one top-3 chunk holds every expected answer string), tokens@3 (tokens sent for "
+    "the top 3). Damage (lower is better): orphan table values, chunks starting "
+    "mid-line, chunks truncated by the model, twin confusion. – : not measured (no question "
+    "of that kind)."
+)
+
+
+def summary(result: EvalResult, sources: Sequence[str]) -> str:
+    """The report's first line: how many questions, from which files, which retrieval."""
+    return (
+        f"Questions scored: {result.questions} (from {', '.join(sources)}); "
+        f"retrieval: {result.mode}, k=10. Size-based strategies: mean over start offsets, "
+        "(min–max) where they differ."
+    )
+
+
+def render_markdown(result: EvalResult, title: str, sources: Sequence[str]) -> str:
+    """The whole report as Markdown."""
+    parts = [f"# {title}", "", summary(result, sources), "", INTRO, ""]
+    if headline(result):
+        parts += [headline(result), ""]
+    parts += [markdown_table(result), "", "## hit@3 by question tag", "", tag_table(result), ""]
+    if result.by_doc:
+        parts += ["## By document", "", doc_table(result), ""]
+    if result.offsets:
+        parts += ["## Size-based strategies by start offset", "", offsets_table(result), ""]
+    return "\n".join(parts)

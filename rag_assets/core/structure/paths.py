@@ -1,0 +1,75 @@
+"""Reading a built tree: a unit's path from the top (`Capítulo 4 > Tabela 1`) and how it is
+named there, the share of text under no titled unit, and the tables kept as printed lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rag_assets.core.lake.schemas import DocText, Node
+
+TABLE_KINDS = ("table", "table_text")
+
+
+def unstructured_tables(nodes: Sequence[Node]) -> list[dict[str, object]]:
+    """The tables indexed as their printed lines (`table_text`), by label and pages: a
+    reader's limit the user is told about (a warning check), not a reason to refuse the
+    version."""
+    return [
+        {"table": n.label, "title": n.title, "pages": [n.page_start, n.page_end]}
+        for n in nodes
+        if n.kind == "table_text"
+    ]
+
+
+def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:
+    """The ancestors of a node from the top (document excluded), the node included."""
+    chain: list[Node] = []
+    current: Node | None = node
+    while current is not None and current.kind != "document":
+        chain.append(current)
+        current = by_id.get(current.parent_id) if current.parent_id else None
+    return list(reversed(chain))
+
+
+def display_name(node: Node) -> str:
+    """How a unit is named in a section path: its printed label and title."""
+    if node.kind in ("article", "paragraph", "item", "point"):
+        return node.label
+    if node.kind == "table_row":
+        return f"linha {node.label}"
+    parts = [p for p in (node.label, node.title) if p]
+    if node.kind in TABLE_KINDS and node.title:
+        return node.title
+    return " ".join(parts) if parts else node.kind
+
+
+TITLED_KINDS = ("part", "chapter", "section", "article", "table", "table_text")
+
+
+def table_paths(nodes: Sequence[Node]) -> dict[str, str]:
+    """Each table node's path (`Capítulo 4 > Tabela 1`): the context its rows carry."""
+    by_id = {n.node_id: n for n in nodes}
+    return {
+        n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
+        for n in nodes
+        if n.kind == "table"
+    }
+
+
+def untitled_share(nodes: Sequence[Node], doc: DocText) -> float:
+    """Share of the text that sits in no titled unit (no section, article or table above it).
+
+    On a kind of PDF the parser understands this is small; a sudden rise means headings
+    stopped being recognised.
+    """
+    by_id = {n.node_id: n for n in nodes}
+    total = untitled = 0
+    for node in nodes:
+        if node.kind == "table_row":
+            continue
+        size = len(node.text)
+        total += size
+        if not any(a.kind in TITLED_KINDS for a in path_of(node, by_id)):
+            untitled += size
+    return untitled / total if total else 0.0
