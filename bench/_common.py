@@ -127,9 +127,11 @@ def load_chunk_frames(quick: bool = False) -> dict[str, Any]:
     """
     import polars as pl
 
+    from rag_assets.core import stages
     from rag_assets.core.lake.schemas import CHUNKS
 
-    files = sorted((LAKE / "derived" / "chunks").glob("*.parquet"))
+    folder = LAKE / "derived" / stages.FOLDERS[stages.CHUNKS]
+    files = sorted(folder.glob("*.parquet"))
     frames: dict[str, Any] = {}
     for path in files:
         try:
@@ -141,7 +143,7 @@ def load_chunk_frames(quick: bool = False) -> dict[str, Any]:
             frames[path.stem] = frame.select(CHUNKS.names)
     if frames:
         return frames
-    print(f"  no chunk files under {LAKE / 'derived' / 'chunks'}: chunking the raw PDFs")
+    print(f"  no chunk files under {folder}: chunking the raw PDFs")
     return chunk_raw_pdfs(quick)
 
 

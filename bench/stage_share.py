@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import LAKE, header  # noqa: E402
 
-EXTRACTION = ("raw_pdf", "page_text", "structure_tree", "linearized_tables")
+from rag_assets.core.stages import CHUNKS, EMBEDDINGS, EXTRACTION  # noqa: E402
 
 
 def step_seconds(home: Path) -> dict[str, dict[str, float]]:
@@ -52,12 +52,12 @@ def main() -> None:
     runs = step_seconds(args.home)
     if not runs:
         raise SystemExit(f"{args.home}: no successful index_documents run; materialize first")
-    groups = {"extraction (raw_pdf..linearized_tables)": 0.0, "chunks": 0.0, "embeddings": 0.0}
+    groups = {"extraction (raw_pdf..linearized_tables)": 0.0, CHUNKS: 0.0, EMBEDDINGS: 0.0}
     for key, steps in sorted(runs.items()):
         extraction = sum(v for k, v in steps.items() if k in EXTRACTION)
         groups["extraction (raw_pdf..linearized_tables)"] += extraction
-        groups["chunks"] += steps.get("chunks", 0.0)
-        groups["embeddings"] += steps.get("embeddings", 0.0)
+        groups[CHUNKS] += steps.get(CHUNKS, 0.0)
+        groups[EMBEDDINGS] += steps.get(EMBEDDINGS, 0.0)
         shown = ", ".join(f"{k} {v:.1f}" for k, v in steps.items())
         print(f"{key:28} {shown}")
     total = sum(groups.values())

@@ -12,15 +12,13 @@ from dagster import (
 
 from rag_assets.assets import ALL_ASSETS
 from rag_assets.assets.embeddings import build_embeddings
+from rag_assets.core.stages import EMBEDDINGS, FOLLOWERS
 from rag_assets.orchestration.executors import select_executor
 from rag_assets.orchestration.jobs import embed_job, eval_job, index_job
 from rag_assets.orchestration.schedules import build_schedules
 from rag_assets.orchestration.sensors import raw_folder_sensor
 from rag_assets.settings import Settings
 from resources import configured_resources
-
-FOLLOWERS = ("page_text", "structure_tree", "linearized_tables", "chunks", "embeddings")
-"""Assets kept up to date by declarative automation when their upstream changes."""
 
 automation_sensor = AutomationConditionSensorDefinition(
     "stages_follow_upstream",
@@ -52,7 +50,7 @@ def build_definitions(
     TRECHO_INDEX_CRON, the eval report's to TRECHO_EVAL_CRON."""
     settings = settings or Settings.from_env()
     embedder = settings.embedder(model, query_prefix, passage_prefix)
-    assets = [a for a in ALL_ASSETS if a.key.to_user_string() != "embeddings"]
+    assets = [a for a in ALL_ASSETS if a.key.to_user_string() != EMBEDDINGS]
     assets.append(build_embeddings(embedder.model_id))
     assets = [
         a.with_attributes(automation_condition=AutomationCondition.eager())

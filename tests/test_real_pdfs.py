@@ -18,6 +18,7 @@ import pytest
 from dagster import AssetKey, DagsterInstance
 
 from rag_assets.core.lake.layout import Lake, make_key
+from rag_assets.core.stages import CHUNKS, EXTRACTION
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
@@ -29,7 +30,7 @@ from rag_assets.orchestration.partitions import DOC_VERSIONS
 from .conftest import SHARED
 
 REAL = SHARED / "real-pdfs"
-STAGES = ["raw_pdf", "page_text", "structure_tree", "linearized_tables", "chunks"]
+STAGES = [*EXTRACTION, CHUNKS]
 BAD = {  # file: what its error must say
     "empty.pdf": "file is empty",
     "password-example.pdf": "encrypted",

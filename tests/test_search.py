@@ -20,6 +20,7 @@ from rag_assets.core.index import Index, fts_terms, table_name, upkeep
 from rag_assets.core.index.citations import cited_articles
 from rag_assets.core.lake.layout import LakeError
 from rag_assets.core.lake.schemas import CHUNKS
+from rag_assets.core.lifecycle.purge import delete_partition_everywhere
 
 from .conftest import (
     DOCS,
@@ -221,7 +222,7 @@ def test_a_purge_rebuilds_the_full_text_index_with_its_own_analyzer(
     upsert(english, "doc-b@v1")
     upsert(english, "doc-a@v1")
     english.update_indexes()
-    search.delete_partition_everywhere(tmp_path / "lancedb", "doc-a@v1")
+    delete_partition_everywhere(tmp_path / "lancedb", "doc-a@v1")
     assert english.update_indexes() == []  # still English: nothing to rebuild
     assert ids(english.search("refunds", k=1, mode="fts")) == ["doc-b@v1#refund"]
 

@@ -12,8 +12,8 @@ import lancedb
 import pyarrow as pa
 import pytest
 
-from rag_assets.serve import engine
-from rag_assets.serve.engine import FollowedTable
+from rag_assets.serve import followed as followed_module
+from rag_assets.serve.followed import FollowedTable
 
 NAME = "chunks__followed"
 
@@ -33,7 +33,7 @@ def trust(request, monkeypatch) -> str:
     """The default, and trusting an unchanged `_versions` folder at once: a commit must
     then be told by the folder alone."""
     if request.param == "every look trusted":
-        monkeypatch.setattr(engine, "SETTLED_NS", -(10**18))
+        monkeypatch.setattr(followed_module, "SETTLED_NS", -(10**18))
     return request.param
 
 

@@ -1,4 +1,7 @@
-"""One thin asset module per stage: read inputs, call the core, write, attach metadata."""
+"""One thin asset module per stage: read inputs, call the core, write, attach metadata.
+
+`PARTITIONED` is `core.stages.PIPELINE` as assets (tests/test_stages.py holds them equal).
+"""
 
 from rag_assets.assets.chunks import chunks
 from rag_assets.assets.embeddings import embeddings

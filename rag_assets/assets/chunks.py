@@ -8,6 +8,7 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from rag_assets.assets.linearized_tables import linearized_tables
+from rag_assets.core import stages
 from rag_assets.core.chunking import build_chunker
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
@@ -89,13 +90,14 @@ def chunks(
             api_key_env=config.llm_api_key_env,
         ).build(counter, lake.lake.local_cache_dir / "contextual")
         assert situator is not None
-        sha = read_stage(lake.lake, "documents", key)["sha256"][0]
+        sha = read_stage(lake.lake, stages.FOLDERS[stages.RAW_PDF], key)["sha256"][0]
         situated = situator.situate(sha, result, version.info.title, version.doc.text)
         result = situated.chunks
         metadata["situating"] = situated.counts
         for failure in situated.failures[:5]:
             context.log.warning(f"situating sentence failed: {failure}")
-    path = write_stage(lake.lake, "chunks", key, [c.as_row() for c in result], CHUNKS)
+    folder = stages.FOLDERS[stages.CHUNKS]
+    path = write_stage(lake.lake, folder, key, [c.as_row() for c in result], CHUNKS)
     damage = chunk_damage(result, version.rows, {key: version.doc.text})
     tokens = sorted(c.token_count for c in result) or [0]
     return MaterializeResult(

@@ -22,8 +22,10 @@ from rag_assets.core.index.models import promote_if_complete
 from rag_assets.core.lake.corpus import load_info
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.parquet import read_stage, remove_stage_files
+from rag_assets.core.lake.sidecar import ACTIVE
 from rag_assets.core.lifecycle.purge import purge_version
 from rag_assets.core.lifecycle.versions import not_live_reason, replaced_once_committed
+from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLDERS, RAW_PDF
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
@@ -41,7 +43,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
     """The embeddings asset for a configured model id (part of its code version)."""
 
     @asset(
-        name="embeddings",
+        name=EMBEDDINGS,
         partitions_def=doc_versions,
         deps=[chunks],
         group_name="index",
@@ -76,10 +78,10 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         reason = still_live()
         if reason is None:
             info, status, valid_to = load_info(lake.lake, key)
-            reason = None if status == "active" else f"{status} when its run read it"
+            reason = None if status == ACTIVE else f"{status} when its run read it"
         if reason is not None:
             return not_written(context, lake.lake, key, reason, index.table_name)
-        table = read_stage(lake.lake, "chunks", key)
+        table = read_stage(lake.lake, FOLDERS[CHUNKS], key)
         cache = EmbeddingCache(uri, model) if embedder.cache else None
         vectors, stats = embed_cached(model, cache, table["text"].to_list())
         try:
@@ -105,7 +107,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             removal = purge_version(lake.lake, uri, old, why)
             context.log.info(f"{old}: {why}; {removal.rows} index rows removed")
             retired.append(old)
-        sha = read_stage(lake.lake, "documents", key)["sha256"][0]
+        sha = read_stage(lake.lake, FOLDERS[RAW_PDF], key)["sha256"][0]
         returned = lake.lake.note_indexed_again(key, sha)
         switch = promote_if_complete(
             lake.lake, uri, model, lancedb.drop_old_tables, lake.keep_history

@@ -15,6 +15,7 @@ from rag_assets.assets.structure_tree import structure_tree
 from rag_assets.core.lake.corpus import load_nodes
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import TABLE_ROWS
+from rag_assets.core.stages import FOLDERS, LINEARIZED_TABLES, PAGE_TEXT
 from rag_assets.core.structure.paths import table_paths, unstructured_tables
 from rag_assets.core.structure.tables import join_tables, linearize_tables, parts_from_pages
 from rag_assets.orchestration.checks import TABLES_STRUCTURED, table_checks
@@ -36,10 +37,12 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
     nodes = load_nodes(lake.lake, key)
     by_id = {n.node_id: n for n in nodes}
     paths = table_paths(nodes)
-    pages = read_stage(lake.lake, "pages", key).sort("page")
+    pages = read_stage(lake.lake, FOLDERS[PAGE_TEXT], key).sort("page")
     logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
     rows = linearize_tables(key, nodes, logical, paths)
-    path = write_stage(lake.lake, "tables", key, [r.as_row() for r in rows], TABLE_ROWS)
+    path = write_stage(
+        lake.lake, FOLDERS[LINEARIZED_TABLES], key, [r.as_row() for r in rows], TABLE_ROWS
+    )
     as_text = unstructured_tables(nodes)
     for table in as_text:
         context.log.warning(

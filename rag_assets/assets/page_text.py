@@ -8,6 +8,7 @@ from rag_assets.assets.raw_pdf import raw_pdf
 from rag_assets.core.extract import OcrSettings, extract
 from rag_assets.core.lake.parquet import write_stage
 from rag_assets.core.lake.schemas import PAGES
+from rag_assets.core.stages import FOLDERS, PAGE_TEXT
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
@@ -59,7 +60,7 @@ def page_text(
         }
         for page in extraction.pages
     ]
-    path = write_stage(lake.lake, "pages", key, rows, PAGES)
+    path = write_stage(lake.lake, FOLDERS[PAGE_TEXT], key, rows, PAGES)
     stats = extraction.stats
     logical = extraction.logical_tables()
     return MaterializeResult(

@@ -11,6 +11,7 @@ from rag_assets.core.lake.layout import sha256_file, split_key
 from rag_assets.core.lake.parquet import write_stage
 from rag_assets.core.lake.schemas import DOCUMENTS
 from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.stages import FOLDERS, RAW_PDF
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
@@ -44,7 +45,7 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
         "doc_type": sidecar.type,
         "metadata_json": json.dumps(sidecar.metadata, ensure_ascii=False, default=str),
     }
-    path = write_stage(lake.lake, "documents", key, [row], DOCUMENTS)
+    path = write_stage(lake.lake, FOLDERS[RAW_PDF], key, [row], DOCUMENTS)
     return MaterializeResult(
         metadata={
             "sha256": sha,

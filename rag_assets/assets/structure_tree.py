@@ -17,6 +17,7 @@ from rag_assets.core.extract import Line
 from rag_assets.core.lake.corpus import doc_from_pages, load_info
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import NODES
+from rag_assets.core.stages import FOLDERS, PAGE_TEXT, STRUCTURE_TREE
 from rag_assets.core.structure.paths import untitled_share
 from rag_assets.core.structure.tables import join_tables, parts_from_pages
 from rag_assets.core.structure.tree import build_tree, tables_by_piece
@@ -41,13 +42,13 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
     """Build one version's tree into `derived/nodes/`."""
     key = context.partition_key
     info, _, _ = load_info(lake.lake, key)
-    pages = read_stage(lake.lake, "pages", key).sort("page")
+    pages = read_stage(lake.lake, FOLDERS[PAGE_TEXT], key).sort("page")
     doc = doc_from_pages(pages)
     page_rows = list(pages.iter_rows(named=True))
     lines = [Line(**raw) for page in page_rows for raw in page["lines"]]
     logical = join_tables(parts_from_pages(page_rows))
     nodes = build_tree(key, doc, lines, tables_by_piece(logical), info.title)
-    path = write_stage(lake.lake, "nodes", key, [n.as_row() for n in nodes], NODES)
+    path = write_stage(lake.lake, FOLDERS[STRUCTURE_TREE], key, [n.as_row() for n in nodes], NODES)
     kinds = Counter(n.kind for n in nodes)
     share = untitled_share(nodes, doc)
     return MaterializeResult(

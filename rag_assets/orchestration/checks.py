@@ -14,6 +14,7 @@ from typing import Any
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MetadataValue
 
 from rag_assets.core.eval.regression import Regression
+from rag_assets.core.stages import CHUNKS, EMBEDDINGS, LINEARIZED_TABLES, STRUCTURE_TREE
 
 CHUNKS_FIT_MODEL = "chunks_fit_model"
 NO_ORPHAN_TABLE_VALUES = "no_orphan_table_values"
@@ -26,19 +27,19 @@ UNTITLED_THRESHOLD = 0.5
 chunk_checks = [
     AssetCheckSpec(
         CHUNKS_FIT_MODEL,
-        asset="chunks",
+        asset=CHUNKS,
         blocking=True,
         description="No chunk is longer than the embedding model reads (nothing truncated).",
     ),
     AssetCheckSpec(
         NO_ORPHAN_TABLE_VALUES,
-        asset="chunks",
+        asset=CHUNKS,
         blocking=True,
         description="Every table value sits in a chunk with its column header.",
     ),
     AssetCheckSpec(
         NO_MID_LINE_STARTS,
-        asset="chunks",
+        asset=CHUNKS,
         description="No chunk starts inside a line and inside a sentence.",
     ),
 ]
@@ -46,7 +47,7 @@ chunk_checks = [
 embedding_checks = [
     AssetCheckSpec(
         INDEX_MATCHES_CHUNKS,
-        asset="embeddings",
+        asset=EMBEDDINGS,
         description="LanceDB holds exactly this version's chunks (none missing, none stale).",
     )
 ]
@@ -54,7 +55,7 @@ embedding_checks = [
 table_checks = [
     AssetCheckSpec(
         TABLES_STRUCTURED,
-        asset="linearized_tables",
+        asset=LINEARIZED_TABLES,
         description="Every table was read into rows under named columns (warning): a table "
         "that was not is indexed as its printed lines, named with its pages in the metadata.",
     )
@@ -63,7 +64,7 @@ table_checks = [
 structure_checks = [
     AssetCheckSpec(
         UNTITLED_TEXT_SHARE,
-        asset="structure_tree",
+        asset=STRUCTURE_TREE,
         description=f"At most {UNTITLED_THRESHOLD:.0%} of the text sits outside any titled unit.",
     )
 ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dagster import AssetSelection, define_asset_job
 
+from rag_assets.core.stages import EMBED_STAGES, PIPELINE
 from rag_assets.orchestration.partitions import doc_versions
 
 index_job = define_asset_job(
     "index_documents",
-    selection=AssetSelection.groups("ingest", "structure", "chunks", "index"),
+    selection=AssetSelection.assets(*PIPELINE),
     partitions_def=doc_versions,
     description="Extract, structure, chunk and embed one document version.",
 )
@@ -21,7 +22,7 @@ eval_job = define_asset_job(
 
 embed_job = define_asset_job(
     "embed_documents",
-    selection=AssetSelection.assets("chunks", "embeddings"),
+    selection=AssetSelection.assets(*EMBED_STAGES),
     partitions_def=doc_versions,
     description=(
         "Re-cut (token budgets come from the model's tokenizer) and embed one version with "

@@ -20,8 +20,6 @@ from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.lifecycle.purge import purge_version
 from rag_assets.core.lifecycle.reconcile import (
-    EMBED_STAGES,
-    PIPELINE,
     CodeVersions,
     FileState,
     Plan,
@@ -29,6 +27,7 @@ from rag_assets.core.lifecycle.reconcile import (
     reconcile,
     removal_plan,
 )
+from rag_assets.core.stages import EMBED_STAGES, EMBEDDINGS, PIPELINE
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from resources import LakeResource, LanceDBResource
 
@@ -41,9 +40,9 @@ def stage_code_versions(model_id: str) -> dict[str, str]:
     current = {
         a.key.to_user_string(): str(a.code_versions_by_key[a.key])
         for a in PARTITIONED
-        if a.key.to_user_string() != "embeddings"
+        if a.key.to_user_string() != EMBEDDINGS
     }
-    current["embeddings"] = code_version(model_id)
+    current[EMBEDDINGS] = code_version(model_id)
     return current
 
 
@@ -133,7 +132,7 @@ def carry_out_removals(
         )
         instance.report_runless_asset_event(
             AssetObservation(
-                asset_key="embeddings",
+                asset_key=EMBEDDINGS,
                 metadata={
                     "removed_version": key,
                     "reason": reason,

@@ -16,6 +16,7 @@ from rag_assets.core.index import (
 from rag_assets.core.lake.corpus import Version, load_chunks, load_version
 from rag_assets.core.lake.layout import Lake, LakeError, LakePath
 from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.core.stages import CHUNKS, FOLDERS
 
 
 def indexed_versions(lake: Lake, index: Index, history: bool = False) -> dict[str, Version]:
@@ -82,7 +83,9 @@ def run_eval_models(
     already extracted is chunked by the default policy for that model's tokenizer and
     indexed in a scratch folder (timed: the model's index time), then the `strategies`
     built for it are compared as in `run_eval`."""
-    keys = [k for k in scan_versions(lake, history).live if lake.stage_path("chunks", k).exists()]
+    keys = [
+        k for k in scan_versions(lake, history).live if lake.stage_path(FOLDERS[CHUNKS], k).exists()
+    ]
     if not keys:
         raise LakeError(f"{lake.root}: nothing is extracted yet; run `trecho materialize` first")
     versions = {k: load_version(lake, k) for k in keys}

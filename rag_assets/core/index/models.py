@@ -16,6 +16,7 @@ from rag_assets.core.index import (
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.lake.parquet import stage_rows
 from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.core.stages import CHUNKS, FOLDERS
 
 
 @dataclass
@@ -50,7 +51,7 @@ def model_progress(
     for key in scan_versions(lake, history).live:
         if active is not None and active.model_id != embedder.model_id and key not in old_counts:
             continue
-        rows = stage_rows(lake, "chunks", key)
+        rows = stage_rows(lake, FOLDERS[CHUNKS], key)
         expected = -1 if rows is None else rows
         have = new_counts.get(key, 0)
         ok = have == expected or (expected == -1 and have > 0)

@@ -17,7 +17,8 @@ from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.citations import cited_articles, path_filter
 from rag_assets.core.index.store import HIT_COLUMNS, KEY_COLUMNS, _ModelTable
 from rag_assets.core.lake.layout import validate_key_part
-from rag_assets.core.lifecycle.rules import superseded
+from rag_assets.core.lake.sidecar import ACTIVE
+from rag_assets.core.lifecycle.rules import searchable, searchable_sql, superseded
 
 log = logging.getLogger(__name__)
 
@@ -58,10 +59,6 @@ def fts_terms(query: str) -> str:
     return " ".join(re.findall(r"\w+", query)[:MAX_QUERY_TERMS])
 
 
-def _sql_date(value: dt.date) -> str:
-    return f"date '{value.isoformat()}'"
-
-
 @dataclass
 class Hit:
     """One retrieved chunk, with where it comes from and which retrievers found it.
@@ -90,7 +87,7 @@ class Hit:
     retrievers: list[str] = field(default_factory=list)
     ranks: dict[str, int] = field(default_factory=dict)
     strategy: str = ""
-    status: str = "active"
+    status: str = ACTIVE
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
 
@@ -118,7 +115,7 @@ class Hit:
             retrievers=list(ranks),
             ranks=dict(ranks),
             strategy=row.get("strategy") or "",
-            status=row.get("status") or "active",
+            status=row.get("status") or ACTIVE,
             valid_from=row.get("valid_from"),
             valid_to=row.get("valid_to"),
         )
@@ -367,14 +364,12 @@ class _Retrieval(_ModelTable):
         include_revoked: bool,
     ) -> str | None:
         """`_where`, computed (`_where` keeps it per table state and request filters)."""
-        starts = {k: v.valid_from for k, v in versions.items() if v.status == "active"}
+        starts = {k: v.valid_from for k, v in versions.items() if v.status == ACTIVE}
         replaced = set(superseded(starts, day))
         docs = {doc_id} if isinstance(doc_id, str) else set(doc_id or ())
         names = {version} if isinstance(version, str) else set(version or ())
         keeps_all = not replaced and all(
-            (include_revoked or v.status == "active")
-            and (v.valid_from is None or v.valid_from <= day)
-            and (v.valid_to is None or v.valid_to >= day)
+            searchable(v.status, v.valid_from, v.valid_to, day, include_revoked)
             and (doc_id is None or v.doc_id in docs)
             and (version is None or v.version in names)
             for v in versions.values()
@@ -394,16 +389,9 @@ class _Retrieval(_ModelTable):
         as_of: dt.date | None = None,
         include_revoked: bool = False,
     ) -> str:
-        """The SQL filter for status, validity on `as_of` (default today), doc and version
-        (each one name or several: any of them)."""
-        as_of = as_of or dt.date.today()
-        day = _sql_date(as_of)
-        parts = [
-            f"(valid_from IS NULL OR valid_from <= {day})",
-            f"(valid_to IS NULL OR valid_to >= {day})",
-        ]
-        if not include_revoked:
-            parts.insert(0, "status = 'active'")
+        """The SQL filter for status and validity on `as_of` (default today: the lifecycle
+        rule `searchable_sql`), doc and version (each one name or several: any of them)."""
+        parts = [searchable_sql(as_of or dt.date.today(), include_revoked)]
         for column, value in (("doc_id", doc_id), ("version", version)):
             if value is not None:
                 values = [value] if isinstance(value, str) else sorted(set(value))

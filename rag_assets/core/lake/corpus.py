@@ -14,6 +14,14 @@ from rag_assets.core.lake.layout import Lake, split_key
 from rag_assets.core.lake.parquet import read_stage
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.stages import (
+    CHUNKS,
+    FOLDERS,
+    LINEARIZED_TABLES,
+    PAGE_TEXT,
+    RAW_PDF,
+    STRUCTURE_TREE,
+)
 from rag_assets.core.structure.tables import TableRow
 
 if TYPE_CHECKING:
@@ -63,14 +71,14 @@ def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:
 
 
 def _document_row(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, str | None]:
-    row = read_stage(lake, "documents", key).row(0, named=True)
+    row = read_stage(lake, FOLDERS[RAW_PDF], key).row(0, named=True)
     info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
     return info, row["status"], row["valid_to"], row.get("doc_type")
 
 
 def load_doc(lake: Lake, key: str) -> DocText:
     """The extracted text of a version with its page offsets."""
-    return doc_from_pages(read_stage(lake, "pages", key))
+    return doc_from_pages(read_stage(lake, FOLDERS[PAGE_TEXT], key))
 
 
 def doc_from_pages(pages: pl.DataFrame) -> DocText:
@@ -82,17 +90,20 @@ def doc_from_pages(pages: pl.DataFrame) -> DocText:
 
 def load_nodes(lake: Lake, key: str) -> list[Node]:
     """The structure tree of a version, in document order."""
-    return [Node(**r) for r in read_stage(lake, "nodes", key).iter_rows(named=True)]
+    return [Node(**r) for r in read_stage(lake, FOLDERS[STRUCTURE_TREE], key).iter_rows(named=True)]
 
 
 def load_rows(lake: Lake, key: str) -> list[TableRow]:
     """The linearized table rows of a version."""
-    return [TableRow(**r) for r in read_stage(lake, "tables", key).iter_rows(named=True)]
+    return [
+        TableRow(**r)
+        for r in read_stage(lake, FOLDERS[LINEARIZED_TABLES], key).iter_rows(named=True)
+    ]
 
 
 def load_chunks(lake: Lake, key: str) -> list[Chunk]:
     """The chunks of a version as written by the chunks stage."""
-    return [Chunk(**r) for r in read_stage(lake, "chunks", key).iter_rows(named=True)]
+    return [Chunk(**r) for r in read_stage(lake, FOLDERS[CHUNKS], key).iter_rows(named=True)]
 
 
 def load_version(lake: Lake, key: str) -> Version:

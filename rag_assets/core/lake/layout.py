@@ -6,7 +6,8 @@ Layout (docs/design.md)::
     <lake>/raw/<doc_id>/<version>.yaml       optional sidecar: title, valid_from, valid_to,
                                              status (active|revoked), type, metadata
     <lake>/eval/*.jsonl                      question files
-    <lake>/derived/<stage>/<key>.parquet     one Parquet file per partition per stage
+    <lake>/derived/<folder>/<key>.parquet    one Parquet file per partition per stage,
+                                             in the stage's folder (core/stages.py)
     <lake>/lancedb/                          LanceDB, one table per embedding model
     <lake>/reports/<timestamp>/              eval reports
 
@@ -33,12 +34,12 @@ from upath import UPath
 
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.locks import file_lock
+from rag_assets.core.stages import LAKE_FOLDERS
 
 LakePath: TypeAlias = Path | UPath
 """A path in a lake: local (`Path`) or in an object store (`UPath`)."""
 
 KEY_PART = re.compile(r"^[a-z0-9._-]+$")
-STAGES = ("documents", "pages", "nodes", "tables", "chunks")
 
 
 class LakeError(UserError, ValueError):
@@ -269,12 +270,13 @@ class Lake:
             return Path.home() / ".cache" / "trecho" / self._uri_digest
         return self.root / "cache"
 
-    def stage_path(self, stage: str, key: str) -> LakePath:
-        """The Parquet file of one stage for one partition."""
-        if stage not in STAGES:
-            raise ValueError(f"unknown stage {stage!r}")
+    def stage_path(self, folder: str, key: str) -> LakePath:
+        """The Parquet file of one partition in a stage's folder (`stages.FOLDERS`: e.g.
+        `derived/documents/` for raw_pdf)."""
+        if folder not in LAKE_FOLDERS:
+            raise ValueError(f"unknown stage folder {folder!r}: one of {', '.join(LAKE_FOLDERS)}")
         split_key(key)
-        return self.root / "derived" / stage / f"{key}.parquet"
+        return self.root / "derived" / folder / f"{key}.parquet"
 
     def raw_paths(self, key: str) -> tuple[LakePath, LakePath]:
         """The PDF and sidecar paths of a partition key, checked to stay inside the lake."""

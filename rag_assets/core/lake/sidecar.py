@@ -10,7 +10,9 @@ import yaml
 
 from rag_assets.core.lake.layout import LakeError, LakePath
 
-STATUSES = ("active", "revoked")
+ACTIVE = "active"
+"""The status of a version in effect; `revoked` takes it out of the index."""
+STATUSES = (ACTIVE, "revoked")
 SIDECAR_KEYS = ("title", "valid_from", "valid_to", "status", "type", "metadata")
 
 
@@ -34,7 +36,7 @@ class Sidecar:
     title: str | None = None
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
-    status: str = "active"
+    status: str = ACTIVE
     type: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
@@ -64,7 +66,7 @@ class Sidecar:
                 f"{path}: unknown sidecar key{'s' if len(unknown) > 1 else ''} "
                 f"{', '.join(map(repr, unknown))} (known: {', '.join(SIDECAR_KEYS)})"
             )
-        status = str(data.get("status", "active")).strip().lower()
+        status = str(data.get("status", ACTIVE)).strip().lower()
         if status not in STATUSES:
             raise LakeError(f"{path}: status {status!r} must be one of {list(STATUSES)}")
         metadata = data.get("metadata") or {}

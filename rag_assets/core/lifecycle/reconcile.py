@@ -23,17 +23,19 @@ from typing import Any
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, committed_keys, read_active, table_name
-from rag_assets.core.lake.layout import STAGES, Lake, LakeError, sha256_file
+from rag_assets.core.lake.layout import Lake, LakeError, sha256_file
 from rag_assets.core.lake.parquet import first_rows, stage_rows
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.lifecycle.versions import RawScan, scan_versions
-
-PIPELINE = ("raw_pdf", "page_text", "structure_tree", "linearized_tables", "chunks", "embeddings")
-"""The stages one version's run goes through, in order (the index job's assets)."""
-
-EMBED_STAGES = ("chunks", "embeddings")
-"""The stages that depend on the model (token budgets, vectors): what a model change
-re-runs, extraction kept."""
+from rag_assets.core.stages import (
+    CHUNKS,
+    EMBED_STAGES,
+    FOLDERS,
+    LAKE_FOLDERS,
+    LINEARIZED_TABLES,
+    PIPELINE,
+    RAW_PDF,
+)
 
 FileState = list  # [mtime_ns, size, sha256]
 
@@ -137,7 +139,7 @@ def file_hashes(
 
 def has_derived_files(lake: Lake, key: str) -> bool:
     """Whether any stage's Parquet file of `key` exists."""
-    return any(lake.stage_path(stage, key).exists() for stage in STAGES)
+    return any(lake.stage_path(folder, key).exists() for folder in LAKE_FOLDERS)
 
 
 def lake_reason(
@@ -222,7 +224,7 @@ def reconcile(
     plan.files = file_hashes(lake, scan.live, known or {})
     removed = lake.tombstones() if scan.returning else {}
     model = table_name(embedder.model_id)
-    documents = first_rows(lake, "documents", scan.live)
+    documents = first_rows(lake, FOLDERS[RAW_PDF], scan.live)
     for key in scan.live:
         sha = plan.files[key][2]
         if key in removed:
@@ -266,8 +268,8 @@ def _why_run(
     changed = code.changed(key)
     if changed is not None and changed[0] not in EMBED_STAGES:
         return changed[1], False
-    extraction_current = lake.stage_path("tables", key).exists()
-    expected = stage_rows(lake, "chunks", key)
+    extraction_current = lake.stage_path(FOLDERS[LINEARIZED_TABLES], key).exists()
+    expected = stage_rows(lake, FOLDERS[CHUNKS], key)
     if expected is None:
         return "chunks missing", extraction_current
     if counts.get(key, 0) != expected:

@@ -1,24 +1,81 @@
-"""The lifecycle rules, each defined once: in force on a date, live, superseded."""
+"""The lifecycle rules, each defined once: in force on a date, live, searchable on a date,
+superseded. The assets, the reconcile plan, the CLI, search and the server all ask here;
+search's SQL filter is built here too (`searchable_sql`), from the same rule as its
+Python twin (`searchable`), so the two cannot drift apart."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from rag_assets.core.lake.layout import split_key
-from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lake.sidecar import ACTIVE, Sidecar
+
+
+def started(valid_from: dt.date | None, day: dt.date) -> bool:
+    """Whether a version's validity has begun on `day` (no `valid_from`: since forever)."""
+    return valid_from is None or valid_from <= day
+
+
+def expired(valid_to: dt.date | None, day: dt.date) -> bool:
+    """Whether a version's validity ended before `day` (`valid_to` is its last day in
+    force; none: it never ends)."""
+    return valid_to is not None and valid_to < day
+
+
+def in_force(valid_from: dt.date | None, valid_to: dt.date | None, day: dt.date) -> bool:
+    """Whether a version is in force on `day`: begun and not ended (both bounds count)."""
+    return started(valid_from, day) and not expired(valid_to, day)
+
+
+def searchable(
+    status: str,
+    valid_from: dt.date | None,
+    valid_to: dt.date | None,
+    day: dt.date,
+    include_revoked: bool = False,
+) -> bool:
+    """Whether search answers from a version asked as of `day`: active (any status with
+    `include_revoked`) and in force that day. `/documents` calls it `in_force`."""
+    return (include_revoked or status == ACTIVE) and in_force(valid_from, valid_to, day)
+
+
+def _sql_date(day: dt.date) -> str:
+    return f"date '{day.isoformat()}'"
+
+
+def searchable_sql(day: dt.date, include_revoked: bool = False) -> str:
+    """`searchable` as a LanceDB (DataFusion) filter on the table's `status`,
+    `valid_from` and `valid_to` columns."""
+    sql = _sql_date(day)
+    parts = [
+        f"(valid_from IS NULL OR valid_from <= {sql})",
+        f"(valid_to IS NULL OR valid_to >= {sql})",
+    ]
+    if not include_revoked:
+        parts.insert(0, f"status = '{ACTIVE}'")
+    return " AND ".join(parts)
+
+
+def why_not_live(sidecar: Sidecar, as_of: dt.date) -> str | None:
+    """Why a version must not be in the index on `as_of` (its status, or `expired on
+    <valid_to>`); None when it is live."""
+    if sidecar.status != ACTIVE:
+        return sidecar.status
+    if expired(sidecar.valid_to, as_of):
+        return f"expired on {sidecar.valid_to}"
+    return None
 
 
 def is_live(sidecar: Sidecar, as_of: dt.date | None = None) -> bool:
-    """Whether a version should be in the index: not revoked and not expired."""
-    as_of = as_of or dt.date.today()
-    if sidecar.status != "active":
-        return False
-    return sidecar.valid_to is None or sidecar.valid_to >= as_of
+    """Whether a version should be in the index: not revoked and not expired. A version
+    whose validity has not begun yet is live: indexed ahead, search finds it from its
+    `valid_from` on (`searchable`)."""
+    return why_not_live(sidecar, as_of or dt.date.today()) is None
 
 
 def superseded(starts: dict[str, dt.date | None], today: dt.date) -> dict[str, str]:
     """Versions replaced by a newer version of the same document, with the key of the
-    replacement: among the versions in force on `today` (`valid_from` in `starts`), the
+    replacement: among the versions begun on `today` (`valid_from` in `starts`), the
     one with the latest `valid_from` replaces the others.
 
     A version without `valid_from` counts as valid since forever. Versions of a document
@@ -26,14 +83,15 @@ def superseded(starts: dict[str, dt.date | None], today: dt.date) -> dict[str, s
     """
     by_doc: dict[str, list[tuple[dt.date, str]]] = {}
     for key, start in starts.items():
-        by_doc.setdefault(split_key(key)[0], []).append((start or dt.date.min, key))
+        doc_id = split_key(key)[0]
+        if started(start, today):
+            by_doc.setdefault(doc_id, []).append((start or dt.date.min, key))
     out: dict[str, str] = {}
-    for entries in by_doc.values():
-        in_force = [e for e in entries if e[0] <= today]
-        if len(in_force) < 2 or all(start == dt.date.min for start, _ in in_force):
+    for begun in by_doc.values():
+        if len(begun) < 2 or all(start == dt.date.min for start, _ in begun):
             continue
-        newest_start, newest = max(in_force)
-        for start, key in in_force:
+        newest_start, newest = max(begun)
+        for start, key in begun:
             if start < newest_start:
                 out[key] = newest
     return out
@@ -42,7 +100,7 @@ def superseded(starts: dict[str, dt.date | None], today: dt.date) -> dict[str, s
 def superseded_by_indexed(
     starts: dict[str, dt.date | None], indexed: set[str], today: dt.date
 ) -> dict[str, str]:
-    """`lake.superseded`, counting only replacements that are in the index: a newer
+    """`superseded`, counting only replacements that are in the index: a newer
     version replaces the older ones once it is committed, never before (a failed newer
     version changes nothing for them)."""
     committed = {key: start for key, start in starts.items() if key in indexed}

@@ -8,12 +8,10 @@ import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from rag_assets.core.index import (
-    committed_keys,
-)
+from rag_assets.core.index import committed_keys
 from rag_assets.core.lake.layout import Lake, LakeError, split_key
 from rag_assets.core.lake.sidecar import Sidecar
-from rag_assets.core.lifecycle.rules import is_live, superseded_by_indexed
+from rag_assets.core.lifecycle.rules import superseded_by_indexed, why_not_live
 
 
 @dataclass
@@ -67,12 +65,10 @@ def scan_versions(
         except LakeError as exc:
             scan.sidecars[raw.key] = exc
             sidecar = None  # live: its run fails with the sidecar's error
-        if sidecar is not None and sidecar.status != "active":
+        reason = None if sidecar is None else why_not_live(sidecar, today)
+        if reason is not None:
             scan.dead.append(raw.key)
-            scan.reasons[raw.key] = sidecar.status
-        elif sidecar is not None and not is_live(sidecar, today):
-            scan.dead.append(raw.key)
-            scan.reasons[raw.key] = f"expired on {sidecar.valid_to}"
+            scan.reasons[raw.key] = reason
         elif sidecar is None:
             scan.live.append(raw.key)
         else:

@@ -1,0 +1,62 @@
+"""The pipeline's stages, defined once: their order, the Parquet folder each one writes,
+which of them depend on the model, and which follow raw_pdf.
+
+Two vocabularies meet here. A stage is named by its asset (raw_pdf, page_text, ...: what
+Dagster, the reconcile plan and the CLI say); what it writes to the lake is named by its
+folder under `derived/` (documents, pages, ...: what `Lake.stage_path`, `read_stage` and
+`write_stage` take). `FOLDERS` maps one to the other. Plain strings, so that Dagster's
+asset keys built from them are the ones it serializes; no Dagster import (core).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+RAW_PDF = "raw_pdf"
+PAGE_TEXT = "page_text"
+STRUCTURE_TREE = "structure_tree"
+LINEARIZED_TABLES = "linearized_tables"
+CHUNKS = "chunks"
+EMBEDDINGS = "embeddings"
+
+PIPELINE: tuple[str, ...] = (
+    RAW_PDF,
+    PAGE_TEXT,
+    STRUCTURE_TREE,
+    LINEARIZED_TABLES,
+    CHUNKS,
+    EMBEDDINGS,
+)
+"""The stages one version's run goes through, in order, each depending on the one
+before (the index job's assets)."""
+
+FOLDERS: Mapping[str, str] = MappingProxyType(
+    {
+        RAW_PDF: "documents",
+        PAGE_TEXT: "pages",
+        STRUCTURE_TREE: "nodes",
+        LINEARIZED_TABLES: "tables",
+        CHUNKS: "chunks",
+    }
+)
+"""Each stage's Parquet folder under `derived/` (one `<key>.parquet` per version);
+embeddings has none: it writes the model's LanceDB table."""
+
+STAGE_OF: Mapping[str, str] = MappingProxyType({folder: stage for stage, folder in FOLDERS.items()})
+"""The other way: the stage that writes each folder under `derived/`."""
+
+LAKE_FOLDERS: tuple[str, ...] = tuple(FOLDERS.values())
+"""Every folder under `derived/`, in pipeline order."""
+
+EMBED_STAGES: tuple[str, ...] = (CHUNKS, EMBEDDINGS)
+"""The stages that depend on the model (token budgets, vectors): what a model change, or
+a change of their own code, re-runs, extraction kept (the embed job's assets)."""
+
+EXTRACTION: tuple[str, ...] = tuple(s for s in PIPELINE if s not in EMBED_STAGES)
+"""The stages that do not depend on the model: read once per version's bytes."""
+
+FOLLOWERS: tuple[str, ...] = PIPELINE[1:]
+"""The stages after raw_pdf: kept up to date by declarative automation when the stage
+before them is materialized again (raw_pdf itself runs when its file or sidecar
+changes: the reconcile plan)."""
