@@ -27,11 +27,17 @@ R = TypeVar("R", bound=ConfigurableResource)
 _DEFAULTS = Settings()
 
 
+def _field(default: Any, description: str, **extra: Any) -> Any:
+    """A field with a default given by a factory, not as a plain default: run config that
+    sets some fields of a resource (the Launchpad) keeps the values the resource was built
+    with in a field whose default is a factory, but resets one with a plain default to it
+    (Dagster 1.13)."""
+    return Field(default_factory=lambda: default, description=description, **extra)
+
+
 def _setting(attr: str, description: str, **extra: Any) -> Any:
     """A field that stands for the setting `attr`: named in its description, its default
-    the setting's default. A factory, not a plain default: run config that sets some
-    fields of a resource (the Launchpad) keeps the values the resource was built with in
-    a field whose default is a factory, but resets one with a plain default to it."""
+    the setting's default (a factory: `_field`)."""
     return Field(
         default_factory=partial(getattr, _DEFAULTS, attr),
         description=f"{description} ({_DEFAULTS.var(attr)})",
@@ -90,7 +96,7 @@ class EmbedderResource(ConfigurableResource):
     query_prefix: str = _setting("query_prefix", "e.g. 'query: ' for e5 models")
     passage_prefix: str = _setting("passage_prefix", "e.g. 'passage: ' for e5 models")
     device: str = _setting("device", "'cpu', 'cuda', 'cuda:1', 'mps'")
-    batch_size: int = 32
+    batch_size: int = _field(32, "Texts embedded per batch")
     backend: str = _setting(
         "embed_backend",
         "torch | onnx: onnx runs an ONNX export of the same model (CPU only), checked "
@@ -104,9 +110,8 @@ class EmbedderResource(ConfigurableResource):
         "What embeds the bundled e5's queries (the eval report's): auto (the engine here), "
         "engine or onnx",
     )
-    cache: bool = Field(
-        default=True,
-        description="Reuse vectors of texts embedded before (keyed by model id + text hash)",
+    cache: bool = _field(
+        True, "Reuse vectors of texts embedded before (keyed by model id + text hash)"
     )
 
     def as_settings(self) -> Settings:
@@ -122,10 +127,9 @@ class EmbedderResource(ConfigurableResource):
 class LanceDBResource(ConfigurableResource):
     """The LanceDB database; by default `<lake>/lancedb`."""
 
-    uri: str = Field(default="", description="LanceDB URI; empty means <lake>/lancedb")
-    drop_old_tables: bool = Field(
-        default=True,
-        description="Drop the previous model's table once search switched to the new one",
+    uri: str = _field("", "LanceDB URI; empty means <lake>/lancedb")
+    drop_old_tables: bool = _field(
+        True, "Drop the previous model's table once search switched to the new one"
     )
     ann_min_rows: int | None = _setting(
         "ann_min_rows",
