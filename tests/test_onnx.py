@@ -148,7 +148,7 @@ def test_the_export_is_reused_and_loads_without_torch(onnx_embedder, onnx_cache)
 
     code = (
         "import json, sys\n"
-        "from rag_assets.core import onnx_backend\n"
+        "from rag_assets.core.embedding import onnx_backend\n"
         "from rag_assets.core.embedding.embedder import Embedder\n"
         "v = Embedder(model='all-MiniLM-L6-v2', backend='onnx')"
         ".embed_queries(['qual o limite de vibração?'])\n"
