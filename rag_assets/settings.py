@@ -132,11 +132,29 @@ class Settings:
         }
 
     def index(self, uri: str, embedder: Embedder) -> Index:
-        """The index of `embedder`'s model in `uri`, with the configured ANN settings and
-        vector weight."""
+        """The one `Index` factory: the index of `embedder`'s model in `uri`, with the
+        configured ANN settings and vector weight (`index_options`, which `trecho serve`'s
+        engine also takes)."""
         from rag_assets.core.index import Index
 
         return Index(uri, embedder, **self.index_options())
+
+    def serving_index(
+        self,
+        uri: str,
+        model: str | None = None,
+        query_prefix: str | None = None,
+        passage_prefix: str | None = None,
+    ) -> Index:
+        """The index search answers from: `model` (or the configured model with other
+        prompts) when named, else the active model of `uri` (the configured one takes
+        over only once its backfill is complete)."""
+        from rag_assets.core.index import active_embedder
+
+        embedder = self.embedder(model, query_prefix, passage_prefix)
+        if not (model or query_prefix is not None or passage_prefix is not None):
+            embedder = active_embedder(uri, embedder)
+        return self.index(uri, embedder)
 
 
 def e5_query_path(setting: str, *, server: bool) -> str:

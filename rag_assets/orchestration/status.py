@@ -1,0 +1,102 @@
+"""What `trecho status` shows: what is live, what search serves, and anything pending,
+read from the stores themselves (not from Dagster's event log, which keeps a removed
+version's old events)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.index import ModelRef, embedder_for, model_tables, read_active
+from rag_assets.core.index.models import ModelProgress, model_progress
+from rag_assets.core.lake.layout import Lake, sha256_file
+from rag_assets.core.lake.parquet import stage_rows
+from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.settings import Settings
+
+
+@dataclass(frozen=True)
+class LiveVersion:
+    """A live version: its file's sha256, its rows in the table search uses, and its
+    state there (`indexed`, `PENDING (not indexed)`, `UNSYNCED (N chunks in Parquet)`)."""
+
+    key: str
+    sha256: str
+    rows: int
+    state: str
+
+
+@dataclass(frozen=True)
+class DeadVersion:
+    """A version that is not live, why, and whether anything of it is left
+    (`CLEANUP PENDING`) or not (`removed`)."""
+
+    key: str
+    reason: str
+    state: str
+
+
+@dataclass
+class Status:
+    """The lake's state as `trecho status` prints it."""
+
+    lake: Path
+    table: str
+    """The table search uses."""
+    rows: int
+    active: ModelRef | None
+    """The model search uses (None before anything was indexed)."""
+    indexes: str | None
+    """The indexes of that table, summarized (None: no table)."""
+    configured: str
+    """The configured model's id."""
+    backfill: ModelProgress | None
+    """Where the configured model's table stands, when search uses another model."""
+    tables: list[str]
+    """Every model table in the database."""
+    live: list[LiveVersion] = field(default_factory=list)
+    not_live: list[DeadVersion] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    """Files under `raw/` that are no version (with why)."""
+
+
+def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings) -> Status:
+    """The state of `lake` and its database `db_uri`, `embedder` being the configured
+    model (its index built by `settings`)."""
+    active = read_active(db_uri)
+    serving = settings.index(db_uri, embedder_for(active, embedder))
+    counts = serving.partition_counts() if serving.exists() else {}
+    scan = scan_versions(lake, settings.keep_history)
+    behind = active is None or active.model_id != embedder.model_id
+    status = Status(
+        lake.root,
+        serving.table_name,
+        sum(counts.values()),
+        active,
+        serving.index_stats().summary() if serving.exists() else None,
+        embedder.model_id,
+        model_progress(lake, db_uri, embedder, settings.keep_history) if behind else None,
+        model_tables(db_uri),
+        problems=list(scan.problems),
+    )
+    for key in scan.live:
+        pdf, _ = lake.raw_paths(key)
+        expected = stage_rows(lake, "chunks", key)
+        have = counts.get(key, 0)
+        if not have:
+            state = "PENDING (not indexed)"
+        elif expected is not None and expected != have:
+            state = f"UNSYNCED ({expected} chunks in Parquet)"
+        else:
+            state = "indexed"
+        status.live.append(LiveVersion(key, sha256_file(pdf), have, state))
+    for key in scan.dead:
+        leftover = counts.get(key, 0) or any(
+            lake.stage_path(stage, key).exists() for stage in ("documents", "chunks")
+        )
+        reason = scan.reasons.get(key, "")
+        status.not_live.append(
+            DeadVersion(key, reason, "CLEANUP PENDING" if leftover else "removed")
+        )
+    return status
