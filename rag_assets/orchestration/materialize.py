@@ -24,6 +24,7 @@ from dagster import DagsterInstance, Definitions
 from rag_assets.core.index import Index
 from rag_assets.core.index.models import ModelProgress, model_progress
 from rag_assets.core.lifecycle.reconcile import Plan
+from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import (
     carry_out_removals,
@@ -135,14 +136,14 @@ def run_partitions(
             run_config=QUIET,
         )
         log.write(instance, result.run_id, key)
-        not_written = metadata(result, "embeddings", "not_written")
+        not_written = metadata(result, EMBEDDINGS, "not_written")
         if result.success and not_written:
             outcome.skipped[key] = not_written
             say(f"skipped: not written, {not_written}")
         elif result.success:
             outcome.ok.append(key)
-            rows = metadata(result, "embeddings", "rows")
-            embedded = metadata(result, "embeddings", "texts_embedded")
+            rows = metadata(result, EMBEDDINGS, "rows")
+            embedded = metadata(result, EMBEDDINGS, "texts_embedded")
             say(f"ok ({rows} chunks indexed, {embedded} texts embedded)")
         else:
             outcome.failed[key] = failure_reason(result).removeprefix(f"{key}: ")

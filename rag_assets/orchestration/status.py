@@ -13,6 +13,7 @@ from rag_assets.core.index.models import ModelProgress, model_progress
 from rag_assets.core.lake.layout import Lake, sha256_file
 from rag_assets.core.lake.parquet import stage_rows
 from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.core.stages import CHUNKS, FOLDERS, RAW_PDF
 from rag_assets.settings import Settings
 
 
@@ -82,7 +83,7 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
     )
     for key in scan.live:
         pdf, _ = lake.raw_paths(key)
-        expected = stage_rows(lake, "chunks", key)
+        expected = stage_rows(lake, FOLDERS[CHUNKS], key)
         have = counts.get(key, 0)
         if not have:
             state = "PENDING (not indexed)"
@@ -93,7 +94,7 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
         status.live.append(LiveVersion(key, sha256_file(pdf), have, state))
     for key in scan.dead:
         leftover = counts.get(key, 0) or any(
-            lake.stage_path(stage, key).exists() for stage in ("documents", "chunks")
+            lake.stage_path(stage, key).exists() for stage in (FOLDERS[RAW_PDF], FOLDERS[CHUNKS])
         )
         reason = scan.reasons.get(key, "")
         status.not_live.append(
