@@ -33,11 +33,11 @@ import pdfplumber
 import polars as pl
 
 from rag_assets.core.chunking.sized import recursive
+from rag_assets.core.corpus import Version, load_chunks
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.eval.evaluation import Question, evaluate, load_questions
 from rag_assets.core.eval.runner import indexed_versions
 from rag_assets.core.index import Index
-from rag_assets.core.lake.corpus import Version, load_chunks
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.schemas import Chunk, DocText
 

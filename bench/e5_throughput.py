@@ -32,8 +32,8 @@ def lgpd_texts(n: int) -> list[str]:
     """The first `n` chunk texts of the LGPD as the default policy cuts it for MiniLM
     (each fits both models: under 256 MiniLM tokens, fewer e5 tokens)."""
     from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding.embedder import MINILM, Embedder
-    from rag_assets.core.lake.corpus import source_from_pdf
 
     minilm = Embedder(model=MINILM)
     source = source_from_pdf(LGPD, "lgpd@2018")

@@ -34,9 +34,9 @@ import numpy as np
 import torch
 from _common import REPO, clocked, header, load_chunk_frames, median, rotated, spread, timed
 
-from rag_assets.core.embedding.cache import EmbeddingCache, embed_cached
 from rag_assets.core.embedding.embedder import MINILM, Embedder
 from rag_assets.core.index import Index
+from rag_assets.core.index.cache import EmbeddingCache, embed_cached
 
 
 @dataclass

@@ -71,7 +71,6 @@ def main() -> None:
     )
     args = parser.parse_args()
     header("eval report cost: before / full / demo", args)
-    from rag_assets.core.embedding.cache import EmbeddingCache
     from rag_assets.core.eval.evaluation import (
         evaluate,
         load_questions,
@@ -80,6 +79,7 @@ def main() -> None:
     )
     from rag_assets.core.eval.runner import indexed_versions, question_files
     from rag_assets.core.index import Index
+    from rag_assets.core.index.cache import EmbeddingCache
     from rag_assets.core.lake.layout import Lake
     from rag_assets.core.lifecycle.versions import load_chunks
 

@@ -55,8 +55,8 @@ def write_policy(path: Path, changed: bool) -> None:
 
 def cached_vectors(lake: Path) -> int:
     """How many texts the default model's embedding cache holds."""
-    from rag_assets.core.embedding.cache import EmbeddingCache
     from rag_assets.core.embedding.embedder import Embedder
+    from rag_assets.core.index.cache import EmbeddingCache
 
     return EmbeddingCache(lake / "lancedb", Embedder()).count()
 

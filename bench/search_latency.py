@@ -45,9 +45,9 @@ import pyarrow as pa
 from _common import LAKE, REPO, header, median, percentile, rotated, timed
 
 from rag_assets.core import index as search
-from rag_assets.core.embedding.cache import embed_cached
 from rag_assets.core.embedding.embedder import MINILM, Embedder
 from rag_assets.core.index import Index, Mode, store_schema, table_name
+from rag_assets.core.index.cache import embed_cached
 from rag_assets.core.lake.schemas import CHUNKS, content_hash
 
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")

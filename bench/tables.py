@@ -164,10 +164,10 @@ def iou(a: Box, b: Box) -> float:
 def trecho_reader() -> Callable[[Path], Reading]:
     """trecho's default policy on a PDF, as `trecho materialize` would index it."""
     from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.corpus import read_pdf
     from rag_assets.core.embedding.embedder import Embedder
     from rag_assets.core.eval.metrics import chunk_damage
     from rag_assets.core.extract import PdfError
-    from rag_assets.core.lake.corpus import read_pdf
 
     embedder = Embedder()
     counter = embedder.token_counter()

@@ -118,8 +118,8 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
 
 def test_twin_refund_chunk_stays_out_of_the_authorization_top3(materialized: Lake, capsys):
     # The beneficiary manual's twins: authorization (1.1) and refund (2.1) deadlines.
+    from rag_assets.core.corpus import load_nodes
     from rag_assets.core.eval.metrics import label_spans, overlaps
-    from rag_assets.core.lake.corpus import load_nodes
 
     question = "Qual o prazo para autorização de cirurgia eletiva?"
     args = ["search", question, "-k", "3", "--json", "--lake", str(materialized.root)]

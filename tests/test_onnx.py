@@ -14,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.corpus import source_from_pdf
 from rag_assets.core.embedding import onnx_backend
 from rag_assets.core.embedding.embedder import (
     _ONNX,
@@ -24,7 +25,6 @@ from rag_assets.core.embedding.embedder import (
 )
 from rag_assets.core.embedding.onnx_backend import TOLERANCE, OnnxMismatch, OnnxUnsupported
 from rag_assets.core.index import Index
-from rag_assets.core.lake.corpus import source_from_pdf
 from rag_assets.core.lake.schemas import CHUNKS
 from rag_assets.core.lake.sidecar import Sidecar
 

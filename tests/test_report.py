@@ -12,10 +12,10 @@ import pytest
 from dagster import AssetCheckSeverity, DagsterInstance
 
 from rag_assets.core.chunking.sized import offsets_for
+from rag_assets.core.corpus import load_version
 from rag_assets.core.eval.evaluation import EvalResult, resolve_strategies, strategy_families
 from rag_assets.core.eval.regression import previous_report
 from rag_assets.core.eval.report import write_report
-from rag_assets.core.lake.corpus import load_version
 from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS

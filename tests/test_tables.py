@@ -13,8 +13,8 @@ from dagster import AssetCheckSeverity, DagsterInstance
 from fpdf import FPDF
 
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.corpus import read_pdf
 from rag_assets.core.index import Index
-from rag_assets.core.lake.corpus import read_pdf
 from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.checks import (

@@ -12,9 +12,9 @@ from rag_assets.core import stages
 from rag_assets.core.chunking import build_chunker
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.corpus import load_version
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.metrics import chunk_damage
-from rag_assets.core.lake.corpus import load_version
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import CHUNKS
 from rag_assets.orchestration.checks import (

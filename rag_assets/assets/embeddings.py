@@ -15,11 +15,11 @@ from dagster import (
 )
 
 from rag_assets.assets.chunks import chunks
-from rag_assets.core.embedding.cache import EmbeddingCache, embed_cached
+from rag_assets.core.corpus import load_info
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import NoLongerLive, committed_keys, read_active
+from rag_assets.core.index.cache import EmbeddingCache, embed_cached
 from rag_assets.core.index.models import promote_if_complete
-from rag_assets.core.lake.corpus import load_info
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.parquet import read_stage, remove_stage_files
 from rag_assets.core.lake.sidecar import ACTIVE

@@ -12,7 +12,7 @@ from dagster import (
 )
 
 from rag_assets.assets.structure_tree import structure_tree
-from rag_assets.core.lake.corpus import load_nodes
+from rag_assets.core.corpus import load_nodes
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import TABLE_ROWS
 from rag_assets.core.stages import FOLDERS, LINEARIZED_TABLES, PAGE_TEXT

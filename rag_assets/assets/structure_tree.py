@@ -13,8 +13,8 @@ from dagster import (
 )
 
 from rag_assets.assets.page_text import page_text
+from rag_assets.core.corpus import doc_from_pages, load_info
 from rag_assets.core.extract import Line
-from rag_assets.core.lake.corpus import doc_from_pages, load_info
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import NODES
 from rag_assets.core.stages import FOLDERS, PAGE_TEXT, STRUCTURE_TREE

@@ -23,7 +23,7 @@ import numpy as np
 from rag_assets.core.chunking import SIZED, build_chunker
 from rag_assets.core.chunking.base import Chunker
 from rag_assets.core.chunking.sized import offsets_for
-from rag_assets.core.embedding.cache import EmbeddingCache
+from rag_assets.core.corpus import Version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.eval.metrics import (
     Span,
@@ -36,7 +36,7 @@ from rag_assets.core.eval.metrics import (
     twin_confused,
 )
 from rag_assets.core.index import Hit, Index, Mode
-from rag_assets.core.lake.corpus import Version
+from rag_assets.core.index.cache import EmbeddingCache
 from rag_assets.core.lake.layout import LakeError
 from rag_assets.core.lake.schemas import Chunk, content_hash
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from rag_assets.core.embedding.cache import EmbeddingCache
+from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.eval.evaluation import Chunker, EvalResult, Question, evaluate, load_questions
 from rag_assets.core.index import (
     Index,
     Mode,
 )
-from rag_assets.core.lake.corpus import Version, load_chunks, load_version
+from rag_assets.core.index.cache import EmbeddingCache
 from rag_assets.core.lake.layout import Lake, LakeError, LakePath
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS

@@ -16,7 +16,7 @@ def parent_texts(lake: Lake, hits: Sequence[Hit]) -> list[str | None]:
     """The whole parent unit of each hit (its article, section or table), for small-to-big:
     the small chunk is what search matched, the parent is what an LLM should read. Each
     version's nodes and text are read once, however many of its chunks were hit."""
-    from rag_assets.core.lake.corpus import load_doc, load_nodes
+    from rag_assets.core.corpus import load_doc, load_nodes
 
     spans: dict[str, tuple[dict[str, tuple[int, int]], str]] = {}
     out: list[str | None] = []

@@ -99,8 +99,8 @@ def drop_model(db_uri: str | os.PathLike[str], embedder: Embedder) -> list[str]:
     dropped."""
     import lancedb
 
-    from rag_assets.core.embedding.cache import CACHE_PREFIX
     from rag_assets.core.index import model_tables
+    from rag_assets.core.index.cache import CACHE_PREFIX
 
     active = read_active(db_uri)
     if active is not None and active.model_id == embedder.model_id:

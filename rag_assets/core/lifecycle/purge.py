@@ -11,7 +11,7 @@ from typing import Any
 
 import lancedb
 
-from rag_assets.core.embedding.cache import CACHE_PREFIX
+from rag_assets.core.index.cache import CACHE_PREFIX
 from rag_assets.core.index.locking import _retry, _table_lock
 from rag_assets.core.index.store import _open_table, model_tables
 from rag_assets.core.index.upkeep import fts_config
