@@ -394,6 +394,7 @@ def _write_partition(uri: str, key: str, rounds: int, start_at: float) -> list[i
     return out
 
 
+@pytest.mark.slow
 def test_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path, embedder: Embedder) -> None:
     """Parallel runs (fresh table, same partition twice) end with exactly one copy each.
 
