@@ -21,11 +21,12 @@ endef
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: help setup demo test lint ui corpus clean-derived
+.PHONY: help setup demo test test-fast lint ui corpus clean-derived
 
 help:
 	@echo "make demo           install everything, index the sample corpus, write the eval report"
 	@echo "make test           install everything, run the test suite"
+	@echo "make test-fast      the same without the tests marked slow (under 3 minutes)"
 	@echo "make setup          Debian packages, .venv, torch (CPU), trecho[dev] (idempotent)"
 	@echo "make lint           ruff check + ruff format --check"
 	@echo "make ui             Dagster UI on the lake's instance (http://127.0.0.1:3000)"
@@ -45,6 +46,10 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+# The quick tier while editing: every test not marked `slow` (see pyproject.toml).
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_ARGS)
 
 lint:
 	@test -x $(BIN)/ruff || bash scripts/setup.sh

@@ -28,6 +28,9 @@ from rag_assets.core.lake.layout import Lake
 
 from .conftest import REPO, copy_lake
 
+# slow: headless Chromium and a Dagster webserver
+pytestmark = pytest.mark.slow
+
 CHROMIUM = os.environ.get("TRECHO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 ARTIFACTS = REPO / "test-artifacts"
 CHAIN = [

@@ -36,6 +36,7 @@ def materialized(tmp_path_factory, embedder) -> Iterator[Lake]:
     assert "[2/2]" in text and "Report:" in text and "dagster dev" in text
 
 
+@pytest.mark.slow
 def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch):
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], ["manuais.jsonl"])
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
@@ -55,6 +56,7 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     assert "[1/1] manual-operacao@v1 ... ok" in out and "0 texts embedded" in out
 
 
+@pytest.mark.slow
 def test_materialize_then_search_json(materialized: Lake, capsys):
     code = main(
         [
@@ -85,6 +87,7 @@ def test_materialize_then_search_json(materialized: Lake, capsys):
     assert all(h["version"] != "v6" for h in hits)
 
 
+@pytest.mark.slow
 def test_search_text_output_cites_document_path_and_pages(materialized: Lake, capsys):
     assert main(["search", "prazo do reembolso", "-k", "2", "--lake", str(materialized.root)]) == 0
     out = capsys.readouterr().out
@@ -92,6 +95,7 @@ def test_search_text_output_cites_document_path_and_pages(materialized: Lake, ca
     assert "| v7 |" in out and "p. " in out and "v6" not in out
 
 
+@pytest.mark.slow
 def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
     args = ["eval", "--json", "--offsets", "2", "--strategies", "fixed_tokens-512-o64"]
     code = main([*args, "--lake", str(materialized.root)])
@@ -116,6 +120,7 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
     assert set(report["by_doc"]["default"]) == {"manual-beneficiario", "manual-operacao"}
 
 
+@pytest.mark.slow
 def test_twin_refund_chunk_stays_out_of_the_authorization_top3(materialized: Lake, capsys):
     # The beneficiary manual's twins: authorization (1.1) and refund (2.1) deadlines.
     from rag_assets.core.corpus import load_nodes
@@ -148,6 +153,7 @@ def test_twin_refund_chunk_stays_out_of_the_authorization_top3(materialized: Lak
     assert default["twin_confusion"] == 0 and default["hit@3"] == 1
 
 
+@pytest.mark.slow
 def test_eval_compares_models_side_by_side(materialized: Lake, capsys):
     """`--models`: each model chunks by its own tokenizer, indexes the default policy in a
     scratch folder (timed) and runs the same strategies; the live index is not touched."""
@@ -171,12 +177,14 @@ def test_eval_compares_models_side_by_side(materialized: Lake, capsys):
     assert main(["eval", "--models", "no-such-model", "--lake", str(materialized.root)]) == 2
 
 
+@pytest.mark.slow
 def test_eval_rejects_an_unknown_strategy_by_name(materialized: Lake, capsys):
     args = ["eval", "--strategies", "fixed_tokens-512", "--lake", str(materialized.root)]
     assert main(args) == 2
     assert "unknown chunking strategy 'fixed_tokens-512'" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_status_and_clear_errors(materialized: Lake, tmp_path, capsys):
     assert main(["status", "--lake", str(materialized.root)]) == 0
     out = capsys.readouterr().out
@@ -186,6 +194,7 @@ def test_status_and_clear_errors(materialized: Lake, tmp_path, capsys):
     assert "no such lake folder" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_expand_hands_over_the_whole_parent_unit(materialized: Lake, capsys):
     args = ["search", "qual o limite de vibração?", "-k", "3", "--json", "--expand"]
     assert main([*args, "--lake", str(materialized.root)]) == 0
@@ -218,6 +227,7 @@ def test_usage_errors_are_one_line_naming_the_flag_with_exit_2(args, named, tmp_
     assert err.count("\n") == 1 and named in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_bad_search_input_is_one_line_with_exit_2(materialized: Lake, capsys):
     lake = ["--lake", str(materialized.root)]
     assert main(["search", "x", "--doc", "Manual Operacao", *lake]) == 2
@@ -225,6 +235,7 @@ def test_bad_search_input_is_one_line_with_exit_2(materialized: Lake, capsys):
     assert err.count("\n") == 1 and "invalid doc_id 'Manual Operacao'" in err
 
 
+@pytest.mark.slow
 def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, capsys, monkeypatch):
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], ["manuais.jsonl"])
     folder = lake.raw_dir / "manual-operacao"
@@ -261,6 +272,7 @@ def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, caps
     assert "Stack Trace" in log.read_text(encoding="utf-8")  # the details are in the file
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_is_marked_failed_and_full_text_catches_up(
     tmp_path, capsys, monkeypatch, embedder
 ):

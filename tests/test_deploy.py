@@ -42,6 +42,9 @@ from rag_assets.settings import Settings, SettingsError
 
 from .conftest import REPO
 
+# slow: Dask clusters and a PostgreSQL server
+pytestmark = pytest.mark.slow
+
 DEPLOY = REPO / "deploy"
 KEY = "regulamento-ruido@v1"
 QUESTION = "Qual o limite de ruído na sala de máquinas?"

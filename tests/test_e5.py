@@ -18,6 +18,9 @@ from rag_assets.core.index import Index, table_name
 
 from .conftest import SHARED
 
+# slow: loads the bundled e5 models
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 SAME = 0.99999
 """Cosine above which two vectors count as the same (float32 rounding of a unit vector)."""

@@ -31,6 +31,9 @@ from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import copy_lake
 
+# slow: every test indexes a lake through Dagster runs (up to minutes each)
+pytestmark = pytest.mark.slow
+
 REFUND = "Qual o prazo para receber o reembolso?"
 OPS, V6, V7 = "manual-operacao@v1", "manual-beneficiario@v6", "manual-beneficiario@v7"
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from dagster import DagsterInstance
 
 from rag_assets.cli import main
@@ -20,6 +21,9 @@ from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 
 from .conftest import copy_lake
+
+# slow: indexes a lake with MiniLM then backfills e5
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 E5 = "multilingual-e5-small-enpt"

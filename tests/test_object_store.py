@@ -19,6 +19,9 @@ from rag_assets.core.lake.layout import Lake, LakeError
 
 from .conftest import copy_lake
 
+# slow: a moto S3 server, a lake indexed on it
+pytestmark = pytest.mark.slow
+
 BUCKET = "trecho-test"
 URI = f"s3://{BUCKET}/lake"
 

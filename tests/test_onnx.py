@@ -30,6 +30,9 @@ from rag_assets.core.lake.sidecar import Sidecar
 
 from .conftest import SAMPLE_LAKE
 
+# slow: exports the model to ONNX (seconds) and loads it in subprocesses
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[1]
 VERSIONS = {
     "manual-operacao@v1": SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf",

@@ -14,6 +14,11 @@ from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 
+from .conftest import copy_lake
+
+# slow: the small lake indexed through Dagster runs, for each test
+pytestmark = pytest.mark.slow
+
 LIVE = {"manual-operacao@v1", "manual-beneficiario@v7"}
 
 
@@ -26,18 +31,31 @@ def failure_messages(run) -> list[str]:
     ]
 
 
+def index_by_sensor(run_requested, evaluate_sensor, lake: Lake):
+    """The lake after one sensor tick and the runs it asked for, on a fresh instance."""
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(lake.root))
+    tick = evaluate_sensor(defs, instance, lake)
+    runs = run_requested(defs, instance, tick)
+    return lake, instance, defs, tick, runs
+
+
 @pytest.fixture
 def indexed(run_requested, evaluate_sensor, small_lake: Lake, embedder):
-    """The small lake after one sensor tick and the runs it asked for."""
-    instance = DagsterInstance.ephemeral()
-    defs = build_definitions(str(small_lake.root))
-    tick = evaluate_sensor(defs, instance, small_lake)
-    runs = run_requested(defs, instance, tick)
-    return small_lake, instance, defs, tick, runs
+    """The small lake after one sensor tick and the runs it asked for (a test may change it)."""
+    return index_by_sensor(run_requested, evaluate_sensor, small_lake)
 
 
-def test_sensor_registers_live_versions_and_runs_them(indexed, embedder):
-    lake, instance, _, tick, runs = indexed
+@pytest.fixture(scope="module")
+def indexed_once(run_requested, evaluate_sensor, tmp_path_factory, embedder):
+    """`indexed`, built once for the tests that only read it."""
+    root = tmp_path_factory.mktemp("pipeline") / "lake"
+    lake = copy_lake(root, ["manual-operacao", "manual-beneficiario"], ["manuais.jsonl"])
+    return index_by_sensor(run_requested, evaluate_sensor, lake)
+
+
+def test_sensor_registers_live_versions_and_runs_them(indexed_once, embedder):
+    lake, instance, _, tick, runs = indexed_once
     assert {r.partition_key for r in tick.run_requests} == LIVE
     assert set(instance.get_dynamic_partitions(DOC_VERSIONS)) == LIVE  # v6 is revoked
     assert set(runs) == LIVE and all(run.success for run in runs.values())
@@ -61,8 +79,8 @@ def test_sensor_registers_live_versions_and_runs_them(indexed, embedder):
     assert set(index.partition_counts()) == LIVE
 
 
-def test_search_answers_from_the_table_and_never_from_revoked_v6(indexed, embedder):
-    lake, *_ = indexed
+def test_search_answers_from_the_table_and_never_from_revoked_v6(indexed_once, embedder):
+    lake, *_ = indexed_once
     index = Index(lake.lancedb_dir, embedder)
     hits = index.search("qual o limite de vibração?", k=3)
     table_hit = [h for h in hits if "4,5" in h.text and "Limite" in h.text]

@@ -101,6 +101,7 @@ def article_number(label: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize(("law", "articles"), [("lgpd", 80), ("cdc", 130)])
+@pytest.mark.slow
 def test_law_articles_and_clauses_sit_under_the_right_article(tree_of, law: str, articles: int):
     # the same bytes as ../shared/corpora/leis/<law>.pdf
     pdf = SAMPLE_LAKE / "raw" / law / ("2018.pdf" if law == "lgpd" else "1990.pdf")

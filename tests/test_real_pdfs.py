@@ -47,7 +47,10 @@ WARN_HEADER = [
     "Layoff/Closure",
 ]
 
-pytestmark = pytest.mark.skipif(not REAL.exists(), reason="shared real-world PDFs not available")
+pytestmark = [
+    pytest.mark.skipif(not REAL.exists(), reason="shared real-world PDFs not available"),
+    pytest.mark.slow,  # every real-world PDF read, and chunked through Dagster runs
+]
 
 
 def doc_id(pdf: Path) -> str:

@@ -38,6 +38,9 @@ from resources import LakeResource, LanceDBResource
 
 from .conftest import copy_lake
 
+# slow: a lake indexed by trecho materialize, then Dagster runs
+pytestmark = pytest.mark.slow
+
 OPS = "manual-operacao@v1"
 QUESTION = "qual o limite de vibração da bomba?"
 TITLE = "Manual da Bomba BC-200, revisão de campo"

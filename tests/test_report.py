@@ -22,6 +22,9 @@ from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import copy_lake
 
+# slow: a lake indexed through Dagster, then eval reports
+pytestmark = pytest.mark.slow
+
 LIVE = ["manual-beneficiario@v7", "manual-operacao@v1"]
 CHECKS = {
     "default_no_orphan_table_values",

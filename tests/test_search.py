@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import multiprocessing as mp
+import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -33,13 +34,22 @@ from .conftest import (
 )
 
 
-@pytest.fixture
-def index(upsert, tmp_path: Path, embedder: Embedder) -> Index:
-    """An index holding the three versions, all active."""
-    idx = Index(tmp_path / "lancedb", embedder)
+@pytest.fixture(scope="module")
+def three_versions(upsert, tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Path:
+    """A LanceDB folder holding the three versions, all active: embedded once a module."""
+    folder = tmp_path_factory.mktemp("three") / "lancedb"
+    idx = Index(folder, embedder)
     for key in DOCS:
         upsert(idx, key)
-    return idx
+    return folder
+
+
+@pytest.fixture
+def index(three_versions: Path, tmp_path: Path, embedder: Embedder) -> Index:
+    """An index holding the three versions, all active: a private copy of
+    `three_versions`, so a test may change it."""
+    shutil.copytree(three_versions, tmp_path / "lancedb")
+    return Index(tmp_path / "lancedb", embedder)
 
 
 def test_table_name_and_empty_store(tmp_path: Path, embedder: Embedder) -> None:
@@ -385,6 +395,7 @@ def _write_partition(uri: str, key: str, rounds: int, start_at: float) -> list[i
     return out
 
 
+@pytest.mark.slow
 def test_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path, embedder: Embedder) -> None:
     """Parallel runs (fresh table, same partition twice) end with exactly one copy each.
 

@@ -33,6 +33,9 @@ from rag_assets.serve.engine import RememberingEmbedder
 
 from .conftest import REPO, copy_lake
 
+# slow: a lake materialized once, then trecho serve and MCP servers
+pytestmark = pytest.mark.slow
+
 VIBRATION = "qual o limite de vibração?"
 REFUND = "prazo de reembolso de despesas médicas"
 

@@ -59,6 +59,7 @@ def full_counter(embedder: Embedder) -> TokenCounter:
     return TokenCounter(st.tokenizer, int(st.max_seq_length), prefix)
 
 
+@pytest.mark.slow
 def test_light_counts_equal_the_loaded_models_on_real_texts(light, embedder, real_texts):
     full = full_counter(embedder)
     counter = TokenCounter(light.tokenizer, light.max_seq_length, light.prompt("document"))

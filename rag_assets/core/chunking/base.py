@@ -1,4 +1,5 @@
-"""The one chunker interface every strategy implements, and what a chunk's header says.
+"""The one chunker interface every strategy implements, what a chunk's header says, and
+how a chunk is built from a span of text (`ChunkBuilder`).
 
 A chunker is a `Chunker` called as `chunker(source, counter) -> list[Chunk]`: it reads one
 document version (its text, structure tree and linearized table rows) and returns chunks
@@ -55,6 +56,77 @@ def make_header(info: DocInfo, path: str, mode: str = "full") -> str:
         since = f" ({info.valid_from.isoformat()})" if info.valid_from else ""
         parts.append(info.version + since)
     return "[" + " | ".join(parts) + "]"
+
+
+def chunk_text(header: str, body: str) -> str:
+    """What a chunk embeds: its header, a newline and its body (the body alone without one)."""
+    return f"{header}\n{body}" if header else body
+
+
+@dataclass(frozen=True)
+class ChunkBuilder:
+    """Makes the chunks of one document version for one strategy, from text spans.
+
+    Every chunker builds its `Chunk` records here, so what a chunk's text is (header, a
+    newline, body), how its tokens are counted and when it is `truncated` (the model
+    reads fewer tokens than it holds) are decided in one place.
+    """
+
+    doc: DocText
+    counter: TokenCounter
+    strategy: str
+    partition_key: str
+    doc_id: str
+    version: str
+
+    @classmethod
+    def of(cls, info: DocInfo, doc: DocText, counter: TokenCounter, strategy: str) -> ChunkBuilder:
+        """The builder for the version `info` names."""
+        return cls(doc, counter, strategy, info.partition_key, info.doc_id, info.version)
+
+    def chunk(
+        self,
+        chunk_id: str,
+        start: int,
+        end: int,
+        header: str,
+        body: str,
+        *,
+        kind: str = "text",
+        parent_id: str | None = None,
+        path: str = "",
+        ordinal: int = 0,
+        tokens: int | None = None,
+    ) -> Chunk:
+        """The chunk of `body` (spanning `doc.text[start:end]`) under `header`.
+
+        `tokens` is the count of the chunk's text when the caller already has it (counted
+        in a batch); otherwise it is counted here.
+        """
+        text = chunk_text(header, body)
+        if tokens is None:
+            tokens = self.counter.count(text)
+        page_start, page_end = self.doc.pages_of(start, end)
+        return Chunk(
+            chunk_id=chunk_id,
+            partition_key=self.partition_key,
+            doc_id=self.doc_id,
+            version=self.version,
+            strategy=self.strategy,
+            parent_id=parent_id,
+            ordinal=ordinal,
+            kind=kind,
+            path=path,
+            header=header,
+            body=body,
+            text=text,
+            token_count=tokens,
+            truncated=tokens > self.counter.max_tokens,
+            char_start=start,
+            char_end=end,
+            page_start=page_start,
+            page_end=page_end,
+        )
 
 
 @dataclass

@@ -32,7 +32,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from rag_assets.core.chunking.base import PATH_SEP, Chunker, DocInfo, Source, make_header
+from rag_assets.core.chunking.base import (
+    PATH_SEP,
+    ChunkBuilder,
+    Chunker,
+    DocInfo,
+    Source,
+    chunk_text,
+    make_header,
+)
 from rag_assets.core.chunking.structural import Unit, fit_to_budget, lead_of, structural_chunks
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
@@ -79,8 +87,8 @@ class _Writer:
         self.counter = counter
         self.by_id = by_id
         self.header_mode = header_mode
-        self.strategy = strategy
         self._leads: dict[str, str] = {}
+        self.build = ChunkBuilder.of(source.info, source.doc, counter, strategy)
 
     def lead(self, node: Node) -> str:
         """What a piece that does not start at `node` repeats of it (cached)."""
@@ -109,7 +117,7 @@ class _Writer:
         leads = [self.lead(a) for a in self.chain(node) if start > a.char_start]
         header = make_header(self.info, self.path(node), self.header_mode)
         body = "\n".join([*[x for x in leads if x], self.doc.text[start:end]])
-        return header, body, f"{header}\n{body}" if header else body
+        return header, body, chunk_text(header, body)
 
     def tokens(self, node: Node, start: int, end: int) -> int:
         """Tokens the model reads for the chunk `render` would make."""
@@ -121,28 +129,16 @@ class _Writer:
 
     def chunk(self, node: Node, article: Node, start: int, end: int, chunk_id: str) -> Chunk:
         """One chunk of unit `node` (of `article`) spanning `doc.text[start:end]`."""
-        header, body, text = self.render(node, start, end)
-        tokens = self.counter.count(text)
-        page_start, page_end = self.doc.pages_of(start, end)
-        return Chunk(
-            chunk_id=chunk_id,
-            partition_key=self.info.partition_key,
-            doc_id=self.info.doc_id,
-            version=self.info.version,
-            strategy=self.strategy,
-            parent_id=article.node_id,
-            ordinal=0,
+        header, body, _ = self.render(node, start, end)
+        return self.build.chunk(
+            chunk_id,
+            start,
+            end,
+            header,
+            body,
             kind=node.kind,
+            parent_id=article.node_id,
             path=self.path(node),
-            header=header,
-            body=body,
-            text=text,
-            token_count=tokens,
-            truncated=tokens > self.counter.max_tokens,
-            char_start=start,
-            char_end=end,
-            page_start=page_start,
-            page_end=page_end,
         )
 
     def emit(self, node: Node, article: Node, atoms: Sequence[_Atom]) -> list[Chunk]:

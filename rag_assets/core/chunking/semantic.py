@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_assets.core.chunking.base import Chunker, DocInfo, Source, make_header
+from rag_assets.core.chunking.base import ChunkBuilder, Chunker, Source, chunk_text, make_header
 from rag_assets.core.chunking.structural import Unit, fit_to_budget, sentence_units
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.embedding.tokens import TokenCounter
@@ -100,34 +100,6 @@ def breaks_at(distances: np.ndarray, percentile: float) -> list[bool]:
     return [bool(d > threshold) for d in distances]
 
 
-def _chunk(
-    doc: DocText, info: DocInfo, header: str, group: list[Unit], strategy: str, n_tokens: int
-) -> Chunk:
-    start, end = group[0].start, group[-1].end
-    body = doc.text[start:end]
-    page_start, page_end = doc.pages_of(start, end)
-    return Chunk(
-        chunk_id="",
-        partition_key=info.partition_key,
-        doc_id=info.doc_id,
-        version=info.version,
-        strategy=strategy,
-        parent_id=None,
-        ordinal=0,
-        kind="text",
-        path="",
-        header=header,
-        body=body,
-        text=f"{header}\n{body}" if header else body,
-        token_count=n_tokens,
-        truncated=False,
-        char_start=start,
-        char_end=end,
-        page_start=page_start,
-        page_end=page_end,
-    )
-
-
 @dataclass(frozen=True)
 class SemanticChunker(Chunker):
     """Cuts by embedding distance (strategy `semantic-p{percentile:g}`).
@@ -160,6 +132,7 @@ class SemanticChunker(Chunker):
         header_mode, strategy = self.header_mode, self.name
         limit = counter.max_tokens if max_tokens is None else min(max_tokens, counter.max_tokens)
         doc, info = source.doc, source.info
+        build = ChunkBuilder.of(info, doc, counter, strategy)
         header = make_header(info, "", header_mode)
         fixed = counter.count(f"{header}\n") if header else counter.overhead
         room = limit - fixed
@@ -188,8 +161,9 @@ class SemanticChunker(Chunker):
         pending = list(reversed(groups))
         while pending:  # each pass either emits a group or splits it in two: bounded
             group = pending.pop()
-            chunk = _chunk(doc, info, header, group, strategy, 0)
-            n_tokens = counter.count(chunk.text)
+            start, end = group[0].start, group[-1].end
+            body = doc.text[start:end]
+            n_tokens = counter.count(chunk_text(header, body))
             if n_tokens > limit and len(group) > 1:  # tokens are not quite additive
                 half = len(group) // 2
                 pending.extend([group[half:], group[:half]])
@@ -203,9 +177,7 @@ class SemanticChunker(Chunker):
                 if len(pieces) > 1 or (pieces[0].start, pieces[0].end) != (unit.start, unit.end):
                     pending.extend([[p] for p in reversed(pieces)])
                     continue
-            chunk.token_count = n_tokens
-            chunk.truncated = n_tokens > counter.max_tokens
-            chunks.append(chunk)
+            chunks.append(build.chunk("", start, end, header, body, tokens=n_tokens))
         for ordinal, chunk in enumerate(chunks):
             chunk.ordinal = ordinal
             chunk.chunk_id = f"{info.partition_key}#semantic/{ordinal}"

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rag_assets.core.chunking.base import Chunker, Source, make_header
+from rag_assets.core.chunking.base import ChunkBuilder, Chunker, Source, chunk_text, make_header
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText
@@ -92,36 +92,12 @@ def _build(
             continue
         s = start + (len(seg) - len(seg.lstrip()))
         trimmed.append((s, s + len(body), body))
-    texts = [f"{header}\n{body}" if header else body for _, _, body in trimmed]
-    counts = counter.count_many(texts)
-    chunks: list[Chunk] = []
-    for ordinal, ((s, e, body), text, n_tokens) in enumerate(
-        zip(trimmed, texts, counts, strict=True)
-    ):
-        page_start, page_end = doc.pages_of(s, e)
-        chunks.append(
-            Chunk(
-                chunk_id=f"{partition_key}#{strategy}/{ordinal}",
-                partition_key=partition_key,
-                doc_id=doc_id,
-                version=version,
-                strategy=strategy,
-                parent_id=None,
-                ordinal=ordinal,
-                kind="text",
-                path="",
-                header=header,
-                body=body,
-                text=text,
-                token_count=n_tokens,
-                truncated=n_tokens > counter.max_tokens,
-                char_start=s,
-                char_end=e,
-                page_start=page_start,
-                page_end=page_end,
-            )
-        )
-    return chunks
+    counts = counter.count_many([chunk_text(header, body) for _, _, body in trimmed])
+    build = ChunkBuilder(doc, counter, strategy, partition_key, doc_id, version)
+    return [
+        build.chunk(f"{partition_key}#{strategy}/{n}", s, e, header, body, ordinal=n, tokens=k)
+        for n, ((s, e, body), k) in enumerate(zip(trimmed, counts, strict=True))
+    ]
 
 
 def _token_offsets(counter: TokenCounter, text: str) -> list[Span]:

@@ -13,7 +13,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rag_assets.core.chunking.base import PATH_SEP, Chunker, DocInfo, Source, make_header
+from rag_assets.core.chunking.base import (
+    PATH_SEP,
+    ChunkBuilder,
+    Chunker,
+    DocInfo,
+    Source,
+    make_header,
+)
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 from rag_assets.core.structure.paths import display_name, path_of
@@ -361,6 +368,10 @@ class _Render:
     strategy: str
     header_mode: str
     seen: set[str] = field(default_factory=set)
+    build: ChunkBuilder = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.build = ChunkBuilder.of(self.info, self.doc, self.counter, self.strategy)
 
     def emit(self, box: Container, group: list[Unit]) -> list[Chunk]:
         """Chunks of a group, split further until each fits the model (never truncated)."""
@@ -380,8 +391,7 @@ class _Render:
 
     def chunk(self, box: Container, group: list[Unit]) -> Chunk:
         """One chunk of a group: header, lead, the document's own text, exact span."""
-        doc, info, counter = self.doc, self.info, self.counter
-        strategy, seen, header_mode = self.strategy, self.seen, self.header_mode
+        doc, info, seen = self.doc, self.info, self.seen
         first, last = group[0], group[-1]
         starts_container = first.start <= box.node.char_start
         body_parts = (
@@ -394,9 +404,7 @@ class _Render:
         path = box.path
         if first.label and not starts_container and box.node.kind != "table":
             path = f"{path}{PATH_SEP}{first.label}" if path else first.label
-        header = make_header(info, path, header_mode)
-        text = f"{header}\n{body}" if header else body
-        tokens = counter.count(text)
+        header = make_header(info, path, self.header_mode)
         chunk_id = f"{info.partition_key}#{first.seg}"
         if len(group) > 1:
             chunk_id += f"..{last.seg.rsplit('/', 1)[-1]}"
@@ -405,26 +413,15 @@ class _Render:
             n += 1
             chunk_id = f"{base}~{n}"
         seen.add(chunk_id)
-        page_start, page_end = doc.pages_of(first.start, last.end)
-        return Chunk(
-            chunk_id=chunk_id,
-            partition_key=info.partition_key,
-            doc_id=info.doc_id,
-            version=info.version,
-            strategy=strategy,
-            parent_id=box.node.node_id,
-            ordinal=0,
+        return self.build.chunk(
+            chunk_id,
+            first.start,
+            last.end,
+            header,
+            body,
             kind=box.node.kind,
+            parent_id=box.node.node_id,
             path=path,
-            header=header,
-            body=body,
-            text=text,
-            token_count=tokens,
-            truncated=tokens > counter.max_tokens,
-            char_start=first.start,
-            char_end=last.end,
-            page_start=page_start,
-            page_end=page_end,
         )
 
 

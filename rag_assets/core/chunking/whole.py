@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag_assets.core.chunking.base import Chunker, Source, make_header
+from rag_assets.core.chunking.base import ChunkBuilder, Chunker, Source, chunk_text, make_header
 from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.lake.schemas import Chunk
@@ -49,8 +49,7 @@ class WholeChunker(Chunker):
             return []
         start = len(doc.text) - len(doc.text.lstrip())
         end = start + len(stripped)
-        text = f"{header}\n{stripped}" if header else stripped
-        tokens = counter.count(text)
+        tokens = counter.count(chunk_text(header, stripped))
         if tokens > counter.max_tokens:
             return structural_chunks(
                 doc,
@@ -64,26 +63,15 @@ class WholeChunker(Chunker):
                 strategy=STRATEGY,
             )
         root = next((n for n in source.nodes if n.kind == "document"), None)
-        page_start, page_end = doc.pages_of(start, end)
-        return [
-            Chunk(
-                chunk_id=f"{info.partition_key}#doc",
-                partition_key=info.partition_key,
-                doc_id=info.doc_id,
-                version=info.version,
-                strategy=STRATEGY,
-                parent_id=root.node_id if root else info.partition_key,
-                ordinal=0,
-                kind="document",
-                path="",
-                header=header,
-                body=stripped,
-                text=text,
-                token_count=tokens,
-                truncated=False,
-                char_start=start,
-                char_end=end,
-                page_start=page_start,
-                page_end=page_end,
-            )
-        ]
+        build = ChunkBuilder.of(info, doc, counter, STRATEGY)
+        whole = build.chunk(
+            f"{info.partition_key}#doc",
+            start,
+            end,
+            header,
+            stripped,
+            kind="document",
+            parent_id=root.node_id if root else info.partition_key,
+            tokens=tokens,
+        )
+        return [whole]
