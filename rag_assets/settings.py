@@ -53,8 +53,9 @@ class Settings:
     (`auto`: OpenVINO bf16, else onnxruntime, else the engine: the first that loads and
     reproduces the engine's vectors)."""
     e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_path", "auto")
-    """What embeds the bundled e5's queries: the same values; `auto` is the fastest path in
-    a long-running server, the engine elsewhere (a one-shot command loads nothing more)."""
+    """What embeds the bundled e5's queries: the same values; `auto` is onnxruntime (else
+    the engine) in a long-running server, the engine elsewhere (a one-shot command loads
+    nothing more)."""
     vector_weight: float | None = _var("TRECHO_VECTOR_WEIGHT", "weight", None)
     """None: the model's default (`core.index.default_vector_weight`)."""
     keep_history: bool = _var("TRECHO_KEEP_HISTORY", "flag", False)
@@ -107,7 +108,7 @@ class Settings:
         prompts (given, else the configured ones when it is the configured model, else
         none), on the configured device, backend and threads. `server`: for a
         long-running process (`trecho serve`, `trecho mcp`), where `auto` embeds the
-        bundled e5's queries on the fastest path too (not only its passages)."""
+        bundled e5's queries on onnxruntime when it is installed."""
         from rag_assets.core.embedding.embedder import DEFAULT_MODEL, Embedder
 
         configured = self.model or DEFAULT_MODEL
@@ -164,7 +165,8 @@ class Settings:
 
 def e5_query_path(setting: str, *, server: bool) -> str:
     """What embeds the bundled e5's queries for the TRECHO_E5_QUERIES value `setting`:
-    `auto` means the fastest path in a long-running server, else the engine."""
+    `auto` means onnxruntime in a long-running server (`backends.E5_QUERY_AUTO`), else
+    the engine."""
     if setting != "auto":
         return setting
     return "auto" if server else "engine"

