@@ -55,6 +55,15 @@ def shared(key: tuple[Any, ...], build: Callable[[], T]) -> T:
         return _REGISTRY[key]
 
 
+def forget(*prefix: Any) -> None:
+    """Drop what the registry holds under keys starting with `prefix` (and every chosen
+    path, which may hold it), so the next use loads it again (tests of a fresh export)."""
+    with _LOCK:
+        for key in list(_REGISTRY):
+            if key[: len(prefix)] == prefix or key[0] == "path":
+                del _REGISTRY[key]
+
+
 def known(key: tuple[Any, ...]) -> bool:
     """Whether `key` is already in the registry (loaded in this process)."""
     with _LOCK:
