@@ -114,12 +114,16 @@ class Path:
 
 
 class _SentenceTransformers:
-    """What both sentence-transformers backends share: prompts, batch size, limits."""
+    """What both sentence-transformers backends share: prompts, batch size, limits (from
+    the model's `ModelInfo`, so the ONNX path needs no torch)."""
 
     name = "torch"
 
-    def __init__(self, st: Any, passage_prefix: str, query_prefix: str, batch_size: int) -> None:
+    def __init__(
+        self, st: Any, info: Any, passage_prefix: str, query_prefix: str, batch_size: int
+    ) -> None:
         self.st = st
+        self.info = info
         self.passage_prefix = passage_prefix
         self.query_prefix = query_prefix
         self.batch_size = batch_size
@@ -127,17 +131,17 @@ class _SentenceTransformers:
     @property
     def tokenizer(self) -> Any:
         """The model's own tokenizer."""
-        return self.st.tokenizer
+        return self.info.tokenizer
 
     @property
     def dimension(self) -> int:
         """Length of the vectors."""
-        return int(self.st.get_sentence_embedding_dimension())
+        return int(self.info.dimension)
 
     @property
     def max_tokens(self) -> int:
         """sentence-transformers' `max_seq_length`."""
-        return int(self.st.max_seq_length)
+        return int(self.info.max_seq_length)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         vectors = self.st.encode(
@@ -165,19 +169,13 @@ class SentenceTransformerEncoder(_SentenceTransformers):
 
 
 class OnnxExportEncoder(_SentenceTransformers):
-    """A sentence-transformers model exported to ONNX and run by onnxruntime (`onnx`: the
-    loaded encoder of `onnx_backend.load_encoder`); tokenizer and limits from torch's model."""
+    """A sentence-transformers model exported to ONNX and run by onnxruntime (`st`: the
+    loaded encoder of `onnx_backend.load_encoder`; torch is not loaded)."""
 
     name = "onnx"
 
-    def __init__(
-        self, onnx: Any, st: Any, passage_prefix: str, query_prefix: str, batch_size: int
-    ) -> None:
-        super().__init__(st, passage_prefix, query_prefix, batch_size)
-        self.onnx = onnx
-
     def _encode(self, texts: list[str]) -> np.ndarray:
-        return self.onnx.encode(texts, self.batch_size)
+        return self.st.encode(texts, self.batch_size)
 
 
 class _E5:

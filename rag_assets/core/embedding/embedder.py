@@ -190,8 +190,8 @@ class Embedder:
             return backends.e5_path(self.variant, setting, self.threads, self.batch_size, role=role)
         args = (self.effective_passage_prefix, self.effective_query_prefix, self.batch_size)
         if self.backend == "onnx":
-            return backends.Path(backends.OnnxExportEncoder(self.onnx(), self.st, *args))
-        return backends.Path(backends.SentenceTransformerEncoder(self.st, *args))
+            return backends.Path(backends.OnnxExportEncoder(self.onnx(), self.info, *args))
+        return backends.Path(backends.SentenceTransformerEncoder(self.st, self.info, *args))
 
     def passage_path(self) -> backends.Path:
         """What embeds passages here, and why faster paths were refused (loads it)."""
