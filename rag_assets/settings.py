@@ -47,10 +47,15 @@ class Settings:
     device: str = _var("TRECHO_DEVICE", default="cpu")
     embed_backend: str = _var("TRECHO_EMBED_BACKEND", "backend", "torch")
     embed_threads: int = _var("TRECHO_EMBED_THREADS", "count", 0)
-    """0: every core (the bundled e5's engine only)."""
-    e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_queries", "auto")
-    """What embeds the bundled e5's queries: one of `core.embedding.embedder.E5_QUERIES`, or `auto`:
-    onnxruntime in a long-running server when it is installed, the engine elsewhere."""
+    """0: every core (the bundled e5's paths only)."""
+    e5_passages: str = _var("TRECHO_E5_PASSAGES", "e5_path", "auto")
+    """What embeds the bundled e5's passages: one of `core.embedding.backends.E5_SETTINGS`
+    (`auto`: OpenVINO bf16, else onnxruntime, else the engine: the first that loads and
+    reproduces the engine's vectors)."""
+    e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_path", "auto")
+    """What embeds the bundled e5's queries: the same values; `auto` is onnxruntime (else
+    the engine) in a long-running server, the engine elsewhere (a one-shot command loads
+    nothing more)."""
     vector_weight: float | None = _var("TRECHO_VECTOR_WEIGHT", "weight", None)
     """None: the model's default (`core.index.default_vector_weight`)."""
     keep_history: bool = _var("TRECHO_KEEP_HISTORY", "flag", False)
@@ -121,6 +126,7 @@ class Settings:
             backend=self.embed_backend,
             threads=self.embed_threads,
             e5_queries=e5_query_path(self.e5_queries, server=server),
+            e5_passages=self.e5_passages,
         )
 
     def index_options(self) -> dict[str, Any]:
@@ -159,12 +165,11 @@ class Settings:
 
 def e5_query_path(setting: str, *, server: bool) -> str:
     """What embeds the bundled e5's queries for the TRECHO_E5_QUERIES value `setting`:
-    `auto` means onnxruntime in a long-running server (when installed), else the engine."""
+    `auto` means onnxruntime in a long-running server (`backends.E5_QUERY_AUTO`), else
+    the engine."""
     if setting != "auto":
         return setting
-    from rag_assets.core.embedding import e5_onnx
-
-    return "onnx" if server and e5_onnx.available() else "engine"
+    return "auto" if server else "engine"
 
 
 def _parse(name: str, kind: str, raw: str) -> Any:
@@ -190,19 +195,25 @@ def _parse(name: str, kind: str, raw: str) -> Any:
         if weight < 0:
             raise SettingsError(f"{name}={raw!r}: expected 0 or more")
         return weight
-    if kind in ("backend", "e5_queries"):  # the embedder's own lists, read when needed
-        from rag_assets.core.embedding.embedder import BACKENDS, E5_QUERIES
+    if kind in ("backend", "e5_path"):  # the embedder's own lists, read when needed
+        from rag_assets.core.embedding.backends import E5_SETTINGS
+        from rag_assets.core.embedding.embedder import BACKENDS
 
-        allowed = BACKENDS if kind == "backend" else ("auto", *E5_QUERIES)
+        allowed = BACKENDS if kind == "backend" else E5_SETTINGS
         if raw not in allowed:
             raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(allowed)}")
-    if kind == "e5_queries" and raw == "onnx":
+    if kind == "e5_path" and raw == "onnx":
         from rag_assets.core.embedding import e5_onnx
 
         if not e5_onnx.available():
             raise SettingsError(
                 f"{name}=onnx needs the packages onnxruntime and onnx (pip install 'trecho[onnx]')"
             )
+    if kind == "e5_path" and raw == "openvino":
+        from rag_assets.core.embedding import e5_openvino
+
+        if not e5_openvino.available():
+            raise SettingsError(f"{name}=openvino needs the package openvino (pip install trecho)")
     if kind == "executor":
         raw = raw.lower().replace("-", "_")
         if raw not in EXECUTORS:

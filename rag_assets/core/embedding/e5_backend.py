@@ -62,6 +62,8 @@ MAX_TOKENS = 512
 DIMENSION = 384
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
+ROLES = ((QUERY_PREFIX, True), (PASSAGE_PREFIX, False))
+"""Each prompt with the engine's `is_query` flag (load checks run both)."""
 META = "\u2581"
 _LOCK = threading.RLock()
 
@@ -346,15 +348,3 @@ class E5Encoder:
                 vectors = self.engine.encode(batch, is_query)
                 out[idx] = np.asarray(vectors, dtype=np.float32).reshape(len(batch), DIMENSION)
         return out
-
-
-_ENCODERS: dict[tuple[str, int], E5Encoder] = {}
-
-
-def encoder(variant: str, threads: int = 0) -> E5Encoder:
-    """The process's encoder of a variant (the engine and tokenizer are loaded once)."""
-    key = (variant, threads)
-    with _LOCK:
-        if key not in _ENCODERS:
-            _ENCODERS[key] = E5Encoder(variant, threads)
-        return _ENCODERS[key]

