@@ -182,7 +182,8 @@ def render_html(
     note = abstention_note(result)
     parts += ["<h2>Abstention (min_score)</h2>", f'<p class="note">{_esc(note)}</p>']
     if abstention_rows(result):
-        parts.append(_html_table("abstention", ["strategy", *ABSTENTION], abstention_rows(result)))
+        rows = [(name, [name, *cells]) for name, cells in abstention_rows(result)]
+        parts.append(_html_table("abstention", ["strategy", *ABSTENTION], rows))
     if result.sweep:
         parts += [
             '<p class="note">The default policy at each min_score (highlighted: the served '
