@@ -35,7 +35,8 @@ import polars as pl
 from rag_assets.core.chunking.sized import recursive
 from rag_assets.core.corpus import Version, load_chunks
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.eval.evaluation import Question, evaluate, load_questions
+from rag_assets.core.eval.evaluation import evaluate
+from rag_assets.core.eval.questions import Question, load_questions
 from rag_assets.core.eval.runner import indexed_versions
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake

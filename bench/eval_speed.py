@@ -73,10 +73,10 @@ def main() -> None:
     header("eval report cost: before / full / demo", args)
     from rag_assets.core.eval.evaluation import (
         evaluate,
-        load_questions,
         resolve_strategies,
         strategy_families,
     )
+    from rag_assets.core.eval.questions import load_questions
     from rag_assets.core.eval.runner import indexed_versions, question_files
     from rag_assets.core.index import Index
     from rag_assets.core.index.cache import EmbeddingCache

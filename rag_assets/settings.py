@@ -58,6 +58,9 @@ class Settings:
     nothing more)."""
     vector_weight: float | None = _var("TRECHO_VECTOR_WEIGHT", "weight", None)
     """None: the model's default (`core.index.default_vector_weight`)."""
+    min_score: float | None = _var("TRECHO_MIN_SCORE", "cosine", None)
+    """The lowest cosine a served search returns; None: the model's default
+    (`core.index.default_min_score`); -1 keeps every hit."""
     keep_history: bool = _var("TRECHO_KEEP_HISTORY", "flag", False)
     ann_min_rows: int | None = _var("TRECHO_ANN_MIN_ROWS", "count", None)
     """None: `core.index.ANN_MIN_ROWS`."""
@@ -135,6 +138,7 @@ class Settings:
             "ann_min_rows": self.ann_min_rows,
             "ann_ef": self.ann_ef,
             "vector_weight": self.vector_weight,
+            "min_score": self.min_score,
         }
 
     def index(self, uri: str, embedder: Embedder) -> Index:
@@ -195,6 +199,14 @@ def _parse(name: str, kind: str, raw: str) -> Any:
         if weight < 0:
             raise SettingsError(f"{name}={raw!r}: expected 0 or more")
         return weight
+    if kind == "cosine":
+        try:
+            cosine = float(raw)
+        except ValueError:
+            raise SettingsError(f"{name}={raw!r}: expected a number") from None
+        if not -1 <= cosine <= 1:
+            raise SettingsError(f"{name}={raw!r}: expected a cosine, from -1 to 1")
+        return cosine
     if kind in ("backend", "e5_path"):  # the embedder's own lists, read when needed
         from rag_assets.core.embedding.backends import E5_SETTINGS
         from rag_assets.core.embedding.embedder import BACKENDS

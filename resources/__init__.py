@@ -19,6 +19,7 @@ from pydantic import Field
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import ANN_EF, ANN_MIN_ROWS, VECTOR_WEIGHT_E5, Index
+from rag_assets.core.index.retrieval import MIN_SCORE_E5, MIN_SCORE_MINILM
 from rag_assets.core.lake.layout import Lake
 from rag_assets.settings import Settings
 
@@ -154,6 +155,14 @@ class LanceDBResource(ConfigurableResource):
         "Weight of the vector list in hybrid fusion (full text: 1); empty: the "
         f"model's default ({VECTOR_WEIGHT_E5:g} for the bundled e5, else 1)",
         ge=0,
+    )
+    min_score: float | None = _setting(
+        "min_score",
+        "Lowest cosine a served search returns, and what the eval's abstention figures "
+        f"are measured at; -1 keeps every hit; empty: the model's default ({MIN_SCORE_E5:g} "
+        f"for the bundled e5, {MIN_SCORE_MINILM:g} for all-MiniLM-L6-v2)",
+        ge=-1,
+        le=1,
     )
 
     def as_settings(self) -> Settings:

@@ -121,6 +121,17 @@ def test_report_html_renders_tables_and_plots_offline(ui_lake, browser):
     assert offsets.count() == 2
     assert page.locator("#tags tbody tr").count() >= 3  # tabela, leiga, gemea, ...
     assert page.locator("#documents tbody tr").count() == 2 * len(names)
+    # abstention at the served min_score, its sweep, and every question with its top 3
+    abstention = page.locator("#abstention tbody tr td:first-child").all_inner_texts()
+    assert abstention == names
+    assert page.locator("#sweep tbody tr").count() == len(metrics["sweep"]) > 1
+    rows = page.locator("#questions tbody tr")
+    assert rows.count() == len(metrics["per_question"])
+    outcomes = page.locator("#questions tbody tr td:last-child").all_inner_texts()
+    assert all(o.startswith(("hit@", "miss", "answers", "abstains")) for o in outcomes)
+    assert page.locator("#questions tr.failed").count() == sum(
+        o.startswith(("miss", "answers")) for o in outcomes
+    )
 
     # three plots, each an image that decoded and is drawn at a visible size
     for figure in ("fig-hit-vs-tokens", "fig-tags", "fig-offsets"):

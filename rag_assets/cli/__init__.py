@@ -121,20 +121,24 @@ def cmd_search(args: argparse.Namespace) -> int:
     from rag_assets.core.index.hits import hit_rows
 
     filters = {"doc_id": args.doc, "version": args.version, "as_of": args.as_of}
-    hits = index.search(args.query, k=args.k, mode=args.mode, exact=args.exact, **filters)
+    floor = index.min_score_for(args.mode, args.min_score)
+    hits = index.search(
+        args.query, k=args.k, mode=args.mode, exact=args.exact, min_score=floor, **filters
+    )
     rows = hit_rows(lake, hits, args.expand)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
         return 0
     if not hits:
-        print("no results")
+        above = f" with a cosine of {floor} or more (--min-score)" if floor is not None else ""
+        print(f"no results{above}")
     for rank, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
         parent = row.get("parent_text")
         end = f"–{hit.page_end}" if hit.page_end != hit.page_start else ""
         pages = f"p. {hit.page_start}{end}"
         print(
             f"{rank}. {hit.title} | {hit.path or '(início)'} | {hit.version} | {pages} | "
-            f"score {hit.score:.4f} ({'+'.join(hit.retrievers)})"
+            f"score {hit.score:.4f} ({'+'.join(hit.retrievers)}){_similarity(hit)}"
         )
         print(textwrap.indent(hit.text.strip(), "   "))
         if parent:
@@ -142,6 +146,12 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(textwrap.indent(parent.strip(), "   | "))
         print()
     return 0
+
+
+def _similarity(hit: Any) -> str:
+    """A hit's real similarities for the search listing: `, cosine 0.8512, bm25 7.12`."""
+    pairs = (("cosine", hit.cosine), ("bm25", hit.bm25))
+    return "".join(f", {name} {value:.4f}" for name, value in pairs if value is not None)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

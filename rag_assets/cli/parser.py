@@ -42,6 +42,17 @@ def query_text(text: str) -> str:
     return text
 
 
+def cosine(text: str) -> float:
+    """A cosine similarity, from -1 to 1 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not -1 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a cosine is from -1 to 1, got {value}")
+    return value
+
+
 def iso_date(text: str) -> dt.date:
     """A YYYY-MM-DD date (argparse type)."""
     try:
@@ -79,6 +90,12 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a JSON array of hits")
     p.add_argument("--exact", action="store_true", help="scan every vector (skip the ANN index)")
     p.add_argument("--expand", action="store_true", help="also give each hit's parent unit")
+    p.add_argument(
+        "--min-score",
+        type=cosine,
+        help="drop hits whose cosine to the query is below this (default: the model's, or "
+        "$TRECHO_MIN_SCORE; -1 keeps every hit; not with --mode fts)",
+    )
     p.set_defaults(func=handlers["search"])
 
     p = sub.add_parser("eval", parents=[common], help="compare strategies on question files")

@@ -66,6 +66,7 @@ def evaluate_models(
             progress=progress,
             history=settings.keep_history,
             vector_weight=settings.vector_weight,
+            min_score=settings.min_score,
         )
     except OSError as exc:  # a file the eval reads (a bad value: already a ConfigError)
         raise LakeError(str(exc)) from exc

@@ -47,6 +47,12 @@ class SearchBody(BaseModel):
         None, description="validity date YYYY-MM-DD: versions in force that day (default today)"
     )
     expand: bool = Field(False, description="add each hit's whole parent unit (parent_text)")
+    min_score: float | None = Field(
+        None,
+        description="drop hits whose cosine to the query is below this, -1 to 1 (default: "
+        "the model's, or TRECHO_MIN_SCORE; -1 keeps every hit; not with mode fts): no hit "
+        "means the documents hold no answer",
+    )
 
 
 class SearchAnswer(BaseModel):
@@ -57,9 +63,13 @@ class SearchAnswer(BaseModel):
     k: int
     as_of: str
     model: str = Field(description="the model id whose table answered")
+    min_score: float | None = Field(
+        None, description="the lowest cosine a hit could have (None in mode fts)"
+    )
     hits: list[dict[str, Any]] = Field(
         description="chunk_id, partition_key, doc_id, version, title, path (section), "
-        "page_start, page_end, text, score, retrievers, ranks, ... (+ parent_text)"
+        "page_start, page_end, text, score (rank fusion), cosine, bm25, retrievers, ranks, "
+        "... (+ parent_text)"
     )
 
 
@@ -240,6 +250,7 @@ def create_app(engine: Engine, token: str | None = None, host: str = "127.0.0.1"
             versions=body.versions,
             as_of=body.as_of,
             expand=body.expand,
+            min_score=body.min_score,
         )
         request.state.log["hits"] = len(answer["hits"])
         return answer

@@ -74,9 +74,14 @@ class TrechoClient:
         versions: Sequence[str] | None = None,
         as_of: str | None = None,
         expand: bool = False,
+        min_score: float | None = None,
     ) -> list[dict[str, Any]]:
-        """The `k` best hits for `query` (see `POST /search`)."""
+        """The `k` best hits for `query` whose cosine is at least `min_score` (default:
+        the server's; see `POST /search`); an empty list means the documents hold no
+        answer."""
         body: dict[str, Any] = {"query": query, "k": k, "mode": mode, "expand": expand}
+        if min_score is not None:
+            body["min_score"] = min_score
         if documents is not None:
             body["documents"] = list(documents)
         if versions is not None:

@@ -43,7 +43,7 @@ import polars as pl
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.errors import UserError
+from rag_assets.core.errors import ConfigError, UserError
 from rag_assets.core.index import ACTIVE_TABLE, MODES, Index, ModelRef, embedder_for, ref_in
 from rag_assets.core.index.hits import hit_rows
 from rag_assets.core.lake.layout import Lake
@@ -277,9 +277,11 @@ class Engine:
         versions: Sequence[str] | None = None,
         as_of: str | dt.date | None = None,
         expand: bool = False,
+        min_score: float | None = None,
     ) -> dict[str, Any]:
-        """The `k` best chunks for `query`, each as `trecho search --json` gives it, with
-        the model and date the search used. Raises RequestError for a bad request."""
+        """The `k` best chunks for `query` whose cosine is at least `min_score` (None: the
+        index's, `Index.min_score_for`), each as `trecho search --json` gives it, with the
+        model, date and min_score the search used. Raises RequestError for a bad request."""
         query = self._check_query(query)
         if not isinstance(k, int) or not 1 <= k <= self.limits.max_k:
             raise RequestError(f"k must be between 1 and {self.limits.max_k}, got {k!r}")
@@ -287,19 +289,29 @@ class Engine:
             raise RequestError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         day = self._check_date(as_of)
         index = self.index()
+        floor = self._check_min_score(index, mode, min_score)
         with index.pinned() as (tbl, version):
             catalog = self._catalog(index, tbl, version)
             docs = self._check_documents(catalog, documents)
             wanted = self._check_versions(catalog, docs, versions)
             if mode != "fts":
                 self._check_tokens(index.embedder, query)
-            hits = index.search(query, k=k, mode=mode, doc_id=docs, version=wanted, as_of=day)  # type: ignore[arg-type]
+            hits = index.search(
+                query,
+                k=k,
+                mode=mode,
+                doc_id=docs,
+                version=wanted,
+                as_of=day,
+                min_score=floor,  # type: ignore[arg-type]
+            )
         return {
             "query": query,
             "mode": mode,
             "k": k,
             "as_of": (day or dt.date.today()).isoformat(),
             "model": index.embedder.model_id,
+            "min_score": floor,
             "hits": hit_rows(self.lake, hits, expand),
         }
 
@@ -341,6 +353,19 @@ class Engine:
                 status=413,
             )
         return query.strip()
+
+    @staticmethod
+    def _check_min_score(index: Index, mode: str, min_score: object) -> float | None:
+        if min_score is not None and (
+            isinstance(min_score, bool)
+            or not isinstance(min_score, int | float)
+            or not -1 <= min_score <= 1
+        ):
+            raise RequestError(f"min_score must be a cosine from -1 to 1, got {min_score!r}")
+        try:
+            return index.min_score_for(mode, min_score)  # type: ignore[arg-type]
+        except ConfigError as exc:
+            raise RequestError(str(exc)) from None
 
     @staticmethod
     def _check_date(as_of: str | dt.date | None) -> dt.date | None:

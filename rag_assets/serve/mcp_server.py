@@ -34,15 +34,18 @@ def build_mcp(engine: Engine) -> MCPServer:
         versions: list[str] | None = None,
         as_of: str | None = None,
         expand: bool = False,
+        min_score: float | None = None,
     ) -> dict[str, Any]:
         """The k chunks that best answer `query`, among the versions in force on `as_of`
         (YYYY-MM-DD, default today). Each hit carries its citation: `title`, `version`,
         `path` (section), `page_start`-`page_end`, and `text`; `expand` adds the whole
         parent unit (`parent_text`). `documents`/`versions` restrict the search to those
         doc ids / version names (see list_documents). `mode`: hybrid (default), vector or
-        fts (exact words)."""
+        fts (exact words). Only hits whose `cosine` to the query is at least `min_score`
+        come back (default: the model's; -1 keeps every hit): no hit means the documents
+        hold no answer, say so rather than guess."""
         try:
-            return engine.search(query, k, mode, documents, versions, as_of, expand)
+            return engine.search(query, k, mode, documents, versions, as_of, expand, min_score)
         except RequestError as exc:
             raise ToolError(str(exc)) from exc
 

@@ -4,12 +4,13 @@ several chunking strategies side by side, scoring both retrieval and chunk damag
 The default policy is evaluated on the live index (what users query); every other
 strategy is chunked from the same extracted text and indexed in a scratch LanceDB folder.
 Size-based strategies run over several start offsets and report mean and range, because
-where the first cut falls moves their scores.
+where the first cut falls moves their scores. Out-of-scope questions (no `expected`) are
+not scored for retrieval but give the abstention figures: with the served `min_score`,
+how often a search answers when it should not, and refuses when it should answer.
 """
 
 from __future__ import annotations
 
-import json
 import statistics
 import tempfile
 import time
@@ -25,19 +26,18 @@ from rag_assets.core.chunking.base import Chunker
 from rag_assets.core.chunking.sized import offsets_for
 from rag_assets.core.corpus import Version
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.eval.metrics import (
-    Span,
-    answer_complete,
-    chunk_damage,
-    first_relevant_rank,
-    hit_at,
-    label_spans,
-    reciprocal_rank,
-    twin_confused,
+from rag_assets.core.eval.metrics import chunk_damage
+from rag_assets.core.eval.questions import (
+    Question,
+    QuestionResult,
+    abstention,
+    judge,
+    question_from_json,
+    summarize,
+    sweep_thresholds,
 )
-from rag_assets.core.index import Hit, Index, Mode
+from rag_assets.core.index import Index, Mode
 from rag_assets.core.index.cache import EmbeddingCache
-from rag_assets.core.lake.layout import LakeError
 from rag_assets.core.lake.schemas import Chunk, content_hash
 
 METRICS = (
@@ -52,45 +52,6 @@ METRICS = (
     "truncated",
     "twin_confusion",
 )
-
-
-@dataclass(frozen=True)
-class Question:
-    """One eval question (docs/design.md format)."""
-
-    id: str
-    question: str
-    doc_id: str | None
-    expected: tuple[str, ...]
-    also_accepted: tuple[str, ...] = ()
-    answer_contains: tuple[str, ...] = ()
-    not_relevant: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-
-
-def load_questions(path: Path) -> list[Question]:
-    """Read a JSONL question file; a bad line is an error naming the file and line."""
-    questions: list[Question] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-            questions.append(
-                Question(
-                    id=str(raw["id"]),
-                    question=str(raw["question"]),
-                    doc_id=raw.get("doc_id"),
-                    expected=tuple(raw.get("expected") or ()),
-                    also_accepted=tuple(raw.get("also_accepted") or ()),
-                    answer_contains=tuple(raw.get("answer_contains") or ()),
-                    not_relevant=tuple(raw.get("not_relevant") or ()),
-                    tags=tuple(raw.get("tags") or ()),
-                )
-            )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise LakeError(f"{path}:{number}: not a valid question ({exc})") from exc
-    return questions
 
 
 STANDARD = (
@@ -158,76 +119,8 @@ def strategy_families(
     return families
 
 
-@dataclass
-class QuestionResult:
-    """How one strategy did on one question."""
-
-    id: str
-    tags: tuple[str, ...]
-    doc_id: str | None
-    rank: int | None
-    answerable: bool
-    complete: bool | None
-    tokens3: int
-    twin: bool | None
-    top: list[str] = field(default_factory=list)
-
-
-def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version]) -> QuestionResult:
-    """Score one question's ranked hits by span overlap with the expected units."""
-    doc_versions = [v for v in versions.values() if v.info.doc_id == question.doc_id]
-    relevant: dict[str, list[Span]] = {}
-    twins: dict[str, list[Span]] = {}
-    for v in doc_versions:
-        key = v.info.partition_key
-        relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
-        twins[key] = label_spans(v.nodes, question.not_relevant)
-
-    located = [(h.partition_key, h.char_start, h.char_end) for h in hits]
-    answerable = bool(question.expected) and any(relevant.values())
-    rank = first_relevant_rank(located, relevant) if answerable else None
-    top3 = list(hits[:3])
-    complete = (
-        answer_complete([h.text for h in top3], question.answer_contains)
-        if question.answer_contains and answerable
-        else None
-    )
-    twin = twin_confused(located, relevant, twins) if question.not_relevant else None
-    return QuestionResult(
-        id=question.id,
-        tags=question.tags,
-        doc_id=question.doc_id,
-        rank=rank,
-        answerable=answerable,
-        complete=complete,
-        tokens3=sum(h.token_count for h in top3),
-        twin=twin,
-        top=[h.chunk_id for h in top3],
-    )
-
-
 def _mean(values: Sequence[float]) -> float:
     return round(statistics.mean(values), 4) if values else 0.0
-
-
-def summarize(results: Sequence[QuestionResult]) -> dict[str, float]:
-    """Retrieval metrics over the answerable questions of one run."""
-    scored = [r for r in results if r.answerable]
-    complete = [1.0 if r.complete else 0.0 for r in scored if r.complete is not None]
-    twins = [1.0 if r.twin else 0.0 for r in results if r.twin is not None]
-    return {
-        "questions": float(len(scored)),
-        "hit@1": _mean([hit_at(r.rank, 1) for r in scored]),
-        "hit@3": _mean([hit_at(r.rank, 3) for r in scored]),
-        "hit@5": _mean([hit_at(r.rank, 5) for r in scored]),
-        "mrr@10": _mean([reciprocal_rank(r.rank, 10) for r in scored]),
-        "answer_complete@3": _mean(complete),
-        "tokens@3": round(_mean([float(r.tokens3) for r in scored]), 1),
-        "twin_confusion": _mean(twins),
-        # how many questions the last two are over (0: not applicable, shown as "–")
-        "answer_complete_questions": float(len(complete)),
-        "twin_questions": float(len(twins)),
-    }
 
 
 def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, float]:
@@ -243,12 +136,15 @@ def run_chunks(
     index: Index,
     k: int,
     mode: Mode,
+    min_score: float | None = None,
 ) -> tuple[dict[str, float], list[QuestionResult]]:
-    """Search every question in an index holding `chunks`; metrics + per-question results."""
+    """Search every question in an index holding `chunks` (every hit: no min_score);
+    metrics, with the abstention figures at `min_score` when given, + per-question
+    results."""
     # exact: an ANN index would make the figures depend on its state, not on the chunks
     hits = index.search_many([q.question for q in questions], k=k, mode=mode, exact=True)
     results = [judge(q, h, versions) for q, h in zip(questions, hits, strict=True)]
-    metrics = summarize(results)
+    metrics = summarize(results, min_score)
     metrics.update(_damage(chunks, versions))
     return metrics, results
 
@@ -358,6 +254,18 @@ class EvalResult:
     index_time: dict[str, float] = field(default_factory=dict)
     """When the default policy was indexed by the run itself (`--models`): its chunk texts
     embedded (`texts`) and the seconds that took (`seconds`)."""
+    min_score: float | None = None
+    """The min_score the abstention figures are measured at (the served default; None in
+    mode fts: no cosine)."""
+    sweep: list[dict[str, float]] = field(default_factory=list)
+    """The default policy's abstention figures (`abstention`) at each threshold of
+    `sweep_thresholds`."""
+    per_question: list[QuestionResult] = field(default_factory=list)
+    """The default policy's result on each question, with its hits."""
+    uncovered: list[str] = field(default_factory=list)
+    """The indexed documents no scored question is about."""
+    start_offsets: int = 1
+    """How many start offsets the size-based strategies ran at (1: one run, no range)."""
 
     def to_json(self) -> dict[str, Any]:
         """`{"strategies": {name: {metric: value}}, ...}` as `trecho eval --json` prints."""
@@ -371,6 +279,11 @@ class EvalResult:
             "mode": self.mode,
             "model": self.model,
             "index_time": self.index_time,
+            "min_score": self.min_score,
+            "sweep": self.sweep,
+            "per_question": [r.to_json() for r in self.per_question],
+            "uncovered": self.uncovered,
+            "start_offsets": self.start_offsets,
         }
 
     @classmethod
@@ -389,12 +302,19 @@ class EvalResult:
             offsets=payload.get("offsets", {}),
             model=str(payload.get("model", "")),
             index_time=payload.get("index_time", {}),
+            min_score=payload.get("min_score"),
+            sweep=payload.get("sweep", []),
+            per_question=[question_from_json(q) for q in payload.get("per_question", [])],
+            uncovered=payload.get("uncovered", []),
+            start_offsets=int(payload.get("start_offsets", 1)),
         )
 
 
-def _by_tag(results: Sequence[QuestionResult]) -> dict[str, dict[str, float]]:
+def _by_tag(
+    results: Sequence[QuestionResult], min_score: float | None = None
+) -> dict[str, dict[str, float]]:
     tags = sorted({t for r in results for t in r.tags})
-    return {t: summarize([r for r in results if t in r.tags]) for t in tags}
+    return {t: summarize([r for r in results if t in r.tags], min_score) for t in tags}
 
 
 def _mean_tables(tables: Sequence[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
@@ -415,13 +335,16 @@ def evaluate(
     progress: Callable[[str], None] = lambda _: None,
     cache: EmbeddingCache | None = None,
     vector_weight: float | None = None,
+    min_score: float | None = None,
 ) -> EvalResult:
     """Evaluate the default policy (live index) and every other strategy side by side.
 
     Every strategy is cut first and all their distinct chunk texts are embedded in one
     call (batches of similar lengths across strategies), skipping those `cache` holds.
     Every scratch index fuses with the live index's vector weight (without a live index:
-    `vector_weight`, None for the model's default).
+    `vector_weight`, None for the model's default). The abstention figures are measured
+    at `min_score` (None: the live index's, what a served search applies) and, for the
+    default policy, over a sweep of thresholds.
     """
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
     counter = embedder.token_counter()
@@ -437,9 +360,15 @@ def evaluate(
             )
             result.index_time = {"texts": float(clock.texts), "seconds": round(clock.seconds, 2)}
         progress("default")
-        metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode)
+        floor = live_index.min_score_for(mode, min_score)
+        result.min_score = floor
+        metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode, floor)
         result.strategies["default"] = metrics
-        result.by_tag["default"] = _by_tag(results)
+        result.by_tag["default"] = _by_tag(results, floor)
+        result.per_question = results
+        result.sweep = [abstention(results, t) for t in sweep_thresholds(results, floor)]
+        covered = {r.doc_id for r in results if r.answerable}
+        result.uncovered = sorted({v.info.doc_id for v in versions.values()} - covered)
         result.by_doc["default"] = by_document(live_chunks, versions, results)
         cut = {
             (name, variant): [c for v in versions.values() for c in chunker(v, counter)]
@@ -461,7 +390,7 @@ def evaluate(
                 index = index_scratch(
                     chunks, versions, embedder, folder, memo, vector_weight=live_index.vector_weight
                 )
-                metrics, results = run_chunks(chunks, versions, questions, index, k, mode)
+                metrics, results = run_chunks(chunks, versions, questions, index, k, mode, floor)
                 runs[variant or name] = metrics
                 docs.append(by_document(chunks, versions, results))
                 all_results.extend(results)
@@ -473,7 +402,8 @@ def evaluate(
                     for m in first
                 }
                 result.offsets[name] = runs
-            result.by_tag[name] = _by_tag(all_results)
+                result.start_offsets = max(result.start_offsets, len(runs))
+            result.by_tag[name] = _by_tag(all_results, floor)
             result.by_doc[name] = _mean_tables(docs)
     result.questions = int(result.strategies["default"]["questions"])
     return result

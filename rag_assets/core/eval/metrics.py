@@ -1,5 +1,6 @@
-"""Measures of retrieval (hit@k, MRR) and of chunk damage (orphan table values, mid-line
-starts, truncation, twin confusion), shared by the chunks stage and the eval.
+"""Measures of retrieval (hit@k, MRR, abstention under a min_score) and of chunk damage
+(orphan table values, mid-line starts, truncation, twin confusion), shared by the chunks
+stage and the eval.
 
 Relevance is judged by character spans: a retrieved chunk is relevant when its span
 overlaps the span of a node carrying an expected label in the same document, which lets
@@ -42,6 +43,26 @@ def first_relevant_rank(
         if any(overlaps((start, end), r) for r in relevant.get(key, ())):
             return rank
     return None
+
+
+def rank_above(
+    relevant: Sequence[bool], cosines: Sequence[float | None], min_score: float | None
+) -> int | None:
+    """1-based rank of the first relevant hit once the hits whose cosine is below
+    `min_score` are dropped (what a search with that `min_score` returns; None: no
+    threshold); None when no relevant hit is left."""
+    kept = [r for r, c in zip(relevant, cosines, strict=True) if _kept(c, min_score)]
+    return next((rank for rank, r in enumerate(kept, start=1) if r), None)
+
+
+def answers(cosines: Sequence[float | None], min_score: float | None) -> bool:
+    """Whether a search with `min_score` returns at least one of these hits (else it
+    abstains: "not in the documents")."""
+    return any(_kept(c, min_score) for c in cosines)
+
+
+def _kept(cosine: float | None, min_score: float | None) -> bool:
+    return min_score is None or cosine is None or cosine >= min_score
 
 
 def hit_at(rank: int | None, k: int) -> float:

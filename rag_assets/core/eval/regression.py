@@ -23,11 +23,16 @@ def previous_report(
     """The latest `metrics.json` written before the folder `before` over the same question
     files and retrieval mode (other reports measure something else); None if there is none.
 
-    Report folders are named by UTC timestamp, so name order is time order; unreadable
-    files are skipped with a warning.
+    Report folders are named by their UTC time (`report.report_time` reads old and new
+    names alike); unreadable files are skipped with a warning.
     """
-    for folder in sorted((p for p in reports_dir.iterdir() if p.is_dir()), reverse=True):
-        if folder.name >= before.name:
+    from rag_assets.core.eval.report import report_time
+
+    folders = sorted(
+        (p for p in reports_dir.iterdir() if p.is_dir()), key=lambda p: report_time(p.name)
+    )
+    for folder in reversed(folders):
+        if report_time(folder.name) >= report_time(before.name):
             continue
         path = folder / "metrics.json"
         try:

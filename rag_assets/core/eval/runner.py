@@ -8,7 +8,8 @@ from pathlib import Path
 
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.eval.evaluation import Chunker, EvalResult, Question, evaluate, load_questions
+from rag_assets.core.eval.evaluation import Chunker, EvalResult, evaluate
+from rag_assets.core.eval.questions import Question, load_questions
 from rag_assets.core.index import (
     Index,
     Mode,
@@ -78,11 +79,13 @@ def run_eval_models(
     progress: Callable[[str], None] = lambda _: None,
     history: bool = False,
     vector_weight: float | None = None,
+    min_score: float | None = None,
 ) -> dict[str, EvalResult]:
     """The eval of several models side by side, by model id: for each, every live version
     already extracted is chunked by the default policy for that model's tokenizer and
     indexed in a scratch folder (timed: the model's index time), then the `strategies`
-    built for it are compared as in `run_eval`."""
+    built for it are compared as in `run_eval` (abstention at `min_score`, None: each
+    model's default)."""
     keys = [
         k for k in scan_versions(lake, history).live if lake.stage_path(FOLDERS[CHUNKS], k).exists()
     ]
@@ -105,5 +108,6 @@ def run_eval_models(
             mode=mode,
             progress=lambda s, m=embedder.model_id: progress(f"{m}: {s}"),
             vector_weight=vector_weight,
+            min_score=min_score,
         )
     return results

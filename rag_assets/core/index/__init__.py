@@ -37,6 +37,11 @@ Choices written down here:
   k = 10 and weight 2 for the bundled e5, k = 60 and weight 1 otherwise). A query that
   cites articles (`art. 37`) adds a third list, the chunks under those articles by
   cosine, weighed like the vector list (`rag_assets.core.index.citations`).
+  The fused score is a rank score (the best answer to any question gets about the same),
+  so each hit also carries its real similarities, `cosine` (in hybrid also for a chunk
+  only full text found, from its stored vector) and `bm25`; a served search drops hits
+  whose cosine is below `min_score` (by model, `default_min_score`; TRECHO_MIN_SCORE), so
+  a question the documents do not answer gets no hit (docs/eval.md, abstention).
 - Vector search is exact below `ann_min_rows` rows (default 50k; `TRECHO_ANN_MIN_ROWS`,
   0 disables): there the scan costs tens of ms. From there on the table gets an
   IVF_HNSW_SQ index (one partition, cosine), searched with `ef` = `ann_ef` (default
@@ -96,6 +101,7 @@ from rag_assets.core.index.retrieval import (
     Hit,
     Mode,
     _rrf,
+    default_min_score,
     default_rrf_k,
     default_vector_weight,
     fts_terms,
@@ -148,6 +154,7 @@ __all__ = [
     "_rrf",
     "active_embedder",
     "committed_keys",
+    "default_min_score",
     "default_rrf_k",
     "default_vector_weight",
     "embedder_for",

@@ -19,6 +19,7 @@ from rag_assets.core.index.locking import _retry
 from rag_assets.core.index.retrieval import (
     _Retrieval,
     _VersionRow,
+    default_min_score,
     default_rrf_k,
     default_vector_weight,
 )
@@ -45,12 +46,14 @@ class Index(_IndexUpkeep, _Retrieval):
         ann_ef: int | None = None,
         vector_weight: float | None = None,
         rrf_k: int | None = None,
+        min_score: float | None = None,
     ) -> None:
         """`ann_min_rows`/`ann_ef` default to ANN_MIN_ROWS / ANN_EF (the settings give
         them: `rag_assets.settings`); `ann_min_rows=0` means exact vector search only.
         `vector_weight`: the vector retriever's weight in hybrid fusion (full text: 1;
         default: the model's, `default_vector_weight`); `rrf_k`: the fusion constant
-        (default by model, `default_rrf_k`)."""
+        (default by model, `default_rrf_k`); `min_score`: the lowest cosine a served
+        search returns (default by model, `default_min_score`)."""
         self.uri = str(uri)
         self.embedder = embedder
         self.fts_language = fts_language
@@ -64,6 +67,7 @@ class Index(_IndexUpkeep, _Retrieval):
         self.rrf_k = default_rrf_k(embedder) if rrf_k is None else rrf_k
         if self.rrf_k < 1:
             raise ConfigError(f"rrf_k must be >= 1, got {self.rrf_k}")
+        self.min_score = default_min_score(embedder) if min_score is None else min_score
         if self.ann_min_rows < 0 or self.ann_ef < 1:
             raise ConfigError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
         self.db = lancedb.connect(self.uri)

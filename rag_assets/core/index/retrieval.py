@@ -8,11 +8,12 @@ import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding.embedder import MINILM, Embedder
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.citations import cited_articles, path_filter
 from rag_assets.core.index.store import HIT_COLUMNS, KEY_COLUMNS, _ModelTable
@@ -64,7 +65,12 @@ class Hit:
     """One retrieved chunk, with where it comes from and which retrievers found it.
 
     `score` is higher-is-better: cosine similarity (vector), BM25 (fts) or the fused RRF
-    score (hybrid). `ranks` maps each retriever that found the chunk to its 1-based rank.
+    score (hybrid): a rank score, the same for the best answer to any question. `ranks` maps
+    each retriever that found the chunk to its 1-based rank. Beside it, the real
+    similarities: `cosine`, between the query's and the chunk's vectors (vector and hybrid
+    modes; in hybrid also for a chunk only full text found, from its stored vector), and
+    `bm25`, the full-text score (fts mode, and hybrid when full text found the chunk among
+    its candidates); None where not measured. `min_score` thresholds are on `cosine`.
     """
 
     chunk_id: str
@@ -90,10 +96,20 @@ class Hit:
     status: str = ACTIVE
     valid_from: dt.date | None = None
     valid_to: dt.date | None = None
+    cosine: float | None = None
+    bm25: float | None = None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], score: float, ranks: dict[str, int]) -> Hit:
-        """A hit from its row, its score and the rank each retriever that found it gave."""
+    def from_row(
+        cls,
+        row: dict[str, Any],
+        score: float,
+        ranks: dict[str, int],
+        cosine: float | None = None,
+        bm25: float | None = None,
+    ) -> Hit:
+        """A hit from its row, its score, the rank each retriever that found it gave, and
+        its cosine and BM25 scores where measured."""
         return cls(
             chunk_id=row["chunk_id"],
             partition_key=row["partition_key"],
@@ -118,6 +134,8 @@ class Hit:
             status=row.get("status") or ACTIVE,
             valid_from=row.get("valid_from"),
             valid_to=row.get("valid_to"),
+            cosine=None if cosine is None else round(float(cosine), 6),
+            bm25=None if bm25 is None else round(float(bm25), 6),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -144,11 +162,18 @@ Ranked = list[tuple[float, dict[str, Any]]]
 @dataclass
 class _Fused:
     """One chunk of a fused ranking: its row as the retrievers read it (key columns and
-    row id), its fused score and each retriever's rank."""
+    row id), its fused score, each retriever's rank and its own score (cosine, BM25)."""
 
     row: dict[str, Any]
     score: float = 0.0
     ranks: dict[str, int] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def cosine(self) -> float | None:
+        """The cosine of the vector retriever (or of the cited articles' list: the same
+        query vector), None when only full text found the chunk."""
+        return self.scores.get("vector", self.scores.get("citation"))
 
 
 def _rrf(
@@ -162,22 +187,28 @@ def _rrf(
     fused: dict[tuple[str, str], _Fused] = {}
     for retriever, rows in ranked.items():
         weight = (weights or {}).get(retriever, 1.0)
-        for rank, (_, row) in enumerate(rows, start=1):
+        for rank, (score, row) in enumerate(rows, start=1):
             entry = fused.setdefault((row["partition_key"], row["chunk_id"]), _Fused(row))
             entry.score += weight / (rrf_k + rank)
             entry.ranks[retriever] = rank
+            entry.scores[retriever] = score
     order = sorted(
         fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), f.row["chunk_id"])
     )
     return order[:k]
 
 
-def _hits(tbl: Any, answers: list[list[_Fused]]) -> list[list[Hit]]:
+def _hits(
+    tbl: Any, answers: list[list[_Fused]], vectors: np.ndarray | None = None
+) -> list[list[Hit]]:
     """The hits of fused rankings, their hit columns read by row id for these chunks only
     (one read for every answer), on the handle the retrievers read: the same table
-    version, so the same rows."""
+    version, so the same rows. A hit only full text found gets its cosine to its query
+    (`vectors`, one per answer) from its stored vector, read with the hit columns."""
     ids = list(dict.fromkeys(f.row["_rowid"] for fused in answers for f in fused))
-    rows = tbl.take_row_ids(ids).select(HIT_COLUMNS).with_row_id().to_list() if ids else []
+    lacking = vectors is not None and any(f.cosine is None for a in answers for f in a)
+    columns = [*HIT_COLUMNS, "vector"] if lacking else HIT_COLUMNS
+    rows = tbl.take_row_ids(ids).select(columns).with_row_id().to_list() if ids else []
     by_id = {row["_rowid"]: row for row in rows}
     missing = [i for i in ids if i not in by_id]
     if missing:  # a handle reads one version: only a broken or vanished table gets here
@@ -185,15 +216,35 @@ def _hits(tbl: Any, answers: list[list[_Fused]]) -> list[list[Hit]]:
             f"table {tbl.name} (version {tbl.version}): {len(missing)} of the {len(ids)} "
             "ranked chunks could not be read back; search again"
         )
-    return [
-        [Hit.from_row(by_id[f.row["_rowid"]], f.score, f.ranks) for f in fused] for fused in answers
-    ]
+    out = []
+    for i, fused in enumerate(answers):
+        hits = []
+        for f in fused:
+            row = by_id[f.row["_rowid"]]
+            cosine = f.cosine
+            if cosine is None and vectors is not None:
+                cosine = _cosine(vectors[i], row["vector"])
+            hits.append(Hit.from_row(row, f.score, f.ranks, cosine, f.scores.get("fts")))
+        out.append(hits)
+    return out
+
+
+def _cosine(query: np.ndarray, stored: Sequence[float]) -> float:
+    """The cosine similarity of a query vector and a stored chunk vector (what the vector
+    retriever's `1 - cosine distance` gives)."""
+    other = np.asarray(stored, dtype=np.float32)
+    norm = float(np.linalg.norm(query) * np.linalg.norm(other))
+    return float(np.dot(query, other) / norm) if norm else 0.0
 
 
 def _ranked_hits(rows: Ranked, retriever: str) -> list[Hit]:
-    """One retriever's answer as hits (its rows hold the hit columns)."""
+    """One retriever's answer as hits (its rows hold the hit columns); its score is the
+    hit's `cosine` (vector) or `bm25` (fts)."""
+    vector = retriever == "vector"
     return [
-        Hit.from_row(row, score, {retriever: rank})
+        Hit.from_row(
+            row, score, {retriever: rank}, score if vector else None, None if vector else score
+        )
         for rank, (score, row) in enumerate(rows, start=1)
     ]
 
@@ -203,6 +254,41 @@ def default_vector_weight(embedder: Embedder) -> float:
     TRECHO_VECTOR_WEIGHT gives one): VECTOR_WEIGHT_E5 for a bundled e5 variant, else 1
     (plain reciprocal rank fusion)."""
     return VECTOR_WEIGHT_E5 if embedder.variant else 1.0
+
+
+MIN_SCORE_E5 = 0.82
+"""The default `min_score` for the bundled e5 (a cosine), measured on the sample lake's
+eval questions (docs/eval.md, abstention): the highest threshold that keeps hit@3 within
+0.02 (0.83 drops one of 34 answers). e5's cosines are compressed (0.74-0.83 for questions
+far from every document, such as "qual a capital da França?", 0.85-0.90 for the answers
+and for questions about other laws), so it turns away the off-topic, not the near-topic."""
+MIN_SCORE_MINILM = 0.40
+"""The default `min_score` for all-MiniLM-L6-v2, whose cosines run lower and wider
+(0.51-0.69 for the eval's out-of-scope questions, 0.17 for an English question far from
+every document), measured as MIN_SCORE_E5 (0.425 drops one of 34 answers; docs/eval.md)."""
+NO_MIN_SCORE = -1.0
+"""A `min_score` that keeps every hit (cosines are at least -1): other models, which were
+not measured."""
+
+
+def default_min_score(embedder: Embedder) -> float:
+    """The lowest cosine a hit may have to be returned by `trecho search`, `POST /search`
+    and MCP when no `min_score` is given (the setting TRECHO_MIN_SCORE gives one): chosen
+    per model by measurement on the eval's out-of-scope and in-scope questions
+    (docs/eval.md), NO_MIN_SCORE for a model not measured."""
+    if embedder.variant:
+        return MIN_SCORE_E5
+    if Path(embedder.model).name == MINILM:
+        return MIN_SCORE_MINILM
+    return NO_MIN_SCORE
+
+
+def above_min_score(hits: list[Hit], min_score: float | None) -> list[Hit]:
+    """The hits whose cosine is at least `min_score` (None: every hit). A hit without a
+    cosine (fts mode) is kept: the threshold does not apply to it."""
+    if min_score is None:
+        return hits
+    return [h for h in hits if h.cosine is None or h.cosine >= min_score]
 
 
 def default_rrf_k(embedder: Embedder) -> int:
@@ -227,6 +313,7 @@ class _Retrieval(_ModelTable):
     ann_min_rows: int
     ann_ef: int
     vector_weight: float
+    min_score: float
     _versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]]
     _versions_seen: tuple[Any, tuple[tuple[int, int], dict[str, _VersionRow]]] | None
     _where_cache: dict[tuple[Any, ...], str | None]
@@ -242,14 +329,26 @@ class _Retrieval(_ModelTable):
         include_revoked: bool = False,
         *,
         exact: bool = False,
+        min_score: float | None = None,
     ) -> list[Hit]:
         """The `k` best chunks for a query, among active versions valid on `as_of`.
 
         `exact=True` scans every vector instead of using the vector index (evaluations:
         results that do not depend on the index); without an index it changes nothing.
+        `min_score` drops the hits whose cosine is below it (so fewer than `k`, or none,
+        may come back); None keeps them all, as does mode fts (no cosine): the served
+        default is `self.min_score`, resolved by `min_score_for`.
         """
         return self.search_many(
-            [query], k, mode, doc_id, version, as_of, include_revoked, exact=exact
+            [query],
+            k,
+            mode,
+            doc_id,
+            version,
+            as_of,
+            include_revoked,
+            exact=exact,
+            min_score=min_score,
         )[0]
 
     def search_many(
@@ -263,8 +362,40 @@ class _Retrieval(_ModelTable):
         include_revoked: bool = False,
         *,
         exact: bool = False,
+        min_score: float | None = None,
     ) -> list[list[Hit]]:
         """`search` for many queries, embedding them in one batch (for evaluations)."""
+        answers = self._search_many(
+            queries, k, mode, doc_id, version, as_of, include_revoked, exact=exact
+        )
+        return [above_min_score(hits, min_score) for hits in answers]
+
+    def min_score_for(self, mode: str, given: float | None = None) -> float | None:
+        """The `min_score` a served search applies: `given`, else this index's
+        (`self.min_score`: TRECHO_MIN_SCORE, else the model's `default_min_score`); None
+        in mode fts, which has no cosine (a `given` one there is refused)."""
+        if mode == "fts":
+            if given is not None:
+                raise ConfigError(
+                    "min_score is a cosine similarity and mode fts has none: "
+                    "use mode hybrid or vector, or leave min_score out"
+                )
+            return None
+        return self.min_score if given is None else given
+
+    def _search_many(
+        self,
+        queries: Sequence[str],
+        k: int,
+        mode: Mode,
+        doc_id: str | Sequence[str] | None,
+        version: str | Sequence[str] | None,
+        as_of: dt.date | None,
+        include_revoked: bool,
+        *,
+        exact: bool,
+    ) -> list[list[Hit]]:
+        """`search_many` before `min_score`."""
         if mode not in MODES:
             raise ConfigError(f"mode {mode!r} must be one of {list(MODES)}")
         if k < 1:
@@ -296,7 +427,7 @@ class _Retrieval(_ModelTable):
                 lists["citation"] = self._vector(tbl, vectors[i], within, n, exact, light=True)
             weight = self.vector_weight
             answers.append(_rrf(lists, k, {"vector": weight, "citation": weight}, self.rrf_k))
-        return _hits(tbl, answers)
+        return _hits(tbl, answers, vectors)
 
     def _versions(self, tbl: Any) -> dict[str, _VersionRow]:
         """Each version in the table with its doc id, version name, status and validity

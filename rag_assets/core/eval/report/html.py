@@ -1,6 +1,6 @@
 """The eval report as one self-contained HTML page (`report.html`): the Markdown report's
-tables plus the plots, inline as SVG data URIs, so it opens anywhere without a network or a
-companion folder.
+tables (abstention and each question's top 3 included) plus the plots, inline as SVG data
+URIs, so it opens anywhere without a network or a companion folder.
 """
 
 from __future__ import annotations
@@ -11,17 +11,25 @@ from collections.abc import Sequence
 
 from rag_assets.core.eval.evaluation import METRICS, EvalResult
 from rag_assets.core.eval.report.markdown import (
+    ABSTENTION,
     DOC_METRICS,
     INTRO,
     OFFSET_METRICS,
+    QUESTION_COLUMNS,
+    SWEEP,
+    abstention_note,
+    abstention_rows,
     doc_rows,
     format_number,
     headline,
     metric_cell,
+    question_rows,
     question_tags,
     summary,
+    sweep_rows,
     tag_cell,
     tag_count,
+    uncovered_note,
 )
 from rag_assets.core.eval.report.plots import plot_hit_vs_tokens, plot_offsets, plot_tags
 
@@ -35,6 +43,9 @@ th { background: #f1f1f1; position: sticky; top: 0; }
 td:first-child, td:nth-child(2) { white-space: nowrap; }
 tr.default td { background: #fbecea; font-weight: 600; }
 td.bad { color: #b00020; }
+tr.failed td:last-child { color: #b00020; font-weight: 600; }
+#questions td { white-space: normal; vertical-align: top; }
+#questions td:nth-child(5) { font-size: 0.75rem; }
 figure { margin: 1rem 0 2rem; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption, .note { color: #555; font-size: 0.9rem; }
@@ -55,11 +66,22 @@ leaves room in its context.</li>
 <b>truncated</b>: chunks longer than the model reads (their tail is never embedded);
 <b>twin_confusion</b>: share of twin questions where the look-alike unit outranks every
 relevant chunk in the top 3. All lower is better.</li>
-<li>Size-based strategies are run at several start offsets: the table shows the mean and
-(min–max); a range wider than the gap between two strategies means the gap is noise.
+<li>{offsets}
 With n questions one question moves hit@k by 1/n.</li>
+<li><b>answered_out_of_scope</b>: out-of-scope questions that still get a hit above
+min_score (the search should say "not in the documents"); <b>refused_in_scope</b>: scored
+questions left with no hit. Both lower is better; raising min_score trades one for the
+other (the sweep table).</li>
 </ul>
 """
+SEVERAL_OFFSETS = (
+    "Size-based strategies are run at several start offsets: the table shows the mean and "
+    "(min–max); a range wider than the gap between two strategies means the gap is noise."
+)
+ONE_OFFSET = (
+    "Size-based strategies ran at one start offset (0): where the first cut falls moves "
+    "their scores, so a small gap to them may be noise (`--offsets 4` measures the range)."
+)
 
 
 def _esc(text: object) -> str:
@@ -72,12 +94,13 @@ def _html_table(
     rows: Sequence[tuple[str, Sequence[str]]],
     numeric_from: int = 1,
 ) -> str:
-    """A table; rows are (strategy, cells); the default policy's rows are highlighted."""
+    """A table; rows are (strategy, cells); the default policy's rows are highlighted
+    (a `failed` mark instead: a question row the default policy failed)."""
     out = [f'<div class="scroll"><table id="{table_id}">', "<thead><tr>"]
     out += [f"<th>{_esc(h)}</th>" for h in head]
     out.append("</tr></thead><tbody>")
     for strategy, cells in rows:
-        css = ' class="default"' if strategy == "default" else ""
+        css = f' class="{strategy}"' if strategy in ("default", "failed") else ""
         out.append(f'<tr data-strategy="{_esc(strategy)}"{css}>')
         for i, cell in enumerate(cells):
             out.append(
@@ -143,7 +166,9 @@ def render_html(
             "fig-hit-vs-tokens",
             plot_hit_vs_tokens(result),
             "hit@3 against tokens@3 per strategy",
-            "Each point is a strategy; bars are the min–max over start offsets.",
+            "Each point is a strategy; bars are the min–max over start offsets."
+            if result.start_offsets > 1
+            else "Each point is a strategy (size-based ones at one start offset).",
         ),
         "<h2>By question tag</h2>",
         _html_table("tags", ["tag", "questions", *names], tag_rows),
@@ -154,6 +179,29 @@ def render_html(
             "hit@3 of every strategy within each question tag (red: the default policy).",
         ),
     ]
+    note = abstention_note(result)
+    parts += ["<h2>Abstention (min_score)</h2>", f'<p class="note">{_esc(note)}</p>']
+    if abstention_rows(result):
+        rows = [(name, [name, *cells]) for name, cells in abstention_rows(result)]
+        parts.append(_html_table("abstention", ["strategy", *ABSTENTION], rows))
+    if result.sweep:
+        parts += [
+            '<p class="note">The default policy at each min_score (highlighted: the served '
+            "default).</p>",
+            _html_table("sweep", list(SWEEP), sweep_rows(result), 0),
+        ]
+    if result.per_question:
+        parts += [
+            "<h2>Each question (default policy)</h2>",
+            f'<p class="note">{_esc(uncovered_note(result))} Failures first; ✓ marks a '
+            "relevant hit; score is the fused rank score, cos the cosine.</p>",
+            _html_table(
+                "questions",
+                list(QUESTION_COLUMNS),
+                [("failed" if failed else "", cells) for failed, cells in question_rows(result)],
+                len(QUESTION_COLUMNS),
+            ),
+        ]
     if result.offsets:
         offset_rows = [
             (name, [name, variant, *[format_number(m, v.get(m, 0.0)) for m in OFFSET_METRICS]])
@@ -180,5 +228,6 @@ def render_html(
                 2,
             ),
         ]
-    parts += ["<h2>Reading this report</h2>", READING, "</body></html>"]
+    offsets = SEVERAL_OFFSETS if result.start_offsets > 1 else ONE_OFFSET
+    parts += ["<h2>Reading this report</h2>", READING.format(offsets=offsets), "</body></html>"]
     return "\n".join(parts)

@@ -1,5 +1,6 @@
 """The eval report's tables and text, as Markdown: the strategies side by side, by question
-tag, by document and by start offset, the headline, and the whole `report.md`.
+tag, by document and by start offset, abstention (min_score) and its sweep, each question
+with its top 3, the headline, and the whole `report.md`.
 
 The cell formatting here (`metric_cell`, `tag_cell`, ...) is shared with the HTML page.
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_assets.core.eval.evaluation import METRICS, EvalResult
+from rag_assets.core.eval.questions import JudgedHit, QuestionResult
 
 LOWER_IS_BETTER = {"tokens@3", "orphans", "mid_line_starts", "truncated", "twin_confusion"}
 COUNTS = ("tokens@3", "orphans", "mid_line_starts", "truncated")
@@ -181,9 +183,10 @@ def headline(result: EvalResult) -> str:
     if not default or not base:
         return ""
     share = default["tokens@3"] / base["tokens@3"] if base.get("tokens@3") else 0.0
+    over = "mean over start offsets" if result.start_offsets > 1 else "one start offset"
     return (
         f"The default policy reaches hit@3 {default['hit@3']:.2f} against "
-        f"{base['hit@3']:.2f} for {BASELINE} (mean over start offsets), sending "
+        f"{base['hit@3']:.2f} for {BASELINE} ({over}), sending "
         f"{default['tokens@3']:.0f} tokens for the top 3 against {base['tokens@3']:.0f} "
         f"({share:.0%}); its chunks have {default['orphans']:.0f} orphan table values, "
         f"{default['mid_line_starts']:.0f} mid-line starts and {default['truncated']:.0f} "
@@ -200,12 +203,152 @@ INTRO = (
 )
 
 
+def offsets_note(result: EvalResult) -> str:
+    """How the size-based strategies ran, as it ran: the mean of several start offsets
+    with its (min–max), or one start offset (no range); empty without any."""
+    if result.start_offsets > 1:
+        return (
+            f"Size-based strategies: mean over {result.start_offsets} start offsets, "
+            "(min–max) where they differ."
+        )
+    if any(_sized(name) for name in result.strategies):
+        return "Size-based strategies: one start offset (0), so no range."
+    return ""
+
+
+def _sized(name: str) -> bool:
+    from rag_assets.core.chunking import SIZED
+
+    return SIZED.match(name.removesuffix("-noheader")) is not None
+
+
 def summary(result: EvalResult, sources: Sequence[str]) -> str:
     """The report's first line: how many questions, from which files, which retrieval."""
-    return (
+    text = (
         f"Questions scored: {result.questions} (from {', '.join(sources)}); "
-        f"retrieval: {result.mode}, k=10. Size-based strategies: mean over start offsets, "
-        "(min–max) where they differ."
+        f"retrieval: {result.mode}, k=10."
+    )
+    return f"{text} {offsets_note(result)}".strip()
+
+
+ABSTENTION = ("answered_out_of_scope", "refused_in_scope", "hit@3", "hit@3_min_score")
+
+
+def abstention_note(result: EvalResult) -> str:
+    """What the abstention figures are, at which min_score, over how many questions."""
+    default = result.strategies.get("default", {})
+    if result.min_score is None or "out_of_scope_questions" not in default:
+        return "Abstention is not measured in mode fts (no cosine, no min_score)."
+    return (
+        f"A search drops the hits whose cosine to the question is below min_score "
+        f"{result.min_score:g} (what `trecho search`, `POST /search` and MCP apply by "
+        f"default for {result.model or 'this model'}). answered_out_of_scope: share of the "
+        f"{default['out_of_scope_questions']:.0f} out-of-scope questions (no expected "
+        f"answer) that still get a hit; refused_in_scope: share of the "
+        f"{default.get('questions', 0):.0f} scored questions that get none; hit@3_min_score: "
+        "hit@3 once the hits below min_score are dropped. Lower is better for the first "
+        "two."
+    )
+
+
+def abstention_rows(result: EvalResult) -> list[tuple[str, list[str]]]:
+    """(strategy, cells of ABSTENTION) at the report's min_score."""
+    rows = []
+    for name, metrics in result.strategies.items():
+        if "answered_out_of_scope" in metrics:
+            rows.append((name, [f"{metrics.get(m, 0.0):.2f}" for m in ABSTENTION]))
+    return rows
+
+
+def abstention_table(result: EvalResult) -> str:
+    """Per strategy: answered when it should not, refused when it should not, hit@3
+    without and with min_score."""
+    lines = ["| strategy | " + " | ".join(ABSTENTION) + " |", "|---|" + "---:|" * len(ABSTENTION)]
+    lines += [f"| {n} | " + " | ".join(c) + " |" for n, c in abstention_rows(result)]
+    return "\n".join(lines)
+
+
+SWEEP = ("min_score", "answered_out_of_scope", "refused_in_scope", "hit@3")
+
+
+def sweep_rows(result: EvalResult) -> list[tuple[str, list[str]]]:
+    """(mark, cells of SWEEP) per threshold of the default policy's sweep; mark is
+    `default` on the row of the report's min_score."""
+    rows = []
+    for point in result.sweep:
+        mark = "default" if point["min_score"] == result.min_score else ""
+        cells = [f"{point['min_score']:g}"] + [f"{point[m]:.2f}" for m in SWEEP[1:]]
+        rows.append((mark, cells))
+    return rows
+
+
+def sweep_table(result: EvalResult) -> str:
+    """The default policy's abstention figures at each threshold (the served default in
+    bold)."""
+    lines = ["| " + " | ".join(SWEEP) + " |", "|" + "---:|" * len(SWEEP)]
+    for mark, cells in sweep_rows(result):
+        shown = [f"**{c}**" for c in cells] if mark else cells
+        lines.append("| " + " | ".join(shown) + " |")
+    return "\n".join(lines)
+
+
+QUESTION_COLUMNS = ("id", "question", "tags", "expected", "top 3", "result")
+
+
+def _hit_text(hit: JudgedHit) -> str:
+    cosine = f", cos {hit.cosine:.3f}" if hit.cosine is not None else ""
+    mark = " ✓" if hit.relevant else ""
+    return f"{hit.doc_id} › {hit.path or '(início)'} (score {hit.score:.4f}{cosine}){mark}"
+
+
+def question_outcome(result: EvalResult, question: QuestionResult) -> tuple[str, bool]:
+    """What the default policy did on one question, and whether that is a failure: a hit
+    at rank r (`hit@r`) or a `miss` for a scored question; for an out-of-scope one,
+    `abstains` or `answers` at min_score; `not scored` when its labels are not indexed."""
+    from rag_assets.core.eval.metrics import answers
+
+    if question.answerable:
+        rank = question.rank
+        return ("miss", True) if rank is None or rank > 3 else (f"hit@{rank}", False)
+    if question.out_of_scope:
+        if result.min_score is None:
+            return ("out of scope (no min_score)", False)
+        cosines = [h.cosine for h in question.hits]
+        answered = answers(cosines, result.min_score)
+        best = max((c for c in cosines if c is not None), default=None)
+        best_text = f" (best cos {best:.3f})" if best is not None else ""
+        return (("answers" if answered else "abstains") + best_text, answered)
+    return ("not scored (labels not indexed)", False)
+
+
+def question_rows(result: EvalResult) -> list[tuple[bool, list[str]]]:
+    """(failed, cells of QUESTION_COLUMNS) for every question of the default policy,
+    failures first; the top 3 as `doc › path (score, cos)` with ✓ on relevant hits."""
+    rows = []
+    for q in result.per_question:
+        outcome, failed = question_outcome(result, q)
+        top = " · ".join(_hit_text(h) for h in q.hits[:3]) or "(no hit)"
+        expected = ", ".join(q.expected) or "– (out of scope)"
+        cells = [q.id, q.question, ", ".join(q.tags), expected, top, outcome]
+        rows.append((failed, cells))
+    return sorted(rows, key=lambda row: not row[0])
+
+
+def questions_table(result: EvalResult) -> str:
+    """Every question with its top 3 and hit or miss (the default policy), failures first."""
+    lines = ["| " + " | ".join(QUESTION_COLUMNS) + " |", "|---" * len(QUESTION_COLUMNS) + "|"]
+    for _, cells in question_rows(result):
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def uncovered_note(result: EvalResult) -> str:
+    """The indexed documents no scored question is about (their retrieval is untested)."""
+    if not result.uncovered:
+        return "Every indexed document has at least one scored question."
+    return (
+        f"Documents no scored question covers (their retrieval is not measured): "
+        f"{', '.join(result.uncovered)}."
     )
 
 
@@ -215,6 +358,14 @@ def render_markdown(result: EvalResult, title: str, sources: Sequence[str]) -> s
     if headline(result):
         parts += [headline(result), ""]
     parts += [markdown_table(result), "", "## hit@3 by question tag", "", tag_table(result), ""]
+    parts += ["## Abstention (min_score)", "", abstention_note(result), ""]
+    if abstention_rows(result):
+        parts += [abstention_table(result), ""]
+    if result.sweep:
+        parts += ["Default policy, by min_score:", "", sweep_table(result), ""]
+    if result.per_question:
+        parts += ["## Each question (default policy)", "", uncovered_note(result), ""]
+        parts += [questions_table(result), ""]
     if result.by_doc:
         parts += ["## By document", "", doc_table(result), ""]
     if result.offsets:

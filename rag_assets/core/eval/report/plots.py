@@ -72,7 +72,8 @@ def _place_labels(
 
 def plot_hit_vs_tokens(result: EvalResult) -> str:
     """hit@3 against tokens@3, one point per strategy; size-based ones with their
-    min–max over start offsets as error bars. Up and left is better."""
+    min–max over start offsets as error bars (when they ran at several). Up and left is
+    better."""
     from matplotlib.lines import Line2D
 
     figure = _figure(9.0, 5.5)
@@ -130,7 +131,9 @@ def plot_hit_vs_tokens(result: EvalResult) -> str:
                 [],
                 marker="o",
                 color=SIZED_COLOR,
-                label="size-based: mean, min–max over offsets",
+                label="size-based: mean, min–max over offsets"
+                if result.start_offsets > 1
+                else "size-based (one start offset)",
             ),
         ],
         loc="lower right",
