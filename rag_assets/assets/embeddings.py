@@ -83,7 +83,17 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             return not_written(context, lake.lake, key, reason, index.table_name)
         table = read_stage(lake.lake, FOLDERS[CHUNKS], key)
         cache = EmbeddingCache(uri, model) if embedder.cache else None
-        vectors, stats = embed_cached(model, cache, table["text"].to_list())
+        # new vectors enter the cache in the commit of the rows that use them (under the
+        # table's lock): a version revoked meanwhile leaves none (`Index.upsert_partition`)
+        vectors, stats = embed_cached(model, cache, table["text"].to_list(), store=False)
+
+        def cache_fresh() -> None:
+            try:
+                if cache is not None:
+                    cache.add_fresh(stats)
+            except Exception as exc:  # a lost cache write costs a re-embedding, no more
+                context.log.warning(f"{key}: new vectors not cached: {exc}")
+
         try:
             stored = index.upsert_partition(
                 key,
@@ -94,6 +104,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 valid_to,
                 info.title,
                 still_live=still_live,
+                on_commit=cache_fresh,
             )
         except NoLongerLive as exc:
             return not_written(context, lake.lake, key, str(exc), index.table_name)

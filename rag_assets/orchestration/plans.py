@@ -18,7 +18,7 @@ from dagster import (
 from rag_assets.assets import PARTITIONED
 from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.lifecycle.purge import purge_version
+from rag_assets.core.lifecycle.purge import delete_unused_cached, purge_version
 from rag_assets.core.lifecycle.reconcile import (
     CodeVersions,
     FileState,
@@ -122,8 +122,10 @@ def carry_out_removals(
     """Purge each version the plan removes from Parquet and LanceDB (all model tables),
     record why in `removed_versions.json` and as an observation on `embeddings`, one line
     each through `say`. Dagster OSS keeps a deleted partition's old materializations;
-    the observation (and `trecho status`) says the version is gone. Returns the removed
-    keys that are registered partitions (for the caller to delete)."""
+    the observation (and `trecho status`) says the version is gone. Cached vectors no
+    index row uses go with the removals, or on their own (one more line) when there is
+    none. Returns the removed keys that are registered partitions (for the caller to
+    delete)."""
     for key, reason in plan.remove.items():
         removal = purge_version(lake.lake, lancedb.uri_for(lake.lake), key, reason)
         say(
@@ -142,6 +144,9 @@ def carry_out_removals(
                 },
             )
         )
+    if plan.unused_cache and not plan.remove:
+        deleted = delete_unused_cached(lancedb.uri_for(lake.lake))
+        say(f"embedding cache: {deleted} cached vectors of texts no index row holds")
     return [k for k in plan.remove if k in plan.registered]
 
 
