@@ -108,7 +108,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             )
         except NoLongerLive as exc:
             return not_written(context, lake.lake, key, str(exc), index.table_name)
-        retired = []
+        retired: dict[str, dict[str, int]] = {}
         active = read_active(uri)
         serving = active is None or active.model_id == model.model_id
         # only a version in the table search uses replaces an older one (not during a
@@ -117,7 +117,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         for old, why in replaced.items() if serving else ():
             removal = purge_version(lake.lake, uri, old, why)
             context.log.info(f"{old}: {why}; {removal.rows} index rows removed")
-            retired.append(old)
+            retired[old] = removal.counts()
         sha = read_stage(lake.lake, FOLDERS[RAW_PDF], key)["sha256"][0]
         returned = lake.lake.note_indexed_again(key, sha)
         switch = promote_if_complete(
@@ -137,6 +137,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 "cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
                 "search": switch,
                 "superseded": ", ".join(retired) or "none",
+                "superseded_removed": retired,  # what left each store (`Removal.counts`)
                 "removal_history": lake.lake.removal_history(key) or "never removed",
                 "indexed_again": returned,
                 **index.index_stats().as_metadata(),

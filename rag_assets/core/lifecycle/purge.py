@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,19 @@ class Removal:
     tables_purged: list[str] = field(default_factory=list)
     """Tables compacted with their older versions deleted (the text is gone from disk)."""
     files: int = 0
-    """The version's Parquet files deleted (set by `service.purge_version`)."""
+    """The version's Parquet files deleted (set by `purge_version`)."""
+
+    def counts(self) -> dict[str, int]:
+        """Rows, files and cached vectors deleted (for run metadata: `add`)."""
+        return {"rows": self.rows, "files": self.files, "cache_entries": self.cache_entries}
+
+    def add(self, counts: Mapping[str, int]) -> Removal:
+        """This removal plus what an earlier one of the same version deleted (`counts`):
+        the removal of a superseded version that a run already emptied tells it all."""
+        self.rows += int(counts.get("rows", 0))
+        self.files += int(counts.get("files", 0))
+        self.cache_entries += int(counts.get("cache_entries", 0))
+        return self
 
 
 def purge_old_versions(tbl: Any) -> None:
