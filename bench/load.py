@@ -20,7 +20,10 @@ half a header, held open while the clients run) is `slow_connections`, to be wri
 the server's defence against them.
 
     python bench/load.py [--clients 16] [--seconds 60] [--change-after 10]
-                         [--model all-MiniLM-L6-v2] [--slow 0]
+                         [--model all-MiniLM-L6-v2] [--slow 0] [--tree DIR]
+
+`--tree DIR` runs the server and materialize from another source tree (e.g. `git
+archive <commit>` unpacked there): the same load before and after a change.
 """
 
 from __future__ import annotations
@@ -76,15 +79,19 @@ def build_lake(root: Path) -> Path:
     return root / "lake"
 
 
+TREE = REPO
+"""The source tree the server and materialize run from (`--tree`: another commit's)."""
+
+
 def materialize(lake: Path, model: str, home: Path, log: Path) -> tuple[int, str]:
     """`trecho materialize --skip-eval` in a subprocess: its exit code and its output."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(TREE), "HF_HUB_OFFLINE": "1"}
     env["DAGSTER_HOME"] = str(home)
     command = [sys.executable, "-m", "rag_assets.cli", "materialize", "--skip-eval"]
     done = subprocess.run(
         [*command, "--lake", str(lake), "--model", model],
         env=env,
-        cwd=REPO,
+        cwd=TREE,
         capture_output=True,
         text=True,
         check=False,
@@ -154,7 +161,10 @@ def main() -> None:
     parser.add_argument("--change-after", type=float, default=10.0)
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
     parser.add_argument("--slow", type=int, default=0, help="slow connections held open")
+    parser.add_argument("--tree", type=Path, help="run server and materialize from this tree")
     args = parser.parse_args()
+    global TREE
+    TREE = args.tree.resolve() if args.tree else REPO
     header("trecho serve under load while materialize adds and revokes a version", args)
     with tempfile.TemporaryDirectory(prefix="trecho-load-") as tmp:
         root = Path(tmp)
@@ -163,7 +173,7 @@ def main() -> None:
         if code != 0:
             raise SystemExit(f"first materialize failed:\n{out}")
         uri = str(lake / "lancedb")
-        server, url = start_server(REPO, lake, uri, args.model, root / "serve.log")
+        server, url = start_server(TREE, lake, uri, args.model, root / "serve.log")
         try:
             report(run_load(args, lake, home, log, url), args)
         finally:
