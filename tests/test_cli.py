@@ -248,6 +248,7 @@ def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, caps
     (folder / "v4.yaml").write_text("valid_from: 2026-03-01\nvalid_to: 2026-01-31\n")
     (folder / "v5.pdf").write_bytes(pdf)
     (folder / "v5.yaml").write_text("valid_form: 2026-03-01\n")  # a typo
+    (lake.raw_dir / "manual-vazio").mkdir()  # a document folder left empty
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 1
     captured = capsys.readouterr()
@@ -265,11 +266,43 @@ def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, caps
     assert "failed: " in line_of("manual-operacao@v2") and "malformed PDF" in out
     assert "valid_to 2026-01-31 is before valid_from 2026-03-01" in line_of("@v4")
     assert "unknown sidecar key 'valid_form'" in line_of("@v5")
-    assert "1 indexed, 2 skipped, 3 failed" in out and "removed" not in out  # v1 stays
+    assert "empty document folder" in line_of("manual-vazio")
+    assert "1 indexed, 3 skipped, 3 failed" in out and "removed" not in out  # v1 stays
+    assert "4 live versions (1 indexed, 3 failed)" in out  # a failed version is no answer
     assert "Traceback" not in out + captured.err and "Stack Trace" not in out + captured.err
     (log_line,) = [line for line in lines if line.startswith("Full Dagster logs: ")]
     log = Path(log_line.removeprefix("Full Dagster logs: "))
     assert "Stack Trace" in log.read_text(encoding="utf-8")  # the details are in the file
+
+    assert main(["status", "--lake", str(lake.root)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "unknown sidecar key 'valid_form'" in line_of("manual-operacao@v5")
+    assert "PENDING" in line_of("manual-operacao@v5")
+    assert "empty document folder" in line_of("manual-vazio")
+
+
+def test_materialize_counts_what_a_superseding_run_removed(tmp_path, capsys, monkeypatch):
+    lake = copy_lake(tmp_path / "lake", ["manual-beneficiario"], ["manuais.jsonl"])
+    folder = lake.raw_dir / "manual-beneficiario"
+    held = tmp_path / "held"
+    held.mkdir()
+    for name in ("v7.pdf", "v7.yaml"):
+        (folder / name).rename(held / name)
+    sidecar = folder / "v6.yaml"
+    text = sidecar.read_text(encoding="utf-8").replace("status: revoked", "status: active")
+    sidecar.write_text(text.replace("valid_to: 2026-02-28\n", ""), encoding="utf-8")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    out = capsys.readouterr().out
+    assert "1 live versions (1 indexed, 0 failed)" in out
+    chunks = int(out.split("manual-beneficiario@v6 ... ok (")[1].split(" chunks")[0])
+    for name in ("v7.pdf", "v7.yaml"):
+        (held / name).rename(folder / name)
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    out = capsys.readouterr().out
+    (line,) = [x for x in out.splitlines() if x.startswith("removed  manual-beneficiario@v6")]
+    assert f"superseded by manual-beneficiario@v7; {chunks} index rows, " in line
+    assert " 0 files" not in line  # its Parquet files went too, by v7's run
 
 
 @pytest.mark.slow

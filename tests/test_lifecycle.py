@@ -7,6 +7,7 @@ Everything runs on a real Dagster instance, a real LanceDB folder and the real m
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -15,19 +16,30 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 import yaml
-from dagster import AssetKey, AssetRecordsFilter, DagsterEventType, DagsterInstance
+from dagster import (
+    AssetKey,
+    AssetRecordsFilter,
+    DagsterEventType,
+    DagsterInstance,
+    Definitions,
+)
 
 from rag_assets.core.embedding.embedder import MINILM, Embedder, resolve_model_path
 from rag_assets.core.index import Index, active_embedder, model_tables, read_active
+from rag_assets.core.index.cache import EmbeddingCache, embed_cached
 from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake.schemas import content_hash
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
+from resources import EmbedderResource
 
 from .conftest import copy_lake
 
@@ -645,3 +657,72 @@ def test_a_revoked_version_cannot_be_read_back_from_disk(
     cache = index.db.open_table("embcache__" + embedder.model_id)
     assert cache.count_rows() == len(v7_hashes)  # only what the revoked version used left
     assert index.search("desalinhamento da bomba", k=3)[0].partition_key == V7
+
+
+@dataclasses.dataclass(eq=False)
+class RevokingEmbedder(Embedder):
+    """The real model, which revokes one version (its sidecar) once it has embedded a
+    batch of passages: a revocation that lands while the embeddings step runs."""
+
+    revoke: str = ""
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = super().embed_passages(texts)
+        if self.revoke:
+            path = Path(self.revoke)
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            path.write_text(yaml.safe_dump({**data, "status": "revoked"}), encoding="utf-8")
+        return vectors
+
+
+class RevokingEmbedderResource(EmbedderResource):
+    """The configured embedder as a `RevokingEmbedder` of the sidecar `revoke`."""
+
+    revoke: str = ""
+
+    def embedder(self) -> Embedder:
+        base = super().embedder()
+        fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(Embedder)}
+        return RevokingEmbedder(**fields, revoke=self.revoke)
+
+
+def cached_hashes(lake: Lake, embedder: Embedder) -> set[str]:
+    """The text hashes the model's embedding cache holds."""
+    index = Index(lake.lancedb_dir, embedder)
+    name = "embcache__" + embedder.model_id
+    if name not in index.db.table_names():
+        return set()
+    rows = index.db.open_table(name).search().select(["text_hash"]).limit(None).to_arrow()
+    return set(rows.column("text_hash").to_pylist())
+
+
+def test_a_version_revoked_while_it_is_embedded_leaves_no_cached_vector(
+    evaluate_sensor, small_lake: Lake, ticked, embedder: Embedder, make_pdf
+) -> None:
+    lake = small_lake
+    instance, defs, _ = ticked
+    kept = cached_hashes(lake, embedder)  # what the live versions use
+    v2 = lake.raw_dir / "manual-operacao" / "v2.pdf"
+    secret = "Procedimento reservado de calibração do rotor auxiliar, revogado."
+    make_pdf(v2, [("Manual de operação", 16, True), (secret, 11, False)])
+    shutil.copy(lake.raw_paths(OPS)[1], v2.with_suffix(".yaml"))
+    set_sidecar(lake, OPS_V2, valid_from="2026-02-01")
+    resources = {**defs.resources}
+    resources["embedder"] = RevokingEmbedderResource(
+        **defs.resources["embedder"].model_dump(), revoke=str(lake.raw_paths(OPS_V2)[1])
+    )
+    racing = Definitions(assets=list(defs.assets), resources=resources, jobs=list(defs.jobs))
+    instance.add_dynamic_partitions(DOC_VERSIONS, [OPS_V2])
+    job = racing.resolve_job_def("index_documents")
+    run = job.execute_in_process(partition_key=OPS_V2, instance=instance)
+    assert embedding_metadata(run)["not_written"] == "revoked"
+    assert cached_hashes(lake, embedder) == kept  # not one vector of the revoked version
+    evaluate_sensor(defs, instance, lake)
+    assert cached_hashes(lake, embedder) == kept
+    # what a run of the code before left (it cached first): the next tick deletes it
+    vectors, _ = embed_cached(embedder, EmbeddingCache(lake.lancedb_dir, embedder), [secret])
+    assert cached_hashes(lake, embedder) == kept | {content_hash(secret)}
+    evaluate_sensor(defs, instance, lake)
+    assert cached_hashes(lake, embedder) == kept
+    needle = vectors[0].tobytes()  # nor can its vector be read back from disk
+    assert not [p for p in lake.lancedb_dir.rglob("*") if p.is_file() and needle in p.read_bytes()]

@@ -579,3 +579,93 @@ def test_a_query_citing_an_article_gets_that_article_first(
 )
 def test_cited_articles_are_read_from_the_query(query: str, labels: list[str]) -> None:
     assert cited_articles(query) == labels
+
+
+def test_searches_never_fail_while_versions_are_purged(
+    ids, upsert, tmp_path: Path, embedder: Embedder
+) -> None:
+    """A search may read a table version older than a purge that runs meanwhile (the purge
+    deletes that version's files): it is answered from the latest version, never fails,
+    and hybrid search keeps its full-text list."""
+    import threading
+
+    idx = Index(tmp_path / "lancedb", embedder)
+    for key in DOCS:
+        upsert(idx, key)
+    failures: list[str] = []
+    answered = {"hybrid": 0, "vector": 0, "fts": 0}
+    stop = threading.Event()
+
+    def search(mode: str) -> None:
+        reader = Index(tmp_path / "lancedb", embedder)
+        while not stop.is_set():
+            try:
+                hits = reader.search("limite de vibração", k=3, mode=mode)  # type: ignore[arg-type]
+            except Exception as exc:  # what a client would get: an error
+                failures.append(f"{mode}: {exc}"[:200])
+                continue
+            if mode == "hybrid" and not any("fts" in h.retrievers for h in hits):
+                failures.append("hybrid: answered without its full-text list")
+            answered[mode] += 1
+
+    threads = [threading.Thread(target=search, args=(m,)) for m in (*answered, "hybrid")]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(6):
+            upsert(idx, "doc-a@v1")
+            delete_partition_everywhere(tmp_path / "lancedb", "doc-a@v1")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+    assert all(answered.values())
+    assert "doc-a@v1" not in idx.partition_counts()
+    assert not [h for h in idx.search("garantia", k=10) if h.partition_key == "doc-a@v1"]
+
+
+def test_a_server_keeps_answering_while_versions_are_purged(
+    upsert, tmp_path: Path, embedder: Embedder
+) -> None:
+    """`trecho serve`'s engine keeps a handle open across requests: a request that pinned
+    a table version a purge then deletes is answered from the latest version (its
+    document check too), never with an error; after the purge, no hit of the purged
+    version."""
+    import threading
+
+    from rag_assets.core.lake.layout import Lake
+    from rag_assets.serve.engine import Engine, Limits
+
+    db = tmp_path / "lancedb"
+    idx = Index(db, embedder)
+    for key in DOCS:
+        upsert(idx, key)
+    engine = Engine(Lake(tmp_path / "lake"), db, embedder, Limits())
+    failures: list[str] = []
+    answered = [0]
+    stop = threading.Event()
+
+    def search(mode: str) -> None:
+        while not stop.is_set():
+            try:
+                engine.search("limite de vibração", k=3, mode=mode, documents=["doc-a"])
+                answered[0] += 1
+            except Exception as exc:  # what a client would get: an HTTP 500
+                failures.append(f"{mode}: {exc}"[:200])
+
+    threads = [threading.Thread(target=search, args=(m,)) for m in ("hybrid", "fts", "vector")]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in range(6):
+            upsert(idx, "doc-a@v1")
+            delete_partition_everywhere(db, "doc-a@v1")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert failures == []
+    assert answered[0]
+    hits = engine.search("garantia", k=10, documents=["doc-a"])["hits"]
+    assert hits and not [h for h in hits if h["partition_key"] == "doc-a@v1"]

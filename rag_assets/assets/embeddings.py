@@ -83,7 +83,17 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             return not_written(context, lake.lake, key, reason, index.table_name)
         table = read_stage(lake.lake, FOLDERS[CHUNKS], key)
         cache = EmbeddingCache(uri, model) if embedder.cache else None
-        vectors, stats = embed_cached(model, cache, table["text"].to_list())
+        # new vectors enter the cache in the commit of the rows that use them (under the
+        # table's lock): a version revoked meanwhile leaves none (`Index.upsert_partition`)
+        vectors, stats = embed_cached(model, cache, table["text"].to_list(), store=False)
+
+        def cache_fresh() -> None:
+            try:
+                if cache is not None:
+                    cache.add_fresh(stats)
+            except Exception as exc:  # a lost cache write costs a re-embedding, no more
+                context.log.warning(f"{key}: new vectors not cached: {exc}")
+
         try:
             stored = index.upsert_partition(
                 key,
@@ -94,10 +104,11 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 valid_to,
                 info.title,
                 still_live=still_live,
+                on_commit=cache_fresh,
             )
         except NoLongerLive as exc:
             return not_written(context, lake.lake, key, str(exc), index.table_name)
-        retired = []
+        retired: dict[str, dict[str, int]] = {}
         active = read_active(uri)
         serving = active is None or active.model_id == model.model_id
         # only a version in the table search uses replaces an older one (not during a
@@ -106,7 +117,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         for old, why in replaced.items() if serving else ():
             removal = purge_version(lake.lake, uri, old, why)
             context.log.info(f"{old}: {why}; {removal.rows} index rows removed")
-            retired.append(old)
+            retired[old] = removal.counts()
         sha = read_stage(lake.lake, FOLDERS[RAW_PDF], key)["sha256"][0]
         returned = lake.lake.note_indexed_again(key, sha)
         switch = promote_if_complete(
@@ -126,6 +137,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 "cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
                 "search": switch,
                 "superseded": ", ".join(retired) or "none",
+                "superseded_removed": retired,  # what left each store (`Removal.counts`)
                 "removal_history": lake.lake.removal_history(key) or "never removed",
                 "indexed_again": returned,
                 **index.index_stats().as_metadata(),

@@ -73,9 +73,12 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     config = None if args.skip_eval else config
     done = materialize(defs, instance, force=args.force, eval_config=config, say=_say)
     print()
+    others = done.live - done.indexed - done.live_failed
+    pending = f", {others} not indexed" if others > 0 else ""
     print(
         f"{len(done.runs.ok)} indexed, {done.skipped} skipped, {len(done.runs.failed)} failed; "
-        f"{done.live} live versions in {done.db}"
+        f"{done.live} live versions ({done.indexed} indexed, {done.live_failed} failed"
+        f"{pending}) in {done.db}"
     )
     print(f"Full Dagster logs: {done.log}")
     if done.report:

@@ -31,6 +31,7 @@ from rag_assets.orchestration.plans import (
     job_of,
     plan_lake,
     plan_removals,
+    removal_counts,
 )
 from rag_assets.orchestration.runs import fail_interrupted_runs, process_tags
 from resources import LakeResource, LanceDBResource
@@ -118,6 +119,9 @@ class Outcome:
     ok: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    superseded: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Older versions the runs' embeddings steps removed (superseded by the version they
+    indexed), with what left each store (`Removal.counts`)."""
 
 
 def run_partitions(
@@ -142,6 +146,7 @@ def run_partitions(
             say(f"skipped: not written, {not_written}")
         elif result.success:
             outcome.ok.append(key)
+            outcome.superseded.update(metadata(result, EMBEDDINGS, "superseded_removed") or {})
             rows = metadata(result, EMBEDDINGS, "rows")
             embedded = metadata(result, EMBEDDINGS, "texts_embedded")
             say(f"ok ({rows} chunks indexed, {embedded} texts embedded)")
@@ -159,10 +164,15 @@ def remove_not_live(
     say: Say,
     *,
     say_skipped: bool = True,
+    earlier: Mapping[str, Mapping[str, int]] | None = None,
 ) -> None:
     """Carry out the plan's removals, one line each (and one per version not live with
-    nothing left to remove, with `say_skipped`)."""
-    for key in carry_out_removals(instance, lake, lancedb, plan, lambda m: say(f"removed  {m}")):
+    nothing left to remove, with `say_skipped`), counting what runs already removed of
+    them (`earlier`: `Outcome.superseded`)."""
+    removed = carry_out_removals(
+        instance, lake, lancedb, plan, lambda m: say(f"removed  {m}"), earlier
+    )
+    for key in removed:
         instance.delete_dynamic_partition(DOC_VERSIONS, key)
     for key, reason in plan.nothing_left.items() if say_skipped else ():
         say(f"skipped  {key}: {reason}")
@@ -194,6 +204,10 @@ class Materialized:
     """Failed runs' keys (and `eval_report`) with why."""
     live: int
     """Live versions once done."""
+    indexed: int
+    """Of those, the versions the configured model's table holds."""
+    live_failed: int
+    """Of those, the versions whose run failed (a failed version answers nothing)."""
     db: str
     log: Path
     report: str | None = None
@@ -226,13 +240,20 @@ def materialize(
         say(f"skipped  {key}: {UP_TO_DATE}")
     runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
     after = plan_removals(instance, lake, lancedb, embedder)  # what a new version superseded
-    remove_not_live(instance, lake, lancedb, after, say, say_skipped=False)
+    remove_not_live(instance, lake, lancedb, after, say, say_skipped=False, earlier=runs.superseded)
+    for key, counts in runs.superseded.items():
+        if key not in after.remove:  # emptied by the run, nothing left for the plan
+            reason = after.scan.reasons.get(key, "superseded")
+            say(f"removed  {key}: {reason}; " + removal_counts(counts))
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)  # also a killed run's rows
+    live = after.scan.live
     done = Materialized(
         runs,
         skipped + len(runs.skipped),
         dict(runs.failed),
-        len(after.scan.live),
+        len(live),
+        sum(1 for k in live if after.index_rows.get(k, 0)),
+        sum(1 for k in live if k in runs.failed),
         lancedb.uri_for(lake.lake),
         log.path,
     )

@@ -18,7 +18,7 @@ from dagster import (
 from rag_assets.assets import PARTITIONED
 from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.lifecycle.purge import purge_version
+from rag_assets.core.lifecycle.purge import delete_unused_cached, purge_version
 from rag_assets.core.lifecycle.reconcile import (
     CodeVersions,
     FileState,
@@ -118,18 +118,20 @@ def carry_out_removals(
     lancedb: LanceDBResource,
     plan: Plan,
     say: Callable[[str], None],
+    earlier: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[str]:
     """Purge each version the plan removes from Parquet and LanceDB (all model tables),
     record why in `removed_versions.json` and as an observation on `embeddings`, one line
-    each through `say`. Dagster OSS keeps a deleted partition's old materializations;
-    the observation (and `trecho status`) says the version is gone. Returns the removed
-    keys that are registered partitions (for the caller to delete)."""
+    each through `say`, with what `earlier` says a run already deleted of it (a version a
+    new one superseded: `Removal.counts` by key). Dagster OSS keeps a deleted partition's
+    old materializations; the observation (and `trecho status`) says the version is
+    gone. Cached vectors no index row uses go with the removals, or on their own (one
+    more line) when there is none. Returns the removed keys that are registered
+    partitions (for the caller to delete)."""
     for key, reason in plan.remove.items():
         removal = purge_version(lake.lake, lancedb.uri_for(lake.lake), key, reason)
-        say(
-            f"{key}: {reason}; {removal.rows} index rows, {removal.files} files, "
-            f"{removal.cache_entries} cached vectors"
-        )
+        removal = removal.add((earlier or {}).get(key, {}))
+        say(f"{key}: {reason}; {removal_counts(removal.counts())}")
         instance.report_runless_asset_event(
             AssetObservation(
                 asset_key=EMBEDDINGS,
@@ -142,7 +144,18 @@ def carry_out_removals(
                 },
             )
         )
+    if plan.unused_cache and not plan.remove:
+        deleted = delete_unused_cached(lancedb.uri_for(lake.lake))
+        say(f"embedding cache: {deleted} cached vectors of texts no index row holds")
     return [k for k in plan.remove if k in plan.registered]
+
+
+def removal_counts(counts: Mapping[str, int]) -> str:
+    """What a removal deleted, as its line says it (`Removal.counts`)."""
+    return (
+        f"{counts.get('rows', 0)} index rows, {counts.get('files', 0)} files, "
+        f"{counts.get('cache_entries', 0)} cached vectors"
+    )
 
 
 def job_of(run: Run) -> str:

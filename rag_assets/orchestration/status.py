@@ -10,7 +10,7 @@ from pathlib import Path
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import ModelRef, embedder_for, model_tables, read_active
 from rag_assets.core.index.models import ModelProgress, model_progress
-from rag_assets.core.lake.layout import Lake, sha256_file
+from rag_assets.core.lake.layout import Lake, LakeError, sha256_file
 from rag_assets.core.lake.parquet import stage_rows
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS, RAW_PDF
@@ -20,7 +20,8 @@ from rag_assets.settings import Settings
 @dataclass(frozen=True)
 class LiveVersion:
     """A live version: its file's sha256, its rows in the table search uses, and its
-    state there (`indexed`, `PENDING (not indexed)`, `UNSYNCED (N chunks in Parquet)`)."""
+    state there (`indexed`, `PENDING (not indexed)`, `UNSYNCED (N chunks in Parquet)`),
+    followed by its sidecar's error when the sidecar does not parse (its runs fail)."""
 
     key: str
     sha256: str
@@ -95,6 +96,9 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
             state = f"UNSYNCED ({expected} chunks in Parquet)"
         else:
             state = "indexed"
+        sidecar = scan.sidecars.get(key)
+        if isinstance(sidecar, LakeError):  # live, but every run fails until it is fixed
+            state += f"; its sidecar is wrong: {sidecar}"
         status.live.append(LiveVersion(key, sha256_file(pdf), have, state))
     for key in scan.dead:
         leftover = counts.get(key, 0) or any(

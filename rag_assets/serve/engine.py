@@ -46,6 +46,7 @@ from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError, UserError
 from rag_assets.core.index import ACTIVE_TABLE, MODES, Index, ModelRef, embedder_for, ref_in
 from rag_assets.core.index.hits import hit_rows
+from rag_assets.core.index.store import READ_ATTEMPTS, vanished
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lifecycle.rules import searchable
 from rag_assets.serve.followed import FollowedTable
@@ -164,6 +165,17 @@ class ServedIndex(Index):
         snapshot = getattr(self._local, "snapshot", None)
         return snapshot[0] if snapshot is not None else self.followed.current()
 
+    def refresh(self) -> tuple[Any | None, int]:
+        """The table's latest version on a new handle, pinned for the rest of the block
+        when one is pinned: after a read found its version's files purged."""
+        snapshot = self.followed.refresh()
+        if getattr(self._local, "snapshot", None) is not None:
+            self._local.snapshot = snapshot
+        return snapshot
+
+    def _reopen(self) -> Any | None:
+        return self.refresh()[0]
+
 
 class Engine:
     """Searches and lists a lake's index for a long-running server (see the module doc)."""
@@ -241,6 +253,18 @@ class Engine:
             return self._catalog(index, tbl, version)
 
     def _catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
+        """`catalog` of the pinned version, read again from the latest one when a purge
+        deleted its files meanwhile (as a search is, `Index.search_many`)."""
+        for attempt in range(1, READ_ATTEMPTS + 1):
+            try:
+                return self._read_catalog(index, tbl, version)
+            except Exception as exc:  # what LanceDB raises
+                if attempt == READ_ATTEMPTS or tbl is None or not vanished(exc, tbl):
+                    raise
+                tbl, version = index.refresh()
+        raise AssertionError("unreachable")
+
+    def _read_catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
         if tbl is None:
             return Catalog([])
         today = dt.date.today()  # `in_force` depends on it: a server outlives a day

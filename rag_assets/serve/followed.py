@@ -77,6 +77,16 @@ class FollowedTable:
             self._settled = look is not None and now - max(look[1], look[2]) > SETTLED_NS
             return self._table, self._version
 
+    def refresh(self) -> tuple[Any | None, int]:
+        """`snapshot()` on a handle opened now, whatever the folder says: after a read of
+        the handle given out found its version's files deleted (a purge)."""
+        with self._lock:
+            self._probe = None
+            self._table = self._open()
+            self._version = int(self._table.version) if self._table is not None else -1
+            self._seen, self._settled = self._look(), False
+            return self._table, self._version
+
     def _look(self) -> tuple[int, int, int, int] | None:
         """The `_versions` folder's (inode, mtime, ctime, size); None when it is not a
         local folder, not known yet or not there."""

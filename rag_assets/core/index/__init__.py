@@ -7,9 +7,10 @@ One LanceDB table per embedding model (`chunks__<model_id>`), holding the chunk 
 
 The package, one module per job: `store` (table per model, schema, opening), `locking`
 (write lock, commit retries), `active` (the active-model pointer), `upkeep` (full-text and
-vector index upkeep), `retrieval` (vector / full-text / hybrid search), `models` (model
-switching), `hits` (hits as rows, parent text), `citations` (cited articles) and
-`index` (`Index`, which writes a model's table and inherits upkeep and retrieval).
+vector index upkeep), `retrieval` (vector / full-text / hybrid search), `fusion` (rank
+fusion of the retrievers' lists), `models` (model switching), `hits` (hits as rows,
+parent text), `citations` (cited articles) and `index` (`Index`, which writes a model's
+table and inherits upkeep and retrieval).
 Names are re-exported here; a tunable constant (`INDEX_LAG_ROWS`...) is read from the
 module that defines it.
 
@@ -88,6 +89,7 @@ from rag_assets.core.index.active import (
     ref_in,
     write_active,
 )
+from rag_assets.core.index.fusion import RRF_K, _rrf
 from rag_assets.core.index.index import Index
 from rag_assets.core.index.retrieval import (
     ANN_REFINE,
@@ -95,12 +97,10 @@ from rag_assets.core.index.retrieval import (
     MAX_QUERY_TERMS,
     MIN_CANDIDATES,
     MODES,
-    RRF_K,
     RRF_K_E5,
     VECTOR_WEIGHT_E5,
     Hit,
     Mode,
-    _rrf,
     default_min_score,
     default_rrf_k,
     default_vector_weight,

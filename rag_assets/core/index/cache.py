@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import lancedb
@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.locking import _retry, _table_lock
-from rag_assets.core.index.store import _open_table
+from rag_assets.core.index.store import _open_table, table_name
 from rag_assets.core.lake.schemas import content_hash
 
 CACHE_PREFIX = "embcache__"
@@ -27,6 +27,9 @@ class CacheStats:
 
     hits: int = 0
     misses: int = 0
+    fresh: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    """The vectors embedded, by text hash: what `EmbeddingCache.add_fresh` stores (the
+    embeddings asset does, in the commit of the rows that use them)."""
 
 
 class EmbeddingCache:
@@ -34,8 +37,10 @@ class EmbeddingCache:
 
     A chunk text seen before, in a rerun or in another version of the same document, is
     never embedded again. One LanceDB table per model id (`embcache__<model_id>`) in the
-    same database as the index; entries outlive the versions that produced them (a
-    revoked version's vectors cost a few KB and may come back in its successor).
+    same database as the index. An entry is written in the commit of the index rows that
+    use its text (under the model table's write lock), and leaves when no row of that
+    table uses its text any more (`core.lifecycle.purge`): a revoked version's vectors
+    leave with its rows, a vector another version still uses stays.
     """
 
     def __init__(self, uri: str | os.PathLike[str], embedder: Embedder) -> None:
@@ -107,6 +112,11 @@ class EmbeddingCache:
         with _table_lock(self.uri, self.table_name):
             _retry(merge, f"cache {self.table_name}")
 
+    def add_fresh(self, stats: CacheStats) -> None:
+        """Store the vectors an `embed_cached(..., store=False)` call embedded."""
+        if stats.fresh:
+            self.add(list(stats.fresh), np.stack(list(stats.fresh.values())))
+
     def count(self) -> int:
         """How many vectors are cached for this model."""
         tbl = self._open()
@@ -114,12 +124,19 @@ class EmbeddingCache:
 
 
 def embed_cached(
-    embedder: Embedder, cache: EmbeddingCache | None, texts: Sequence[str]
+    embedder: Embedder,
+    cache: EmbeddingCache | None,
+    texts: Sequence[str],
+    *,
+    store: bool = True,
 ) -> tuple[np.ndarray, CacheStats]:
     """Passage vectors for `texts`, embedding only the texts the cache does not hold.
 
     Duplicate texts within the call are embedded once. Without a cache, everything is
-    embedded (and counted as misses).
+    embedded (and counted as misses). With `store=False` the new vectors are not written
+    to the cache but left in the stats' `fresh` for the caller (`add_fresh`): the
+    embeddings asset stores them only with the rows that use them, so a version revoked
+    while it is embedded leaves no vector behind.
     """
     texts = list(texts)
     if not texts:
@@ -132,8 +149,29 @@ def embed_cached(
             todo[h] = t
     if todo:
         fresh = embedder.embed_passages(list(todo.values()))
-        if cache is not None:
+        if cache is not None and store:
             cache.add(list(todo), fresh)
         known.update(zip(todo, fresh, strict=True))
     vectors = np.stack([known[h] for h in hashes]).astype(np.float32)
-    return vectors, CacheStats(hits=len(texts) - len(todo), misses=len(todo))
+    stats = CacheStats(hits=len(texts) - len(todo), misses=len(todo))
+    stats.fresh = {h: known[h] for h in todo}
+    return vectors, stats
+
+
+def hashes_of(tbl: Any | None, column: str) -> set[str]:
+    """Every value of a hash column of a table (empty for no table)."""
+    if tbl is None:
+        return set()
+    rows = tbl.search().select([column]).limit(None).to_arrow()
+    return set(rows.column(column).to_pylist())
+
+
+def unused_entries(uri: str | os.PathLike[str], model_id: str) -> set[str]:
+    """The text hashes a model's cache holds that no row of its index table uses: the
+    vectors of texts removed (a revoked version's, or left by a run before entries were
+    written with their rows)."""
+    db = lancedb.connect(str(uri))
+    cached = hashes_of(_open_table(db, CACHE_PREFIX + model_id), "text_hash")
+    if not cached:
+        return set()
+    return cached - hashes_of(_open_table(db, table_name(model_id)), "content_hash")

@@ -96,6 +96,7 @@ class Index(_IndexUpkeep, _Retrieval):
         rebuild_fts: bool = True,
         still_live: Callable[[], str | None] | None = None,
         replaces: Sequence[str] = (),
+        on_commit: Callable[[], None] | None = None,
     ) -> int:
         """Replace one version's rows (chunks + vectors + validity) in one commit.
 
@@ -105,7 +106,10 @@ class Index(_IndexUpkeep, _Retrieval):
         `still_live` is asked under the table's write lock, just before the commit: a
         reason it returns (the version was revoked, deleted... meanwhile) raises
         NoLongerLive and nothing is written, so a run never puts back a version removed
-        while it ran (removals take the same lock). Then the indexes are kept current
+        while it ran (removals take the same lock). `on_commit` runs right after the
+        commit, still under the lock (the embeddings asset stores the new vectors in the
+        cache there: a removal, which takes the lock, then sees the rows that use them).
+        Then the indexes are kept current
         (`update_indexes()`: built when missing, updated once enough rows wait); set
         `rebuild_fts=False` in a bulk load and call `build_fts_index()` (fresh table) or
         `update_indexes()` once at the end.
@@ -163,6 +167,8 @@ class Index(_IndexUpkeep, _Retrieval):
                 raise NoLongerLive(f"{partition_key}: not written: {reason}")
             tbl = _retry(merge, f"upsert {partition_key}")
             stored = int(tbl.count_rows(where))
+            if on_commit is not None:
+                on_commit()
         if rebuild_fts:
             self.update_indexes()
         return stored

@@ -16,7 +16,15 @@ import numpy as np
 from rag_assets.core.embedding.embedder import MINILM, Embedder
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.citations import cited_articles, path_filter
-from rag_assets.core.index.store import HIT_COLUMNS, KEY_COLUMNS, _ModelTable
+from rag_assets.core.index.fusion import RRF_K, Ranked, _Fused, _rrf, _tie_order
+from rag_assets.core.index.store import (
+    HIT_COLUMNS,
+    KEY_COLUMNS,
+    READ_ATTEMPTS,
+    TableMoved,
+    _ModelTable,
+    vanished,
+)
 from rag_assets.core.lake.layout import validate_key_part
 from rag_assets.core.lake.sidecar import ACTIVE
 from rag_assets.core.lifecycle.rules import searchable, searchable_sql, superseded
@@ -25,8 +33,6 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["hybrid", "vector", "fts"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
-RRF_K = 60
-"""Reciprocal rank fusion constant: score = sum over retrievers of 1 / (RRF_K + rank)."""
 RRF_K_E5 = 10
 """The fusion constant for the bundled e5. With k = 60 two 40-candidate lists fuse
 nearly flat (rank 1 scores 1/61, rank 8 1/68), so the vector list had to weigh 8 to
@@ -148,56 +154,6 @@ class Hit:
         return out
 
 
-def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
-    """Rank order of one retriever's rows: best score first, equal scores (rows of one
-    table share BM25 scores) by key and chunk id, so the same index state always gives
-    the same ranking, whatever order the store returned them in."""
-    return (-round(score, 6), str(row["partition_key"]), str(row["chunk_id"]))
-
-
-Ranked = list[tuple[float, dict[str, Any]]]
-"""One retriever's answer: (score, row) pairs, best first (`_tie_order`)."""
-
-
-@dataclass
-class _Fused:
-    """One chunk of a fused ranking: its row as the retrievers read it (key columns and
-    row id), its fused score, each retriever's rank and its own score (cosine, BM25)."""
-
-    row: dict[str, Any]
-    score: float = 0.0
-    ranks: dict[str, int] = field(default_factory=dict)
-    scores: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def cosine(self) -> float | None:
-        """The cosine of the vector retriever (or of the cited articles' list: the same
-        query vector), None when only full text found the chunk."""
-        return self.scores.get("vector", self.scores.get("citation"))
-
-
-def _rrf(
-    ranked: dict[str, Ranked],
-    k: int,
-    weights: dict[str, float] | None = None,
-    rrf_k: int = RRF_K,
-) -> list[_Fused]:
-    """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank;
-    a retriever's `weights` entry (1 when absent) multiplies its 1 / (rrf_k + rank)."""
-    fused: dict[tuple[str, str], _Fused] = {}
-    for retriever, rows in ranked.items():
-        weight = (weights or {}).get(retriever, 1.0)
-        for rank, (score, row) in enumerate(rows, start=1):
-            entry = fused.setdefault((row["partition_key"], row["chunk_id"]), _Fused(row))
-            entry.score += weight / (rrf_k + rank)
-            entry.ranks[retriever] = rank
-            entry.scores[retriever] = score
-    order = sorted(
-        fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), f.row["chunk_id"])
-    )
-    return order[:k]
-
-
 def _hits(
     tbl: Any, answers: list[list[_Fused]], vectors: np.ndarray | None = None
 ) -> list[list[Hit]]:
@@ -212,7 +168,7 @@ def _hits(
     by_id = {row["_rowid"]: row for row in rows}
     missing = [i for i in ids if i not in by_id]
     if missing:  # a handle reads one version: only a broken or vanished table gets here
-        raise RuntimeError(
+        raise TableMoved(
             f"table {tbl.name} (version {tbl.version}): {len(missing)} of the {len(ids)} "
             "ranked chunks could not be read back; search again"
         )
@@ -395,15 +351,44 @@ class _Retrieval(_ModelTable):
         *,
         exact: bool,
     ) -> list[list[Hit]]:
-        """`search_many` before `min_score`."""
+        """`search_many` before `min_score`.
+
+        A read may start on a table version whose files a purge then deletes (the purge
+        keeps only the latest version: a revoked text must leave the disk): it is read
+        again from the latest version (READ_ATTEMPTS in all), so a search never fails
+        because a newer version removed a file under it."""
         if mode not in MODES:
             raise ConfigError(f"mode {mode!r} must be one of {list(MODES)}")
         if k < 1:
             raise ConfigError(f"k must be at least 1, got {k}")
         queries = list(queries)
-        tbl = self._open()
-        if tbl is None or not queries:
-            return [[] for _ in queries]
+        for attempt in range(1, READ_ATTEMPTS + 1):
+            tbl = self._open() if attempt == 1 else self._reopen()
+            if tbl is None or not queries:
+                return [[] for _ in queries]
+            try:
+                return self._search_on(
+                    tbl, queries, k, mode, doc_id, version, as_of, include_revoked, exact
+                )
+            except Exception as exc:  # LanceDB raises plain OSError/RuntimeError/ValueError
+                if attempt == READ_ATTEMPTS or not vanished(exc, tbl):
+                    raise
+                log.info("%s: read again from the latest version: %s", self.table_name, exc)
+        raise AssertionError("unreachable")
+
+    def _search_on(
+        self,
+        tbl: Any,
+        queries: list[str],
+        k: int,
+        mode: Mode,
+        doc_id: str | Sequence[str] | None,
+        version: str | Sequence[str] | None,
+        as_of: dt.date | None,
+        include_revoked: bool,
+        exact: bool,
+    ) -> list[list[Hit]]:
+        """`search_many` on one table handle (one table version)."""
         where = self._where(tbl, doc_id, version, as_of or dt.date.today(), include_revoked)
         if mode == "fts":  # k rows: the hit columns come with them
             return [_ranked_hits(self._fts(tbl, q, where, k, strict=True), "fts") for q in queries]
@@ -580,7 +565,8 @@ class _Retrieval(_ModelTable):
         broken or unreadable index) is raised when `strict` (full-text mode); in hybrid
         search it is logged as a warning and gives no full-text hits, so the fused hits
         name only `vector` as their retriever: the answer degrades visibly, never
-        silently. (A table without the index is no failure: LanceDB scans `text` flat.)"""
+        silently. (A table without the index is no failure: LanceDB scans `text` flat; nor
+        is a table version whose files a purge deleted: `search_many` reads again.)"""
         terms = fts_terms(query)
         if not terms:
             return []
@@ -591,7 +577,7 @@ class _Retrieval(_ModelTable):
             search = search.select([*_columns(light), "_score"]).with_row_id(light)
             rows = search.limit(n).to_list()
         except (OSError, RuntimeError, ValueError) as exc:  # what LanceDB raises
-            if strict:
+            if strict or vanished(exc, tbl):  # files gone: the whole search reads again
                 raise
             log.warning(
                 "full-text search failed on %s, hybrid hits come from vector search alone: %s",

@@ -77,6 +77,30 @@ def model_tables(uri: str | os.PathLike[str], prefix: str = "chunks__") -> list[
             return sorted(names)
 
 
+READ_ATTEMPTS = 3
+"""How many times a search reads (the first read and two more on the latest version) when
+the files of the table version it read vanished (`vanished`)."""
+
+
+class TableMoved(RuntimeError):
+    """Rows a search ranked could not be read back from the table version it read."""
+
+
+def vanished(exc: BaseException, tbl: Any) -> bool:
+    """Whether a read of the table version `tbl` reads failed because a file of that
+    version is gone: a purge (`core.lifecycle.purge`) or a cleanup deleted it once a
+    newer version was committed. Reading again from the latest version answers it. A
+    file missing with no newer version (a broken table) is no such case."""
+    text = str(exc).lower()
+    if not isinstance(exc, TableMoved) and not ("not found" in text and ".lance" in text):
+        return False
+    try:
+        latest = max(int(v["version"]) for v in tbl.list_versions())
+    except Exception:  # its versions cannot even be listed: dropped, read afresh
+        return True
+    return latest > int(tbl.version)
+
+
 class NoLongerLive(Exception):
     """A version found not live at commit time (revoked, deleted, superseded, expired
     while its run was under way): nothing of it was written."""
@@ -98,6 +122,11 @@ class _ModelTable:
     def _open(self) -> Any | None:
         """The table, or None when it does not exist yet."""
         return _open_table(self.db, self.table_name)
+
+    def _reopen(self) -> Any | None:
+        """The table at its latest version, after a read of an older one found files
+        gone (`vanished`)."""
+        return self._open()
 
     def exists(self) -> bool:
         """Whether this model's table has been created."""

@@ -292,7 +292,8 @@ class Lake:
         """Every `<doc_id>/<version>.pdf` under raw/, plus a message per path it skipped
         and why: a file outside a document folder, an extension other than `.pdf` and
         `.yaml` (`v1.PDF`), a sidecar without its PDF, a folder inside a document folder,
-        a name that breaks the key rule, a path leading outside the lake. Hidden files
+        a name that breaks the key rule, a path leading outside the lake, an empty document
+        folder (a document whose files were moved away, or not copied yet). Hidden files
         (`.name`) are ignored silently. `doc_id` limits the scan to one document."""
         found: list[RawVersion] = []
         problems: list[str] = []
@@ -306,6 +307,9 @@ class Lake:
                 problems.append(f"{doc_dir}: not in a document folder ({layout})")
                 continue
             names = {p.name for p in doc_dir.iterdir()}
+            if not [n for n in names if not n.startswith(".")]:
+                problems.append(f"{doc_dir}: an empty document folder ({layout})")
+                continue
             for item in sorted(doc_dir.iterdir()):
                 name, suffix = item.name, item.suffix
                 if name.startswith("."):

@@ -6,17 +6,21 @@ import datetime as dt
 import os
 import re
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import lancedb
 
-from rag_assets.core.index.cache import CACHE_PREFIX
+from rag_assets.core.index.cache import CACHE_PREFIX, LOOKUP_BATCH, hashes_of
 from rag_assets.core.index.locking import _retry, _table_lock
-from rag_assets.core.index.store import _open_table, model_tables
+from rag_assets.core.index.store import _open_table, model_tables, table_name
 from rag_assets.core.index.upkeep import fts_config
 from rag_assets.core.lake.layout import Lake, split_key
 from rag_assets.core.lake.parquet import remove_stage_files
+
+HASH = re.compile(r"[0-9a-f]+")
+"""What a text hash looks like (anything else never reaches a filter)."""
 
 
 @dataclass
@@ -26,11 +30,23 @@ class Removal:
     rows: int = 0
     """Rows deleted, over every model's table."""
     cache_entries: int = 0
-    """Cached vectors deleted: texts no other indexed row uses."""
+    """Cached vectors deleted: texts no remaining row of their model's table uses."""
     tables_purged: list[str] = field(default_factory=list)
     """Tables compacted with their older versions deleted (the text is gone from disk)."""
     files: int = 0
-    """The version's Parquet files deleted (set by `service.purge_version`)."""
+    """The version's Parquet files deleted (set by `purge_version`)."""
+
+    def counts(self) -> dict[str, int]:
+        """Rows, files and cached vectors deleted (for run metadata: `add`)."""
+        return {"rows": self.rows, "files": self.files, "cache_entries": self.cache_entries}
+
+    def add(self, counts: Mapping[str, int]) -> Removal:
+        """This removal plus what an earlier one of the same version deleted (`counts`):
+        the removal of a superseded version that a run already emptied tells it all."""
+        self.rows += int(counts.get("rows", 0))
+        self.files += int(counts.get("files", 0))
+        self.cache_entries += int(counts.get("cache_entries", 0))
+        return self
 
 
 def purge_old_versions(tbl: Any) -> None:
@@ -57,62 +73,91 @@ def delete_partition_everywhere(
 ) -> Removal:
     """Remove one version's rows from every model's table and, with `purge`, its text
     from disk: each table that held rows is compacted and its older versions deleted,
-    and the cached vectors of texts no other row of that model uses are deleted too."""
+    and every model's cached vectors of texts no remaining row of that model uses are
+    deleted too (`delete_unused_cached`): the version's own, and any a run left before
+    (the texts of a version revoked while it was embedded, by older code).
+
+    Each model's table is held under its write lock throughout, so a run committing
+    rows (and the vectors they use) meanwhile lands before or after, never between."""
     split_key(partition_key)
     db = lancedb.connect(str(uri))
     out = Removal()
-    for name in model_tables(uri):
-        only_mine = _delete_rows(db, str(uri), name, partition_key, purge, out)
-        if only_mine:
-            cache = CACHE_PREFIX + name.removeprefix("chunks__")
-            _delete_cached(db, str(uri), cache, only_mine, out)
+    tables = set(model_tables(uri))
+    caches = set(model_tables(uri, prefix=CACHE_PREFIX))
+    for model_id in _model_ids(tables, caches):
+        name, cache = table_name(model_id), CACHE_PREFIX + model_id
+        with _table_lock(str(uri), name):
+            if name in tables and _delete_rows(db, name, partition_key, purge, out) and purge:
+                out.tables_purged.append(name)
+            if purge and cache in caches:
+                used = hashes_of(_open_table(db, name), "content_hash")
+                _delete_cached(db, str(uri), cache, used, out)
     return out
 
 
-def _delete_rows(db: Any, uri: str, name: str, key: str, purge: bool, out: Removal) -> set[str]:
-    """Delete one version's rows from one model's table (then purge it from disk);
-    returns the hashes of its texts that no remaining row of the table uses."""
+def delete_unused_cached(uri: str | os.PathLike[str]) -> int:
+    """Delete (from disk) every model's cached vectors of texts no row of that model's
+    table uses; returns how many. What a removal does, for when nothing is removed but
+    the reconcile plan found such vectors (`Plan.unused_cache`)."""
+    db = lancedb.connect(str(uri))
+    out = Removal()
+    caches = set(model_tables(uri, prefix=CACHE_PREFIX))
+    for model_id in _model_ids(set(), caches):
+        name = table_name(model_id)
+        with _table_lock(str(uri), name):
+            used = hashes_of(_open_table(db, name), "content_hash")
+            _delete_cached(db, str(uri), CACHE_PREFIX + model_id, used, out)
+    return out.cache_entries
+
+
+def _model_ids(tables: set[str], caches: set[str]) -> list[str]:
+    """The model ids of index tables and cache tables."""
+    ids = {n.removeprefix("chunks__") for n in tables}
+    return sorted(ids | {n.removeprefix(CACHE_PREFIX) for n in caches})
+
+
+def _delete_rows(db: Any, name: str, key: str, purge: bool, out: Removal) -> bool:
+    """Delete one version's rows from one model's table (then purge it from disk), under
+    the caller's lock on the table; whether it held any."""
     where = f"partition_key = '{key}'"
-    with _table_lock(uri, name):
-        mine = db.open_table(name).search().where(where).select(["content_hash"]).limit(None)
-        hashes = set(mine.to_arrow().column("content_hash").to_pylist())
-        if not hashes:
-            return set()
-        n = int(db.open_table(name).count_rows(where))
-        _retry(lambda: db.open_table(name).delete(where), f"delete in {name}")
-        out.rows += n
-        if not purge:
-            return set()
+    n = int(db.open_table(name).count_rows(where))
+    if not n:
+        return False
+    _retry(lambda: db.open_table(name).delete(where), f"delete in {name}")
+    out.rows += n
+    if purge:
         _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
-        out.tables_purged.append(name)
-        left = db.open_table(name).search().select(["content_hash"]).limit(None).to_arrow()
-        return hashes - set(left.column("content_hash").to_pylist())
+    return True
 
 
-def _delete_cached(db: Any, uri: str, name: str, hashes: set[str], out: Removal) -> None:
-    """Delete cached vectors by text hash from a cache table, then purge it from disk."""
-    if _open_table(db, name) is None:
-        return
-    listed = ", ".join(f"'{h}'" for h in sorted(hashes) if re.fullmatch(r"[0-9a-f]+", h))
-    where = f"text_hash IN ({listed})"
+def _delete_cached(db: Any, uri: str, name: str, used: set[str], out: Removal) -> None:
+    """Delete the cached vectors of texts not in `used` from a cache table, then purge it
+    from disk."""
     with _table_lock(uri, name):
-        n = int(db.open_table(name).count_rows(where))
-        if n:
-            _retry(lambda: db.open_table(name).delete(where), f"delete in {name}")
-            _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
-            out.cache_entries += n
-            out.tables_purged.append(name)
+        tbl = _open_table(db, name)
+        unused = sorted(h for h in hashes_of(tbl, "text_hash") - used if HASH.fullmatch(h))
+        if not unused:
+            return
+        for start in range(0, len(unused), LOOKUP_BATCH):
+            listed = ", ".join(f"'{h}'" for h in unused[start : start + LOOKUP_BATCH])
+            where = f"text_hash IN ({listed})"
+            _retry(lambda where=where: db.open_table(name).delete(where), f"delete in {name}")
+        _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
+        out.cache_entries += len(unused)
+        out.tables_purged.append(name)
 
 
 def purge_version(
     lake: Lake, db_uri: str | os.PathLike[str], key: str, reason: str = "not live"
 ) -> Removal:
     """Remove a version from every store, its text from disk included: its rows in every
-    model's table (compacted, older table versions deleted), the cached vectors only it
-    used, its Parquet files; and record the removal and why in `removed_versions.json`.
+    model's table (compacted, older table versions deleted), the cached vectors of texts
+    no remaining row uses, its Parquet files; and record the removal and why in
+    `removed_versions.json`.
 
     Used for revoked, expired, superseded and deleted versions, so that they can never be
-    retrieved again. A key with nothing left costs one count per table.
+    retrieved again. A key with nothing left costs one count per table and a read of
+    each model's text hashes (and its cache's).
     """
     lake.add_tombstone(key, reason)
     removal = delete_partition_everywhere(db_uri, key)

@@ -23,6 +23,7 @@ from typing import Any
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, committed_keys, read_active, table_name
+from rag_assets.core.index.cache import unused_entries
 from rag_assets.core.lake.layout import Lake, LakeError, sha256_file
 from rag_assets.core.lake.parquet import first_rows, stage_rows
 from rag_assets.core.lake.sidecar import Sidecar
@@ -109,6 +110,10 @@ class Plan:
     unchanged file is not hashed again."""
     index_rows: dict[str, int] = field(default_factory=dict)
     """Rows per key in the configured model's table."""
+    unused_cache: int = 0
+    """Vectors in the configured model's embedding cache whose text no row of its table
+    uses (a removed version's, left by a run before entries came with their rows):
+    deleted with the removals, or on their own when there are none."""
 
     @property
     def nothing_left(self) -> dict[str, str]:
@@ -184,7 +189,8 @@ def removal_plan(
     (no file hashed, no code version compared): what is left to purge after runs.
 
     The index is read once: the configured model's table for its row counts (the active
-    model's keys only when search uses another model)."""
+    model's keys only when search uses another model) and, with its cache, the text
+    hashes (`Plan.unused_cache`)."""
     counts = Index(db_uri, embedder).partition_counts()
     active = read_active(db_uri)
     if active is not None and active.model_id == embedder.model_id:
@@ -193,6 +199,7 @@ def removal_plan(
         committed = committed_keys(db_uri)
     scan = scan_versions(lake, history, today, db_uri, indexed=committed)
     plan = Plan(scan=scan, registered=set(registered), index_rows=counts)
+    plan.unused_cache = len(unused_entries(db_uri, embedder.model_id))
     plan.add = [k for k in scan.live if k not in plan.registered]
     for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
         left = key in plan.registered or key in counts or key in committed
