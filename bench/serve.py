@@ -72,8 +72,8 @@ from search_latency import Source, load_queries, real_source, synthesize
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, Mode, ModelRef, read_active, write_active
+from rag_assets.core.index.hits import _hits as late_fetch
 from rag_assets.core.index.hits import hit_rows
-from rag_assets.core.index.retrieval import _hits as late_fetch
 from rag_assets.core.lake.layout import Lake
 from rag_assets.serve import Engine, Limits, query_threads
 from rag_assets.settings import Settings

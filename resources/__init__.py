@@ -19,7 +19,7 @@ from pydantic import Field
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import ANN_EF, ANN_MIN_ROWS, VECTOR_WEIGHT_E5, Index
-from rag_assets.core.index.retrieval import MIN_SCORE_E5, MIN_SCORE_MINILM
+from rag_assets.core.index.scoring import MIN_SCORE_E5, MIN_SCORE_MINILM
 from rag_assets.core.lake.layout import Lake
 from rag_assets.settings import Settings
 

@@ -27,7 +27,7 @@ import pytest
 from rag_assets.cli import main
 from rag_assets.core.embedding.embedder import Embedder, resolve_model_path
 from rag_assets.core.index import Index, default_min_score, read_active
-from rag_assets.core.index.retrieval import MIN_SCORE_E5
+from rag_assets.core.index.scoring import MIN_SCORE_E5
 from rag_assets.core.lake.layout import Lake
 from rag_assets.serve.client import TrechoClient, TrechoError, context_block
 from rag_assets.serve.engine import RememberingEmbedder

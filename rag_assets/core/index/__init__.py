@@ -90,6 +90,7 @@ from rag_assets.core.index.active import (
     write_active,
 )
 from rag_assets.core.index.fusion import RRF_K, _rrf
+from rag_assets.core.index.hits import Hit
 from rag_assets.core.index.index import Index
 from rag_assets.core.index.retrieval import (
     ANN_REFINE,
@@ -97,14 +98,15 @@ from rag_assets.core.index.retrieval import (
     MAX_QUERY_TERMS,
     MIN_CANDIDATES,
     MODES,
+    Mode,
+    fts_terms,
+)
+from rag_assets.core.index.scoring import (
     RRF_K_E5,
     VECTOR_WEIGHT_E5,
-    Hit,
-    Mode,
     default_min_score,
     default_rrf_k,
     default_vector_weight,
-    fts_terms,
 )
 from rag_assets.core.index.store import (
     EXTRA_COLUMNS,

@@ -16,13 +16,8 @@ import pyarrow.compute as pc
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.locking import _retry
-from rag_assets.core.index.retrieval import (
-    _Retrieval,
-    _VersionRow,
-    default_min_score,
-    default_rrf_k,
-    default_vector_weight,
-)
+from rag_assets.core.index.retrieval import _Retrieval, _VersionRow
+from rag_assets.core.index.scoring import default_min_score, default_rrf_k, default_vector_weight
 from rag_assets.core.index.store import NoLongerLive, _as_chunk_table, store_schema
 from rag_assets.core.index.upkeep import ANN_EF, ANN_MIN_ROWS, FTS_LANGUAGE, _IndexUpkeep
 from rag_assets.core.lake.layout import split_key

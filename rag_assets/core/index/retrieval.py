@@ -7,21 +7,18 @@ import logging
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, fields
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from rag_assets.core.embedding.embedder import MINILM, Embedder
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.citations import cited_articles, path_filter
-from rag_assets.core.index.fusion import RRF_K, Ranked, _Fused, _rrf, _tie_order
+from rag_assets.core.index.fusion import Ranked, _Fused, _rrf, _tie_order
+from rag_assets.core.index.hits import Hit, _hits, _ranked_hits, above_min_score
 from rag_assets.core.index.store import (
     HIT_COLUMNS,
     KEY_COLUMNS,
     READ_ATTEMPTS,
-    TableMoved,
     _ModelTable,
     vanished,
 )
@@ -33,17 +30,6 @@ log = logging.getLogger(__name__)
 
 Mode = Literal["hybrid", "vector", "fts"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
-RRF_K_E5 = 10
-"""The fusion constant for the bundled e5. With k = 60 two 40-candidate lists fuse
-nearly flat (rank 1 scores 1/61, rank 8 1/68), so the vector list had to weigh 8 to
-lead, which left full text no say even when it ranks the answer first on the law's own
-term; with k = 10 the top ranks of each list count (rank 1 1/11, rank 8 1/18)
-and a vector weight of 2 keeps the lead (docs/models.md)."""
-VECTOR_WEIGHT_E5 = 2.0
-"""The vector retriever's weight in hybrid fusion for the bundled e5 (full text: 1).
-Measured on the LGPD + CDC dev questions (docs/models.md): with equal weights the
-full-text list pulls down e5's right answers to lay questions that share no word with
-the law; MiniLM keeps equal weights (and k = 60)."""
 CANDIDATES_PER_K = 4
 """Hybrid search fetches this many times `k` candidates from each retriever."""
 MIN_CANDIDATES = 20
@@ -64,192 +50,6 @@ def fts_terms(query: str) -> str:
     word characters keeps `?`, `:`, quotes and the like from ever mattering.
     """
     return " ".join(re.findall(r"\w+", query)[:MAX_QUERY_TERMS])
-
-
-@dataclass
-class Hit:
-    """One retrieved chunk, with where it comes from and which retrievers found it.
-
-    `score` is higher-is-better: cosine similarity (vector), BM25 (fts) or the fused RRF
-    score (hybrid): a rank score, the same for the best answer to any question. `ranks` maps
-    each retriever that found the chunk to its 1-based rank. Beside it, the real
-    similarities: `cosine`, between the query's and the chunk's vectors (vector and hybrid
-    modes; in hybrid also for a chunk only full text found, from its stored vector), and
-    `bm25`, the full-text score (fts mode, and hybrid when full text found the chunk among
-    its candidates); None where not measured. `min_score` thresholds are on `cosine`.
-    """
-
-    chunk_id: str
-    partition_key: str
-    doc_id: str
-    version: str
-    title: str
-    path: str
-    header: str
-    body: str
-    text: str
-    page_start: int
-    page_end: int
-    char_start: int
-    char_end: int
-    parent_id: str | None
-    kind: str
-    token_count: int
-    score: float
-    retrievers: list[str] = field(default_factory=list)
-    ranks: dict[str, int] = field(default_factory=dict)
-    strategy: str = ""
-    status: str = ACTIVE
-    valid_from: dt.date | None = None
-    valid_to: dt.date | None = None
-    cosine: float | None = None
-    bm25: float | None = None
-
-    @classmethod
-    def from_row(
-        cls,
-        row: dict[str, Any],
-        score: float,
-        ranks: dict[str, int],
-        cosine: float | None = None,
-        bm25: float | None = None,
-    ) -> Hit:
-        """A hit from its row, its score, the rank each retriever that found it gave, and
-        its cosine and BM25 scores where measured."""
-        return cls(
-            chunk_id=row["chunk_id"],
-            partition_key=row["partition_key"],
-            doc_id=row["doc_id"],
-            version=row["version"],
-            title=row.get("title") or "",
-            path=row.get("path") or "",
-            header=row.get("header") or "",
-            body=row.get("body") or "",
-            text=row.get("text") or "",
-            page_start=int(row["page_start"]),
-            page_end=int(row["page_end"]),
-            char_start=int(row["char_start"]),
-            char_end=int(row["char_end"]),
-            parent_id=row.get("parent_id"),
-            kind=row.get("kind") or "",
-            token_count=int(row.get("token_count") or 0),
-            score=float(score),
-            retrievers=list(ranks),
-            ranks=dict(ranks),
-            strategy=row.get("strategy") or "",
-            status=row.get("status") or ACTIVE,
-            valid_from=row.get("valid_from"),
-            valid_to=row.get("valid_to"),
-            cosine=None if cosine is None else round(float(cosine), 6),
-            bm25=None if bm25 is None else round(float(bm25), 6),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (dates as ISO strings)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["retrievers"], out["ranks"] = list(self.retrievers), dict(self.ranks)
-        for key in ("valid_from", "valid_to"):
-            if out[key] is not None:
-                out[key] = out[key].isoformat()
-        return out
-
-
-def _hits(
-    tbl: Any, answers: list[list[_Fused]], vectors: np.ndarray | None = None
-) -> list[list[Hit]]:
-    """The hits of fused rankings, their hit columns read by row id for these chunks only
-    (one read for every answer), on the handle the retrievers read: the same table
-    version, so the same rows. A hit only full text found gets its cosine to its query
-    (`vectors`, one per answer) from its stored vector, read with the hit columns."""
-    ids = list(dict.fromkeys(f.row["_rowid"] for fused in answers for f in fused))
-    lacking = vectors is not None and any(f.cosine is None for a in answers for f in a)
-    columns = [*HIT_COLUMNS, "vector"] if lacking else HIT_COLUMNS
-    rows = tbl.take_row_ids(ids).select(columns).with_row_id().to_list() if ids else []
-    by_id = {row["_rowid"]: row for row in rows}
-    missing = [i for i in ids if i not in by_id]
-    if missing:  # a handle reads one version: only a broken or vanished table gets here
-        raise TableMoved(
-            f"table {tbl.name} (version {tbl.version}): {len(missing)} of the {len(ids)} "
-            "ranked chunks could not be read back; search again"
-        )
-    out = []
-    for i, fused in enumerate(answers):
-        hits = []
-        for f in fused:
-            row = by_id[f.row["_rowid"]]
-            cosine = f.cosine
-            if cosine is None and vectors is not None:
-                cosine = _cosine(vectors[i], row["vector"])
-            hits.append(Hit.from_row(row, f.score, f.ranks, cosine, f.scores.get("fts")))
-        out.append(hits)
-    return out
-
-
-def _cosine(query: np.ndarray, stored: Sequence[float]) -> float:
-    """The cosine similarity of a query vector and a stored chunk vector (what the vector
-    retriever's `1 - cosine distance` gives)."""
-    other = np.asarray(stored, dtype=np.float32)
-    norm = float(np.linalg.norm(query) * np.linalg.norm(other))
-    return float(np.dot(query, other) / norm) if norm else 0.0
-
-
-def _ranked_hits(rows: Ranked, retriever: str) -> list[Hit]:
-    """One retriever's answer as hits (its rows hold the hit columns); its score is the
-    hit's `cosine` (vector) or `bm25` (fts)."""
-    vector = retriever == "vector"
-    return [
-        Hit.from_row(
-            row, score, {retriever: rank}, score if vector else None, None if vector else score
-        )
-        for rank, (score, row) in enumerate(rows, start=1)
-    ]
-
-
-def default_vector_weight(embedder: Embedder) -> float:
-    """The vector retriever's weight in hybrid fusion when none is given (the setting
-    TRECHO_VECTOR_WEIGHT gives one): VECTOR_WEIGHT_E5 for a bundled e5 variant, else 1
-    (plain reciprocal rank fusion)."""
-    return VECTOR_WEIGHT_E5 if embedder.variant else 1.0
-
-
-MIN_SCORE_E5 = 0.82
-"""The default `min_score` for the bundled e5 (a cosine), measured on the sample lake's
-eval questions (docs/eval.md, abstention): the highest threshold that keeps hit@3 within
-0.02 (0.83 drops one of 34 answers). e5's cosines are compressed (0.74-0.83 for questions
-far from every document, such as "qual a capital da França?", 0.85-0.90 for the answers
-and for questions about other laws), so it turns away the off-topic, not the near-topic."""
-MIN_SCORE_MINILM = 0.40
-"""The default `min_score` for all-MiniLM-L6-v2, whose cosines run lower and wider
-(0.51-0.69 for the eval's out-of-scope questions, 0.17 for an English question far from
-every document), measured as MIN_SCORE_E5 (0.425 drops one of 34 answers; docs/eval.md)."""
-NO_MIN_SCORE = -1.0
-"""A `min_score` that keeps every hit (cosines are at least -1): other models, which were
-not measured."""
-
-
-def default_min_score(embedder: Embedder) -> float:
-    """The lowest cosine a hit may have to be returned by `trecho search`, `POST /search`
-    and MCP when no `min_score` is given (the setting TRECHO_MIN_SCORE gives one): chosen
-    per model by measurement on the eval's out-of-scope and in-scope questions
-    (docs/eval.md), NO_MIN_SCORE for a model not measured."""
-    if embedder.variant:
-        return MIN_SCORE_E5
-    if Path(embedder.model).name == MINILM:
-        return MIN_SCORE_MINILM
-    return NO_MIN_SCORE
-
-
-def above_min_score(hits: list[Hit], min_score: float | None) -> list[Hit]:
-    """The hits whose cosine is at least `min_score` (None: every hit). A hit without a
-    cosine (fts mode) is kept: the threshold does not apply to it."""
-    if min_score is None:
-        return hits
-    return [h for h in hits if h.cosine is None or h.cosine >= min_score]
-
-
-def default_rrf_k(embedder: Embedder) -> int:
-    """The fusion constant: RRF_K_E5 for a bundled e5 variant, else RRF_K."""
-    return RRF_K_E5 if embedder.variant else RRF_K
 
 
 class _VersionRow(NamedTuple):
