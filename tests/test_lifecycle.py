@@ -29,6 +29,7 @@ from dagster import (
     DagsterEventType,
     DagsterInstance,
     Definitions,
+    build_schedule_context,
 )
 
 from rag_assets.core.embedding.embedder import MINILM, Embedder, resolve_model_path
@@ -39,6 +40,7 @@ from rag_assets.core.lake.schemas import content_hash
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
+from rag_assets.orchestration.plans import carry_out_removals, plan_lake
 from resources import EmbedderResource
 
 from .conftest import copy_lake
@@ -451,7 +453,6 @@ def test_status_tells_what_is_live_served_and_pending(
 def test_the_cron_schedule_indexes_what_changed_and_records_removals(
     small_lake: Lake, embedder: Embedder, tmp_path: Path
 ) -> None:
-    from dagster import build_schedule_context
 
     lake = small_lake
     # a persistent instance: a schedule's context reopens it from its reference
@@ -719,10 +720,16 @@ def test_a_version_revoked_while_it_is_embedded_leaves_no_cached_vector(
     assert cached_hashes(lake, embedder) == kept  # not one vector of the revoked version
     evaluate_sensor(defs, instance, lake)
     assert cached_hashes(lake, embedder) == kept
-    # what a run of the code before left (it cached first): the next tick deletes it
+    # what a run of the code before left (it cached first): the sensor's frequent ticks
+    # leave the sweep (a pass over every hash) to the schedule and the commands
     vectors, _ = embed_cached(embedder, EmbeddingCache(lake.lancedb_dir, embedder), [secret])
     assert cached_hashes(lake, embedder) == kept | {content_hash(secret)}
     evaluate_sensor(defs, instance, lake)
+    assert content_hash(secret) in cached_hashes(lake, embedder)
+    stores = defs.resources["lake"], defs.resources["lancedb"]
+    said: list[str] = []  # what the schedule and `trecho materialize` carry out
+    carry_out_removals(instance, *stores, plan_lake(instance, *stores, embedder), said.append)
     assert cached_hashes(lake, embedder) == kept
+    assert said == ["embedding cache: 1 cached vectors of texts no index row holds"]
     needle = vectors[0].tobytes()  # nor can its vector be read back from disk
     assert not [p for p in lake.lancedb_dir.rglob("*") if p.is_file() and needle in p.read_bytes()]

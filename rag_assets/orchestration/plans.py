@@ -78,9 +78,11 @@ def plan_lake(
     embedder: Embedder,
     known: Mapping[str, FileState] | None = None,
     force: bool = False,
+    sweep_cache: bool = True,
 ) -> Plan:
     """The reconcile plan for the lake, against what `instance` knows: its registered
-    partitions and the code version each stage last ran with."""
+    partitions and the code version each stage last ran with (`sweep_cache`: look for
+    cached vectors no index row uses; the sensor's frequent ticks do not)."""
     code = CodeVersions(stage_code_versions(embedder.model_id), ran_with(instance))
     return reconcile(
         lake.lake,
@@ -91,6 +93,7 @@ def plan_lake(
         history=lake.keep_history,
         known=known,
         force=force,
+        sweep_cache=sweep_cache,
     )
 
 

@@ -53,7 +53,7 @@ def raw_folder_sensor(
     a restored version), so a request repeated after a lost cursor never runs twice.
     """
     known, requested = read_cursor(context.cursor)
-    plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), known)
+    plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), known, sweep_cache=False)
     for problem in plan.scan.problems:
         context.log.warning(problem)
     gone = carry_out_removals(context.instance, lake, lancedb, plan, context.log.info)

@@ -184,13 +184,17 @@ def removal_plan(
     *,
     history: bool,
     today: dt.date | None = None,
+    sweep_cache: bool = True,
 ) -> Plan:
     """The plan's partitions to add and versions to remove, without deciding what to run
     (no file hashed, no code version compared): what is left to purge after runs.
 
     The index is read once: the configured model's table for its row counts (the active
     model's keys only when search uses another model) and, with its cache, the text
-    hashes (`Plan.unused_cache`)."""
+    hashes (`Plan.unused_cache`) when `sweep_cache`: a pass over every text hash of the
+    model's table and cache, which a sensor tick skips (a run commits its cached vectors
+    with its rows, so only what an interrupted or older run left is ever unused: the
+    commands and the schedule sweep it)."""
     counts = Index(db_uri, embedder).partition_counts()
     active = read_active(db_uri)
     if active is not None and active.model_id == embedder.model_id:
@@ -199,7 +203,8 @@ def removal_plan(
         committed = committed_keys(db_uri)
     scan = scan_versions(lake, history, today, db_uri, indexed=committed)
     plan = Plan(scan=scan, registered=set(registered), index_rows=counts)
-    plan.unused_cache = len(unused_entries(db_uri, embedder.model_id))
+    if sweep_cache:
+        plan.unused_cache = len(unused_entries(db_uri, embedder.model_id))
     plan.add = [k for k in scan.live if k not in plan.registered]
     for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
         left = key in plan.registered or key in counts or key in committed
@@ -219,14 +224,17 @@ def reconcile(
     known: Mapping[str, FileState] | None = None,
     force: bool = False,
     today: dt.date | None = None,
+    sweep_cache: bool = True,
 ) -> Plan:
     """The plan that brings the index in line with the raw folder: `removal_plan`, plus
     the versions to run and why.
 
     `registered`: the partition keys the orchestrator knows. `force` runs every live
-    version.
+    version. `sweep_cache`: look for cached vectors no row uses (`removal_plan`).
     """
-    plan = removal_plan(lake, db_uri, embedder, registered, history=history, today=today)
+    plan = removal_plan(
+        lake, db_uri, embedder, registered, history=history, today=today, sweep_cache=sweep_cache
+    )
     scan, counts = plan.scan, plan.index_rows
     plan.files = file_hashes(lake, scan.live, known or {})
     removed = lake.tombstones() if scan.returning else {}
