@@ -36,6 +36,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 RESERVED_FILES = 512
 """Open files kept for the process itself (the index's files, the model, logs)."""
+LINGER = 2.0
+"""Seconds a refused connection is kept half-closed, reading what the client still sends."""
 
 
 @dataclass(frozen=True)
@@ -102,15 +104,15 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self.refused = False
+            self.refused = False  # over the cap: never served
+            self.lingering = False  # answered with a refusal, closing
             self.deadline: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             if len(self.connections) >= limits.max_connections:
                 self.refused = True
                 self.transport = transport
-                transport.write(busy)
-                transport.close()
+                self._close_with(busy)
                 return
             super().connection_made(transport)
             self._arm()
@@ -122,8 +124,8 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
-            if self.refused:
-                return
+            if self.refused or self.lingering:
+                return  # what a refused client still sends is read and dropped
             if self.conn.their_state is h11.IDLE and self._head_too_big(data):
                 self._close_with(too_big)
                 return
@@ -164,9 +166,19 @@ def guarded_protocol(limits: ConnectionLimits) -> type[H11Protocol]:
                 self._close_with(slow)
 
         def _close_with(self, response: bytes) -> None:
-            if not self.transport.is_closing():
-                self.transport.write(response)
-                self.transport.close()
+            """Send `response` and close: first our side only, reading and dropping what
+            the client still sends for up to `LINGER` seconds, so that its unread bytes
+            do not make the system reset the connection before the client has read the
+            answer."""
+            transport = self.transport
+            if transport.is_closing() or self.lingering:
+                return
+            self.lingering = True
+            self._disarm()
+            transport.write(response)
+            if transport.can_write_eof():
+                transport.write_eof()
+            self.loop.call_later(LINGER, transport.close)
 
     return GuardedProtocol
 
