@@ -15,12 +15,10 @@ phase (before, during, after the materialize); hits of the revoked version in an
 to requests sent after its run ended (must be 0) and before (allowed: a request may read
 the table version it started on); and whether the added version is found after.
 
-The slow-connections half of issue 24's load test (`--slow N`: N connections that send
-half a header, held open while the clients run) is `slow_connections`, to be written with
-the server's defence against them.
+The slow-connections half of issue 24's load test is bench/slow_clients.py.
 
     python bench/load.py [--clients 16] [--seconds 60] [--change-after 10]
-                         [--model all-MiniLM-L6-v2] [--slow 0] [--tree DIR]
+                         [--model all-MiniLM-L6-v2] [--tree DIR]
 
 `--tree DIR` runs the server and materialize from another source tree (e.g. `git
 archive <commit>` unpacked there): the same load before and after a change.
@@ -41,7 +39,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from _common import REPO, header, percentile
 from serve import start_server
@@ -141,14 +138,6 @@ def client(url: str, n: int, start: float, stop: threading.Event, out: list[Requ
         out.append(Request(sent - start, time.perf_counter() - sent, failure, keys))
 
 
-def slow_connections(url: str, count: int, stop: threading.Event) -> dict[str, Any]:
-    """The slow-connections half of the load test: `count` connections that send half a
-    request header and hold it open until `stop`, while the clients run; returns what it
-    saw (connections opened, refused, closed by the server). Not written yet: it comes
-    with the server's defence against slow clients (issue 24)."""
-    raise NotImplementedError("--slow: the slow-connections load is not written yet")
-
-
 def ms(values: list[float], q: float) -> str:
     return f"{percentile(values, q) * 1000:.0f}" if values else "-"
 
@@ -160,7 +149,6 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--change-after", type=float, default=10.0)
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
-    parser.add_argument("--slow", type=int, default=0, help="slow connections held open")
     parser.add_argument("--tree", type=Path, help="run server and materialize from this tree")
     args = parser.parse_args()
     global TREE
@@ -194,12 +182,11 @@ class Load:
     change_end: float
     materialize_code: int
     materialize_out: str
-    slow: dict[str, Any] = field(default_factory=dict)
 
 
 def run_load(args: argparse.Namespace, lake: Path, home: Path, log: Path, url: str) -> Load:
     """The clients for `args.seconds`, the change and its materialize after
-    `args.change_after` (and the slow connections, with `--slow`)."""
+    `args.change_after`"""
     stop = threading.Event()
     results: list[list[Request]] = [[] for _ in range(args.clients)]
     start = time.perf_counter()
@@ -209,13 +196,6 @@ def run_load(args: argparse.Namespace, lake: Path, home: Path, log: Path, url: s
     ]
     for thread in threads:
         thread.start()
-    slow: dict[str, Any] = {}
-    slow_thread = None
-    if args.slow:
-        slow_thread = threading.Thread(
-            target=lambda: slow.update(slow_connections(url, args.slow, stop))
-        )
-        slow_thread.start()
     time.sleep(args.change_after)
     change(lake)
     change_start = time.perf_counter() - start
@@ -225,10 +205,8 @@ def run_load(args: argparse.Namespace, lake: Path, home: Path, log: Path, url: s
     stop.set()
     for thread in threads:
         thread.join()
-    if slow_thread is not None:
-        slow_thread.join()
     requests = sorted((r for got in results for r in got), key=lambda r: r.sent)
-    return Load(requests, change_start, change_end, code, out, slow)
+    return Load(requests, change_start, change_end, code, out)
 
 
 def report(load: Load, args: argparse.Namespace) -> None:
@@ -269,8 +247,6 @@ def report(load: Load, args: argparse.Namespace) -> None:
         f"(before it ended: {len(early)})"
     )
     print(f"answers holding {ADDED} (added) sent after its run ended: {len(added)}")
-    if load.slow:
-        print(f"slow connections: {load.slow}")
 
 
 if __name__ == "__main__":

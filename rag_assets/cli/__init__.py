@@ -116,17 +116,37 @@ def cmd_backfill(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    """Print the best chunks for a question."""
+    """Print the best chunks for a question. The request is checked as `POST /search`
+    checks it (serve/validation.py, the server's default limits): what the API refuses,
+    this refuses with the same words."""
+    from rag_assets.core.index.hits import hit_rows
+    from rag_assets.core.lake.layout import split_key
+    from rag_assets.serve.validation import (
+        Limits,
+        check_in_index,
+        check_request,
+        min_score_floor,
+        parse_search,
+        search_fields,
+    )
+
+    documents = [args.doc] if args.doc is not None else None
+    versions = [args.version] if args.version is not None else None
+    fields = search_fields(
+        args.query, args.k, args.mode, documents, versions, args.as_of, min_score=args.min_score
+    )
+    search = check_request(parse_search(fields), Limits())
     lake = _lake(args)
     index = _serving_index(args, lake)
     if not index.exists():
         raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
-    from rag_assets.core.index.hits import hit_rows
-
-    filters = {"doc_id": args.doc, "version": args.version, "as_of": args.as_of}
-    floor = index.min_score_for(args.mode, args.min_score)
+    filtered = documents is not None or versions is not None
+    held = [split_key(key) for key in index.partition_counts()] if filtered else []
+    search = check_in_index(search, held, index.embedder)
+    filters = {"doc_id": search.documents, "version": search.versions, "as_of": search.as_of}
+    floor = min_score_floor(index, search)
     hits = index.search(
-        args.query, k=args.k, mode=args.mode, exact=args.exact, min_score=floor, **filters
+        search.query, k=search.k, mode=search.mode, exact=args.exact, min_score=floor, **filters
     )
     rows = hit_rows(lake, hits, args.expand)
     if args.json:
@@ -254,15 +274,20 @@ def _engine(args: argparse.Namespace) -> Any:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the index over HTTP (JSON API, OpenAPI docs, MCP at /mcp) until interrupted."""
-    from rag_assets.serve import run_http
+    from rag_assets.serve import ConnectionLimits, run_http
     from rag_assets.serve.boot import check_exposure
 
     token = args.settings.serve_token or None
     check_exposure(args.host, token)
+    connections = ConnectionLimits(args.max_connections, args.request_timeout)
+    try:
+        connections.check()
+    except ValueError as exc:
+        raise LakeError(str(exc)) from None
     engine = _engine(args)
     required = ", bearer token required" if token else ""
     _err(f"trecho: serving http://{args.host}:{args.port} (docs /docs, MCP /mcp{required})")
-    run_http(engine, args.host, args.port, token)
+    run_http(engine, args.host, args.port, token, connections, args.allow_host or ())
     return 0
 
 
@@ -293,6 +318,19 @@ HANDLERS: dict[str, Handler] = {
 """Every subcommand's handler, by name (`drop-model` as `drop_model`)."""
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at the null device: the reader of the pipe is gone, and what is left
+    in the buffer must not fail again when the interpreter flushes it at exit (the
+    recipe of Python's `signal` docs: exit code 1, no traceback)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file descriptor (captured in tests)
+        pass
+    finally:
+        os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `trecho` console script."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -301,7 +339,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(HANDLERS).parse_args(argv)
     try:
         args.settings = Settings.from_env()  # every setting read once, here
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # here, where a reader that left is caught, not at exit
+        return code
+    except BrokenPipeError:  # the reader left (`trecho search ... | head -1`): stop quietly
+        _quiet_stdout()
+        return 1
     except UserError as exc:  # bad input or settings: one line, no traceback (a bug: traceback)
         if getattr(args, "settings", None) is not None and args.settings.debug:
             raise

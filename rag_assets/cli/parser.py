@@ -35,13 +35,6 @@ def positive_int(text: str) -> int:
     return value
 
 
-def query_text(text: str) -> str:
-    """A query with at least one word character (argparse type)."""
-    if not any(ch.isalnum() for ch in text):
-        raise argparse.ArgumentTypeError(f"{text!r} has no word to search for")
-    return text
-
-
 def cosine(text: str) -> float:
     """A cosine similarity, from -1 to 1 (argparse type)."""
     try:
@@ -81,8 +74,8 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.set_defaults(func=handlers["materialize"])
 
     p = sub.add_parser("search", parents=[common], help="search the index")
-    p.add_argument("query", type=query_text)
-    p.add_argument("-k", type=positive_int, default=5, help="hits to return (1 or more)")
+    p.add_argument("query", help="the question (checked as POST /search checks it)")
+    p.add_argument("-k", type=positive_int, default=5, help="hits to return (1 to 50)")
     p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
     p.add_argument("--doc", help="only this doc_id")
     p.add_argument("--version", help="only this version")
@@ -137,6 +130,11 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p = sub.add_parser("serve", parents=[common, limits], help=serve)
     p.add_argument("--host", default="127.0.0.1", help="listen address (default loopback)")
     p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--max-connections", type=int, default=2048, help="open connections (then 503)")
+    timeout = "seconds a request (head and body) may take to arrive (then 408)"
+    p.add_argument("--request-timeout", type=float, default=10.0, help=timeout)
+    allow = "a Host name a loopback server also answers to (e.g. a proxy's); repeatable"
+    p.add_argument("--allow-host", action="append", metavar="NAME", help=allow)
     p.set_defaults(func=handlers["serve"])
 
     p = sub.add_parser("mcp", parents=[common, limits], help="MCP server on stdio, for agents")

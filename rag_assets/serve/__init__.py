@@ -6,11 +6,15 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Sequence
 
 from rag_assets.core.chunking.contextual import is_loopback_host
-from rag_assets.serve.engine import Engine, Limits, RequestError
+from rag_assets.serve.connections import ConnectionLimits
+from rag_assets.serve.engine import Engine
+from rag_assets.serve.validation import Limits, RequestError
 
 __all__ = [
+    "ConnectionLimits",
     "Engine",
     "Limits",
     "RequestError",
@@ -53,19 +57,32 @@ def _access_logs() -> None:
     log.propagate = False
 
 
-def run_http(engine: Engine, host: str, port: int, token: str | None) -> None:
-    """Serve the JSON API and MCP (streamable HTTP) until interrupted."""
+def run_http(
+    engine: Engine,
+    host: str,
+    port: int,
+    token: str | None,
+    connections: ConnectionLimits | None = None,
+    allowed_hosts: Sequence[str] = (),
+) -> None:
+    """Serve the JSON API and MCP (streamable HTTP) until interrupted, within
+    `connections` (serve/connections.py: connection cap, request deadline, head size);
+    on loopback, only to the Host names of loopback and `allowed_hosts`."""
     import uvicorn
 
     from rag_assets.serve.api import create_app
+    from rag_assets.serve.connections import fit_open_files, uvicorn_options
 
     _access_logs()
-    app = create_app(engine, token=token, host=host)
-    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning")
+    app = create_app(engine, token=token, host=host, allowed_hosts=allowed_hosts)
+    limits = fit_open_files(connections or ConnectionLimits())
+    options = uvicorn_options(limits)
+    uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning", **options)
 
 
 def run_stdio(engine: Engine) -> None:
     """Serve MCP over stdin/stdout until the client closes it."""
     from rag_assets.serve.mcp_server import build_mcp
+    from rag_assets.serve.mcp_server import run_stdio as serve_stdio
 
-    build_mcp(engine).run("stdio")
+    serve_stdio(build_mcp(engine))

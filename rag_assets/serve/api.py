@@ -2,7 +2,8 @@
 
 Routes: `POST /search`, `GET /documents`, `GET /health`, and the MCP server's streamable
 HTTP endpoint at `/mcp`. Every answer is JSON; every refusal is a 4xx with
-`{"detail": "<what is wrong>"}`. With a bearer token configured (`TRECHO_SERVE_TOKEN`)
+`{"detail": "<what is wrong>"}`. On loopback every route refuses a foreign `Host` or
+`Origin` (DNS rebinding, `HostCheck`). With a bearer token configured (`TRECHO_SERVE_TOKEN`)
 those four require `Authorization: Bearer <token>`; `/docs` and `/openapi.json` stay open
 (they describe, they do not read the index). Each request is logged as one JSON line on
 the `trecho.access` logger (stderr).
@@ -14,45 +15,24 @@ import hmac
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rag_assets.serve.engine import Engine, RequestError
+from rag_assets.core.chunking.contextual import is_loopback_host
+from rag_assets.serve.engine import Engine
 from rag_assets.serve.mcp_server import build_mcp
+from rag_assets.serve.validation import RequestError, SearchRequest, describe, printable
 
 access_log = logging.getLogger("trecho.access")
-
-
-class SearchBody(BaseModel):
-    """A search: the question, how many hits, how to retrieve them, and filters."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    query: str = Field(description="the question, in the documents' language")
-    k: int = Field(5, description="how many hits (1 to the server's --max-k, default 50)")
-    mode: Literal["hybrid", "vector", "fts"] = Field(
-        "hybrid", description="hybrid (vector + full-text, fused by RRF), vector or fts"
-    )
-    documents: list[str] | None = Field(None, description="only these doc ids")
-    versions: list[str] | None = Field(None, description="only these versions (e.g. v7)")
-    as_of: str | None = Field(
-        None, description="validity date YYYY-MM-DD: versions in force that day (default today)"
-    )
-    expand: bool = Field(False, description="add each hit's whole parent unit (parent_text)")
-    min_score: float | None = Field(
-        None,
-        description="drop hits whose cosine to the query is below this, -1 to 1 (default: "
-        "the model's, or TRECHO_MIN_SCORE; -1 keeps every hit; not with mode fts): no hit "
-        "means the documents hold no answer",
-    )
 
 
 class SearchAnswer(BaseModel):
@@ -74,7 +54,8 @@ class SearchAnswer(BaseModel):
 
 
 class BodyLimit:
-    """Refuse request bodies over `max_bytes` with 413, before the app reads them."""
+    """Refuse request bodies over `max_bytes` with 413, before the app reads them: the
+    body is read here (declared by Content-Length or chunked) and handed on whole."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -88,26 +69,105 @@ class BodyLimit:
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
             await self._refuse(scope, send)
             return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
+        body = bytearray()
+        while True:
             message = await receive()
-            seen += len(message.get("body", b""))
-            if seen > self.max_bytes:
-                raise _TooLarge
-            return message
+            if message["type"] != "http.request":  # the client left before the body came
+                return
+            body += message.get("body", b"")
+            if len(body) > self.max_bytes:
+                await self._refuse(scope, send)
+                return
+            if not message.get("more_body", False):
+                break
+        whole: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
 
-        try:
-            await self.app(scope, counted, send)
-        except _TooLarge:
-            await self._refuse(scope, send)
+        async def replay() -> Message:
+            return whole.pop() if whole else await receive()
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
         detail = f"request body over {self.max_bytes} bytes"
         response = JSONResponse({"detail": detail}, status_code=413)
         await response(scope, _no_body, send)
         _log(scope, 413, 0.0, {"error": detail})
+
+
+class HostCheck:
+    """On a loopback server, refuse a request whose `Host` is not one of `names` (421) or
+    whose `Origin` is set and not one of them (403): a web page on another site, even one
+    whose name resolves to 127.0.0.1 (DNS rebinding), cannot read the index through the
+    user's browser. The same rule as the MCP endpoint's (`transport_security`)."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
+        self.app = app
+        self.names = names
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope["headers"])
+            host = headers.get(b"host", b"").decode("latin-1")
+            origin = headers.get(b"origin")
+            refusal = None
+            if host_name(host) not in self.names:
+                refusal = (421, f"Host {host!r} is not a name of this server")
+            elif origin is not None and origin_name(origin.decode("latin-1")) not in self.names:
+                refusal = (403, f"Origin {origin.decode('latin-1')!r} may not call this server")
+            if refusal is not None:
+                status, detail = refusal
+                detail += f" (it answers to {', '.join(sorted(self.names))}; see --allow-host)"
+                detail = printable(detail)
+                await JSONResponse({"detail": detail}, status_code=status)(scope, receive, send)
+                _log(scope, status, 0.0, {"error": detail})
+                return
+        await self.app(scope, receive, send)
+
+
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def served_names(host: str, allowed: Sequence[str] = ()) -> frozenset[str] | None:
+    """The host names a server listening on `host` answers to: on loopback, the loopback
+    names and `allowed` (`--allow-host`, e.g. a reverse proxy's name); None (any name)
+    on another address, where a token is required anyway."""
+    if not is_loopback_host(host):
+        return None
+    return LOOPBACK_NAMES | {host.lower()} | {name.lower().strip("[]") for name in allowed}
+
+
+def host_name(host: str) -> str:
+    """The name in a `Host` header (`localhost:8000` -> `localhost`, `[::1]:80` -> `::1`)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def origin_name(origin: str) -> str | None:
+    """The host name of an `Origin` header (`http://localhost:3000` -> `localhost`);
+    None for `null` or another scheme than http(s)."""
+    scheme, sep, rest = origin.strip().partition("://")
+    if not sep or scheme.lower() not in ("http", "https"):
+        return None
+    return host_name(rest.split("/", 1)[0])
+
+
+def mcp_security(names: frozenset[str] | None) -> TransportSecuritySettings:
+    """The MCP SDK's DNS-rebinding settings for the same `names` (None: off)."""
+    if names is None:
+        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    hosts = [f"[{n}]" if ":" in n else n for n in sorted(names)]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[form for h in hosts for form in (h, f"{h}:*")],
+        allowed_origins=[
+            f"{scheme}://{form}"
+            for h in hosts
+            for scheme in ("http", "https")
+            for form in (h, f"{h}:*")
+        ],
+    )
 
 
 class AccessLog:
@@ -135,8 +195,6 @@ class AccessLog:
 
         try:
             await self.app(scope, receive, sending)
-        except _TooLarge:  # BodyLimit answers and logs it
-            raise
         except Exception as exc:
             extra.setdefault("error", f"{type(exc).__name__}: {exc}")
             _log(scope, 500, (time.perf_counter() - start) * 1e3, extra)
@@ -171,10 +229,6 @@ def _token_matches(given: str | None, token: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), token.encode())
 
 
-class _TooLarge(Exception):
-    pass
-
-
 async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
 
@@ -193,12 +247,21 @@ def _log(scope: Scope, status: int, ms: float, extra: dict[str, Any]) -> None:
     access_log.info(json.dumps(entry, ensure_ascii=False))
 
 
-def create_app(engine: Engine, token: str | None = None, host: str = "127.0.0.1") -> FastAPI:
+def create_app(
+    engine: Engine,
+    token: str | None = None,
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+) -> FastAPI:
     """The API over `engine`, with the MCP server at `/mcp`; `token`, when given, is
-    required as a bearer token; `host` is where the server listens (on loopback, MCP
-    refuses requests whose Host or Origin is not loopback: DNS rebinding)."""
+    required as a bearer token; `host` is where the server listens: on loopback, every
+    route refuses a request whose Host or Origin is not a loopback name or one of
+    `allowed_hosts` (DNS rebinding, `HostCheck`)."""
+    names = served_names(host, allowed_hosts)
     mcp = build_mcp(engine)
-    mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", host=host)
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path="/mcp", host=host, transport_security=mcp_security(names)
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -225,21 +288,18 @@ def create_app(engine: Engine, token: str | None = None, host: str = "127.0.0.1"
 
     @app.exception_handler(RequestError)
     async def refused(request: Request, exc: RequestError) -> JSONResponse:
-        request.state.log["error"] = str(exc)
-        return JSONResponse({"detail": str(exc)}, status_code=exc.status)
+        detail = printable(str(exc))
+        request.state.log["error"] = detail
+        return JSONResponse({"detail": detail}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        parts = []
-        for error in exc.errors():
-            where = ".".join(str(p) for p in error.get("loc", ()) if p != "body")
-            parts.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
-        detail = "; ".join(parts) or "invalid request"
+        detail = describe(exc.errors())
         request.state.log["error"] = detail
         return JSONResponse({"detail": detail}, status_code=422)
 
     @app.post("/search", response_model=SearchAnswer, dependencies=guarded)
-    def search(body: SearchBody, request: Request) -> dict[str, Any]:
+    def search(body: SearchRequest, request: Request) -> dict[str, Any]:
         """The k best chunks for a question, with citations (see `trecho search --json`)."""
         request.state.log.update(mode=body.mode, k=body.k, query_chars=len(body.query))
         answer = engine.search(
@@ -269,4 +329,6 @@ def create_app(engine: Engine, token: str | None = None, host: str = "127.0.0.1"
     app.add_middleware(AccessLog)
     app.add_middleware(McpAuth, token=token)
     app.add_middleware(BodyLimit, max_bytes=engine.limits.max_body_bytes)
+    if names is not None:
+        app.add_middleware(HostCheck, names=names)
     return app

@@ -22,8 +22,9 @@ restart:
 - the vectors of recent queries are remembered (`query_cache`, an LRU per model), so a
   repeated question skips the embedding (the model's cost, most of a search).
 
-Every check of a request lives here, and fails with a `RequestError` whose message says
-what is wrong, so HTTP and MCP refuse the same requests with the same words.
+Every check of a request is serve/validation.py's (the CLI's too), and fails with a
+`RequestError` whose message says what is wrong, so the CLI, HTTP and MCP refuse the same
+requests with the same words.
 """
 
 from __future__ import annotations
@@ -42,37 +43,22 @@ import numpy as np
 import polars as pl
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.errors import ConfigError, UserError
-from rag_assets.core.index import ACTIVE_TABLE, MODES, Index, ModelRef, embedder_for, ref_in
+from rag_assets.core.index import ACTIVE_TABLE, Index, ModelRef, embedder_for, ref_in
 from rag_assets.core.index.hits import hit_rows
 from rag_assets.core.index.store import READ_ATTEMPTS, vanished
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lifecycle.rules import searchable
 from rag_assets.serve.followed import FollowedTable
+from rag_assets.serve.validation import (
+    Limits,
+    check_in_index,
+    check_request,
+    min_score_floor,
+    parse_search,
+    search_fields,
+)
 
 CATALOG_COLUMNS = ["partition_key", "doc_id", "version", "title", "status", "valid_from"]
-
-
-class RequestError(UserError, ValueError):
-    """A request the server refuses; the message says what is wrong.
-
-    `status` is the HTTP status it maps to: 422 for a malformed or out-of-range value,
-    404 for a document or version the index does not hold.
-    """
-
-    def __init__(self, message: str, status: int = 422) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one request may ask for (`trecho serve --max-k/--max-query-chars/--max-body`)."""
-
-    max_k: int = 50
-    max_query_chars: int = 2000
-    max_body_bytes: int = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -305,38 +291,33 @@ class Engine:
     ) -> dict[str, Any]:
         """The `k` best chunks for `query` whose cosine is at least `min_score` (None: the
         index's, `Index.min_score_for`), each as `trecho search --json` gives it, with the
-        model, date and min_score the search used. Raises RequestError for a bad request."""
-        query = self._check_query(query)
-        if not isinstance(k, int) or not 1 <= k <= self.limits.max_k:
-            raise RequestError(f"k must be between 1 and {self.limits.max_k}, got {k!r}")
-        if mode not in MODES:
-            raise RequestError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        day = self._check_date(as_of)
+        model, date and min_score the search used. Raises RequestError for a bad request
+        (the checks of serve/validation.py, the CLI's and MCP's too)."""
+        fields = search_fields(query, k, mode, documents, versions, as_of, expand, min_score)
+        checked = check_request(parse_search(fields), self.limits)
         index = self.index()
-        floor = self._check_min_score(index, mode, min_score)
         with index.pinned() as (tbl, version):
             catalog = self._catalog(index, tbl, version)
-            docs = self._check_documents(catalog, documents)
-            wanted = self._check_versions(catalog, docs, versions)
-            if mode != "fts":
-                self._check_tokens(index.embedder, query)
+            held = [(v["doc_id"], v["version"]) for v in catalog.versions]
+            checked = check_in_index(checked, held, index.embedder)
+            floor = min_score_floor(index, checked)
             hits = index.search(
-                query,
-                k=k,
-                mode=mode,
-                doc_id=docs,
-                version=wanted,
-                as_of=day,
-                min_score=floor,  # type: ignore[arg-type]
+                checked.query,
+                k=checked.k,
+                mode=checked.mode,  # type: ignore[arg-type]
+                doc_id=checked.documents,
+                version=checked.versions,
+                as_of=checked.as_of,
+                min_score=floor,
             )
         return {
-            "query": query,
-            "mode": mode,
-            "k": k,
-            "as_of": (day or dt.date.today()).isoformat(),
+            "query": checked.query,
+            "mode": checked.mode,
+            "k": checked.k,
+            "as_of": (checked.as_of or dt.date.today()).isoformat(),
             "model": index.embedder.model_id,
             "min_score": floor,
-            "hits": hit_rows(self.lake, hits, expand),
+            "hits": hit_rows(self.lake, hits, checked.expand),
         }
 
     def documents(self) -> dict[str, Any]:
@@ -364,82 +345,3 @@ class Engine:
             "index": stats.summary() if stats is not None else "no table yet",
             "query_cache": index.embedder.stats(),
         }
-
-    # -- checks -------------------------------------------------------------------------
-
-    def _check_query(self, query: object) -> str:
-        if not isinstance(query, str) or not query.strip():
-            raise RequestError("query is empty: give the question to search for")
-        if len(query) > self.limits.max_query_chars:
-            raise RequestError(
-                f"query is {len(query)} characters long; the limit is "
-                f"{self.limits.max_query_chars}",
-                status=413,
-            )
-        return query.strip()
-
-    @staticmethod
-    def _check_min_score(index: Index, mode: str, min_score: object) -> float | None:
-        if min_score is not None and (
-            isinstance(min_score, bool)
-            or not isinstance(min_score, int | float)
-            or not -1 <= min_score <= 1
-        ):
-            raise RequestError(f"min_score must be a cosine from -1 to 1, got {min_score!r}")
-        try:
-            return index.min_score_for(mode, min_score)  # type: ignore[arg-type]
-        except ConfigError as exc:
-            raise RequestError(str(exc)) from None
-
-    @staticmethod
-    def _check_date(as_of: str | dt.date | None) -> dt.date | None:
-        if as_of is None or isinstance(as_of, dt.date):
-            return as_of
-        try:
-            return dt.date.fromisoformat(as_of)
-        except (TypeError, ValueError):
-            raise RequestError(f"as_of {as_of!r} is not a date (YYYY-MM-DD)") from None
-
-    @staticmethod
-    def _check_documents(catalog: Catalog, documents: Sequence[str] | None) -> list[str] | None:
-        if documents is None:
-            return None
-        known = catalog.doc_ids
-        unknown = [d for d in documents if d not in known]
-        if unknown:
-            raise RequestError(
-                f"unknown document {', '.join(map(repr, unknown))}; the index holds "
-                f"{', '.join(sorted(known)) or 'nothing yet'} (GET /documents)",
-                status=404,
-            )
-        return list(documents)
-
-    @staticmethod
-    def _check_versions(
-        catalog: Catalog, docs: list[str] | None, versions: Sequence[str] | None
-    ) -> list[str] | None:
-        if versions is None:
-            return None
-        held = {v["version"] for v in catalog.versions if docs is None or v["doc_id"] in docs}
-        unknown = [v for v in versions if v not in held]
-        if unknown:
-            scope = f" of {', '.join(docs)}" if docs else ""
-            raise RequestError(
-                f"unknown version {', '.join(map(repr, unknown))}{scope}; the index holds "
-                f"{', '.join(sorted(held)) or 'none'}",
-                status=404,
-            )
-        return list(versions)
-
-    @staticmethod
-    def _check_tokens(embedder: Embedder, query: str) -> None:
-        counter = TokenCounter(
-            embedder.info.tokenizer, embedder.max_tokens, embedder.effective_query_prefix
-        )
-        tokens = counter.count(query)
-        if tokens > embedder.max_tokens:
-            raise RequestError(
-                f"query is {tokens} tokens long; model {embedder.model_id} reads at most "
-                f"{embedder.max_tokens} (the rest would be ignored): shorten it, or use "
-                "mode fts"
-            )

@@ -3,16 +3,31 @@
 
 Two transports: stdio (`trecho mcp`, an agent launches the process) and streamable HTTP
 (`trecho serve` answers MCP at `/mcp`, next to the JSON API, one model load for both).
+
+A tool's arguments are checked by serve/validation.py before the SDK reads them (strict
+types, no unknown argument), so MCP refuses what `POST /search` and `trecho search`
+refuse, with the same words. Over stdio, a request whose JSON holds a lone surrogate
+(`"\\ud800"`: JSON, but not Unicode text) is answered with an error; the SDK alone
+would drop it and leave the client waiting.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+from collections.abc import AsyncIterator
 from typing import Any, Literal
 
+import anyio
+import mcp_types
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
-from rag_assets.serve.engine import Engine, RequestError
+from rag_assets.serve.engine import Engine
+from rag_assets.serve.validation import RequestError, parse_search, printable
 
 INSTRUCTIONS = (
     "Search versioned documents (laws, manuals, policies) indexed by trecho. Call "
@@ -21,9 +36,26 @@ INSTRUCTIONS = (
 )
 
 
+class TrechoMCP(MCPServer):
+    """The SDK's server, with each call's arguments checked first (module doc)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """Refuse arguments `POST /search` would refuse (a tool error saying why), then
+        call the tool."""
+        if name == "search_documents":
+            try:
+                parse_search(arguments)
+            except RequestError as exc:
+                raise ToolError(str(exc)) from exc
+        elif name == "list_documents" and arguments:
+            given = ", ".join(map(repr, arguments))
+            raise ToolError(printable(f"list_documents takes no arguments, got {given}"))
+        return await super().call_tool(name, arguments, context)
+
+
 def build_mcp(engine: Engine) -> MCPServer:
     """An MCP server whose two tools answer from `engine`."""
-    server = MCPServer("trecho", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = TrechoMCP("trecho", instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool()
     def search_documents(
@@ -56,3 +88,71 @@ def build_mcp(engine: Engine) -> MCPServer:
         return engine.documents()
 
     return server
+
+
+def run_stdio(server: MCPServer) -> None:
+    """Serve `server` over stdin/stdout until the client closes stdin."""
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # as the SDK reads it
+    lines = AnsweredLines(anyio.wrap_file(sys.stdin))
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        lines.answer_on(write_stream)
+        low = server._lowlevel_server
+        await low.run(read_stream, write_stream, low.create_initialization_options())
+
+
+class AnsweredLines:
+    """stdin's lines for the SDK's stdio reader, less the requests it would drop without
+    an answer: JSON holding a lone surrogate, which the SDK's parser refuses (not
+    Unicode) and then ignores. Those get an error answer here, with the request's id."""
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+        self.ready = anyio.Event()
+        self.write: Any = None
+
+    def answer_on(self, write_stream: Any) -> None:
+        """Where the answers go: the transport's stream to stdout."""
+        self.write = write_stream
+        self.ready.set()
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        async for line in self.lines:
+            refusal = not_text(line)
+            if refusal is None:
+                yield line
+                continue
+            await self.ready.wait()
+            await self.write.send(SessionMessage(refusal))
+
+
+def not_text(line: str) -> mcp_types.JSONRPCError | None:
+    """The error answer to `line` when it is a JSON-RPC request the SDK cannot read
+    because it holds a lone surrogate; None for any other line (the SDK reads it)."""
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        return None
+    except ValidationError:
+        pass
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or "method" not in message:
+        return None
+    request_id = message.get("id")
+    text = json.dumps(message, ensure_ascii=False)
+    bad = next((ch for ch in text if "\ud800" <= ch <= "\udfff"), None)
+    if bad is None or isinstance(request_id, bool) or not isinstance(request_id, int | str):
+        return None
+    if printable(str(request_id)) != str(request_id):
+        return None  # the id itself is not text: no answer could name it
+    error = mcp_types.ErrorData(
+        code=mcp_types.INVALID_PARAMS,
+        message=f"the request is not valid text: it holds a lone surrogate (U+{ord(bad):04X}), "
+        "which no Unicode text holds; send UTF-8 text",
+    )
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)

@@ -1,0 +1,402 @@
+"""`trecho serve`, `trecho mcp` and `trecho search` against what an attacker or a careless
+client sends: text that is not Unicode, slow and oversized requests, a foreign `Host`
+(DNS rebinding), values one mode accepted and another refused, a reader that closes the
+pipe. A real server in a subprocess on a small lake, called over real sockets; MCP over
+stdio as raw JSON-RPC lines (what a client could send, not only what the SDK's client
+sends); property-based requests (hypothesis) that must never get a 5xx or no answer."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import io
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rag_assets.cli import main
+from rag_assets.core.lake.layout import Lake
+
+from .conftest import REPO, copy_lake
+from .test_serve import Server, serve_env, start_server, stop
+
+VIBRATION = "qual o limite de vibração?"
+CAP = 24  # the module server's --max-connections
+DEADLINE = "4"  # its --request-timeout, seconds
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory) -> Iterator[Lake]:
+    """The operation manual, materialized once."""
+    root = tmp_path_factory.mktemp("hardening")
+    lake = copy_lake(root / "lake", ["manual-operacao"], [])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DAGSTER_HOME", str(root / "dagster_home"))
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+        yield lake
+
+
+@pytest.fixture(scope="module")
+def server(lake: Lake, tmp_path_factory) -> Iterator[Server]:
+    """`trecho serve` with small connection limits and one extra Host name."""
+    log = tmp_path_factory.mktemp("log") / "serve.log"
+    limits = ["--max-connections", str(CAP), "--request-timeout", DEADLINE]
+    running = start_server(lake, log, *limits, "--allow-host", "trecho.test")
+    yield running
+    stop(running)
+
+
+def port_of(server: Server) -> int:
+    return int(server.url.rsplit(":", 1)[1])
+
+
+def request(
+    server: Server,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, str]:
+    """One request on its own connection: (status, body text). `body` is sent as JSON
+    with non-ASCII escaped, so a lone surrogate travels as `\\ud800`."""
+    connection = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        sent = {"Content-Type": "application/json", **(headers or {})}
+        connection.request(method, path, data, sent)
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def detail(text: str) -> str:
+    return str(json.loads(text)["detail"])
+
+
+class StdioMcp:
+    """`trecho mcp` driven by raw JSON-RPC lines on its stdin."""
+
+    def __init__(self, lake: Lake) -> None:
+        command = [sys.executable, "-m", "rag_assets.cli", "mcp", "--lake", str(lake.root)]
+        self.process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=serve_env(),
+            cwd=REPO,
+        )
+        self.next_id = 0
+        client = {"name": "test", "version": "1"}
+        params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        assert "result" in self.ask("initialize", params, timeout=180)
+        self.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+
+    def send(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+
+    def ask(self, method: str, params: Any, timeout: float = 60) -> dict[str, Any]:
+        """Send one request (non-ASCII escaped) and wait for the answer with its id."""
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        self.send(json.dumps(message))
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.process.stdout], [], [], left)
+            if not ready:
+                break
+            line = self.process.stdout.readline()
+            assert line, "trecho mcp exited"
+            answer = json.loads(line)
+            if answer.get("id") == self.next_id:
+                return dict(answer)
+        raise AssertionError(f"no answer to {message!r}")
+
+    def tool(self, name: str, arguments: Any) -> tuple[bool, str]:
+        """(refused, text): a tool error or a JSON-RPC error counts as refused."""
+        answer = self.ask("tools/call", {"name": name, "arguments": arguments})
+        if "error" in answer:
+            return True, str(answer["error"]["message"])
+        result = answer["result"]
+        return bool(result.get("isError")), str(result["content"][0]["text"])
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def stdio(lake: Lake) -> Iterator[StdioMcp]:
+    running = StdioMcp(lake)
+    yield running
+    running.close()
+
+
+def cli(lake: Lake, capsys, *args: str) -> tuple[int, str]:
+    """`trecho search` in-process: (exit code, stderr)."""
+    capsys.readouterr()
+    try:
+        code = main(["search", *args, "--lake", str(lake.root)])
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    return code, capsys.readouterr().err
+
+
+# -- invalid text ----------------------------------------------------------------------
+
+LONE = "\ud800 vibração"
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "fts"])
+def test_a_lone_surrogate_is_refused_with_a_4xx_in_every_mode(server: Server, mode: str) -> None:
+    status, text = request(server, "POST", "/search", {"query": LONE, "mode": mode})
+    assert status == 422 and "lone surrogate (U+D800)" in detail(text)
+    status, text = request(server, "POST", "/search", {"query": "x", "documents": ["\udcff"]})
+    assert status == 422 and "lone surrogate (U+DCFF)" in detail(text)
+
+
+def test_mcp_over_stdio_answers_a_request_holding_a_lone_surrogate(stdio: StdioMcp) -> None:
+    refused, message = stdio.tool("search_documents", {"query": LONE})
+    assert refused and "lone surrogate" in message
+    refused, message = stdio.tool("search_documents", {"query": VIBRATION, "mode": "\udfff"})
+    assert refused and "lone surrogate" in message
+    refused, _ = stdio.tool("search_documents", {"query": VIBRATION, "k": 1})
+    assert not refused  # and the server still answers
+
+
+def test_the_cli_refuses_text_that_is_not_utf8_on_one_line(lake: Lake, capsys) -> None:
+    # bytes that are not UTF-8 in argv reach Python as lone surrogates (surrogateescape)
+    code, err = cli(lake, capsys, "\udcff vibração")
+    assert code == 2 and err.count("\n") == 1 and "lone surrogate (U+DCFF)" in err
+    assert "codec" not in err and "Traceback" not in err
+
+
+# -- slow and oversized requests -------------------------------------------------------
+
+
+def half_header(server: Server) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port_of(server)), timeout=60)
+    sock.sendall(b"GET /health HTTP/1.1\r\nHost: 127")
+    return sock
+
+
+def until_closed(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    data = b""
+    with sock:
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data
+
+
+def test_a_half_sent_or_trickled_header_is_answered_408_and_closed(server: Server) -> None:
+    held = [half_header(server) for _ in range(5)]
+    trickled = half_header(server)
+    trickled.settimeout(0.2)
+    answer = b""
+    for _ in range(300):  # a byte every 0.2 s: the deadline does not move (60 s at most)
+        with contextlib.suppress(ConnectionError):
+            trickled.sendall(b"1")
+        with contextlib.suppress(TimeoutError):
+            answer = trickled.recv(65536)
+        if answer:
+            break
+    assert answer.startswith(b"HTTP/1.1 408 ")
+    for sock in held:
+        assert until_closed(sock).startswith(b"HTTP/1.1 408 ")
+    assert request(server, "GET", "/health")[0] == 200
+
+
+def test_connections_past_the_cap_get_503_and_normal_requests_resume(server: Server) -> None:
+    held = [half_header(server) for _ in range(CAP)]
+    try:
+        status, text = request(server, "GET", "/health")
+        assert status == 503 and f"holds {CAP} connections" in detail(text)
+    finally:
+        answers = [until_closed(sock) for sock in held]  # cut by the deadline
+    assert all(a.startswith((b"HTTP/1.1 408 ", b"HTTP/1.1 503 ")) for a in answers)
+    assert request(server, "POST", "/search", {"query": VIBRATION, "k": 1})[0] == 200
+
+
+@pytest.mark.parametrize("size", [20_000, 2_000_000])
+def test_oversized_request_headers_get_431(server: Server, size: int) -> None:
+    sock = socket.create_connection(("127.0.0.1", port_of(server)), timeout=60)
+    head = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * size + b"\r\n\r\n"
+    with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+        sock.sendall(head)
+    assert until_closed(sock).startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_chunked_body_over_the_limit_gets_413(server: Server) -> None:
+    body = json.dumps({"query": VIBRATION, "documents": ["x" * 70_000]}).encode()
+    sock = socket.create_connection(("127.0.0.1", port_of(server)), timeout=60)
+    sock.sendall(
+        b"POST /search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        + f"{len(body):x}\r\n".encode()
+        + body
+        + b"\r\n0\r\n\r\n"
+    )
+    answer = until_closed(sock)
+    assert answer.startswith(b"HTTP/1.1 413 ") and b"65536 bytes" in answer
+
+
+# -- DNS rebinding ---------------------------------------------------------------------
+
+ROUTES = [
+    ("POST", "/search", {"query": VIBRATION, "k": 1}),
+    ("GET", "/documents", None),
+    ("GET", "/health", None),
+    ("GET", "/openapi.json", None),
+    ("POST", "/mcp", {"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+def test_a_foreign_host_or_origin_is_refused_on_every_route(
+    server: Server, method: str, path: str, body: Any
+) -> None:
+    foreign = request(server, method, path, body, {"Host": "evil.example"})
+    assert foreign[0] == 421 and "Host 'evil.example'" in detail(foreign[1])
+    port = port_of(server)
+    page = {"Host": f"127.0.0.1:{port}", "Origin": "http://evil.example"}
+    status, text = request(server, method, path, body, page)
+    assert status == 403 and "Origin 'http://evil.example'" in detail(text)
+
+
+def test_loopback_names_and_allowed_hosts_are_served(server: Server) -> None:
+    port = port_of(server)
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", "trecho.test", "trecho.test:80"):
+        origin = {"Origin": f"http://{host}"}
+        assert request(server, "GET", "/documents", None, {"Host": host, **origin})[0] == 200
+
+
+# -- the CLI, the API and MCP agree ----------------------------------------------------
+
+AGREE = [  # (request, the CLI's arguments or None, the message all of them give)
+    ({"query": "?!"}, ["?!"], "query '?!' has no word to search for"),
+    ({"query": VIBRATION, "k": 100000}, [VIBRATION, "-k", "100000"], "k must be between 1 and 50"),
+    ({"query": VIBRATION, "documents": ["nope"]}, [VIBRATION, "--doc", "nope"], "unknown document"),
+    ({"query": VIBRATION, "versions": ["v99"]}, [VIBRATION, "--version", "v99"], "unknown version"),
+    ({"query": "vibração " * 200}, ["vibração " * 200], "reads at most 256"),
+    ({"query": VIBRATION, "k": True}, None, "k: Input should be a valid integer"),
+    ({"query": VIBRATION, "expand": "yes"}, None, "expand: Input should be a valid boolean"),
+    ({"query": VIBRATION, "top": 3}, None, "top: Extra inputs are not permitted"),
+]
+
+
+@pytest.mark.parametrize(("body", "args", "message"), AGREE)
+def test_the_cli_the_api_and_mcp_refuse_the_same_requests_with_the_same_words(
+    server: Server,
+    stdio: StdioMcp,
+    lake: Lake,
+    capsys,
+    body: dict[str, Any],
+    args: list[str] | None,
+    message: str,
+) -> None:
+    status, text = request(server, "POST", "/search", body)
+    assert 400 <= status < 500 and message in detail(text)
+    refused, said = stdio.tool("search_documents", body)
+    assert refused and message in said
+    if args is not None:
+        code, err = cli(lake, capsys, *args)
+        assert code == 2 and err.count("\n") == 1 and message in err
+
+
+def test_list_documents_refuses_arguments(stdio: StdioMcp) -> None:
+    refused, said = stdio.tool("list_documents", {"doc": "x"})
+    assert refused and "takes no arguments" in said
+
+
+# -- a reader that leaves --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["search", VIBRATION, "-k", "20"], ["status"]])
+def test_a_closed_pipe_ends_the_cli_quietly(lake: Lake, command: list[str]) -> None:
+    """`trecho search ... | head -1`: here the reader is gone before the first write."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "rag_assets.cli", *command, "--lake", str(lake.root)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=serve_env(DAGSTER_HOME=str(lake.root.parent / "dagster_home")),
+            cwd=REPO,
+            timeout=300,
+        )
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+    assert done.returncode == 1
+
+
+# -- property-based: never a 5xx, never a hang -----------------------------------------
+
+SURROGATES = st.sampled_from(["\ud800", "\udbff", "\udc00", "\udfff"])
+TEXT = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from([VIBRATION, "manual-operacao", "v1", "2026-03-01", "", " ", "?!"]),
+    st.lists(st.one_of(st.text(max_size=3), SURROGATES), min_size=1, max_size=4).map("".join),
+)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+FIELDS = {
+    "query": TEXT | JSON,
+    "k": st.integers(-3, 120) | JSON,
+    "mode": st.sampled_from(["hybrid", "vector", "fts"]) | TEXT,
+    "documents": st.lists(TEXT, max_size=2) | JSON,
+    "versions": st.lists(TEXT, max_size=2) | JSON,
+    "as_of": st.dates().map(str) | TEXT,
+    "expand": st.booleans() | JSON,
+}
+ARGUMENTS = st.fixed_dictionaries({}, optional=FIELDS).flatmap(
+    lambda known: st.dictionaries(TEXT, JSON, max_size=1).map(lambda extra: {**extra, **known})
+)
+PROPERTY = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+
+
+@PROPERTY
+@given(body=ARGUMENTS | JSON)
+def test_post_search_never_answers_5xx(server: Server, body: Any) -> None:
+    status, text = request(server, "POST", "/search", body)
+    assert status < 500, text
+    answer = json.loads(text)
+    assert ("hits" in answer) if status == 200 else isinstance(answer["detail"], str)
+
+
+@PROPERTY
+@given(name=st.sampled_from(["search_documents", "list_documents"]), arguments=ARGUMENTS)
+def test_mcp_tools_always_answer_and_never_crash(
+    stdio: StdioMcp, name: str, arguments: dict[str, Any]
+) -> None:
+    answer = stdio.ask("tools/call", {"name": name, "arguments": arguments})
+    if "error" in answer:
+        assert answer["error"]["code"] != -32603, answer  # no internal error
+    else:
+        text = answer["result"]["content"][0]["text"]
+        assert text != f"Error executing tool {name}", text  # a crash: the SDK hides why
