@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rag_assets.cli.hints import search_hint, ui_hint
 from rag_assets.cli.parser import Handler, build_parser
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.layout import Lake, LakeError
@@ -80,11 +81,9 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     print(f"Full Dagster logs: {done.log}")
     if done.report:
         print(f"Report: {done.report}")
-    print(
-        f"Open the Dagster UI: DAGSTER_HOME={instance.root_directory} "
-        "dagster dev -w workspace.yaml   (then http://127.0.0.1:3000)"
-    )
-    print('Search: trecho search "qual o limite de vibração?" -k 3')
+    home = Path(instance.root_directory)
+    print(f"Open the Dagster UI: {ui_hint(lake.root, home, args.model)}")
+    print(f"Search: {search_hint(lake.root, args.model)}")
     return _failed(done.failed)
 
 
