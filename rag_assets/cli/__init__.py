@@ -117,6 +117,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     index = _serving_index(args, lake)
     if not index.exists():
         raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
+    from rag_assets.core.index.empty import no_results
     from rag_assets.core.index.hits import hit_rows
 
     filters = {"doc_id": args.doc, "version": args.version, "as_of": args.as_of}
@@ -128,9 +129,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
         return 0
-    if not hits:
-        above = f" with a cosine of {floor} or more (--min-score)" if floor is not None else ""
-        print(f"no results{above}")
+    if not hits:  # say why: a filter, a date, or the score
+        print(no_results(index, floor, **filters))
     for rank, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
         parent = row.get("parent_text")
         end = f"–{hit.page_end}" if hit.page_end != hit.page_start else ""
