@@ -58,7 +58,7 @@ lint:
 
 ui: setup
 	$(dagster_home)
-	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/dagster dev -w workspace.yaml
+	TRECHO_LAKE=$(abspath $(LAKE)) DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/dg dev -w $(abspath workspace.yaml)
 
 corpus: setup
 	$(BIN)/python scripts/make_sample_corpus.py --lake $(LAKE)

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -309,3 +310,37 @@ def test_dagster_ui_draws_the_lineage_and_lists_live_versions(webserver, browser
     partitions_shot = ARTIFACTS / "chunks-partitions.png"
     page.screenshot(path=str(partitions_shot))
     print(f"screenshots: {graph_shot} {partitions_shot}")
+
+
+def test_api_docs_render_their_operations_with_the_network_blocked(ui_lake, browser, tmp_path):
+    """`/docs` of `trecho serve` where nothing outside the machine can be reached: every
+    request to a host other than the server's is aborted, and the operations still show."""
+    from .test_serve import start_server, stop
+
+    lake, _ = ui_lake
+    server = start_server(lake, tmp_path / "serve.log")
+    blocked: list[str] = []
+
+    def only_local(route: Any) -> None:
+        host = urllib.parse.urlsplit(route.request.url).hostname
+        if host in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    try:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.route("**/*", only_local)
+        page = context.new_page()
+        page.goto(f"{server.url}/docs")
+        page.wait_for_selector(".opblock", timeout=60_000)
+        paths = page.locator(".opblock-summary-path").all_inner_texts()
+        assert {"/search", "/documents", "/health"} <= {p.strip() for p in paths}
+        assert page.locator(".opblock-post").count() >= 1  # POST /search, styled
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "api-docs-offline.png"), full_page=True)
+        assert blocked == []  # nothing was asked of the internet
+        context.close()
+    finally:
+        stop(server)

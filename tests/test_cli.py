@@ -7,9 +7,14 @@ import datetime as dt
 import io
 import json
 import os
+import shlex
+import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,9 +36,13 @@ def materialized(tmp_path_factory, embedder) -> Iterator[Lake]:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             assert main(["materialize", "--lake", str(lake.root)]) == 0
+        PRINTED["materialize"] = text = out.getvalue()
+        assert "[2/2]" in text and "Report:" in text and "dg dev -w " in text
         yield lake
-    text = out.getvalue()
-    assert "[2/2]" in text and "Report:" in text and "dagster dev" in text
+
+
+PRINTED: dict[str, str] = {}
+"""What the module's `trecho materialize` printed."""
 
 
 @pytest.mark.slow
@@ -42,7 +51,7 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     out = capsys.readouterr().out
-    assert "[1/1] manual-operacao@v1 ... ok" in out and "dagster dev" in out
+    assert "[1/1] manual-operacao@v1 ... ok" in out and "dg dev -w " in out
     assert (tmp_path / "home").is_dir()  # the UI reads the same instance
 
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
@@ -202,8 +211,14 @@ def test_expand_hands_over_the_whole_parent_unit(materialized: Lake, capsys):
     table = next(h for h in hits if "Limite: 4,5" in h["text"])
     parent = table["parent_text"]
     assert table["parent_id"].endswith("tab-1")
-    # the parent is the whole table as printed: every row, not only the matched one
-    assert all(v in parent for v in ("Vibração", "Temperatura", "Ruído", "Desalinhamento"))
+    # the parent is the whole table: its caption, then every row (not only the matched
+    # one) as linearized, each value under its header, as the prompt needs it
+    lines = parent.splitlines()
+    assert lines[0] == "Tabela 1 – Limites de tolerância por medida"
+    assert lines[1] == "Medida: Vibração; Unidade: mm/s; Limite: 4,5; Ação: Parar o equipamento"
+    assert [line.split(";")[0] for line in lines[1:]] == [
+        f"Medida: {m}" for m in ("Vibração", "Temperatura", "Ruído", "Desalinhamento")
+    ]
     assert len(parent) > len(table["body"])
 
 
@@ -348,3 +363,167 @@ def test_an_interrupted_run_is_marked_failed_and_full_text_catches_up(
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     assert "skipped  manual-operacao@v1: up to date" in capsys.readouterr().out
     assert index.index_stats().fts.unindexed_rows == 0
+
+
+# -- help, options, empty answers, the printed hints -----------------------------------
+
+COMMANDS = ["materialize", "search", "eval", "status", "backfill", "drop-model", "serve", "mcp"]
+
+
+def help_of(capsys, *command: str) -> str:
+    """What `trecho <command> --help` prints (it exits 0)."""
+    with pytest.raises(SystemExit) as exited:
+        main([*command, "--help"])
+    assert exited.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_subcommand_help_says_what_it_does_with_examples(command, capsys):
+    text = help_of(capsys, command)
+    usage, description = text.split("\n\n")[:2]
+    assert usage.startswith(f"usage: trecho {command}")
+    assert len(description.split()) >= 10  # a description, not only the usage
+    examples = text.split("examples:\n", 1)[1]
+    assert f"trecho {command}" in examples or "mcp" in examples
+
+
+def test_help_shows_each_default(capsys):
+    search = help_of(capsys, "search")
+    for default in ("(default: 5)", "(default: hybrid)", "(default: today)", "$TRECHO_LAKE"):
+        assert default in search, default
+    serve = help_of(capsys, "serve")
+    for default in ("(default: 8000)", "(default: 127.0.0.1)", "(default: 50)", "(default: 65536)"):
+        assert default in serve, default
+    assert "trecho search" in help_of(capsys)  # the top level has examples too
+
+
+def test_a_command_is_offered_only_the_options_it_reads(capsys):
+    assert "--max-body" not in help_of(capsys, "mcp")  # stdio has no request body
+    assert "--max-body" in help_of(capsys, "serve")
+    assert "--model " in help_of(capsys, "drop-model")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["mcp", "--max-body", "10"], "unrecognized arguments: --max-body 10"),
+        (["drop-model"], "the following arguments are required: --model"),
+        (["eval", "--model", "a", "--models", "a,b"], "--models: not allowed with argument"),
+        (["serve", "--skip-eval"], "unrecognized arguments: --skip-eval"),
+    ],
+)
+def test_options_that_do_nothing_are_refused(args, said, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--doc", "nope"], "the index holds no document 'nope' (it holds manual-beneficiario"),
+        (
+            ["--doc", "manual-beneficiario", "--version", "v9"],
+            "the index holds no version 'v9' of manual-beneficiario (it holds v7)",
+        ),
+        (
+            ["--as-of", "2020-01-01"],
+            "no version is in force on 2020-01-01: manual-beneficiario@v7 is valid from",
+        ),
+        (
+            ["--doc", "manual-operacao", "--as-of", "2020-01-01"],
+            "no version asked for is in force on 2020-01-01: manual-operacao@v1 is valid from",
+        ),
+        (["--min-score", "0.99"], "no results with a cosine of 0.99 or more to the query"),
+    ],
+)
+def test_an_empty_answer_says_why(materialized: Lake, args, said, capsys):
+    code = main(["search", "qual o limite de vibração?", *args, "--lake", str(materialized.root)])
+    assert code == 0
+    assert said in capsys.readouterr().out
+
+
+def printed(name: str) -> str:
+    """The command materialize printed after `name: `."""
+    (line,) = [x for x in PRINTED["materialize"].splitlines() if x.startswith(f"{name}: ")]
+    return line.split(": ", 1)[1]
+
+
+def hint_env(tmp_path: Path) -> dict[str, str]:
+    """A shell elsewhere: no lake or Dagster home set, this checkout's code importable."""
+    hidden = ("TRECHO_LAKE", "DAGSTER_HOME")
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1")
+    return env
+
+
+@pytest.mark.slow
+def test_the_printed_search_runs_from_any_folder(materialized: Lake, tmp_path):
+    command = printed("Search")
+    assert f"--lake {materialized.root}" in command
+    done = subprocess.run(
+        shlex.split(command), cwd=tmp_path, env=hint_env(tmp_path), capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("1. Manual de Operação")
+
+
+@pytest.mark.slow
+def test_the_printed_ui_command_opens_this_lake_from_any_folder(materialized: Lake, tmp_path):
+    command, then = printed("Open the Dagster UI").split("   (then ")
+    words = shlex.split(command)
+    assigned = dict(w.split("=", 1) for w in words if "=" in w and not w.startswith("-"))
+    assert assigned["TRECHO_LAKE"] == str(materialized.root)
+    assert Path(assigned["DAGSTER_HOME"]).is_absolute()
+    program = [w for w in words if "=" not in w]
+    assert program[1:3] == ["dev", "-w"] and Path(program[3]).is_file()  # dg dev, absolute
+    port = socket_port()
+    log = (tmp_path / "ui.log").open("w", encoding="utf-8")
+    process = subprocess.Popen(
+        [*program, "-p", str(port)],
+        cwd=tmp_path,
+        env={**hint_env(tmp_path), **assigned, "DAGSTER_DISABLE_TELEMETRY": "1"},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its own process group: webserver, daemon, code server
+    )
+    try:
+        assert location_of(f"http://127.0.0.1:{port}", process, tmp_path) == "LOADED"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=60)
+    text = (tmp_path / "ui.log").read_text()
+    assert "supersede" not in text.lower()  # dg dev: no "use dg dev instead" warning
+    assert then == "http://127.0.0.1:3000)"
+
+
+def socket_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def location_of(url: str, process: subprocess.Popen[bytes], tmp_path: Path) -> str:
+    """The load status of the UI's `trecho` code location, once the UI answers."""
+    query = "{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus } } } }"
+    request = urllib.request.Request(
+        f"{url}/graphql",
+        json.dumps({"query": query}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        assert process.poll() is None, (tmp_path / "ui.log").read_text()
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                entries = json.loads(response.read())["data"]["workspaceOrError"]
+            status = {e["name"]: e["loadStatus"] for e in entries["locationEntries"]}
+            if status.get("trecho") == "LOADED":
+                return "LOADED"
+        except (urllib.error.URLError, ConnectionError, TimeoutError, KeyError, TypeError):
+            pass
+        time.sleep(1)
+    return "never loaded"

@@ -449,3 +449,64 @@ def test_a_revocation_is_served_without_restart(server: Server, lake: Lake, monk
         "POST", "/search", {"query": REFUND, "documents": ["manual-beneficiario"]}
     )
     assert got == 404 and "unknown document 'manual-beneficiario'" in answer["detail"]
+
+
+# -- what goes to the LLM, the front door ----------------------------------------------
+
+
+def test_expand_gives_a_table_hit_its_rows_under_their_headers(server: Server) -> None:
+    hits = server.search(query=VIBRATION, k=3, expand=True)["hits"]
+    table = next(h for h in hits if h["kind"] == "table")
+    lines = table["parent_text"].splitlines()
+    assert lines[0] == "Tabela 1 – Limites de tolerância por medida"
+    assert "Medida: Vibração; Unidade: mm/s; Limite: 4,5; Ação: Parar o equipamento" in lines
+    assert all(line.startswith("Medida: ") for line in lines[1:])  # no row without header
+    assert "Medida: Vibração; Unidade: mm/s" in context_block(hits)
+
+
+def test_docs_load_nothing_from_outside(server: Server) -> None:
+    with urllib.request.urlopen(f"{server.url}/docs", timeout=30) as response:
+        page = response.read().decode()
+    assert "http://" not in page and "https://" not in page  # no CDN
+    for asset in ("swagger-ui-bundle.js", "swagger-ui.css"):
+        with urllib.request.urlopen(f"{server.url}/docs-assets/{asset}", timeout=30) as response:
+            assert response.status == 200 and len(response.read()) > 10_000
+
+
+def test_the_client_and_the_rag_example_take_the_url(server: Server, monkeypatch) -> None:
+    monkeypatch.setenv("TRECHO_URL", server.url)
+    assert TrechoClient().base_url == server.url and TrechoClient().search(VIBRATION, k=1)
+    example = [sys.executable, str(REPO / "examples" / "rag.py"), "--url", server.url]
+    done = subprocess.run(
+        [*example, VIBRATION], env=serve_env(), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Medida: Vibração; Unidade: mm/s; Limite: 4,5" in done.stdout
+    assert "\nSources:\n[1] Manual de Operação" in done.stdout and "cosine 0." in done.stdout
+    none = subprocess.run(
+        [*example, OFF_TOPIC], env=serve_env(), capture_output=True, text=True, timeout=120
+    )
+    assert none.returncode == 0 and "hold no answer" in none.stdout
+
+
+async def mcp_reading(url: str) -> tuple[list[Any], Any]:
+    from mcp import Client
+
+    async with Client(url) as client:
+        tools = (await client.list_tools()).tools
+        refused = await client.call_tool(
+            "search_documents", {"query": VIBRATION, "documents": ["nope"]}
+        )
+        return tools, refused
+
+
+def test_mcp_reads_cleanly_and_its_refusals_name_the_tool(server: Server) -> None:
+    tools, refused = asyncio.run(mcp_reading(f"{server.url}/mcp"))
+    for tool in tools:
+        assert tool.description and "\n" not in tool.description and "  " not in tool.description
+    search = next(t for t in tools if t.name == "search_documents")
+    properties = search.input_schema["properties"]
+    assert all(p.get("description") for p in properties.values()), properties
+    text = refused.content[0].text
+    assert refused.is_error and "search_documents" in text and "(list_documents)" in text
+    assert "GET /" not in text and "POST /" not in text

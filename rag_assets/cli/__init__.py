@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from rag_assets.cli.hints import search_hint, ui_hint
 from rag_assets.cli.parser import Handler, build_parser
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.layout import Lake, LakeError
@@ -83,11 +84,9 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     print(f"Full Dagster logs: {done.log}")
     if done.report:
         print(f"Report: {done.report}")
-    print(
-        f"Open the Dagster UI: DAGSTER_HOME={instance.root_directory} "
-        "dagster dev -w workspace.yaml   (then http://127.0.0.1:3000)"
-    )
-    print('Search: trecho search "qual o limite de vibração?" -k 3')
+    home = Path(instance.root_directory)
+    print(f"Open the Dagster UI: {ui_hint(lake.root, home, args.model)}")
+    print(f"Search: {search_hint(lake.root, args.model)}")
     return _failed(done.failed)
 
 
@@ -140,6 +139,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     index = _serving_index(args, lake)
     if not index.exists():
         raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
+    from rag_assets.core.index.empty import no_results
+
     filtered = documents is not None or versions is not None
     held = [split_key(key) for key in index.partition_counts()] if filtered else []
     search = check_in_index(search, held, index.embedder)
@@ -152,9 +153,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
         return 0
-    if not hits:
-        above = f" with a cosine of {floor} or more (--min-score)" if floor is not None else ""
-        print(f"no results{above}")
+    if not hits:  # say why: a filter, a date, or the score
+        print(no_results(index, floor, args.doc, args.version, search.as_of))
     for rank, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
         parent = row.get("parent_text")
         end = f"–{hit.page_end}" if hit.page_end != hit.page_start else ""

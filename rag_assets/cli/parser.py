@@ -1,7 +1,9 @@
 """The `trecho` command line: the parser of every subcommand and its argument types.
 
 Usage errors are one line naming the flag (`trecho search: argument -k: must be 1 or more,
-got 0 (--help for usage)`), exit code 2, as every other user error."""
+got 0 (--help for usage)`), exit code 2, as every other user error. Each subcommand's
+`--help` says what it does, gives examples, and shows every option's default; a
+subcommand is offered only the options it reads (the command texts are in `HELP`)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,113 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import NoReturn
 
+MAX_BODY = 65536
+"""The largest HTTP request `trecho serve` reads, in bytes (--max-body)."""
+
 Handler = Callable[[argparse.Namespace], int]
 """A subcommand: the parsed arguments in, the exit code out."""
 
 DESCRIPTION = "trecho: materialize the pipeline, search the index, run the eval."
+EPILOG = """examples:
+  trecho materialize --lake data_lake      index every live version, write the eval report
+  trecho search "qual o limite de vibração?" -k 3
+  trecho serve --port 8010                 HTTP API (docs at /docs) and MCP at /mcp
+
+`trecho <command> --help` for a command's options. The lake is --lake, else $TRECHO_LAKE,
+else data_lake/ (docs/configuration.md lists every variable)."""
+
+HELP: dict[str, tuple[str, str, str]] = {
+    "materialize": (
+        "index every live version + eval",
+        "Bring the index in line with <lake>/raw: run the reconcile plan in-process (each\n"
+        "version new or changed since its last run, or every live one with --force), remove\n"
+        "what is no longer live, then write the eval report. One line per version, a\n"
+        "summary, and the commands to open the Dagster UI and to search.",
+        "  trecho materialize --lake data_lake\n"
+        "  trecho materialize --skip-eval              index only\n"
+        "  trecho materialize --force --eval-offsets 1 re-run everything, quick eval",
+    ),
+    "search": (
+        "search the index",
+        "The best chunks for a question, each with its citation (title, version, section\n"
+        "path, pages) and scores: the fused rank `score`, the `cosine` to the query and the\n"
+        "full-text `bm25`. Only versions in force on --as-of (default today) answer; hits\n"
+        "under --min-score are dropped, so no result means the documents hold no answer\n"
+        "(the line printed then says why: a filter, the date, or the score).",
+        '  trecho search "qual o limite de vibração?" -k 3\n'
+        '  trecho search "prazo de reembolso" --doc manual-beneficiario --expand\n'
+        '  trecho search "carência" --as-of 2025-06-01 --json\n'
+        '  trecho search "art. 18" --mode fts            exact words only',
+    ),
+    "eval": (
+        "compare strategies on question files",
+        "Score chunking strategies (or, with --models, embedding models) on question files:\n"
+        "hit@k, MRR, nDCG, per tag, and abstention on the out-of-scope questions. Each\n"
+        "strategy is indexed in a scratch folder; the lake's index is not touched.",
+        "  trecho eval                                  the quick set on <lake>/eval/*.jsonl\n"
+        "  trecho eval --strategies all --write -v      every strategy, report written\n"
+        "  trecho eval --models all-MiniLM-L6-v2,multilingual-e5-small",
+    ),
+    "status": (
+        "what is live and indexed",
+        "What is live, what search serves (table, rows, model), any backfill pending, the\n"
+        "embedding paths, and versions not live with why; read from the stores themselves.",
+        "  trecho status --lake data_lake",
+    ),
+    "backfill": (
+        "fill the configured model's table (model change)",
+        "After a model change ($TRECHO_MODEL or --model): embed every live version into the\n"
+        "new model's table. Search keeps the old table until the last version is in.",
+        "  TRECHO_MODEL=multilingual-e5-small trecho backfill",
+    ),
+    "drop-model": (
+        "drop --model's table and cache (not the active)",
+        "Drop the index table and embedding cache of the model named by --model; refused\n"
+        "for the model search uses.",
+        "  trecho drop-model --model all-MiniLM-L6-v2",
+    ),
+    "serve": (
+        "HTTP JSON API + MCP for RAG apps and agents",
+        "Serve the index over HTTP: POST /search, GET /documents, GET /health, OpenAPI docs\n"
+        "at /docs (offline: no CDN) and MCP (streamable HTTP) at /mcp; the model is loaded\n"
+        "once, and a new or revoked version is served without a restart. Off loopback a\n"
+        "bearer token ($TRECHO_SERVE_TOKEN) is required.",
+        "  trecho serve --lake data_lake                 http://127.0.0.1:8000/docs\n"
+        "  trecho serve --port 8010 --max-k 20\n"
+        "  TRECHO_SERVE_TOKEN=... trecho serve --host 0.0.0.0",
+    ),
+    "mcp": (
+        "MCP server on stdio, for agents",
+        "Serve MCP over stdin/stdout (tools search_documents and list_documents): the\n"
+        "command an agent launches.",
+        '  {"command": "trecho", "args": ["mcp", "--lake", "/abs/data_lake"]}   in an\n'
+        "  agent's MCP servers configuration",
+    ),
+}
+"""Each subcommand's one-line help (in `trecho --help`), description and examples."""
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help with the description and examples as written, and each option's default
+    (`(default: 5)`) where it has one and its help does not already say it."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=30)
+
+    def add_argument(self, action: argparse.Action) -> None:
+        """argparse measures the subcommands' names without their indent: count it, so
+        that `materialize` and its help share a line."""
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            longest = max(len(name) for name in action.choices) + self._current_indent + 4
+            self._action_max_length = max(self._action_max_length, longest)
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        shown = action.default in (None, False, argparse.SUPPRESS) or "default" in text
+        if shown or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)" if text else "(default: %(default)s)"
 
 
 class Parser(argparse.ArgumentParser):
@@ -57,26 +162,52 @@ def iso_date(text: str) -> dt.date:
 def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     """The argument parser of every subcommand, each bound to its handler in `handlers`
     (by command name, `-` as `_`)."""
-    parser = Parser(prog="trecho", description=DESCRIPTION)
-    common = Parser(add_help=False)
-    common.add_argument("--lake", help="data lake root (default: $TRECHO_LAKE or data_lake/)")
-    common.add_argument("--model", help="embedding model name or path ($TRECHO_MODEL)")
-    common.add_argument("--query-prefix", help="e.g. 'query: ' for e5 models")
-    common.add_argument("--passage-prefix", help="e.g. 'passage: ' for e5 models")
-    common.add_argument("--db", help="LanceDB URI (default: <lake>/lancedb)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(
+        prog="trecho", description=DESCRIPTION, epilog=EPILOG, formatter_class=Formatter
+    )
+    store = Parser(add_help=False)  # every command reads the lake and its database
+    store.add_argument("--lake", help="data lake root (default: $TRECHO_LAKE, else data_lake/)")
+    store.add_argument("--db", help="LanceDB URI (default: <lake>/lancedb)")
+    prefixes = Parser(add_help=False)
+    prefixes.add_argument("--query-prefix", help="e.g. 'query: ' for e5 models")
+    prefixes.add_argument("--passage-prefix", help="e.g. 'passage: ' for e5 models")
+    model = Parser(add_help=False, parents=[prefixes])
+    model.add_argument(
+        "--model", help="embedding model name or path (default: $TRECHO_MODEL, else the bundled e5)"
+    )
+    common = [store, model]
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("materialize", parents=[common], help="index every live version + eval")
+    def command(name: str, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+        short, description, examples = HELP[name]
+        p = sub.add_parser(
+            name,
+            parents=parents,
+            help=short,
+            description=description,
+            epilog=f"examples:\n{examples}",
+            formatter_class=Formatter,
+        )
+        p.set_defaults(func=handlers[name.replace("-", "_")])
+        return p
+
+    p = command("materialize", common)
     p.add_argument("--skip-eval", action="store_true", help="do not write the eval report")
     offsets = "start offsets of the eval's size-based strategies (default: the asset's, 4)"
     p.add_argument("--eval-offsets", type=positive_int, help=offsets)
     p.add_argument("--force", action="store_true", help="re-run versions already up to date")
-    p.set_defaults(func=handlers["materialize"])
 
-    p = sub.add_parser("search", parents=[common], help="search the index")
-    p.add_argument("query", help="the question (checked as POST /search checks it)")
+    p = command("search", common)
+    p.add_argument(
+        "query", help="the question, in the documents' language (checked as POST /search checks it)"
+    )
     p.add_argument("-k", type=positive_int, default=5, help="hits to return (1 to 50)")
-    p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
+    p.add_argument(
+        "--mode",
+        choices=["hybrid", "vector", "fts"],
+        default="hybrid",
+        help="hybrid (vector + full text, fused by rank), vector, or fts (exact words)",
+    )
     p.add_argument("--doc", help="only this doc_id")
     p.add_argument("--version", help="only this version")
     p.add_argument("--as-of", type=iso_date, help="validity date YYYY-MM-DD (default: today)")
@@ -89,9 +220,8 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
         help="drop hits whose cosine to the query is below this (default: the model's, or "
         "$TRECHO_MIN_SCORE; -1 keeps every hit; not with --mode fts)",
     )
-    p.set_defaults(func=handlers["search"])
 
-    p = sub.add_parser("eval", parents=[common], help="compare strategies on question files")
+    p = command("eval", [store, prefixes])
     p.add_argument("--questions", nargs="+", help="JSONL files (default: <lake>/eval/*.jsonl)")
     p.add_argument(
         "--strategies",
@@ -99,9 +229,13 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
         help="strategies to compare with the default: names (see docs/eval.md), 'all' (the full "
         "list) or 'standard' (a quick set, the default)",
     )
-    p.add_argument("--mode", choices=["hybrid", "vector", "fts"], default="hybrid")
-    p.add_argument("--offsets", type=positive_int, default=4, help="start offsets (size-based)")
     p.add_argument(
+        "--mode", choices=["hybrid", "vector", "fts"], default="hybrid", help="retrieval mode"
+    )
+    p.add_argument("--offsets", type=positive_int, default=4, help="start offsets (size-based)")
+    models = p.add_mutually_exclusive_group()
+    models.add_argument("--model", help="the model to score (default: the one search uses)")
+    models.add_argument(
         "--models",
         help="compare models side by side, comma-separated (e.g. "
         "all-MiniLM-L6-v2,multilingual-e5-small): each indexes the default policy in a "
@@ -110,33 +244,28 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help='print {"strategies": {...}} as JSON')
     p.add_argument("--write", action="store_true", help="also write reports/<timestamp>/")
     p.add_argument("-v", "--verbose", action="store_true", help="full report with tag table")
-    p.set_defaults(func=handlers["eval"])
 
-    for name, func, text in (
-        ("backfill", handlers["backfill"], "fill the configured model's table (model change)"),
-        ("drop-model", handlers["drop_model"], "drop --model's table and cache (not the active)"),
-        ("status", handlers["status"], "what is live and indexed"),
-    ):
-        sub.add_parser(name, parents=[common], help=text).set_defaults(func=func)
+    command("status", common)
+    command("backfill", common)
+    p = command("drop-model", [store, prefixes])
+    p.add_argument("--model", required=True, help="the model whose table and cache to drop")
 
-    limits = argparse.ArgumentParser(add_help=False)
+    limits = Parser(add_help=False)  # what one request may ask for, and query embedding
     limits.add_argument("--max-k", type=int, default=50, help="most hits a request may ask for")
     limits.add_argument("--max-query-chars", type=int, default=2000, help="longest query")
-    limits.add_argument("--max-body", type=int, default=65536, help="largest request, in bytes")
     limits.add_argument("--threads", type=int, default=1, help="threads embedding one query")
     cache = "remember the vectors of this many recent queries (0: none)"
     limits.add_argument("--query-cache", type=int, default=1024, help=cache)
-    serve = "HTTP JSON API + MCP for RAG apps and agents"
-    p = sub.add_parser("serve", parents=[common, limits], help=serve)
-    p.add_argument("--host", default="127.0.0.1", help="listen address (default loopback)")
-    p.add_argument("--port", type=int, default=8000)
+    p = command("serve", [*common, limits])
+    p.add_argument("--max-body", type=int, default=MAX_BODY, help="largest request, in bytes")
+    p.add_argument("--host", default="127.0.0.1", help="listen address (loopback)")
+    p.add_argument("--port", type=int, default=8000, help="listen port")
     p.add_argument("--max-connections", type=int, default=2048, help="open connections (then 503)")
     timeout = "seconds a request (head and body) may take to arrive (then 408)"
     p.add_argument("--request-timeout", type=float, default=10.0, help=timeout)
     allow = "a Host name a loopback server also answers to (e.g. a proxy's); repeatable"
     p.add_argument("--allow-host", action="append", metavar="NAME", help=allow)
-    p.set_defaults(func=handlers["serve"])
 
-    p = sub.add_parser("mcp", parents=[common, limits], help="MCP server on stdio, for agents")
-    p.set_defaults(func=handlers["mcp"])
+    p = command("mcp", [*common, limits])
+    p.set_defaults(max_body=MAX_BODY)  # stdio has no request body to limit
     return parser

@@ -5,7 +5,9 @@ HTTP endpoint at `/mcp`. Every answer is JSON; every refusal is a 4xx with
 `{"detail": "<what is wrong>"}`. On loopback every route refuses a foreign `Host` or
 `Origin` (DNS rebinding, `HostCheck`). With a bearer token configured (`TRECHO_SERVE_TOKEN`)
 those four require `Authorization: Bearer <token>`; `/docs` and `/openapi.json` stay open
-(they describe, they do not read the index). Each request is logged as one JSON line on
+(they describe, they do not read the index). `/docs` works offline: Swagger UI's script and
+stylesheet are served from the `fastapi-offline` package at `/docs-assets/`, not a CDN.
+Each request is logged as one JSON line on
 the `trecho.access` logger (stderr).
 """
 
@@ -21,7 +23,8 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field
@@ -247,6 +250,33 @@ def _log(scope: Scope, status: int, ms: float, extra: dict[str, Any]) -> None:
     access_log.info(json.dumps(entry, ensure_ascii=False))
 
 
+DOCS_ASSETS = "/docs-assets"
+"""Where Swagger UI's script, stylesheet and icon are served from (open, as `/docs`)."""
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """`/docs`: Swagger UI from assets served by this server (the `fastapi-offline`
+    package's copy of swagger-ui-dist), so the page renders where there is no internet,
+    which is where an index often runs."""
+    from importlib.resources import files
+
+    from fastapi.staticfiles import StaticFiles
+
+    static = files("fastapi_offline") / "static"
+    app.mount(DOCS_ASSETS, StaticFiles(directory=str(static)), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs(request: Request) -> HTMLResponse:
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(
+            openapi_url=f"{root}{app.openapi_url}",
+            title=f"{app.title} - Swagger UI",
+            swagger_js_url=f"{root}{DOCS_ASSETS}/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}{DOCS_ASSETS}/swagger-ui.css",
+            swagger_favicon_url=f"{root}{DOCS_ASSETS}/favicon.png",
+        )
+
+
 def create_app(
     engine: Engine,
     token: str | None = None,
@@ -275,7 +305,9 @@ def create_app(
         "MCP (streamable HTTP) at /mcp.",
         version="1",
         lifespan=lifespan,
+        docs_url=None,  # served by `_offline_docs`, from local assets
     )
+    _offline_docs(app)
     bearer = HTTPBearer(auto_error=False)
 
     def authorize(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:

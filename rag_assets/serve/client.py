@@ -2,7 +2,7 @@
 
     from rag_assets.serve.client import TrechoClient, context_block
 
-    client = TrechoClient("http://127.0.0.1:8000")          # token: TRECHO_SERVE_TOKEN
+    client = TrechoClient()      # TRECHO_URL, else http://127.0.0.1:8000; TRECHO_SERVE_TOKEN
     hits = client.search("qual o limite de vibração?", k=3)
     prompt = context_block(hits) + "\\n\\nQuestion: qual o limite de vibração?"
 
@@ -28,17 +28,27 @@ class TrechoError(RuntimeError):
         self.status = status
 
 
+DEFAULT_URL = "http://127.0.0.1:8000"
+"""Where `trecho serve` listens by default."""
+
+
+def server_url(url: str | None = None) -> str:
+    """The server to call: `url`, else TRECHO_URL, else `DEFAULT_URL`."""
+    return url or os.environ.get("TRECHO_URL") or DEFAULT_URL
+
+
 class TrechoClient:
     """Calls a running `trecho serve`: search, the documents list, health."""
 
     def __init__(
         self,
-        base_url: str = "http://127.0.0.1:8000",
+        base_url: str | None = None,
         token: str | None = None,
         timeout: float = 30.0,
     ) -> None:
-        """`token` defaults to TRECHO_SERVE_TOKEN (sent as a bearer token when set)."""
-        self.base_url = base_url.rstrip("/")
+        """`base_url` defaults to TRECHO_URL, else http://127.0.0.1:8000; `token` to
+        TRECHO_SERVE_TOKEN (sent as a bearer token when set)."""
+        self.base_url = server_url(base_url).rstrip("/")
         self.token = token if token is not None else os.environ.get("TRECHO_SERVE_TOKEN")
         self.timeout = timeout
 

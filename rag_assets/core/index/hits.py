@@ -174,12 +174,17 @@ PARENT_STAGES = (STRUCTURE_TREE, PAGE_TEXT)
 
 def parent_texts(lake: Lake, hits: Sequence[Hit]) -> list[str | None]:
     """The whole parent unit of each hit (its article, section or table), for small-to-big:
-    the small chunk is what search matched, the parent is what an LLM should read. Each
-    version's nodes and text are read once, however many of its chunks were hit. A hit
-    of a version purged since the search read the table (its files gone) has none."""
+    the small chunk is what search matched, the parent is what an LLM should read. A
+    table's parent text is its caption and its linearized rows (`Medida: Vibração;
+    Unidade: mm/s; ...`), one a line, not the table as printed: a value keeps its header.
+    A table that was not read into rows (flagged, indexed as its printed lines) gives
+    its printed text. Each version's nodes, text and rows are read once, however many
+    of its chunks were hit. A hit of a version purged since the search read the table
+    (its files gone) has none."""
     from rag_assets.core.corpus import load_doc, load_nodes
 
-    spans: dict[str, tuple[dict[str, tuple[int, int]], str]] = {}
+    spans: dict[str, tuple[dict[str, Any], str]] = {}
+    tables: dict[str, dict[str, str]] = {}
     out: list[str | None] = []
     for hit in hits:
         if not hit.parent_id:
@@ -188,16 +193,38 @@ def parent_texts(lake: Lake, hits: Sequence[Hit]) -> list[str | None]:
         key = hit.partition_key
         if key not in spans:
             try:
-                nodes = {n.node_id: (n.char_start, n.char_end) for n in load_nodes(lake, key)}
+                nodes = {n.node_id: n for n in load_nodes(lake, key)}
                 spans[key] = (nodes, load_doc(lake, key).text)
             except LakeError:  # purged after the search read its table version: no parent
                 if all(lake.stage_path(FOLDERS[s], key).exists() for s in PARENT_STAGES):
                     raise
                 spans[key] = ({}, "")
         nodes, text = spans[key]
-        span = nodes.get(hit.parent_id)
-        out.append(None if span is None else text[span[0] : span[1]])
+        node = nodes.get(hit.parent_id)
+        if node is not None and node.kind == "table":
+            if key not in tables:
+                tables[key] = _linearized_tables(lake, key)
+            if hit.parent_id in tables[key]:
+                out.append(tables[key][hit.parent_id])
+                continue
+        out.append(None if node is None else text[node.char_start : node.char_end])
     return out
+
+
+def _linearized_tables(lake: Lake, key: str) -> dict[str, str]:
+    """Each linearized table of a version by its node id: its caption line (when it has
+    one), then its rows in order, each `header: value; ...`."""
+    from rag_assets.core.corpus import load_rows
+
+    rows: dict[str, list[Any]] = {}
+    for row in load_rows(lake, key):
+        rows.setdefault(row.table_id, []).append(row)
+    tables = {}
+    for table_id, members in rows.items():
+        members.sort(key=lambda r: r.row_index)
+        caption = members[0].caption.strip()
+        tables[table_id] = "\n".join(([caption] if caption else []) + [r.text for r in members])
+    return tables
 
 
 def hit_rows(lake: Lake, hits: Sequence[Hit], expand: bool = False) -> list[dict[str, Any]]:

@@ -232,3 +232,13 @@ class Index(_IndexUpkeep, _Retrieval):
                 strict=True,
             )
         )
+
+    def version_rows(self) -> list[dict[str, Any]]:
+        """One row per version the table holds (partition_key, doc_id, version, status,
+        valid_from, valid_to); empty when the table does not exist."""
+        tbl = self._open()
+        if tbl is None:
+            return []
+        columns = ["partition_key", "doc_id", "version", "status", "valid_from", "valid_to"]
+        rows = tbl.search().select(columns).limit(None).to_arrow().to_pylist()
+        return list({row["partition_key"]: row for row in rows}.values())

@@ -1,0 +1,46 @@
+"""The next commands `trecho materialize` prints (the Dagster UI, a search), written to run
+as printed from any folder: absolute paths, the lake (and a --model) named."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import rag_assets
+
+WORKSPACE = Path(rag_assets.__file__).resolve().parent.parent / "workspace.yaml"
+"""The code location file of a source checkout (absent from an installed package)."""
+UI_URL = "http://127.0.0.1:3000"
+
+
+def tool(name: str) -> str:
+    """A console script of this environment: its bare name when that is what PATH finds,
+    else its absolute path (the virtualenv is not activated)."""
+    here = Path(sys.executable).with_name(name)
+    found = shutil.which(name)
+    if not here.is_file() or (found and Path(found).resolve() == here.resolve()):
+        return name
+    return str(here)
+
+
+def ui_hint(lake: Any, dagster_home: Path, model: str | None = None) -> str:
+    """How to open the Dagster UI on this lake (its root: a local path, absolute, or a
+    URL) and instance: `dg dev` (Dagster 1.13's
+    successor of `dagster dev`) on the absolute workspace.yaml, else on the module."""
+    env = {"TRECHO_LAKE": str(lake), "DAGSTER_HOME": str(dagster_home.resolve())}
+    if model:
+        env["TRECHO_MODEL"] = model
+    where = f"-w {shlex.quote(str(WORKSPACE))}" if WORKSPACE.is_file() else ""
+    where = where or "-m rag_assets.definitions"
+    assigned = " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items())
+    return f"{assigned} {tool('dg')} dev {where}   (then {UI_URL})"
+
+
+def search_hint(lake: Any, model: str | None = None) -> str:
+    """A first search of this lake."""
+    extra = f" --model {shlex.quote(model)}" if model else ""
+    lake_arg = shlex.quote(str(lake))
+    return f'{tool("trecho")} search "qual o limite de vibração?" -k 3 --lake {lake_arg}{extra}'
