@@ -424,11 +424,6 @@ def test_options_that_do_nothing_are_refused(args, said, capsys):
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--doc", "nope"], "the index holds no document 'nope' (it holds manual-beneficiario"),
-        (
-            ["--doc", "manual-beneficiario", "--version", "v9"],
-            "the index holds no version 'v9' of manual-beneficiario (it holds v7)",
-        ),
         (
             ["--as-of", "2020-01-01"],
             "no version is in force on 2020-01-01: manual-beneficiario@v7 is valid from",
@@ -444,6 +439,25 @@ def test_an_empty_answer_says_why(materialized: Lake, args, said, capsys):
     code = main(["search", "qual o limite de vibração?", *args, "--lake", str(materialized.root)])
     assert code == 0
     assert said in capsys.readouterr().out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--doc", "nope"], "unknown document 'nope'; the index holds manual-beneficiario"),
+        (
+            ["--doc", "manual-beneficiario", "--version", "v9"],
+            "unknown version 'v9' of manual-beneficiario; the index holds v7",
+        ),
+    ],
+)
+def test_a_filter_on_what_the_index_lacks_is_refused_as_the_api_refuses_it(
+    materialized: Lake, args, said, capsys
+):
+    code = main(["search", "qual o limite de vibração?", *args, "--lake", str(materialized.root)])
+    assert code == 2  # POST /search answers 404 with the same words
+    assert said in capsys.readouterr().err
 
 
 def printed(name: str) -> str:
