@@ -508,5 +508,6 @@ def test_mcp_reads_cleanly_and_its_refusals_name_the_tool(server: Server) -> Non
     properties = search.input_schema["properties"]
     assert all(p.get("description") for p in properties.values()), properties
     text = refused.content[0].text
-    assert refused.is_error and "search_documents" in text and "(list_documents)" in text
+    assert refused.is_error and "search_documents" in text and "unknown document 'nope'" in text
+    assert "GET /" not in text and "POST /" not in text  # the tool named, never a route
     assert "GET /" not in text and "POST /" not in text

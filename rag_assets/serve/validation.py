@@ -210,7 +210,14 @@ def min_score_floor(index: Any, search: Search) -> float | None:
 
 
 def check_tokens(embedder: Embedder, query: str) -> None:
-    """Refuse a query longer than the model reads (the rest would silently be ignored)."""
+    """Refuse a query longer than the model reads (the rest would silently be ignored).
+
+    A query too short to reach the limit is not tokenized (a fresh `trecho search` then
+    builds no tokenizer): a token holds at least one character, or a word's leading
+    marker, so a text of n characters makes at most 2n tokens, plus the special ones."""
+    prefix = embedder.effective_query_prefix
+    if 2 * (len(query) + len(prefix)) + 2 <= embedder.max_tokens:
+        return
     counter = TokenCounter(
         embedder.info.tokenizer, embedder.max_tokens, embedder.effective_query_prefix
     )

@@ -271,8 +271,9 @@ class Embedder:
 
     @property
     def max_tokens(self) -> int:
-        """The longest input the model reads; anything past it is silently dropped."""
-        return self.info.max_seq_length
+        """The longest input the model reads; anything past it is silently dropped (a
+        bundled e5's is known without building its tokenizer)."""
+        return e5_backend.MAX_TOKENS if self.variant else self.info.max_seq_length
 
     @property
     def dimension(self) -> int:
@@ -283,7 +284,9 @@ class Embedder:
     def effective_query_prefix(self) -> str:
         """The query prompt: the configured prefix, else the model's own `query` prompt
         (sentence-transformers models can ship their prompts in their config)."""
-        return self.query_prefix or self.info.prompt("query")
+        if self.query_prefix or not self.variant:
+            return self.query_prefix or self.info.prompt("query")
+        return e5_backend.QUERY_PREFIX  # known without building the e5 tokenizer
 
     @property
     def effective_passage_prefix(self) -> str:
