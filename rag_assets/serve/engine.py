@@ -45,7 +45,7 @@ import polars as pl
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import ACTIVE_TABLE, Index, ModelRef, embedder_for, ref_in
 from rag_assets.core.index.hits import hit_rows
-from rag_assets.core.index.store import READ_ATTEMPTS, vanished
+from rag_assets.core.index.store import read_latest
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lifecycle.rules import searchable
 from rag_assets.serve.followed import FollowedTable
@@ -241,14 +241,12 @@ class Engine:
     def _catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
         """`catalog` of the pinned version, read again from the latest one when a purge
         deleted its files meanwhile (as a search is, `Index.search_many`)."""
-        for attempt in range(1, READ_ATTEMPTS + 1):
-            try:
-                return self._read_catalog(index, tbl, version)
-            except Exception as exc:  # what LanceDB raises
-                if attempt == READ_ATTEMPTS or tbl is None or not vanished(exc, tbl):
-                    raise
-                tbl, version = index.refresh()
-        raise AssertionError("unreachable")
+        return read_latest(
+            (tbl, version),
+            lambda pinned: self._read_catalog(index, *pinned),
+            index.refresh,
+            table=lambda pinned: pinned[0],
+        )
 
     def _read_catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
         if tbl is None:

@@ -18,8 +18,8 @@ from rag_assets.core.index.hits import Hit, _hits, _ranked_hits, above_min_score
 from rag_assets.core.index.store import (
     HIT_COLUMNS,
     KEY_COLUMNS,
-    READ_ATTEMPTS,
     _ModelTable,
+    read_latest,
     vanished,
 )
 from rag_assets.core.lake.layout import validate_key_part
@@ -155,26 +155,23 @@ class _Retrieval(_ModelTable):
 
         A read may start on a table version whose files a purge then deletes (the purge
         keeps only the latest version: a revoked text must leave the disk): it is read
-        again from the latest version (READ_ATTEMPTS in all), so a search never fails
+        again from the latest version (`read_latest`), so a search never fails
         because a newer version removed a file under it."""
         if mode not in MODES:
             raise ConfigError(f"mode {mode!r} must be one of {list(MODES)}")
         if k < 1:
             raise ConfigError(f"k must be at least 1, got {k}")
         queries = list(queries)
-        for attempt in range(1, READ_ATTEMPTS + 1):
-            tbl = self._open() if attempt == 1 else self._reopen()
-            if tbl is None or not queries:
-                return [[] for _ in queries]
-            try:
-                return self._search_on(
-                    tbl, queries, k, mode, doc_id, version, as_of, include_revoked, exact
-                )
-            except Exception as exc:  # LanceDB raises plain OSError/RuntimeError/ValueError
-                if attempt == READ_ATTEMPTS or not vanished(exc, tbl):
-                    raise
-                log.info("%s: read again from the latest version: %s", self.table_name, exc)
-        raise AssertionError("unreachable")
+        tbl = self._open()
+        if tbl is None or not queries:
+            return [[] for _ in queries]
+        return read_latest(
+            tbl,
+            lambda t: self._search_on(
+                t, queries, k, mode, doc_id, version, as_of, include_revoked, exact
+            ),
+            self._reopen,
+        )
 
     def _search_on(
         self,

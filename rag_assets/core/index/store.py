@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import lancedb
 import polars as pl
@@ -14,6 +16,10 @@ import pyarrow as pa
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.locking import _table_lock
 from rag_assets.core.lake.schemas import CHUNKS
+
+log = logging.getLogger(__name__)
+S = TypeVar("S")
+T = TypeVar("T")
 
 EXTRA_COLUMNS: tuple[str, ...] = ("status", "valid_from", "valid_to", "title")
 """Columns the store adds to the chunk columns, besides `vector`."""
@@ -77,9 +83,10 @@ def model_tables(uri: str | os.PathLike[str], prefix: str = "chunks__") -> list[
             return sorted(names)
 
 
-READ_ATTEMPTS = 3
-"""How many times a search reads (the first read and two more on the latest version) when
-the files of the table version it read vanished (`vanished`)."""
+READ_DEADLINE_S = 5.0
+"""How long a read keeps starting again on the latest table version while writes keep
+deleting the files of the version it read (`read_latest`): each attempt reads a newer
+version, so it ends as soon as the writes pause."""
 
 
 class TableMoved(RuntimeError):
@@ -99,6 +106,29 @@ def vanished(exc: BaseException, tbl: Any) -> bool:
     except Exception:  # its versions cannot even be listed: dropped, read afresh
         return True
     return latest > int(tbl.version)
+
+
+def read_latest(
+    state: S,
+    read: Callable[[S], T],
+    reopen: Callable[[], S],
+    table: Callable[[S], Any] = lambda state: state,
+) -> T:
+    """`read(state)`, started again on the latest table version (`reopen`) as long as the
+    version it read lost files to a newer commit (`vanished`: a purge keeps only the
+    latest version), for at most READ_DEADLINE_S: a read may see an older version, never
+    fail because a newer one removed a file under it. `table` gives the handle in
+    `state` (the state itself by default)."""
+    deadline = time.monotonic() + READ_DEADLINE_S
+    while True:
+        try:
+            return read(state)
+        except Exception as exc:  # LanceDB raises plain OSError/RuntimeError/ValueError
+            tbl = table(state)
+            if tbl is None or time.monotonic() > deadline or not vanished(exc, tbl):
+                raise
+            log.info("%s: read again from the latest version: %s", tbl.name, exc)
+            state = reopen()
 
 
 class NoLongerLive(Exception):
