@@ -36,6 +36,7 @@ import numpy as np
 
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import QK, WeightsFile
+from rag_assets.core.embedding.tokens import importable
 from rag_assets.core.errors import UserError
 
 TOLERANCE = 0.9999
@@ -64,12 +65,7 @@ class E5OnnxError(UserError, ValueError):
 
 def available() -> bool:
     """Whether onnxruntime and onnx (the `onnx` or `serve` extra) are installed."""
-    try:
-        import onnx  # noqa: F401
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importable("onnx", "onnxruntime")
 
 
 def _nibbles(blocks: np.ndarray) -> np.ndarray:

@@ -32,6 +32,7 @@ import numpy as np
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import WeightsFile
 from rag_assets.core.embedding.e5_onnx import PROBES, TOLERANCE, dequantize
+from rag_assets.core.embedding.tokens import importable
 from rag_assets.core.errors import UserError
 
 
@@ -42,11 +43,7 @@ class E5OpenVinoError(UserError, ValueError):
 
 def available() -> bool:
     """Whether the `openvino` package is installed."""
-    try:
-        import openvino  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importable("openvino")
 
 
 def bf16_capable() -> bool:

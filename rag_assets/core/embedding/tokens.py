@@ -222,6 +222,16 @@ def cache_root() -> Path:
     return Path(base).expanduser() / "trecho"
 
 
+def importable(*modules: str) -> bool:
+    """Whether every one of `modules` imports here (an optional backend's packages)."""
+    try:
+        for name in modules:
+            __import__(name)
+    except ImportError:
+        return False
+    return True
+
+
 def versions(*packages: str) -> list[str]:
     """`name==version` of installed packages (without importing them)."""
     out = []
