@@ -21,7 +21,6 @@ from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.lifecycle.purge import delete_unused_cached, purge_version
 from rag_assets.core.lifecycle.reconcile import (
     CodeVersions,
-    FileState,
     Plan,
     Run,
     reconcile,
@@ -76,7 +75,6 @@ def plan_lake(
     lake: LakeResource,
     lancedb: LanceDBResource,
     embedder: Embedder,
-    known: Mapping[str, FileState] | None = None,
     force: bool = False,
     sweep_cache: bool = True,
 ) -> Plan:
@@ -91,7 +89,6 @@ def plan_lake(
         instance.get_dynamic_partitions(DOC_VERSIONS),
         code,
         history=lake.keep_history,
-        known=known,
         force=force,
         sweep_cache=sweep_cache,
     )

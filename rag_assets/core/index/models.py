@@ -14,7 +14,7 @@ from rag_assets.core.index import (
     write_active,
 )
 from rag_assets.core.lake.layout import Lake, LakeError
-from rag_assets.core.lake.parquet import stage_rows
+from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS
 
@@ -48,10 +48,11 @@ def model_progress(
     progress = ModelProgress(active.model_id if active else None, embedder.model_id)
     new_counts = Index(db_uri, embedder).partition_counts()
     old_counts = Index(db_uri, active.embedder()).partition_counts() if active else {}
+    derived = Derived(lake)
     for key in scan_versions(lake, history).live:
         if active is not None and active.model_id != embedder.model_id and key not in old_counts:
             continue
-        rows = stage_rows(lake, FOLDERS[CHUNKS], key)
+        rows = derived.rows(FOLDERS[CHUNKS], key)
         expected = -1 if rows is None else rows
         have = new_counts.get(key, 0)
         ok = have == expected or (expected == -1 and have > 0)

@@ -104,6 +104,10 @@ class RawVersion:
     version: str
     pdf_path: LakePath
     sidecar_path: LakePath
+    pdf_state: str | None = None
+    """The PDF's state as the listing saw it (`core.lake.listing`; None: not listed)."""
+    sidecar_state: str | None = None
+    """The sidecar's state as the listing saw it (None: no sidecar, or not listed)."""
 
     @property
     def key(self) -> str:
@@ -116,6 +120,7 @@ class Lake:
     outside its root."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
+        self._memo: Any = None
         self.remote = is_remote(root)
         self.root: LakePath
         if self.remote:
@@ -270,6 +275,16 @@ class Lake:
             return Path.home() / ".cache" / "trecho" / self._uri_digest
         return self.root / "cache"
 
+    @property
+    def memo(self) -> Any:
+        """What this lake's commands read from its files, kept until a file changes
+        (`core.lake.listing.LakeMemo`, in `local_cache_dir`); opened once per Lake."""
+        if self._memo is None:
+            from rag_assets.core.lake.listing import MEMO_NAME, LakeMemo
+
+            self._memo = LakeMemo(self.local_cache_dir / MEMO_NAME, str(self.root))
+        return self._memo
+
     def stage_path(self, folder: str, key: str) -> LakePath:
         """The Parquet file of one partition in a stage's folder (`stages.FOLDERS`: e.g.
         `derived/documents/` for raw_pdf)."""
@@ -299,7 +314,10 @@ class Lake:
         problems: list[str] = []
         if not self.raw_dir.is_dir():
             return found, problems
-        layout = "a version is raw/<doc_id>/<version>.pdf"
+        if isinstance(self.raw_dir, Path):
+            self._scan_folder(doc_id, found, problems)
+            return found, problems
+        layout = RAW_LAYOUT
         for doc_dir in sorted(self.raw_dir.iterdir()):
             if doc_dir.name.startswith(".") or doc_id not in (None, doc_dir.name):
                 continue
@@ -311,33 +329,96 @@ class Lake:
                 problems.append(f"{doc_dir}: an empty document folder ({layout})")
                 continue
             for item in sorted(doc_dir.iterdir()):
-                name, suffix = item.name, item.suffix
+                if item.name.startswith("."):
+                    continue
+                problem = _raw_problem(item, item.is_dir(), names)
+                if problem is not None:  # "" for a sidecar next to its PDF
+                    problems.extend([problem] if problem else [])
+                    continue
+                try:
+                    key = make_key(doc_dir.name, item.stem)
+                    self.raw_paths(key)
+                except LakeError as exc:
+                    problems.append(f"{item}: {exc}")
+                    continue
+                found.append(RawVersion(doc_dir.name, item.stem, item, item.with_suffix(".yaml")))
+        return found, problems
+
+    def _scan_folder(
+        self, doc_id: str | None, found: list[RawVersion], problems: list[str]
+    ) -> None:
+        """`scan_raw` on a local folder: each document folder listed once (`os.scandir`),
+        every file's state taken from that listing, and a path resolved only where a
+        symlink could lead it outside the lake."""
+        from rag_assets.core.lake.listing import local_state
+
+        raw = self.raw_dir
+        linked = raw.is_symlink()
+        with os.scandir(raw) as listing:
+            docs = sorted(listing, key=lambda e: e.name)
+        for doc in docs:
+            if doc.name.startswith(".") or doc_id not in (None, doc.name):
+                continue
+            doc_dir = raw / doc.name
+            if not doc.is_dir():
+                problems.append(f"{doc_dir}: not in a document folder ({RAW_LAYOUT})")
+                continue
+            with os.scandir(doc_dir) as listing:
+                entries = {e.name: e for e in listing}
+            names = set(entries)
+            if not [n for n in names if not n.startswith(".")]:
+                problems.append(f"{doc_dir}: an empty document folder ({RAW_LAYOUT})")
+                continue
+            for name in sorted(names):
+                entry = entries[name]
                 if name.startswith("."):
                     continue
-                if item.is_dir():
-                    problems.append(f"{item}: a folder inside a document folder ({layout})")
-                elif suffix == ".yaml":
-                    if f"{item.stem}.pdf" not in names:
-                        problems.append(f"{item}: sidecar without its PDF {item.stem}.pdf")
-                elif suffix != ".pdf" and suffix.lower() in (".pdf", ".yaml", ".yml"):
-                    wanted = ".pdf" if suffix.lower() == ".pdf" else ".yaml"
-                    problems.append(
-                        f"{item}: extension {suffix!r} is not read; rename it to "
-                        f"{item.stem}{wanted}"
-                    )
-                elif suffix != ".pdf":
-                    problems.append(f"{item}: not a PDF or a sidecar ({layout})")
-                else:
-                    try:
-                        key = make_key(doc_dir.name, item.stem)
+                item = doc_dir / name
+                problem = _raw_problem(item, entry.is_dir(), names)
+                if problem is not None:  # "" for a sidecar next to its PDF
+                    problems.extend([problem] if problem else [])
+                    continue
+                side = entries.get(f"{item.stem}.yaml")
+                try:
+                    key = make_key(doc.name, item.stem)
+                    links = (doc, entry, side) if side is not None else (doc, entry)
+                    if linked or any(e.is_symlink() for e in links):
                         self.raw_paths(key)
-                    except LakeError as exc:
-                        problems.append(f"{item}: {exc}")
-                        continue
-                    found.append(
-                        RawVersion(doc_dir.name, item.stem, item, item.with_suffix(".yaml"))
+                    side_state = local_state(side.stat()) if side and side.is_file() else None
+                    state = local_state(entry.stat())
+                except LakeError as exc:
+                    problems.append(f"{item}: {exc}")
+                    continue
+                except FileNotFoundError:  # removed while listed (or a broken link)
+                    continue
+                found.append(
+                    RawVersion(
+                        doc.name, item.stem, item, item.with_suffix(".yaml"), state, side_state
                     )
-        return found, problems
+                )
+
+
+RAW_LAYOUT = "a version is raw/<doc_id>/<version>.pdf"
+
+
+def _raw_problem(item: LakePath, is_dir: bool, names: set[str]) -> str | None:
+    """Why a (not hidden) entry of a document folder is no version to index, or None for
+    a `.pdf` file; a sidecar with its PDF is no version either, and no problem (`""`)."""
+    suffix = item.suffix
+    if is_dir:
+        return f"{item}: a folder inside a document folder ({RAW_LAYOUT})"
+    if suffix == ".yaml":
+        return (
+            f"{item}: sidecar without its PDF {item.stem}.pdf"
+            if f"{item.stem}.pdf" not in names
+            else ""
+        )
+    if suffix != ".pdf" and suffix.lower() in (".pdf", ".yaml", ".yml"):
+        wanted = ".pdf" if suffix.lower() == ".pdf" else ".yaml"
+        return f"{item}: extension {suffix!r} is not read; rename it to {item.stem}{wanted}"
+    if suffix != ".pdf":
+        return f"{item}: not a PDF or a sidecar ({RAW_LAYOUT})"
+    return None
 
 
 def _now() -> str:

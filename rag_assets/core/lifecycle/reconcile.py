@@ -25,20 +25,18 @@ from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, committed_keys, read_active, table_name
 from rag_assets.core.index.cache import unused_entries
 from rag_assets.core.lake.layout import Lake, LakeError, sha256_file
-from rag_assets.core.lake.parquet import first_rows, stage_rows
+from rag_assets.core.lake.listing import version_sha256
+from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.lifecycle.versions import RawScan, scan_versions
 from rag_assets.core.stages import (
     CHUNKS,
     EMBED_STAGES,
     FOLDERS,
-    LAKE_FOLDERS,
     LINEARIZED_TABLES,
     PIPELINE,
     RAW_PDF,
 )
-
-FileState = list  # [mtime_ns, size, sha256]
 
 
 @dataclass(frozen=True)
@@ -105,9 +103,9 @@ class Plan:
     run: dict[str, Run] = field(default_factory=dict)
     up_to_date: list[str] = field(default_factory=list)
     """Live keys the lake and index already hold as they are now."""
-    files: dict[str, FileState] = field(default_factory=dict)
-    """(mtime, size, sha256) of each live file: hand it back as `known` next time so an
-    unchanged file is not hashed again."""
+    hashes: dict[str, str] = field(default_factory=dict)
+    """The sha256 of each live version's PDF (hashed again only when the file changed:
+    `core.lake.listing.version_sha256`)."""
     index_rows: dict[str, int] = field(default_factory=dict)
     """Rows per key in the configured model's table."""
     unused_cache: int = 0
@@ -123,28 +121,9 @@ class Plan:
         }
 
 
-def file_hashes(
-    lake: Lake, keys: Collection[str], known: Mapping[str, FileState]
-) -> dict[str, FileState]:
-    """sha256 of each version's PDF, re-hashed only when its size or mtime changed since
-    `known` (so a sensor tick over a large lake reads no unchanged file)."""
-    states: dict[str, FileState] = {}
-    for key in keys:
-        pdf, _ = lake.raw_paths(key)
-        stat = pdf.stat()
-        # object stores give a float mtime (the object's last write), folders nanoseconds
-        mtime = getattr(stat, "st_mtime_ns", None) or int(stat.st_mtime * 1e9)
-        previous = known.get(key)
-        if previous and list(previous[:2]) == [mtime, stat.st_size]:
-            states[key] = list(previous[:3])
-        else:
-            states[key] = [mtime, stat.st_size, sha256_file(pdf)]
-    return states
-
-
 def has_derived_files(lake: Lake, key: str) -> bool:
     """Whether any stage's Parquet file of `key` exists."""
-    return any(lake.stage_path(folder, key).exists() for folder in LAKE_FOLDERS)
+    return Derived(lake).any_file(key)
 
 
 def lake_reason(
@@ -185,6 +164,7 @@ def removal_plan(
     history: bool,
     today: dt.date | None = None,
     sweep_cache: bool = True,
+    derived: Derived | None = None,
 ) -> Plan:
     """The plan's partitions to add and versions to remove, without deciding what to run
     (no file hashed, no code version compared): what is left to purge after runs.
@@ -194,7 +174,9 @@ def removal_plan(
     hashes (`Plan.unused_cache`) when `sweep_cache`: a pass over every text hash of the
     model's table and cache, which a sensor tick skips (a run commits its cached vectors
     with its rows, so only what an interrupted or older run left is ever unused: the
-    commands and the schedule sweep it)."""
+    commands and the schedule sweep it). `derived`: the listing of `derived/` to use
+    (default: listed now)."""
+    derived = derived or Derived(lake)
     counts = Index(db_uri, embedder).partition_counts()
     active = read_active(db_uri)
     if active is not None and active.model_id == embedder.model_id:
@@ -208,8 +190,10 @@ def removal_plan(
     plan.add = [k for k in scan.live if k not in plan.registered]
     for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
         left = key in plan.registered or key in counts or key in committed
-        if left or has_derived_files(lake, key):
+        if left or derived.any_file(key):
             plan.remove[key] = scan.reasons.get(key, "file deleted")
+    lake.memo.forget_unseen("sidecar")
+    lake.memo.save()
     return plan
 
 
@@ -221,7 +205,6 @@ def reconcile(
     code: CodeVersions,
     *,
     history: bool,
-    known: Mapping[str, FileState] | None = None,
     force: bool = False,
     today: dt.date | None = None,
     sweep_cache: bool = True,
@@ -232,16 +215,24 @@ def reconcile(
     `registered`: the partition keys the orchestrator knows. `force` runs every live
     version. `sweep_cache`: look for cached vectors no row uses (`removal_plan`).
     """
+    derived = Derived(lake)
     plan = removal_plan(
-        lake, db_uri, embedder, registered, history=history, today=today, sweep_cache=sweep_cache
+        lake,
+        db_uri,
+        embedder,
+        registered,
+        history=history,
+        today=today,
+        sweep_cache=sweep_cache,
+        derived=derived,
     )
     scan, counts = plan.scan, plan.index_rows
-    plan.files = file_hashes(lake, scan.live, known or {})
+    plan.hashes = {key: version_sha256(lake, scan.files[key]) for key in scan.live}
     removed = lake.tombstones() if scan.returning else {}
     model = table_name(embedder.model_id)
-    documents = first_rows(lake, FOLDERS[RAW_PDF], scan.live)
+    documents = derived.documents(scan.live)
     for key in scan.live:
-        sha = plan.files[key][2]
+        sha = plan.hashes[key]
         if key in removed:
             reason, embed_only = "restored", False
         elif force:
@@ -249,7 +240,7 @@ def reconcile(
         else:
             row = documents.get(key)
             sidecar = scan.sidecars[key]
-            reason, embed_only = _why_run(lake, key, sha, sidecar, row, code, counts, model)
+            reason, embed_only = _why_run(derived, key, sha, sidecar, row, code, counts, model)
         if reason is None:
             plan.up_to_date.append(key)
             continue
@@ -261,11 +252,14 @@ def reconcile(
             removed[key]["removed_at"] if key in removed else None,
             embed_only,
         )
+    for kind in ("sha256", FOLDERS[RAW_PDF], f"rows:{FOLDERS[CHUNKS]}"):
+        lake.memo.forget_unseen(kind)
+    lake.memo.save()
     return plan
 
 
 def _why_run(
-    lake: Lake,
+    derived: Derived,
     key: str,
     sha: str,
     sidecar: Sidecar | LakeError,
@@ -283,8 +277,8 @@ def _why_run(
     changed = code.changed(key)
     if changed is not None and changed[0] not in EMBED_STAGES:
         return changed[1], False
-    extraction_current = lake.stage_path(FOLDERS[LINEARIZED_TABLES], key).exists()
-    expected = stage_rows(lake, FOLDERS[CHUNKS], key)
+    extraction_current = derived.exists(FOLDERS[LINEARIZED_TABLES], key)
+    expected = derived.rows(FOLDERS[CHUNKS], key)
     if expected is None:
         return "chunks missing", extraction_current
     if counts.get(key, 0) != expected:
