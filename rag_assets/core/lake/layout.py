@@ -214,24 +214,38 @@ class Lake:
     def add_tombstone(self, key: str, reason: str) -> bool:
         """Record that `key` left the index and why (nothing when it is already out);
         returns whether a removal was recorded."""
-        pdf = self.raw_dir / key.replace("@", "/", 1)
-        pdf = pdf.with_name(pdf.name + ".pdf")
+        return key in self.add_tombstones({key: reason})
+
+    def add_tombstones(self, reasons: dict[str, str]) -> list[str]:
+        """`add_tombstone` for several keys in one read and one write of the records;
+        returns the keys whose removal was recorded."""
+        for key in reasons:
+            split_key(key)
+        recorded: list[str] = []
 
         def change(data: dict[str, dict[str, Any]]) -> bool:
-            entry = data.get(key)
-            if entry is not None and entry["removed"]:
-                return False
-            removal = {
-                "reason": reason,
-                "removed_at": _now(),
-                "sha256": sha256_file(pdf) if pdf.is_file() else "",
-            }
-            history = [] if entry is None else entry["history"]
-            history.append({"event": "removed", "at": removal["removed_at"], **_removal(removal)})
-            data[key] = {**removal, "removed": True, "history": history}
-            return True
+            for key, reason in reasons.items():
+                entry = data.get(key)
+                if entry is not None and entry["removed"]:
+                    continue
+                pdf = self.raw_dir / key.replace("@", "/", 1)
+                pdf = pdf.with_name(pdf.name + ".pdf")
+                removal = {
+                    "reason": reason,
+                    "removed_at": _now(),
+                    "sha256": sha256_file(pdf) if pdf.is_file() else "",
+                }
+                history = [] if entry is None else entry["history"]
+                history.append(
+                    {"event": "removed", "at": removal["removed_at"], **_removal(removal)}
+                )
+                data[key] = {**removal, "removed": True, "history": history}
+                recorded.append(key)
+            return bool(recorded)
 
-        return self._update_tombstones(key, change)
+        if reasons:
+            self._update_tombstones(next(iter(reasons)), change)
+        return recorded
 
     def note_indexed_again(self, key: str, sha256: str) -> bool:
         """Record that a removed key is back in the index (its file is live again);

@@ -19,15 +19,17 @@ import json
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, committed_keys, read_active, table_name
 from rag_assets.core.index.cache import unused_entries
-from rag_assets.core.lake.layout import Lake, LakeError, sha256_file
+from rag_assets.core.lake.layout import Lake, LakeError, sha256_file, split_key
 from rag_assets.core.lake.listing import version_sha256
 from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lifecycle.rules import superseded_by_indexed
 from rag_assets.core.lifecycle.versions import RawScan, scan_versions
 from rag_assets.core.stages import (
     CHUNKS,
@@ -113,6 +115,45 @@ class Plan:
     uses (a removed version's, left by a run before entries came with their rows):
     deleted with the removals, or on their own when there are none."""
 
+    history: bool = False
+    """Whether superseded versions stay (`keep_history`): then no run replaces another."""
+
+    def run_order(self) -> list[str]:
+        """The keys to run, each document's versions newest first (by `valid_from`):
+        once the newest in force is indexed, the older ones it supersedes need not run
+        (`replaced_by`), as a cold index of years of versions would otherwise index
+        every version only to remove it again."""
+
+        def newest_first(key: str) -> tuple[str, int, str]:
+            sidecar = self.scan.sidecars.get(key)
+            start = getattr(sidecar, "valid_from", None) or dt.date.min
+            return split_key(key)[0], -start.toordinal(), key
+
+        return sorted(self.run, key=newest_first)
+
+    def replaced_by(
+        self, key: str, indexed: Collection[str], today: dt.date | None = None
+    ) -> str | None:
+        """The version among `indexed` (just indexed by this plan's runs) that supersedes
+        `key`, by the rule the scan applies (`rules.superseded_by_indexed`); None when
+        none does, or with `history`."""
+        if self.history:
+            return None
+        starts = self._starts_by_doc.get(split_key(key)[0], {})
+        if key not in starts:
+            return None
+        replaced = superseded_by_indexed(starts, set(indexed), today or dt.date.today())
+        return replaced.get(key)
+
+    @cached_property
+    def _starts_by_doc(self) -> dict[str, dict[str, dt.date | None]]:
+        """Each document's versions with a sidecar that parses, and their `valid_from`."""
+        out: dict[str, dict[str, dt.date | None]] = {}
+        for k, sidecar in self.scan.sidecars.items():
+            if isinstance(sidecar, Sidecar):
+                out.setdefault(split_key(k)[0], {})[k] = sidecar.valid_from
+        return out
+
     @property
     def nothing_left(self) -> dict[str, str]:
         """Not-live keys with nothing left to remove, with why."""
@@ -184,7 +225,7 @@ def removal_plan(
     else:
         committed = committed_keys(db_uri)
     scan = scan_versions(lake, history, today, db_uri, indexed=committed)
-    plan = Plan(scan=scan, registered=set(registered), index_rows=counts)
+    plan = Plan(scan=scan, registered=set(registered), index_rows=counts, history=history)
     if sweep_cache:
         plan.unused_cache = len(unused_entries(db_uri, embedder.model_id))
     plan.add = [k for k in scan.live if k not in plan.registered]

@@ -59,7 +59,7 @@ def scan_versions(
     scan = RawScan(problems=problems)
     removed = lake.tombstones()
     if indexed is None:
-        indexed = committed_keys(db_uri or lake.lancedb_dir) if found else set()
+        indexed = committed_keys(db_uri or lake.lancedb_dir, doc_id) if found else set()
     candidates: dict[str, Sidecar] = {}
     for raw in found:
         scan.files[raw.key] = raw
@@ -153,7 +153,7 @@ def replaced_once_committed(
     (superseded by it), each with the reason to record. `indexed`: the versions the
     table search uses holds, when the caller has just read them (default: read now)."""
     doc_id, _ = split_key(key)
-    indexed = set(committed_keys(db_uri) if indexed is None else indexed) | {key}
+    indexed = set(committed_keys(db_uri, doc_id) if indexed is None else indexed) | {key}
     scan = scan_versions(lake, history, None, db_uri, indexed=indexed, doc_id=doc_id)
     wanted = f"superseded by {key}"
     return {k: reason for k, reason in scan.reasons.items() if reason == wanted}
