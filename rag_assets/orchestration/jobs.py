@@ -1,7 +1,6 @@
 """Jobs: index document versions (partitioned), write the eval report, keep the
 LanceDB tables compact."""
 
-from __future__ import annotations
 
 from dagster import AssetSelection, OpExecutionContext, define_asset_job, job, op
 

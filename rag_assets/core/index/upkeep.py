@@ -250,28 +250,42 @@ class TableUpkeep:
 
 def table_shape(tbl: Any) -> tuple[int, int]:
     """A table's fragments and versions (what upkeep keeps few)."""
-    return int(tbl.stats()["fragment_stats"]["num_fragments"]), len(tbl.list_versions())
+    versions = tbl.list_versions()
+    return _fragments(versions), len(versions)
+
+
+def _fragments(versions: list[dict[str, Any]]) -> int:
+    """The fragments of the latest of `versions` (its manifest's count)."""
+    meta = (versions[-1].get("metadata") or {}) if versions else {}
+    return int(meta.get("total_fragments", 0))
+
+
+def _older_than(versions: list[dict[str, Any]], keep: dt.timedelta) -> int:
+    """How many versions before the latest were committed longer than `keep` ago."""
+    old = 0
+    for version in versions[:-1]:
+        stamp = version["timestamp"]
+        if dt.datetime.now(stamp.tzinfo) - stamp > keep:
+            old += 1
+    return old
 
 
 def upkeep_table(
     tbl: Any, keep: dt.timedelta = KEEP_VERSIONS, compact_from: int = COMPACT_FRAGMENTS
 ) -> TableUpkeep | None:
-    """Compact a table once it has `compact_from` fragments (LanceDB's `optimize`, which
-    also brings its indexes up to date) and delete its versions older than `keep`; None
-    when there was nothing to do. The caller holds the table's write lock."""
+    """Compact a table once it has `compact_from` fragments and delete its versions
+    older than `keep` (LanceDB's `optimize`, which also brings the table's indexes up to
+    date), when either is due; None when neither was (nothing written). The caller
+    holds the table's write lock."""
     start = time.perf_counter()
-    fragments, versions = table_shape(tbl)
-    if fragments >= compact_from:
-        _retry(lambda: tbl.optimize(cleanup_older_than=keep), f"compact {tbl.name}")
-    elif versions > 1:
-        _retry(lambda: tbl.cleanup_old_versions(older_than=keep), f"clean up {tbl.name}")
-    else:
+    versions = tbl.list_versions()
+    fragments = _fragments(versions)
+    if fragments < compact_from and not _older_than(versions, keep):
         return None
+    _retry(lambda: tbl.optimize(cleanup_older_than=keep), f"upkeep of {tbl.name}")
     after = table_shape(tbl)
-    if after == (fragments, versions):
-        return None
     elapsed = time.perf_counter() - start
-    return TableUpkeep(tbl.name, (fragments, after[0]), (versions, after[1]), elapsed)
+    return TableUpkeep(tbl.name, (fragments, after[0]), (len(versions), after[1]), elapsed)
 
 
 def upkeep_tables(
