@@ -6,7 +6,7 @@ also loads what the operation loads lazily, a model, and finds the lake's memo a
 last command left it), `rss_kb` (the process's peak resident memory) and what the
 operation returned.
 
-    python bench/_scale_probe.py status|plan|sensor|materialize|upkeep|tables LAKE [TIMES]
+    python bench/_scale_probe.py status|plan|sensor|materialize|upkeep|tables LAKE [TIMES [LABEL]]
 
 Uses only what the product exposes to its commands (`rag_assets.cli.main`, the
 definitions, `plan_lake`, the sensor), so an older tree runs it unchanged.
@@ -82,7 +82,8 @@ def sensor(root: Path) -> dict[str, Any]:
     from dagster import SkipReason, build_sensor_context
 
     defs, instance = _pipeline(root)
-    saved = root.parent / f"{root.name}.sensor-cursor.json"
+    label = sys.argv[4] if len(sys.argv) > 4 else "now"  # each source tree its own cursor
+    saved = root.parent / f"{root.name}.{label}.sensor-cursor.json"
     cursor = saved.read_text(encoding="utf-8") if saved.exists() else None
     tick = defs.resolve_sensor_def("raw_folder_sensor")
     context = build_sensor_context(

@@ -338,14 +338,16 @@ class Lake:
             if not doc_dir.is_dir():
                 problems.append(f"{doc_dir}: not in a document folder ({layout})")
                 continue
-            names = {p.name for p in doc_dir.iterdir()}
+            entries = _listed(doc_dir)  # one listing: names, kinds and states
+            names = set(entries)
             if not [n for n in names if not n.startswith(".")]:
                 problems.append(f"{doc_dir}: an empty document folder ({layout})")
                 continue
-            for item in sorted(doc_dir.iterdir()):
-                if item.name.startswith("."):
+            for name in sorted(names):
+                item = doc_dir / name
+                if name.startswith("."):
                     continue
-                problem = _raw_problem(item, item.is_dir(), names)
+                problem = _raw_problem(item, entries[name].get("type") == "directory", names)
                 if problem is not None:  # "" for a sidecar next to its PDF
                     problems.extend([problem] if problem else [])
                     continue
@@ -355,7 +357,17 @@ class Lake:
                 except LakeError as exc:
                     problems.append(f"{item}: {exc}")
                     continue
-                found.append(RawVersion(doc_dir.name, item.stem, item, item.with_suffix(".yaml")))
+                side = entries.get(f"{item.stem}.yaml")
+                found.append(
+                    RawVersion(
+                        doc_dir.name,
+                        item.stem,
+                        item,
+                        item.with_suffix(".yaml"),
+                        _state_of(entries[name]),
+                        _state_of(side) if side and side.get("type") == "file" else None,
+                    )
+                )
         return found, problems
 
     def _scan_folder(
@@ -413,6 +425,25 @@ class Lake:
 
 
 RAW_LAYOUT = "a version is raw/<doc_id>/<version>.pdf"
+
+
+def _listed(folder: LakePath) -> dict[str, dict[str, Any]]:
+    """Name -> fsspec listing entry (type, size, times, ETag) of each entry of an
+    object-store folder, from one listing (the folder itself left out)."""
+    own = str(folder.path).rstrip("/")
+    out = {}
+    for info in folder.fs.ls(folder.path, detail=True):
+        path = str(info["name"]).rstrip("/")
+        if path != own:
+            out[path.rsplit("/", 1)[-1]] = info
+    return out
+
+
+def _state_of(info: dict[str, Any]) -> str:
+    """The state of an object-store file (`core.lake.listing.remote_state`)."""
+    from rag_assets.core.lake.listing import remote_state
+
+    return remote_state(info)
 
 
 def _raw_problem(item: LakePath, is_dir: bool, names: set[str]) -> str | None:
