@@ -345,11 +345,14 @@ def main() -> None:
     parser.add_argument("--real", default="20,200", help="real-PDF corpus sizes")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of the repeated figures")
     parser.add_argument("--before", type=Path, help="also run every probe from this tree")
+    parser.add_argument(
+        "--now", type=Path, help="run the probes from this tree, not this checkout (a snapshot)"
+    )
     parser.add_argument("--keep", type=Path, help="build the lakes here, keep and reuse them")
     args = parser.parse_args()
-    if args.before:
-        TREES.clear()
-        TREES.update({"before": args.before.resolve(), "now": REPO})
+    now = args.now.resolve() if args.now else REPO
+    TREES.clear()
+    TREES.update({"before": args.before.resolve(), "now": now} if args.before else {"now": now})
     header("trecho at scale (bench/scale.py)", args)
     print("probes run from: " + ", ".join(f"{k} {v}" for k, v in TREES.items()))
     with tempfile.TemporaryDirectory(prefix="trecho-scale-") as tmp:

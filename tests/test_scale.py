@@ -78,6 +78,11 @@ def test_status_reads_a_file_again_only_when_it_changed(tmp_path: Path) -> None:
     sidecar.write_text(text.replace("status: revoked", "status: retired"), encoding="utf-8")
     line = status_lines(lake)[OPS]  # a bad sidecar: live, its runs fail with the reason
     assert "live" in line and "status 'retired' must be one of" in line
+    v2 = pdf.with_name("v2.pdf")  # a version added to a folder listed before
+    v2.write_bytes(pdf.read_bytes())
+    assert "manual-operacao@v2" in status_lines(lake)
+    v2.unlink()
+    assert "manual-operacao@v2" not in status_lines(lake)
     os.rename(lake.root, tmp_path / "moved")  # the files keep their state, not their path
     moved = Lake(tmp_path / "moved")
     assert f"{moved.raw_paths(OPS)[1]}: status 'retired'" in status_lines(moved)[OPS]

@@ -1,7 +1,6 @@
 """Jobs: index document versions (partitioned), write the eval report, keep the
 LanceDB tables compact."""
 
-
 from dagster import AssetSelection, OpExecutionContext, define_asset_job, job, op
 
 from rag_assets.core.index.upkeep import upkeep_tables

@@ -84,7 +84,9 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
         active,
         serving.index_stats().summary() if serving.exists() else None,
         embedder.model_id,
-        model_progress(lake, db_uri, embedder, settings.keep_history) if behind else None,
+        model_progress(lake, db_uri, embedder, settings.keep_history, scan.live)
+        if behind
+        else None,
         model_tables(db_uri),
         problems=list(scan.problems),
         embedding=embedder.paths(),

@@ -27,6 +27,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, TypeAlias
 
 import fsspec
@@ -347,7 +348,10 @@ class Lake:
                 item = doc_dir / name
                 if name.startswith("."):
                     continue
-                problem = _raw_problem(item, entries[name].get("type") == "directory", names)
+                kind = entries[name].get("type")
+                problem = _raw_problem(
+                    str(item), item.stem, item.suffix, kind == "directory", names
+                )
                 if problem is not None:  # "" for a sidecar next to its PDF
                     problems.extend([problem] if problem else [])
                     continue
@@ -374,57 +378,85 @@ class Lake:
         self, doc_id: str | None, found: list[RawVersion], problems: list[str]
     ) -> None:
         """`scan_raw` on a local folder: each document folder listed once (`os.scandir`),
-        every file's state taken from that listing, and a path resolved only where a
-        symlink could lead it outside the lake."""
+        every file's state taken from that listing, names handled as strings (a path
+        object made only for what is found), and a path resolved only where a symlink
+        could lead it outside the lake."""
         from rag_assets.core.lake.listing import local_state
 
         raw = self.raw_dir
+        base = str(raw)
         linked = raw.is_symlink()
         with os.scandir(raw) as listing:
             docs = sorted(listing, key=lambda e: e.name)
         for doc in docs:
             if doc.name.startswith(".") or doc_id not in (None, doc.name):
                 continue
-            doc_dir = raw / doc.name
+            folder = f"{base}/{doc.name}"
             if not doc.is_dir():
-                problems.append(f"{doc_dir}: not in a document folder ({RAW_LAYOUT})")
+                problems.append(f"{folder}: not in a document folder ({RAW_LAYOUT})")
                 continue
-            with os.scandir(doc_dir) as listing:
-                entries = {e.name: e for e in listing}
+            entries = self._entries(doc, folder)  # name -> (is_dir, is_symlink)
             names = set(entries)
             if not [n for n in names if not n.startswith(".")]:
-                problems.append(f"{doc_dir}: an empty document folder ({RAW_LAYOUT})")
+                problems.append(f"{folder}: an empty document folder ({RAW_LAYOUT})")
                 continue
             for name in sorted(names):
-                entry = entries[name]
                 if name.startswith("."):
                     continue
-                item = doc_dir / name
-                problem = _raw_problem(item, entry.is_dir(), names)
+                is_dir, is_link = entries[name]
+                stem, suffix = _split_name(name)
+                shown = f"{folder}/{name}"
+                problem = _raw_problem(shown, stem, suffix, is_dir, names)
                 if problem is not None:  # "" for a sidecar next to its PDF
                     problems.extend([problem] if problem else [])
                     continue
-                side = entries.get(f"{item.stem}.yaml")
+                side = entries.get(f"{stem}.yaml")
                 try:
-                    key = make_key(doc.name, item.stem)
-                    links = (doc, entry, side) if side is not None else (doc, entry)
-                    if linked or any(e.is_symlink() for e in links):
+                    key = make_key(doc.name, stem)
+                    if linked or doc.is_symlink() or is_link or (side and side[1]):
                         self.raw_paths(key)
-                    side_state = local_state(side.stat()) if side and side.is_file() else None
-                    state = local_state(entry.stat())
+                    state = local_state(os.stat(shown))
+                    side_state = _file_state(f"{folder}/{stem}.yaml") if side else None
                 except LakeError as exc:
-                    problems.append(f"{item}: {exc}")
+                    problems.append(f"{shown}: {exc}")
                     continue
                 except FileNotFoundError:  # removed while listed (or a broken link)
                     continue
+                pdf = Path(shown)
                 found.append(
-                    RawVersion(
-                        doc.name, item.stem, item, item.with_suffix(".yaml"), state, side_state
-                    )
+                    RawVersion(doc.name, stem, pdf, pdf.with_suffix(".yaml"), state, side_state)
                 )
+
+    def _entries(self, doc: os.DirEntry, folder: str) -> dict[str, tuple[bool, bool]]:
+        """Name -> (is a folder, is a symlink) of each entry of a document folder: listed
+        again only when the folder's own state changed (any entry added, removed or
+        renamed changes it), else as the memo kept it (`Lake.memo`); a listing costs far
+        more than a stat on a large lake."""
+        from rag_assets.core.lake.listing import local_state
+
+        state = local_state(doc.stat())
+        kept = self.memo.get("listing", doc.name, state)
+        if isinstance(kept, dict):
+            return {name: (bool(v[0]), bool(v[1])) for name, v in kept.items()}
+        with os.scandir(folder) as listing:
+            entries = {e.name: (e.is_dir(), e.is_symlink()) for e in listing}
+        self.memo.put("listing", doc.name, state, {n: list(v) for n, v in entries.items()})
+        return entries
 
 
 RAW_LAYOUT = "a version is raw/<doc_id>/<version>.pdf"
+
+
+def _file_state(path: str) -> str | None:
+    """The state of a local file (`core.lake.listing.local_state`), None when it is no
+    file (gone, a folder, a broken link)."""
+    from rag_assets.core.lake.listing import local_state
+
+    try:
+        stat = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return local_state(stat) if S_ISREG(stat.st_mode) else None
 
 
 def _listed(folder: LakePath) -> dict[str, dict[str, Any]]:
@@ -446,23 +478,28 @@ def _state_of(info: dict[str, Any]) -> str:
     return remote_state(info)
 
 
-def _raw_problem(item: LakePath, is_dir: bool, names: set[str]) -> str | None:
-    """Why a (not hidden) entry of a document folder is no version to index, or None for
-    a `.pdf` file; a sidecar with its PDF is no version either, and no problem (`""`)."""
-    suffix = item.suffix
+def _split_name(name: str) -> tuple[str, str]:
+    """A file name's stem and suffix, as `pathlib` splits them (`v1.pdf` -> `v1`,
+    `.pdf`; `v1.` and `v1` have no suffix)."""
+    dot = name.rfind(".")
+    if 0 < dot < len(name) - 1:
+        return name[:dot], name[dot:]
+    return name, ""
+
+
+def _raw_problem(shown: str, stem: str, suffix: str, is_dir: bool, names: set[str]) -> str | None:
+    """Why a (not hidden) entry of a document folder (`shown`: its path) is no version
+    to index, or None for a `.pdf` file; a sidecar with its PDF is no version either,
+    and no problem (`""`)."""
     if is_dir:
-        return f"{item}: a folder inside a document folder ({RAW_LAYOUT})"
+        return f"{shown}: a folder inside a document folder ({RAW_LAYOUT})"
     if suffix == ".yaml":
-        return (
-            f"{item}: sidecar without its PDF {item.stem}.pdf"
-            if f"{item.stem}.pdf" not in names
-            else ""
-        )
+        return f"{shown}: sidecar without its PDF {stem}.pdf" if f"{stem}.pdf" not in names else ""
     if suffix != ".pdf" and suffix.lower() in (".pdf", ".yaml", ".yml"):
         wanted = ".pdf" if suffix.lower() == ".pdf" else ".yaml"
-        return f"{item}: extension {suffix!r} is not read; rename it to {item.stem}{wanted}"
+        return f"{shown}: extension {suffix!r} is not read; rename it to {stem}{wanted}"
     if suffix != ".pdf":
-        return f"{item}: not a PDF or a sidecar ({RAW_LAYOUT})"
+        return f"{shown}: not a PDF or a sidecar ({RAW_LAYOUT})"
     return None
 
 

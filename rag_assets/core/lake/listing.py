@@ -26,7 +26,7 @@ from typing import Any
 from rag_assets.core.lake.layout import Lake, LakePath, RawVersion, sha256_file
 
 MEMO_NAME = "lake-state.json"
-MEMO_FORMAT = 1
+MEMO_FORMAT = 2
 """Bumped when what an entry holds changes: a memo of another format is ignored."""
 
 

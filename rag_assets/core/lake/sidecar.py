@@ -95,16 +95,17 @@ class Sidecar:
 
     def to_json(self) -> dict[str, Any]:
         """The sidecar as JSON values, for `LakeMemo` (dates as ISO strings, `metadata` as
-        the JSON text the documents table stores: `from_json` gives back values a
-        version's run writes the same). Raises TypeError when `metadata` has no JSON
-        form (a date as a key)."""
+        the documents table stores it, values JSON has no type for as strings: a
+        version's run writes `from_json`'s the same). Raises TypeError when `metadata`
+        has no JSON form (a date as a key)."""
+        text = json.dumps(self.metadata, ensure_ascii=False, default=str)
         return {
             "title": self.title,
             "valid_from": self.valid_from.isoformat() if self.valid_from else None,
             "valid_to": self.valid_to.isoformat() if self.valid_to else None,
             "status": self.status,
             "type": self.type,
-            "metadata_json": json.dumps(self.metadata, ensure_ascii=False, default=str),
+            "metadata": json.loads(text),
         }
 
     @classmethod
@@ -118,5 +119,5 @@ class Sidecar:
             valid_to=day(data["valid_to"]) if data["valid_to"] else None,
             status=data["status"],
             type=data["type"],
-            metadata=json.loads(data["metadata_json"]),
+            metadata=dict(data["metadata"]),
         )

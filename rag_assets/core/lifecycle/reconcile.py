@@ -233,7 +233,8 @@ def removal_plan(
         left = key in plan.registered or key in counts or key in committed
         if left or derived.any_file(key):
             plan.remove[key] = scan.reasons.get(key, "file deleted")
-    lake.memo.forget_unseen("sidecar")
+    for kind in ("sidecar", "listing"):
+        lake.memo.forget_unseen(kind)
     lake.memo.save()
     return plan
 
