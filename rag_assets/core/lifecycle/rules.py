@@ -102,11 +102,17 @@ def superseded_by_indexed(
 ) -> dict[str, str]:
     """`superseded`, counting only replacements that are in the index: a newer
     version replaces the older ones once it is committed, never before (a failed newer
-    version changes nothing for them)."""
-    committed = {key: start for key, start in starts.items() if key in indexed}
+    version changes nothing for them). Each key is compared with its own document's
+    committed versions only (with every committed key, a lake of 10,000 versions took
+    minutes)."""
+    committed: dict[str, dict[str, dt.date | None]] = {}  # by document: each key's rivals
+    for key, start in starts.items():
+        if key in indexed:
+            committed.setdefault(split_key(key)[0], {})[key] = start
     out: dict[str, str] = {}
     for key, start in starts.items():
-        newer = superseded({**committed, key: start}, today).get(key)
+        rivals = committed.get(split_key(key)[0], {})
+        newer = superseded({**rivals, key: start}, today).get(key) if rivals else None
         if newer is not None:
             out[key] = newer
     return out
