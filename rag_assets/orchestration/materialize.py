@@ -15,7 +15,7 @@ import logging
 import os
 import textwrap
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -261,7 +261,10 @@ def materialize(
         say(f"skipped  {key}: {UP_TO_DATE}")
     jobs = {k: job_of(plan.run[k]) for k in plan.run_order()}  # newest first per document
     runs = run_partitions(defs, instance, jobs, log, say, plan.replaced_by)
-    after = plan_removals(instance, lake, lancedb, embedder)  # what a new version superseded
+    if runs.ok or runs.failed or runs.skipped:  # what a newly indexed version superseded
+        after = plan_removals(instance, lake, lancedb, embedder)
+    else:  # nothing ran: the plan's removals are done, nothing else changed
+        after = replace(plan, remove={}, unused_cache=0)
     remove_not_live(instance, lake, lancedb, after, say, say_skipped=False, earlier=runs.superseded)
     for key, counts in runs.superseded.items():
         if key not in after.remove:  # emptied by the run, nothing left for the plan

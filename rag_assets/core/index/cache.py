@@ -11,6 +11,7 @@ from typing import Any
 import lancedb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.locking import _retry, _table_lock
@@ -171,12 +172,21 @@ def hashes_of(tbl: Any | None, column: str) -> set[str]:
     return set(rows.column(column).to_pylist())
 
 
+def hash_column(tbl: Any | None, column: str) -> pa.Array:
+    """A hash column of a table as one Arrow array (empty for no table)."""
+    if tbl is None:
+        return pa.array([], pa.string())
+    return tbl.search().select([column]).limit(None).to_arrow().column(column).combine_chunks()
+
+
 def unused_entries(uri: str | os.PathLike[str], model_id: str) -> set[str]:
     """The text hashes a model's cache holds that no row of its index table uses: the
     vectors of texts removed (a revoked version's, or left by a run before entries were
-    written with their rows)."""
+    written with their rows). Compared in Arrow: only the unused ones become strings."""
     db = lancedb.connect(str(uri))
-    cached = hashes_of(_open_table(db, CACHE_PREFIX + model_id), "text_hash")
-    if not cached:
+    cached = hash_column(_open_table(db, CACHE_PREFIX + model_id), "text_hash")
+    if not len(cached):
         return set()
-    return cached - hashes_of(_open_table(db, table_name(model_id)), "content_hash")
+    used = hash_column(_open_table(db, table_name(model_id)), "content_hash")
+    unused = pc.filter(cached, pc.invert(pc.is_in(cached, value_set=pc.unique(used))))
+    return set(unused.to_pylist())

@@ -99,12 +99,13 @@ def sha256_file(path: LakePath) -> str:
 
 @dataclass(frozen=True)
 class RawVersion:
-    """One document version found in the raw folder."""
+    """One document version found in the raw folder (a local scan gives its paths as
+    strings: a path object is made only when a file must be read)."""
 
     doc_id: str
     version: str
-    pdf_path: LakePath
-    sidecar_path: LakePath
+    pdf: LakePath | str
+    sidecar: LakePath | str
     pdf_state: str | None = None
     """The PDF's state as the listing saw it (`core.lake.listing`; None: not listed)."""
     sidecar_state: str | None = None
@@ -114,6 +115,16 @@ class RawVersion:
     def key(self) -> str:
         """The partition key of this version."""
         return f"{self.doc_id}@{self.version}"
+
+    @property
+    def pdf_path(self) -> LakePath:
+        """The version's PDF."""
+        return Path(self.pdf) if isinstance(self.pdf, str) else self.pdf
+
+    @property
+    def sidecar_path(self) -> LakePath:
+        """The version's sidecar (which may not exist)."""
+        return Path(self.sidecar) if isinstance(self.sidecar, str) else self.sidecar
 
 
 class Lake:
@@ -197,6 +208,24 @@ class Lake:
                 [{"event": "removed", "at": entry.get("removed_at", ""), **_removal(entry)}],
             )
         return data
+
+    def removed_keys(self) -> set[str]:
+        """The keys out of the index now by a removal (`removed` in `tombstones`): read
+        from the records only when their file changed since a command last read it
+        (`Lake.memo`; the records of a large lake are megabytes of JSON)."""
+        if not isinstance(self.root, Path):
+            return {k for k, v in self.tombstones().items() if v["removed"]}
+        from rag_assets.core.lake.listing import path_state
+
+        state = path_state(self.tombstones_path)
+        if state is None:
+            return set()
+        kept = self.memo.get("ledger", "removed", state)
+        if isinstance(kept, list):
+            return set(kept)
+        removed = sorted(k for k, v in self.tombstones().items() if v["removed"])
+        self.memo.put("ledger", "removed", state, removed)
+        return set(removed)
 
     def _update_tombstones(self, key: str, change: Any) -> bool:
         """Apply `change(data)` to the removal records under their lock; write them back
@@ -395,7 +424,7 @@ class Lake:
             if not doc.is_dir():
                 problems.append(f"{folder}: not in a document folder ({RAW_LAYOUT})")
                 continue
-            entries = self._entries(doc, folder)  # name -> (is_dir, is_symlink)
+            entries = self._entries(doc, folder)  # name -> [is_dir, is_symlink]
             names = set(entries)
             if not [n for n in names if not n.startswith(".")]:
                 problems.append(f"{folder}: an empty document folder ({RAW_LAYOUT})")
@@ -422,13 +451,11 @@ class Lake:
                     continue
                 except FileNotFoundError:  # removed while listed (or a broken link)
                     continue
-                pdf = Path(shown)
-                found.append(
-                    RawVersion(doc.name, stem, pdf, pdf.with_suffix(".yaml"), state, side_state)
-                )
+                side_path = f"{folder}/{stem}.yaml"
+                found.append(RawVersion(doc.name, stem, shown, side_path, state, side_state))
 
-    def _entries(self, doc: os.DirEntry, folder: str) -> dict[str, tuple[bool, bool]]:
-        """Name -> (is a folder, is a symlink) of each entry of a document folder: listed
+    def _entries(self, doc: os.DirEntry, folder: str) -> dict[str, list[bool]]:
+        """Name -> [is a folder, is a symlink] of each entry of a document folder: listed
         again only when the folder's own state changed (any entry added, removed or
         renamed changes it), else as the memo kept it (`Lake.memo`); a listing costs far
         more than a stat on a large lake."""
@@ -437,10 +464,10 @@ class Lake:
         state = local_state(doc.stat())
         kept = self.memo.get("listing", doc.name, state)
         if isinstance(kept, dict):
-            return {name: (bool(v[0]), bool(v[1])) for name, v in kept.items()}
+            return kept
         with os.scandir(folder) as listing:
-            entries = {e.name: (e.is_dir(), e.is_symlink()) for e in listing}
-        self.memo.put("listing", doc.name, state, {n: list(v) for n, v in entries.items()})
+            entries = {e.name: [e.is_dir(), e.is_symlink()] for e in listing}
+        self.memo.put("listing", doc.name, state, entries)
         return entries
 
 

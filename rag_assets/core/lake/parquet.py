@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rag_assets.core.lake.layout import Lake, LakeError, LakePath, _write_atomically
-from rag_assets.core.lake.listing import folder_states
+from rag_assets.core.lake.listing import folder_names, folder_states
 from rag_assets.core.stages import LAKE_FOLDERS, STAGE_OF
 
 
@@ -109,6 +109,7 @@ class Derived:
     def __init__(self, lake: Lake) -> None:
         self.lake = lake
         self._states: dict[str, dict[str, str]] = {}
+        self._names: dict[str, set[str]] = {}
 
     def states(self, folder: str) -> dict[str, str]:
         """Partition key -> state of each Parquet file in a stage's folder."""
@@ -118,8 +119,13 @@ class Derived:
         return self._states[folder]
 
     def exists(self, folder: str, key: str) -> bool:
-        """Whether the listing found `key`'s file in a stage's folder."""
-        return key in self.states(folder)
+        """Whether the listing found `key`'s file in a stage's folder (its names only:
+        no stat)."""
+        if folder in self._states:
+            return key in self._states[folder]
+        if folder not in self._names:
+            self._names[folder] = folder_names(self.lake.root / "derived" / folder, ".parquet")
+        return key in self._names[folder]
 
     def any_file(self, key: str) -> bool:
         """Whether any stage's Parquet file of `key` exists."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from rag_assets.core.index import committed_keys
 from rag_assets.core.lake.layout import Lake, LakeError, RawVersion, split_key
+from rag_assets.core.lake.listing import gc_paused
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.lifecycle.rules import superseded_by_indexed, why_not_live
 
@@ -55,9 +56,22 @@ def scan_versions(
     live again is live (`returning`), its removal kept in `removed_versions.json`.
     """
     today = today or dt.date.today()
+    with gc_paused():  # tens of thousands of small objects on a large lake
+        return _scan(lake, history, today, db_uri, indexed, doc_id)
+
+
+def _scan(
+    lake: Lake,
+    history: bool,
+    today: dt.date,
+    db_uri: str | os.PathLike[str] | None,
+    indexed: Collection[str] | None,
+    doc_id: str | None,
+) -> RawScan:
+    """`scan_versions`' work."""
     found, problems = lake.scan_raw(doc_id)
     scan = RawScan(problems=problems)
-    removed = lake.tombstones()
+    removed = lake.removed_keys()
     if indexed is None:
         indexed = committed_keys(db_uri or lake.lancedb_dir, doc_id) if found else set()
     candidates: dict[str, Sidecar] = {}
@@ -89,7 +103,7 @@ def scan_versions(
             scan.reasons[key] = f"superseded by {replaced[key]}"
         else:
             scan.live.append(key)
-    scan.returning = [k for k in scan.live if removed.get(k, {}).get("removed")]
+    scan.returning = [k for k in scan.live if k in removed]
     scan.live.sort()
     scan.dead.sort()
     return scan
