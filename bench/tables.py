@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 import warnings
@@ -126,7 +127,8 @@ def trecho_reader() -> Callable[[Path], Reading]:
 
     def read(pdf: Path) -> Reading:
         try:
-            source, extraction = read_pdf(pdf, f"{pdf.stem}@v1")
+            doc_id = re.sub(r"[^a-z0-9._-]+", "-", pdf.stem.lower())  # eu-001 stays eu-001
+            source, extraction = read_pdf(pdf, f"{doc_id}@v1")
         except PdfError as exc:
             return Reading(refused=str(exc))
         except Exception as exc:  # noqa: BLE001 - a crash on a public PDF is a result
