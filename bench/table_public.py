@@ -124,14 +124,28 @@ TABULA_WHY = {
 NO_CELLS = "its tests check no table's cells (counts, shapes, rulings, errors or single cells)"
 
 
-def camelot_data(path: Path) -> dict[str, list[list[str]]]:
-    """The lists of rows `tests/data.py` defines, read as data (its code is never run):
-    literals, slices of lists defined above, `list(x)` and `x.extend(y)`."""
+def camelot_data(path: Path, wanted: set[str]) -> dict[str, list[list[str]]]:
+    """The lists of rows `tests/data.py` defines under the `wanted` names, read as data (its
+    code is never run): literals, slices of lists defined above, `list(x)`, `x.extend(y)`.
+    Only the wanted lists and those they are made from are evaluated (never the tables of
+    the held-out files that the same module holds)."""
+    steps: dict[str, list[tuple[str, ast.expr]]] = {}  # name: ("=" or "extend", expression)
+    for stmt in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
+            steps[stmt.targets[0].id] = [("=", stmt.value)]  # a later definition wins
+        elif (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr == "extend"
+            and isinstance(stmt.value.func.value, ast.Name)
+        ):
+            steps.setdefault(stmt.value.func.value.id, []).append(("extend", stmt.value.args[0]))
     env: dict[str, Any] = {}
 
     def value(node: ast.expr) -> Any:
         if isinstance(node, ast.Name):
-            return env[node.id]
+            return named(node.id)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             bound = node.slice
             lo = ast.literal_eval(bound.lower) if bound.lower else None
@@ -141,18 +155,15 @@ def camelot_data(path: Path) -> dict[str, list[list[str]]]:
             return list(value(node.args[0]))
         return ast.literal_eval(node)
 
-    for stmt in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name):
-            env[stmt.targets[0].id] = value(stmt.value)
-        elif (
-            isinstance(stmt, ast.Expr)
-            and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Attribute)
-            and stmt.value.func.attr == "extend"
-            and isinstance(stmt.value.func.value, ast.Name)
-        ):
-            env[stmt.value.func.value.id].extend(value(stmt.value.args[0]))
-    return env
+    def named(name: str) -> Any:
+        if name not in env:
+            out: list[Any] = []
+            for op, node in steps[name]:
+                out = list(value(node)) if op == "=" else [*out, *value(node)]
+            env[name] = out
+        return env[name]
+
+    return {name: named(name) for name in wanted}
 
 
 def _skips(folder: Path, used: set[Path], why: dict[str, str], source: Source) -> None:
@@ -169,7 +180,7 @@ def camelot_source(tests: Path) -> Source:
     """Camelot's test PDFs with the tables its tests expect (`tests` = its tests/ folder)."""
     source = Source("camelot", f"Camelot's tests ({tests})")
     files = tests / "files"
-    data = camelot_data(tests / "data.py")
+    data = camelot_data(tests / "data.py", {n for _, names, _ in CAMELOT_CASES for n in names})
     used: set[Path] = set()
     for rel, names, test in CAMELOT_CASES:
         pdf = files / rel

@@ -46,6 +46,7 @@ the baseline (without it, or with `--no-camelot`, only trecho is scored).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
 import sys
@@ -335,7 +336,7 @@ def report(source: Source, scores: dict[str, Score], args: argparse.Namespace) -
         cases = trecho.missed.get(cls, [])
         if not cases:
             continue
-        by_file = Counter(name for name, _ in cases).most_common(4)
+        by_file = Counter(name for name, _ in cases).most_common(6)
         files = ", ".join(f"{n} {c}" for n, c in by_file)
         print(f"  {cls}: {len(cases)} ({files})")
         for name, t in cases[: args.misses]:
@@ -356,6 +357,8 @@ def main() -> None:
     parser.add_argument("--detail", action="store_true", help="print every file's figure")
     parser.add_argument("--misses", type=int, default=0, help="print N missed cells per class")
     args = parser.parse_args()
+    for noisy in ("pdfminer", "playa"):  # malformed fonts in public PDFs: warnings only
+        logging.getLogger(noisy).setLevel(logging.ERROR)
     keys = [k for k in args.source.split(",") if k] or list(SOURCES)
     print("== tables: public ground truth, trecho vs Camelot, source by source")
     print(machine())
