@@ -26,11 +26,18 @@ the group label; `path` holds every heading and label of a cell.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import io
 import random
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from table_truth import Case, Cell, Source, TruthTable
+
+if TYPE_CHECKING:
+    from fpdf import FPDF  # a dev dependency, imported where PDFs are written
 
 Head = tuple[str, int, int, int]  # text, first and last printed column, header rows spanned
 
@@ -382,27 +389,26 @@ def split_pages(spec: Spec, per_page: int) -> list[Spec]:
 # --- drawing -----------------------------------------------------------------------------
 
 
-def draw(pdf: object, spec: Spec, x0: float, y0: float) -> float:
+def draw(p: FPDF, spec: Spec, x0: float, y0: float) -> float:
     """Print one table with its top left corner at (x0, y0), mm; returns its bottom."""
-    p = pdf  # an fpdf.FPDF
     edges = [x0]
     for w in spec.widths:
         edges.append(edges[-1] + w)
     line = spec.size * 0.3528 * 1.45  # mm per printed line
-    p.set_font("Helvetica", "B", spec.size + 1)  # type: ignore[attr-defined]
-    p.text(x0, y0 + line, spec.title)  # type: ignore[attr-defined]
+    p.set_font("Helvetica", "B", spec.size + 1)
+    p.text(x0, y0 + line, spec.title)
     top = y0 + line * 1.6
-    p.set_font("Helvetica", "", spec.size)  # type: ignore[attr-defined]
-    p.set_line_width(0.08 if spec.rules == "thin" else 0.2)  # type: ignore[attr-defined]
+    p.set_font("Helvetica", "", spec.size)
+    p.set_line_width(0.08 if spec.rules == "thin" else 0.2)
     n_head = len(spec.heads)
     head_h = line * 1.3
     body_top = top + n_head * head_h
 
     def put(text: str, c0: int, c1: int, y: float, align: str, indent: float = 0.0) -> None:
-        width = p.get_string_width(text)  # type: ignore[attr-defined]
+        width = p.get_string_width(text)
         left, right = edges[c0] + 1.2 + indent, edges[c1 + 1] - 1.2
         x = {"L": left, "R": right - width, "C": (left + right - width) / 2}[align]
-        p.text(x, y, text)  # type: ignore[attr-defined]
+        p.text(x, y, text)
 
     for r, heads in enumerate(spec.heads):
         for text, c0, c1, span in heads:
@@ -410,7 +416,7 @@ def draw(pdf: object, spec: Spec, x0: float, y0: float) -> float:
             put(text, c0, c1, y, "L" if c0 == 0 else "C")
             if span == 1 and c1 > c0 and spec.rules in ("horizontal", "thin"):
                 rule_y = top + (r + 1) * head_h - 0.3
-                p.line(edges[c0] + 1, rule_y, edges[c1 + 1] - 1, rule_y)  # type: ignore[attr-defined]
+                p.line(edges[c0] + 1, rule_y, edges[c1 + 1] - 1, rule_y)
     y = body_top
     for row in spec.rows:
         y += line
@@ -421,7 +427,7 @@ def draw(pdf: object, spec: Spec, x0: float, y0: float) -> float:
     left, right = edges[0], edges[-1]
     if spec.rules in ("horizontal", "thin"):
         for rule_y in (top, body_top, bottom):
-            p.line(left, rule_y, right, rule_y)  # type: ignore[attr-defined]
+            p.line(left, rule_y, right, rule_y)
     if spec.rules == "grid":
         ys = [top + k * head_h for k in range(n_head + 1)]
         ys += [body_top + k * line for k in range(1, len(spec.rows) + 1)]
@@ -429,15 +435,15 @@ def draw(pdf: object, spec: Spec, x0: float, y0: float) -> float:
             if 0 < k < n_head:  # between header rows: only under the spanning headings
                 for _text, c0, c1, span in spec.heads[k - 1]:
                     if span == 1:
-                        p.line(edges[c0], rule_y, edges[c1 + 1], rule_y)  # type: ignore[attr-defined]
+                        p.line(edges[c0], rule_y, edges[c1 + 1], rule_y)
                 continue
-            p.line(left, rule_y, right, rule_y)  # type: ignore[attr-defined]
+            p.line(left, rule_y, right, rule_y)
         for c, x in enumerate(edges):
-            p.line(x, body_top, x, ys[-1])  # type: ignore[attr-defined]
+            p.line(x, body_top, x, ys[-1])
             for r, heads in enumerate(spec.heads):  # header: not through a spanning heading
                 inside = any(c0 < c <= c1 for _, c0, c1, _ in heads)
                 if not inside:
-                    p.line(x, top + r * head_h, x, top + (r + 1) * head_h)  # type: ignore[attr-defined]
+                    p.line(x, top + r * head_h, x, top + (r + 1) * head_h)
     return bottom
 
 
@@ -510,10 +516,19 @@ def write(path: Path, drawing: Drawing) -> None:
         doc = pypdfium2.PdfDocument(str(path))
         for page in doc:
             page.set_rotation(90)
-        tmp = path.with_suffix(".tmp.pdf")
-        doc.save(str(tmp))
+        buffer = io.BytesIO()
+        doc.save(buffer)
         doc.close()
-        tmp.replace(path)
+        data = buffer.getvalue()
+        # pdfium writes a new file id on each save: one from the content instead (same
+        # length, so the offsets hold), for the same bytes from the same seed
+        digest = hashlib.md5(data.split(b"trailer")[0]).hexdigest().upper().encode()
+        data = re.sub(
+            rb"/ID\s*\[<[0-9A-Fa-f]{32}><[0-9A-Fa-f]{32}>\]",
+            b"/ID[<" + digest + b"><" + digest + b">]",
+            data,
+        )
+        path.write_bytes(data)
 
 
 def generated_source(folder: Path, seed: int = 22) -> Source:
