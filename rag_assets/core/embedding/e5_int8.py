@@ -62,11 +62,13 @@ def available() -> bool:
     return importable("onnx", "onnxruntime", "onnxruntime.quantization")
 
 
-def require() -> None:
-    """Raise E5Int8Error naming the extra to install when the packages are missing."""
+def require(variant: str) -> None:
+    """Raise E5Int8Error naming the model and the extra to install when the packages are
+    missing."""
     if not available():
+        name = "multilingual-e5-small" + ("" if variant == "original" else f"-{variant}")
         raise E5Int8Error(
-            "model multilingual-e5-small-int8 needs the packages onnxruntime and onnx "
+            f"model {name}-int8 needs the packages onnxruntime and onnx "
             "(pip install 'trecho[onnx]')"
         )
 
@@ -138,7 +140,7 @@ class E5Int8(E5Onnx):
     name = "onnxruntime-int8"
 
     def __init__(self, variant: str, threads: int = 0) -> None:
-        require()
+        require(variant)
         try:
             super().__init__(variant, threads)
         except E5Int8Error:
@@ -157,11 +159,26 @@ class E5Int8(E5Onnx):
     def check_engine(self, engine: e5_backend.E5Encoder, floor: float = FLOOR) -> float:
         """The worst cosine between this model's vectors of `PROBES` (as queries and as
         passages) and the engine's; raises E5Int8Error below `floor`."""
+        return self.check_vectors(
+            [(prefix, engine.encode(PROBES, is_query=q)) for prefix, q in e5_backend.ROLES],
+            floor,
+        )
+
+    def check_vectors(
+        self, references: Sequence[tuple[str, np.ndarray]], floor: float = FLOOR
+    ) -> float:
+        """The worst cosine between this model's vectors of `PROBES` with each prompt and
+        the reference vectors given for it; raises E5Int8Error below `floor`."""
         worst = 1.0
-        for prefix, is_query in e5_backend.ROLES:
-            mine = self.encode(PROBES, prefix)
-            theirs = engine.encode(PROBES, is_query=is_query)
-            worst = min(worst, float(np.min(np.sum(mine * theirs, axis=1))))
+        for prefix, reference in references:
+            try:
+                mine = self.encode(PROBES, prefix)
+            except Exception as exc:  # noqa: BLE001 -- a graph of another layout: say so
+                raise E5Int8Error(
+                    f"e5 int8 ({self.variant}) is broken: {' '.join(str(exc).split())[:200]}; "
+                    f"delete {cache_dir(self.variant)} to quantize again"
+                ) from exc
+            worst = min(worst, float(np.min(np.sum(mine * reference, axis=1))))
         if worst < floor:
             raise E5Int8Error(
                 f"e5 int8 ({self.variant}) is broken: worst cosine {worst:.6f} to the 4-bit "
