@@ -135,6 +135,26 @@ def test_backfill_to_int8_indexes_its_own_table_and_search_finds_the_chunk(
         assert answer in hit["text"], (question, hit["text"])
 
 
+def test_a_later_process_reuses_the_quantized_graph(int8: Embedder):
+    """Quantizing is done once per machine: a fresh process finds the graph the fixture's
+    process left in the cache, quantizes nothing and gives the same vectors."""
+    text = "O titular dos dados pode pedir a correção de dados incompletos."
+    here = int8.embed_passages([text])[0]
+    code = (
+        "import json\n"
+        "from rag_assets.core.embedding import e5_int8\n"
+        "from rag_assets.core.embedding.embedder import Embedder\n"
+        f"v = Embedder(model={INT8!r}).embed_passages([{text!r}])[0]\n"
+        "print(json.dumps({'builds': e5_int8._BUILDS, 'vector': v.tolist()}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    fresh = json.loads(out.stdout.strip().splitlines()[-1])
+    assert fresh["builds"] == 0
+    assert float(np.dot(here, fresh["vector"])) >= 0.99999
+
+
 def test_a_damaged_quantized_graph_is_refused_in_one_line(tmp_path: Path, monkeypatch):
     """A cached graph that onnxruntime cannot read is refused with the file and the way
     out (delete the folder), not a traceback."""

@@ -148,7 +148,7 @@ class E5Int8(E5Onnx):
         require(variant)
         try:
             super().__init__(variant, threads)
-        except E5Int8Error:
+        except UserError:
             raise
         except Exception as exc:  # noqa: BLE001 -- a damaged cache file: say which
             folder = cache_dir(variant)
