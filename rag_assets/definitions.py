@@ -14,7 +14,7 @@ from rag_assets.assets import ALL_ASSETS
 from rag_assets.assets.embeddings import build_embeddings
 from rag_assets.core.stages import EMBEDDINGS, FOLLOWERS
 from rag_assets.orchestration.executors import select_executor
-from rag_assets.orchestration.jobs import embed_job, eval_job, index_job
+from rag_assets.orchestration.jobs import embed_job, eval_job, index_job, upkeep_job
 from rag_assets.orchestration.schedules import build_schedules
 from rag_assets.orchestration.sensors import raw_folder_sensor
 from rag_assets.settings import Settings
@@ -47,7 +47,8 @@ def build_definitions(
     embeddings asset's code version carries the model id, so a model change shows every
     partition as changed in the UI. `executor` and `max_concurrent` default to
     TRECHO_EXECUTOR and TRECHO_MAX_CONCURRENT; the index schedule's cron to
-    TRECHO_INDEX_CRON, the eval report's to TRECHO_EVAL_CRON."""
+    TRECHO_INDEX_CRON, the eval report's to TRECHO_EVAL_CRON, the table upkeep's to
+    TRECHO_UPKEEP_CRON."""
     settings = settings or Settings.from_env()
     embedder = settings.embedder(model, query_prefix, passage_prefix)
     assets = [a for a in ALL_ASSETS if a.key.to_user_string() != EMBEDDINGS]
@@ -60,9 +61,9 @@ def build_definitions(
     ]
     return Definitions(
         assets=assets,
-        jobs=[index_job, embed_job, eval_job],
+        jobs=[index_job, embed_job, eval_job, upkeep_job],
         sensors=[raw_folder_sensor, automation_sensor],
-        schedules=build_schedules(settings.index_cron, settings.eval_cron),
+        schedules=build_schedules(settings.index_cron, settings.eval_cron, settings.upkeep_cron),
         executor=select_executor(settings, executor, max_concurrent),
         resources=configured_resources(settings, lake_root, embedder, db_uri),
     )

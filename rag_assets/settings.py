@@ -68,6 +68,7 @@ class Settings:
     """None: `core.index.ANN_EF`."""
     index_cron: str = _var("TRECHO_INDEX_CRON", "cron", "0 5 * * *")
     eval_cron: str = _var("TRECHO_EVAL_CRON", "cron", "0 6 * * *")
+    upkeep_cron: str = _var("TRECHO_UPKEEP_CRON", "cron", "40 * * * *")
     executor: str = _var("TRECHO_EXECUTOR", "executor", "multiprocess")
     max_concurrent: int = _var("TRECHO_MAX_CONCURRENT", "count", 0)
     """0: the executor's own default."""

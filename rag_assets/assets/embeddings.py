@@ -69,10 +69,11 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         index = lancedb.index(lake.lake, model)
 
         indexed: set[str] = set()  # what the last check read, reused after the commit
+        doc_id = key.split("@", 1)[0]
 
         def still_live() -> str | None:
-            indexed.clear()
-            indexed.update(committed_keys(uri))
+            indexed.clear()  # this document's indexed versions: all the rule needs
+            indexed.update(committed_keys(uri, doc_id))
             return not_live_reason(lake.lake, key, uri, lake.keep_history, indexed=indexed)
 
         reason = still_live()

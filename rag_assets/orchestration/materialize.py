@@ -23,6 +23,7 @@ from dagster import DagsterInstance, Definitions
 
 from rag_assets.core.index import Index
 from rag_assets.core.index.models import ModelProgress, model_progress
+from rag_assets.core.index.upkeep import upkeep_tables
 from rag_assets.core.lifecycle.reconcile import Plan
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.partitions import DOC_VERSIONS
@@ -125,12 +126,23 @@ class Outcome:
 
 
 def run_partitions(
-    defs: Definitions, instance: DagsterInstance, jobs: Mapping[str, str], log: RunLog, say: Say
+    defs: Definitions,
+    instance: DagsterInstance,
+    jobs: Mapping[str, str],
+    log: RunLog,
+    say: Say,
+    replaced: Callable[[str, list[str]], str | None] | None = None,
 ) -> Outcome:
-    """Run one job per partition key in-process, one line each; Dagster's own logs go to
-    `log`."""
+    """Run one job per partition key in-process (in the order of `jobs`), one line each;
+    Dagster's own logs go to `log`. `replaced(key, ok)`: the version, among those this
+    series indexed so far, that supersedes `key` (then `key` is skipped, not run)."""
     outcome = Outcome()
     for n, (key, job_name) in enumerate(jobs.items(), start=1):
+        newer = replaced(key, outcome.ok) if replaced is not None else None
+        if newer is not None:
+            outcome.skipped[key] = f"superseded by {newer}, indexed just before"
+            say(f"[{n}/{len(jobs)}] {key} skipped: {outcome.skipped[key]}")
+            continue
         say(f"[{n}/{len(jobs)}] {key} ...", end=" ")
         result = defs.resolve_job_def(job_name).execute_in_process(
             partition_key=key,
@@ -187,6 +199,13 @@ def catch_up_indexes(index: Index, say: Say) -> None:
             say(f"indexes: {'; '.join(done)}")
 
 
+def keep_tables(db: str, say: Say) -> None:
+    """The tables' upkeep at the end of a command (`upkeep_tables`: compaction once
+    fragments pile up, old versions deleted), one line per table it changed."""
+    for done in upkeep_tables(db):
+        say(f"upkeep   {done}")
+
+
 def _stores(defs: Definitions) -> tuple[LakeResource, LanceDBResource, Any]:
     """The definitions' `lake` and `lancedb` resources, and the embedder of `embedder`."""
     resources = defs.resources
@@ -223,9 +242,11 @@ def materialize(
     say: Say = print,
 ) -> Materialized:
     """Carry out the reconcile plan (every live version with `force`): removals,
-    partitions, one run per planned version, then the removals what a new version
-    superseded calls for, the indexes caught up, and the eval report with `eval_config`
-    (its asset config; None: no report)."""
+    partitions, one run per planned version (each document's newest first; an older
+    version a run of this series superseded is skipped), then the removals what a new
+    version superseded calls for, the indexes caught up and the tables kept compact
+    (`upkeep`), and the eval report with `eval_config` (its asset config; None: no
+    report)."""
     lake, lancedb, embedder = _stores(defs)
     log = start_log(instance, say)
     plan = plan_lake(instance, lake, lancedb, embedder, force=force)
@@ -238,7 +259,8 @@ def materialize(
     for key in plan.up_to_date:
         skipped += 1
         say(f"skipped  {key}: {UP_TO_DATE}")
-    runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
+    jobs = {k: job_of(plan.run[k]) for k in plan.run_order()}  # newest first per document
+    runs = run_partitions(defs, instance, jobs, log, say, plan.replaced_by)
     after = plan_removals(instance, lake, lancedb, embedder)  # what a new version superseded
     remove_not_live(instance, lake, lancedb, after, say, say_skipped=False, earlier=runs.superseded)
     for key, counts in runs.superseded.items():
@@ -246,6 +268,7 @@ def materialize(
             reason = after.scan.reasons.get(key, "superseded")
             say(f"removed  {key}: {reason}; " + removal_counts(counts))
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)  # also a killed run's rows
+    keep_tables(lancedb.uri_for(lake.lake), say)
     live = after.scan.live
     done = Materialized(
         runs,
@@ -303,4 +326,5 @@ def backfill(defs: Definitions, instance: DagsterInstance, *, say: Say = print) 
     runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)
     db = lancedb.uri_for(lake.lake)
+    keep_tables(db, say)
     return Backfilled(runs, model_progress(lake.lake, db, embedder, lake.keep_history), log.path)

@@ -1,6 +1,7 @@
 """Schedules: a cron that carries out the reconcile plan (what the sensor does, for
-deployments that prefer a cron), and the eval report on its own cron after it. Both
-crons are settings (TRECHO_INDEX_CRON, TRECHO_EVAL_CRON), given to `build_schedules`."""
+deployments that prefer a cron), the eval report on its own cron after it, and the
+LanceDB tables' upkeep. The crons are settings (TRECHO_INDEX_CRON, TRECHO_EVAL_CRON,
+TRECHO_UPKEEP_CRON), given to `build_schedules`."""
 
 from dagster import (
     DefaultScheduleStatus,
@@ -11,7 +12,7 @@ from dagster import (
     schedule,
 )
 
-from rag_assets.orchestration.jobs import eval_job, index_job
+from rag_assets.orchestration.jobs import eval_job, index_job, upkeep_job
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests
 from resources import EmbedderResource, LakeResource, LanceDBResource
@@ -35,9 +36,11 @@ def scan_and_index(
     return run_requests(plan) or SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
 
 
-def build_schedules(index_cron: str, eval_cron: str) -> list[ScheduleDefinition]:
-    """The `scan_and_index` schedule (stopped by default) and the `daily_eval_report`
-    schedule (running), on the given crons."""
+def build_schedules(
+    index_cron: str, eval_cron: str, upkeep_cron: str = "40 * * * *"
+) -> list[ScheduleDefinition]:
+    """The `scan_and_index` schedule (stopped by default), the `daily_eval_report`
+    schedule and the `table_upkeep` schedule (both running), on the given crons."""
     index = schedule(
         cron_schedule=index_cron,
         job=index_job,
@@ -59,4 +62,14 @@ def build_schedules(index_cron: str, eval_cron: str) -> list[ScheduleDefinition]
             "index cron)."
         ),
     )
-    return [index, report]
+    upkeep = ScheduleDefinition(
+        name="table_upkeep",
+        job=upkeep_job,
+        cron_schedule=upkeep_cron,
+        default_status=DefaultScheduleStatus.RUNNING,
+        description=(
+            f"Compact the LanceDB tables and delete their old versions ({upkeep_cron}, "
+            "TRECHO_UPKEEP_CRON): reads stay fast and disk bounded between commands."
+        ),
+    )
+    return [index, report, upkeep]

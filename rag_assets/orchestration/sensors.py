@@ -4,7 +4,6 @@ registers new document versions, runs changed ones, and removes revoked, expired
 superseded or deleted ones from every store."""
 
 import json
-from typing import Any
 
 from dagster import (
     DefaultSensorStatus,
@@ -20,13 +19,11 @@ from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_re
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
-def read_cursor(cursor: str | None) -> tuple[dict[str, Any], dict[str, str]]:
-    """The cursor's file states (mtime, size, sha256 per key) and the run key last
-    requested per key; a cursor of the older form held file states only."""
+def read_cursor(cursor: str | None) -> dict[str, str]:
+    """The run key last requested per key, from the cursor (a cursor of the oldest form
+    held file states only: nothing requested)."""
     data = json.loads(cursor) if cursor else {}
-    if "files" not in data:
-        return data, {}
-    return data["files"], data["requested"]
+    return dict(data.get("requested", {})) if "files" in data else {}
 
 
 @sensor(
@@ -46,23 +43,24 @@ def raw_folder_sensor(
 ) -> SensorResult | SkipReason:
     """One reconcile plan turned into partition changes, removals and run requests.
 
-    The cursor keeps each live file's (mtime, size, sha256), so an unchanged file is not
-    re-read, and the run key last requested for each version: a version whose inputs did
-    not change since (same run key) is not asked again, so a failed run is not retried
-    every tick. The run key carries the fingerprint of the inputs (and the removal date of
-    a restored version), so a request repeated after a lost cursor never runs twice.
+    An unchanged file is not read again (the lake's memo, `core.lake.listing`). The
+    cursor keeps the run key last requested for each version the plan still wants to
+    run: a version whose inputs did not change since (same run key) is not asked again,
+    so a failed run is not retried every tick; a version once up to date leaves the
+    cursor, which so stays as small as what is pending. The run key carries the
+    fingerprint of the inputs (and the removal date of a restored version), so a
+    request repeated after a lost cursor never runs twice.
     """
-    known, requested = read_cursor(context.cursor)
-    plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), known, sweep_cache=False)
+    requested = read_cursor(context.cursor)
+    plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), sweep_cache=False)
     for problem in plan.scan.problems:
         context.log.warning(problem)
     gone = carry_out_removals(context.instance, lake, lancedb, plan, context.log.info)
+    pending = {key: requested[key] for key in plan.run if key in requested}
     for key in [k for k, run in plan.run.items() if requested.get(k) == run.run_key]:
         del plan.run[key]  # asked for already, with the same inputs
-    requested = {key: requested[key] for key in plan.scan.live if key in requested} | {
-        key: run.run_key for key, run in plan.run.items()
-    }
-    cursor = json.dumps({"files": plan.files, "requested": requested}, sort_keys=True)
+    requested = pending | {key: run.run_key for key, run in plan.run.items()}
+    cursor = json.dumps({"files": {}, "requested": requested}, sort_keys=True)
     requests = []
     if plan.add:
         requests.append(doc_versions.build_add_request(plan.add))

@@ -10,8 +10,9 @@ from pathlib import Path
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import ModelRef, embedder_for, model_tables, read_active
 from rag_assets.core.index.models import ModelProgress, model_progress
-from rag_assets.core.lake.layout import Lake, LakeError, sha256_file
-from rag_assets.core.lake.parquet import stage_rows
+from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake.listing import version_sha256
+from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS, RAW_PDF
 from rag_assets.settings import Settings
@@ -68,7 +69,9 @@ class Status:
 
 def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings) -> Status:
     """The state of `lake` and its database `db_uri`, `embedder` being the configured
-    model (its index built by `settings`)."""
+    model (its index built by `settings`). The lake is listed once; a file is read
+    (a PDF hashed, a footer read) only when it changed since a command last read it
+    (`Lake.memo`)."""
     active = read_active(db_uri)
     serving = settings.index(db_uri, embedder_for(active, embedder))
     counts = serving.partition_counts() if serving.exists() else {}
@@ -81,14 +84,16 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
         active,
         serving.index_stats().summary() if serving.exists() else None,
         embedder.model_id,
-        model_progress(lake, db_uri, embedder, settings.keep_history) if behind else None,
+        model_progress(lake, db_uri, embedder, settings.keep_history, scan.live)
+        if behind
+        else None,
         model_tables(db_uri),
         problems=list(scan.problems),
         embedding=embedder.paths(),
     )
+    derived = Derived(lake)
     for key in scan.live:
-        pdf, _ = lake.raw_paths(key)
-        expected = stage_rows(lake, FOLDERS[CHUNKS], key)
+        expected = derived.rows(FOLDERS[CHUNKS], key)
         have = counts.get(key, 0)
         if not have:
             state = "PENDING (not indexed)"
@@ -99,13 +104,15 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
         sidecar = scan.sidecars.get(key)
         if isinstance(sidecar, LakeError):  # live, but every run fails until it is fixed
             state += f"; its sidecar is wrong: {sidecar}"
-        status.live.append(LiveVersion(key, sha256_file(pdf), have, state))
+        sha = version_sha256(lake, scan.files[key])
+        status.live.append(LiveVersion(key, sha, have, state))
     for key in scan.dead:
         leftover = counts.get(key, 0) or any(
-            lake.stage_path(stage, key).exists() for stage in (FOLDERS[RAW_PDF], FOLDERS[CHUNKS])
+            derived.exists(stage, key) for stage in (FOLDERS[RAW_PDF], FOLDERS[CHUNKS])
         )
         reason = scan.reasons.get(key, "")
         status.not_live.append(
             DeadVersion(key, reason, "CLEANUP PENDING" if leftover else "removed")
         )
+    lake.memo.save()
     return status

@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.locking import _retry, _table_lock
 from rag_assets.core.index.store import _open_table, model_tables, table_name
+from rag_assets.core.lake.layout import validate_key_part
 
 ACTIVE_TABLE = "trecho_active_model"
 
@@ -77,16 +78,22 @@ def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
         _retry(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
 
 
-def committed_keys(uri: str | os.PathLike[str]) -> set[str]:
+def committed_keys(uri: str | os.PathLike[str], doc_id: str | None = None) -> set[str]:
     """The versions the table search uses holds (its active model's); empty before
-    anything was indexed. What counts as indexed when a newer version supersedes."""
+    anything was indexed. What counts as indexed when a newer version supersedes.
+    `doc_id`: only that document's versions (what a version's run asks: its rows
+    filtered in LanceDB, not every key of the table read back)."""
     active = read_active(uri)
     if active is None:
         return set()
     tbl = _open_table(lancedb.connect(str(uri)), table_name(active.model_id))
     if tbl is None:
         return set()
-    keys = tbl.search().select(["partition_key"]).limit(None).to_arrow()
+    query = tbl.search()
+    if doc_id is not None:  # '~' sorts after every character a key may hold
+        validate_key_part(doc_id, "doc_id")
+        query = query.where(f"partition_key >= '{doc_id}@' AND partition_key < '{doc_id}@~'")
+    keys = query.select(["partition_key"]).limit(None).to_arrow()
     return set(pc.unique(keys.column("partition_key")).to_pylist())
 
 

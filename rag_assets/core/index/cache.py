@@ -15,6 +15,7 @@ import pyarrow as pa
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.locking import _retry, _table_lock
 from rag_assets.core.index.store import _open_table, table_name
+from rag_assets.core.index.upkeep import COMPACT_FRAGMENTS, upkeep_table
 from rag_assets.core.lake.schemas import content_hash
 
 CACHE_PREFIX = "embcache__"
@@ -80,7 +81,8 @@ class EmbeddingCache:
         return found
 
     def add(self, hashes: Sequence[str], vectors: np.ndarray) -> None:
-        """Store new vectors; hashes already cached are left as they are."""
+        """Store new vectors; hashes already cached are left as they are. Every
+        COMPACT_FRAGMENTS-th write compacts the table (`upkeep_table`)."""
         if not len(hashes):
             return
         vectors = np.asarray(vectors, dtype=np.float32)
@@ -111,6 +113,9 @@ class EmbeddingCache:
 
         with _table_lock(self.uri, self.table_name):
             _retry(merge, f"cache {self.table_name}")
+            tbl = self._open()
+            if tbl is not None and int(tbl.version) % COMPACT_FRAGMENTS == 0:
+                upkeep_table(tbl)  # one fragment per write: lookups would open them all
 
     def add_fresh(self, stats: CacheStats) -> None:
         """Store the vectors an `embed_cached(..., store=False)` call embedded."""

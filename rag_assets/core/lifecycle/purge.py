@@ -163,3 +163,68 @@ def purge_version(
     removal = delete_partition_everywhere(db_uri, key)
     removal.files = len(remove_stage_files(lake, key))
     return removal
+
+
+KEYS_PER_FILTER = 500
+"""Keys per `partition_key IN (...)` filter of a batch removal."""
+
+
+def purge_versions(
+    lake: Lake, db_uri: str | os.PathLike[str], reasons: Mapping[str, str]
+) -> tuple[dict[str, Removal], int]:
+    """`purge_version` for several versions at once, at the cost of one: their removals
+    recorded in one write of `removed_versions.json`, then in each model's table their
+    rows deleted in one commit and the table purged from disk once (not once per
+    version: each purge rewrites the table and rebuilds its full-text index), each
+    model's cache swept once, their Parquet files deleted. Returns each key's Removal
+    (rows and files) and the cached vectors deleted, which no longer belong to one key.
+    """
+    keys = list(reasons)
+    out = {key: Removal() for key in keys}
+    if not keys:
+        return out, 0
+    lake.add_tombstones(dict(reasons))
+    db = lancedb.connect(str(db_uri))
+    swept = Removal()
+    tables = set(model_tables(db_uri))
+    caches = set(model_tables(db_uri, prefix=CACHE_PREFIX))
+    for model_id in _model_ids(tables, caches):
+        name, cache = table_name(model_id), CACHE_PREFIX + model_id
+        with _table_lock(str(db_uri), name):
+            for key in _delete_many(db, name, keys, out) if name in tables else ():
+                out[key].tables_purged.append(name)
+            if cache in caches:
+                used = hashes_of(_open_table(db, name), "content_hash")
+                _delete_cached(db, str(db_uri), cache, used, swept)
+    for key in keys:
+        out[key].files = len(remove_stage_files(lake, key))
+    return out, swept.cache_entries
+
+
+def _delete_many(db: Any, name: str, keys: list[str], out: dict[str, Removal]) -> list[str]:
+    """Delete the rows of `keys` from one model's table in one commit, then purge it
+    from disk, under the caller's lock; returns the keys it held."""
+    held: dict[str, int] = {}
+    for start in range(0, len(keys), KEYS_PER_FILTER):
+        listed = ", ".join(f"'{k}'" for k in keys[start : start + KEYS_PER_FILTER])
+        rows = (
+            db.open_table(name)
+            .search()
+            .where(f"partition_key IN ({listed})")
+            .select(["partition_key"])
+            .limit(None)
+            .to_arrow()
+        )
+        for key in rows.column("partition_key").to_pylist():
+            held[key] = held.get(key, 0) + 1
+    if not held:
+        return []
+    gone = sorted(held)
+    for start in range(0, len(gone), KEYS_PER_FILTER):
+        listed = ", ".join(f"'{k}'" for k in gone[start : start + KEYS_PER_FILTER])
+        where = f"partition_key IN ({listed})"
+        _retry(lambda where=where: db.open_table(name).delete(where), f"delete in {name}")
+    for key, n in held.items():
+        out[key].rows += n
+    _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
+    return gone

@@ -19,26 +19,26 @@ import json
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, committed_keys, read_active, table_name
 from rag_assets.core.index.cache import unused_entries
-from rag_assets.core.lake.layout import Lake, LakeError, sha256_file
-from rag_assets.core.lake.parquet import first_rows, stage_rows
+from rag_assets.core.lake.layout import Lake, LakeError, sha256_file, split_key
+from rag_assets.core.lake.listing import version_sha256
+from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lifecycle.rules import superseded_by_indexed
 from rag_assets.core.lifecycle.versions import RawScan, scan_versions
 from rag_assets.core.stages import (
     CHUNKS,
     EMBED_STAGES,
     FOLDERS,
-    LAKE_FOLDERS,
     LINEARIZED_TABLES,
     PIPELINE,
     RAW_PDF,
 )
-
-FileState = list  # [mtime_ns, size, sha256]
 
 
 @dataclass(frozen=True)
@@ -105,15 +105,54 @@ class Plan:
     run: dict[str, Run] = field(default_factory=dict)
     up_to_date: list[str] = field(default_factory=list)
     """Live keys the lake and index already hold as they are now."""
-    files: dict[str, FileState] = field(default_factory=dict)
-    """(mtime, size, sha256) of each live file: hand it back as `known` next time so an
-    unchanged file is not hashed again."""
+    hashes: dict[str, str] = field(default_factory=dict)
+    """The sha256 of each live version's PDF (hashed again only when the file changed:
+    `core.lake.listing.version_sha256`)."""
     index_rows: dict[str, int] = field(default_factory=dict)
     """Rows per key in the configured model's table."""
     unused_cache: int = 0
     """Vectors in the configured model's embedding cache whose text no row of its table
     uses (a removed version's, left by a run before entries came with their rows):
     deleted with the removals, or on their own when there are none."""
+
+    history: bool = False
+    """Whether superseded versions stay (`keep_history`): then no run replaces another."""
+
+    def run_order(self) -> list[str]:
+        """The keys to run, each document's versions newest first (by `valid_from`):
+        once the newest in force is indexed, the older ones it supersedes need not run
+        (`replaced_by`), as a cold index of years of versions would otherwise index
+        every version only to remove it again."""
+
+        def newest_first(key: str) -> tuple[str, int, str]:
+            sidecar = self.scan.sidecars.get(key)
+            start = getattr(sidecar, "valid_from", None) or dt.date.min
+            return split_key(key)[0], -start.toordinal(), key
+
+        return sorted(self.run, key=newest_first)
+
+    def replaced_by(
+        self, key: str, indexed: Collection[str], today: dt.date | None = None
+    ) -> str | None:
+        """The version among `indexed` (just indexed by this plan's runs) that supersedes
+        `key`, by the rule the scan applies (`rules.superseded_by_indexed`); None when
+        none does, or with `history`."""
+        if self.history:
+            return None
+        starts = self._starts_by_doc.get(split_key(key)[0], {})
+        if key not in starts:
+            return None
+        replaced = superseded_by_indexed(starts, set(indexed), today or dt.date.today())
+        return replaced.get(key)
+
+    @cached_property
+    def _starts_by_doc(self) -> dict[str, dict[str, dt.date | None]]:
+        """Each document's versions with a sidecar that parses, and their `valid_from`."""
+        out: dict[str, dict[str, dt.date | None]] = {}
+        for k, sidecar in self.scan.sidecars.items():
+            if isinstance(sidecar, Sidecar):
+                out.setdefault(split_key(k)[0], {})[k] = sidecar.valid_from
+        return out
 
     @property
     def nothing_left(self) -> dict[str, str]:
@@ -123,28 +162,9 @@ class Plan:
         }
 
 
-def file_hashes(
-    lake: Lake, keys: Collection[str], known: Mapping[str, FileState]
-) -> dict[str, FileState]:
-    """sha256 of each version's PDF, re-hashed only when its size or mtime changed since
-    `known` (so a sensor tick over a large lake reads no unchanged file)."""
-    states: dict[str, FileState] = {}
-    for key in keys:
-        pdf, _ = lake.raw_paths(key)
-        stat = pdf.stat()
-        # object stores give a float mtime (the object's last write), folders nanoseconds
-        mtime = getattr(stat, "st_mtime_ns", None) or int(stat.st_mtime * 1e9)
-        previous = known.get(key)
-        if previous and list(previous[:2]) == [mtime, stat.st_size]:
-            states[key] = list(previous[:3])
-        else:
-            states[key] = [mtime, stat.st_size, sha256_file(pdf)]
-    return states
-
-
 def has_derived_files(lake: Lake, key: str) -> bool:
     """Whether any stage's Parquet file of `key` exists."""
-    return any(lake.stage_path(folder, key).exists() for folder in LAKE_FOLDERS)
+    return Derived(lake).any_file(key)
 
 
 def lake_reason(
@@ -185,6 +205,7 @@ def removal_plan(
     history: bool,
     today: dt.date | None = None,
     sweep_cache: bool = True,
+    derived: Derived | None = None,
 ) -> Plan:
     """The plan's partitions to add and versions to remove, without deciding what to run
     (no file hashed, no code version compared): what is left to purge after runs.
@@ -194,7 +215,9 @@ def removal_plan(
     hashes (`Plan.unused_cache`) when `sweep_cache`: a pass over every text hash of the
     model's table and cache, which a sensor tick skips (a run commits its cached vectors
     with its rows, so only what an interrupted or older run left is ever unused: the
-    commands and the schedule sweep it)."""
+    commands and the schedule sweep it). `derived`: the listing of `derived/` to use
+    (default: listed now)."""
+    derived = derived or Derived(lake)
     counts = Index(db_uri, embedder).partition_counts()
     active = read_active(db_uri)
     if active is not None and active.model_id == embedder.model_id:
@@ -202,14 +225,17 @@ def removal_plan(
     else:
         committed = committed_keys(db_uri)
     scan = scan_versions(lake, history, today, db_uri, indexed=committed)
-    plan = Plan(scan=scan, registered=set(registered), index_rows=counts)
+    plan = Plan(scan=scan, registered=set(registered), index_rows=counts, history=history)
     if sweep_cache:
         plan.unused_cache = len(unused_entries(db_uri, embedder.model_id))
     plan.add = [k for k in scan.live if k not in plan.registered]
     for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
         left = key in plan.registered or key in counts or key in committed
-        if left or has_derived_files(lake, key):
+        if left or derived.any_file(key):
             plan.remove[key] = scan.reasons.get(key, "file deleted")
+    for kind in ("sidecar", "listing"):
+        lake.memo.forget_unseen(kind)
+    lake.memo.save()
     return plan
 
 
@@ -221,7 +247,6 @@ def reconcile(
     code: CodeVersions,
     *,
     history: bool,
-    known: Mapping[str, FileState] | None = None,
     force: bool = False,
     today: dt.date | None = None,
     sweep_cache: bool = True,
@@ -232,16 +257,24 @@ def reconcile(
     `registered`: the partition keys the orchestrator knows. `force` runs every live
     version. `sweep_cache`: look for cached vectors no row uses (`removal_plan`).
     """
+    derived = Derived(lake)
     plan = removal_plan(
-        lake, db_uri, embedder, registered, history=history, today=today, sweep_cache=sweep_cache
+        lake,
+        db_uri,
+        embedder,
+        registered,
+        history=history,
+        today=today,
+        sweep_cache=sweep_cache,
+        derived=derived,
     )
     scan, counts = plan.scan, plan.index_rows
-    plan.files = file_hashes(lake, scan.live, known or {})
+    plan.hashes = {key: version_sha256(lake, scan.files[key]) for key in scan.live}
     removed = lake.tombstones() if scan.returning else {}
     model = table_name(embedder.model_id)
-    documents = first_rows(lake, FOLDERS[RAW_PDF], scan.live)
+    documents = derived.documents(scan.live)
     for key in scan.live:
-        sha = plan.files[key][2]
+        sha = plan.hashes[key]
         if key in removed:
             reason, embed_only = "restored", False
         elif force:
@@ -249,7 +282,7 @@ def reconcile(
         else:
             row = documents.get(key)
             sidecar = scan.sidecars[key]
-            reason, embed_only = _why_run(lake, key, sha, sidecar, row, code, counts, model)
+            reason, embed_only = _why_run(derived, key, sha, sidecar, row, code, counts, model)
         if reason is None:
             plan.up_to_date.append(key)
             continue
@@ -261,11 +294,14 @@ def reconcile(
             removed[key]["removed_at"] if key in removed else None,
             embed_only,
         )
+    for kind in ("sha256", FOLDERS[RAW_PDF], f"rows:{FOLDERS[CHUNKS]}"):
+        lake.memo.forget_unseen(kind)
+    lake.memo.save()
     return plan
 
 
 def _why_run(
-    lake: Lake,
+    derived: Derived,
     key: str,
     sha: str,
     sidecar: Sidecar | LakeError,
@@ -283,8 +319,8 @@ def _why_run(
     changed = code.changed(key)
     if changed is not None and changed[0] not in EMBED_STAGES:
         return changed[1], False
-    extraction_current = lake.stage_path(FOLDERS[LINEARIZED_TABLES], key).exists()
-    expected = stage_rows(lake, FOLDERS[CHUNKS], key)
+    extraction_current = derived.exists(FOLDERS[LINEARIZED_TABLES], key)
+    expected = derived.rows(FOLDERS[CHUNKS], key)
     if expected is None:
         return "chunks missing", extraction_current
     if counts.get(key, 0) != expected:

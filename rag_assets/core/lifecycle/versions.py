@@ -9,7 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from rag_assets.core.index import committed_keys
-from rag_assets.core.lake.layout import Lake, LakeError, split_key
+from rag_assets.core.lake.layout import Lake, LakeError, RawVersion, split_key
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.lifecycle.rules import superseded_by_indexed, why_not_live
 
@@ -29,6 +29,8 @@ class RawScan:
     sidecars: dict[str, Sidecar | LakeError] = field(default_factory=dict)
     """Each scanned key's sidecar as read by the scan, or the error it raised (read once
     per scan: the change rule compares the same values)."""
+    files: dict[str, RawVersion] = field(default_factory=dict)
+    """Each scanned key's files as the listing found them (paths and states)."""
 
 
 def scan_versions(
@@ -57,11 +59,12 @@ def scan_versions(
     scan = RawScan(problems=problems)
     removed = lake.tombstones()
     if indexed is None:
-        indexed = committed_keys(db_uri or lake.lancedb_dir) if found else set()
+        indexed = committed_keys(db_uri or lake.lancedb_dir, doc_id) if found else set()
     candidates: dict[str, Sidecar] = {}
     for raw in found:
+        scan.files[raw.key] = raw
         try:
-            sidecar = scan.sidecars[raw.key] = Sidecar.read(raw.sidecar_path)
+            sidecar = scan.sidecars[raw.key] = read_sidecar(lake, raw)
         except LakeError as exc:
             scan.sidecars[raw.key] = exc
             sidecar = None  # live: its run fails with the sidecar's error
@@ -90,6 +93,30 @@ def scan_versions(
     scan.live.sort()
     scan.dead.sort()
     return scan
+
+
+def read_sidecar(lake: Lake, raw: RawVersion) -> Sidecar:
+    """A version's sidecar (`Sidecar.read`), parsed again only when its file changed since
+    a command last read it (`Lake.memo`, by the state its listing gave); its error too
+    (a LakeError naming the file)."""
+    state = raw.sidecar_state
+    if state is None:  # no sidecar next to the PDF, or a listing without states
+        return Sidecar.read(raw.sidecar_path)
+    kept = lake.memo.get("sidecar", raw.key, state)
+    if isinstance(kept, dict) and "error" in kept:
+        raise LakeError(kept["error"])
+    if isinstance(kept, dict):
+        return Sidecar.from_json(kept)
+    try:
+        sidecar = Sidecar.read(raw.sidecar_path)
+    except LakeError as exc:
+        lake.memo.put("sidecar", raw.key, state, {"error": str(exc)})
+        raise
+    try:
+        lake.memo.put("sidecar", raw.key, state, sidecar.to_json())
+    except TypeError:  # metadata without a JSON form: read again each time
+        pass
+    return sidecar
 
 
 def not_live_reason(
@@ -126,7 +153,7 @@ def replaced_once_committed(
     (superseded by it), each with the reason to record. `indexed`: the versions the
     table search uses holds, when the caller has just read them (default: read now)."""
     doc_id, _ = split_key(key)
-    indexed = set(committed_keys(db_uri) if indexed is None else indexed) | {key}
+    indexed = set(committed_keys(db_uri, doc_id) if indexed is None else indexed) | {key}
     scan = scan_versions(lake, history, None, db_uri, indexed=indexed, doc_id=doc_id)
     wanted = f"superseded by {key}"
     return {k: reason for k, reason in scan.reasons.items() if reason == wanted}
