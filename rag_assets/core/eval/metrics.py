@@ -79,14 +79,31 @@ def _contains_word(text: str, value: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
 
 
-def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> int:
+@dataclass(frozen=True)
+class Orphan:
+    """A table value found in a chunk without its column header: where it is."""
+
+    page: int
+    table: str  # the table's caption (or label)
+    header: str
+    value: str
+
+    def describe(self) -> str:
+        """`page 3, table 'Schedule A': '1,200' without its header 'Amount'`."""
+        return (
+            f"page {self.page}, table {self.table!r}: {self.value!r} without its header "
+            f"{self.header!r}"
+        )
+
+
+def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
     """Table values found in a chunk without their column header in the same chunk.
 
     A chunk holds a value when its span overlaps the value's row and its text contains
     the value; the value is an orphan when the chunk text lacks the column's header.
-    Counted per (chunk, value).
+    One entry per (chunk, value).
     """
-    orphans = 0
+    out: list[Orphan] = []
     for chunk in chunks:
         span = (chunk.char_start, chunk.char_end)
         for row in rows:
@@ -99,8 +116,13 @@ def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> in
                 if not value or not header or value == header:
                     continue  # a row label under an unnamed stub column has no header
                 if _contains_word(chunk.text, value) and not _contains_word(chunk.text, header):
-                    orphans += 1
-    return orphans
+                    out.append(Orphan(row.page, row.caption or row.table_id, header, value))
+    return out
+
+
+def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> int:
+    """How many table values sit in a chunk without their column header (`orphans`)."""
+    return len(orphans(chunks, rows))
 
 
 SENTENCE_START_BEFORE = re.compile(r"[.!?;:]\s*$")

@@ -16,7 +16,7 @@ from typing import Any
 
 from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
-from rag_assets.core.extract.aligned import printed_lines
+from rag_assets.core.extract.words import printed_lines
 
 NUMBER = re.compile(r"^[-–+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
 

@@ -176,6 +176,26 @@ def _header_cell(cell: str | None) -> bool:
     return (not _numeric(text) or bool(YEAR.match(text))) and len(text) <= HEADER_CELL_MAX_CHARS
 
 
+SMALL_NUMBER = re.compile(r"^\d{1,3}$")  # a grade, an age or a rank naming a column
+
+
+def _names_over_values(rows: Sequence[Sequence[str | None]], i: int) -> bool:
+    """Whether row `i` names columns although some of its cells are small numbers (`Year |
+    K | 1 | 2 | 3`): each number in it is a short integer, and one of its other cells is
+    a label over a column of values."""
+    row = rows[i]
+    numbers = [c for c in row[1:] if _numeric(c) and not YEAR.match((c or "").strip())]
+    if not numbers or not all(SMALL_NUMBER.match((c or "").strip()) for c in numbers):
+        return False
+    for j, cell in enumerate(row):
+        if j == 0 or _blank(cell) or _numeric(cell):
+            continue
+        below = [r[j] for r in rows[i + 1 :] if j < len(r) and not _blank(r[j])]
+        if len(below) >= 2 and sum(1 for v in below if _numeric(v)) >= 0.8 * len(below):
+            return True
+    return False
+
+
 def _header_goes_on(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
     """Whether row `i` continues the header above it: a cell merged down from the header
     row (`None`) beside short labels, and a data row still to follow."""
@@ -207,14 +227,17 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         title, start = " ".join((filled[0] or "").split()), 1
     first = [c or "" for c in rows[start]] if start < len(rows) else []
     corner = first[1:] if first and _blank(first[0]) else first  # the stub's empty corner
-    if first and len(first) == width and looks_like_header(corner) and start + 1 < len(rows):
+    numbered = start < len(rows) and _names_over_values(rows, start)
+    if first and len(first) == width and start + 1 < len(rows):
         more = _header_goes_on(rows, start + 1, width)
-        if all(_header_cell(c) for c in first) and len(corner) >= 2 and not more:
+        named = numbered or (looks_like_header(corner) and all(_header_cell(c) for c in first))
+        if named and len(corner) >= 2 and not more:
             return title, start + 1, [" ".join(c.split()) for c in first]
     stacked: list[list[str | None]] = []
-    for row in rows[start : start + MAX_HEADER_ROWS]:
+    for r, row in enumerate(rows[start : start + MAX_HEADER_ROWS], start=start):
         cells = list(row) + [None] * (width - len(row))
-        if all(_blank(c) for c in cells) or not all(_header_cell(c) for c in cells):
+        labels = all(_header_cell(c) for c in cells) or _names_over_values(rows, r)
+        if all(_blank(c) for c in cells) or not labels:
             break
         stacked.append(cells)
         if not any(_blank(c) for c in cells) and not _header_goes_on(

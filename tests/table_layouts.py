@@ -1,0 +1,293 @@
+"""Generated PDFs of statistical tables as government reports print them (fpdf2): a
+heading spanning sub-columns, a stub of indented rows under group rows, and a wide table
+of many numeric columns under a two-level header, ruled thinly or not at all.
+
+Every layout is drawn word by word at fixed positions (numbers right-aligned in their
+column, headings centred over what they head), so that what the reader gets is only
+what a PDF holds: glyphs at positions, and the rules drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fpdf import FPDF
+
+from .conftest import FONT_DIR
+
+
+def new_pdf(size: float = 10, orientation: str = "P") -> FPDF:
+    """An A4 fpdf2 document in DejaVu Sans, points as the unit."""
+    pdf = FPDF(orientation=orientation, unit="pt", format="A4")
+    pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
+    pdf.add_font("DejaVu", "B", str(FONT_DIR / "DejaVuSans-Bold.ttf"))
+    pdf.set_font("DejaVu", "", size)
+    return pdf
+
+
+def value(row: int, column: int, scale: int = 9000) -> str:
+    """A made-up count with thousands separators, different in every cell."""
+    return f"{(row * 7919 + column * 3571 + 37) % scale + 11:,}"
+
+
+def centred(pdf: FPDF, text: str, left: float, right: float, baseline: float) -> None:
+    pdf.text((left + right - pdf.get_string_width(text)) / 2, baseline, text)
+
+
+def right_aligned(pdf: FPDF, text: str, right: float, baseline: float) -> None:
+    pdf.text(right - pdf.get_string_width(text), baseline, text)
+
+
+def rule(pdf: FPDF, x0: float, x1: float, y: float, width: float = 0.4) -> None:
+    pdf.set_line_width(width)
+    pdf.line(x0, y, x1, y)
+
+
+# --- a heading spanning sub-columns --------------------------------------------------------
+
+GRADES = ("K", "1", "2", "3")
+YEARS = ("1992", "1994", "1996", "1998", "2000")
+
+
+def grade_score(year: int, grade: int) -> str:
+    return str(600 + 10 * grade + 7 * year + (year * grade) % 5)
+
+
+def grade_rows() -> list[tuple[str, ...]]:
+    """Year, a score under each grade, and the score of all grades."""
+    return [
+        (y, *(grade_score(r, g) for g in range(len(GRADES))), grade_score(r, 9))
+        for r, y in enumerate(YEARS)
+    ]
+
+
+def grade_pdf(path: Path, rules: bool) -> Path:
+    """`Year | Grade (K 1 2 3) | All grades`: `Grade` centred over its four sub-columns on
+    the line above them; `All grades` printed on two lines over its one column. With
+    `rules`, a rule above the header, a short one under `Grade` only, one under the header
+    and one under the last row; without, no rule anywhere."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 2. Average scale score in reading, by grade and year")
+    stub, first, width = 60.0, 130.0, 60.0
+    cols = [(first + i * width, first + (i + 1) * width) for i in range(len(GRADES) + 1)]
+    right = cols[-1][1]
+    top = 84.0
+    if rules:
+        rule(pdf, stub - 4, right + 4, top)
+        rule(pdf, cols[0][0] + 6, cols[3][1] - 6, top + 15)
+        rule(pdf, stub - 4, right + 4, top + 30)
+    centred(pdf, "Grade", cols[0][0], cols[3][1], top + 11)
+    centred(pdf, "All", *cols[4], top + 11)
+    pdf.text(stub, top + 25, "Year")
+    for grade, (x0, x1) in zip(GRADES, cols, strict=False):
+        centred(pdf, grade, x0, x1, top + 25)
+    centred(pdf, "grades", *cols[4], top + 25)
+    y = top + 44
+    for row in grade_rows():
+        pdf.text(stub, y, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 18, y)
+        y += 14
+    if rules:
+        rule(pdf, stub - 4, right + 4, y - 8)
+    pdf.text(56, y + 14, "NOTE: Scores on a 0 to 800 scale. Made-up figures for the test.")
+    pdf.output(str(path))
+    return path
+
+
+# --- a stub of indented rows under group rows ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StubRow:
+    """One printed row of an indented stub: its label, indent level and values."""
+
+    label: str
+    level: int
+    values: tuple[str, ...]
+
+
+HOUSING_HEADER = ("Total", "Owner", "Renter")
+HOUSING = [
+    StubRow("Total occupied housing units", 0, ("108,871", "72,265", "36,606")),
+    StubRow("Inadequate", 1, ("5,731", "2,412", "3,319")),
+    StubRow("Moderately inadequate", 1, ("3,842", "1,790", "2,052")),
+    StubRow("Units with elderly", 0, ()),
+    StubRow("Inadequate", 1, ("1,204", "903", "301")),
+    StubRow("Moderately inadequate", 1, ("977", "611", "366")),
+    StubRow("Severely crowded", 2, ("88", "41", "47")),
+    StubRow("New construction", 0, ("6,530", "4,808", "1,722")),
+]
+
+
+def housing_paths() -> list[tuple[str, StubRow]]:
+    """Every row's label path (`Units with elderly > Inadequate`) beside the row."""
+    out: list[tuple[str, StubRow]] = []
+    stack: list[str] = []
+    for row in HOUSING:
+        stack = [*stack[: row.level], row.label]
+        out.append((" > ".join(stack), row))
+    return out
+
+
+def housing_pdf(path: Path, ruled: bool) -> Path:
+    """`Characteristic | Total | Owner | Renter`, the stub's rows indented one step (12
+    pt) per level under their group rows. `ruled`: every cell boxed (a rule grid), else
+    no rule anywhere."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 3. Housing quality by tenure (thousands)")
+    edges = [56.0, 250.0, 330.0, 410.0, 490.0]
+    top, pitch = 84.0, 16.0
+    rows = 1 + len(HOUSING)
+    if ruled:
+        pdf.set_line_width(0.5)
+        for r in range(rows):
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                pdf.rect(x0, top + r * pitch, x1 - x0, pitch)
+    pdf.text(edges[0] + 4, top + 11, "Characteristic")
+    for name, x0, x1 in zip(HOUSING_HEADER, edges[1:], edges[2:], strict=False):
+        centred(pdf, name, x0, x1, top + 11)
+    for r, row in enumerate(HOUSING, start=1):
+        baseline = top + r * pitch + 11
+        pdf.text(edges[0] + 4 + 12 * row.level, baseline, row.label)
+        for cell, x1 in zip(row.values, edges[2:], strict=False):
+            right_aligned(pdf, cell, x1 - 8, baseline)
+    pdf.text(56, top + rows * pitch + 16, "Source: a made-up housing survey.")
+    pdf.output(str(path))
+    return path
+
+
+# --- a wide table: 22 columns under a two-level header ------------------------------------
+
+SINGLES = ("Licence", "Licence renewal", "Pistol", "Rifle", "Other", "Admin")
+GROUPS = (
+    ("Pawn", ("Pistol", "Rifle", "Other")),
+    ("Redeemed", ("Pistol", "Rifle", "Other")),
+    ("Returned", ("Pistol", "Rifle", "Other")),
+    ("Hired", ("Pistol", "Rifle")),
+    ("Private transfer", ("Pistol", "Rifle", "Other")),
+)
+REGIONS = (
+    "Acre",
+    "Alagoas",
+    "Amapá",
+    "Amazonas",
+    "Bahia",
+    "Ceará",
+    "Espírito Santo",
+    "Goiás",
+    "Maranhão",
+    "Mato Grosso do Sul",
+    "Minas Gerais",
+    "Pará",
+    "Paraíba",
+    "Pernambuco",
+)
+
+
+def wide_paths() -> list[str]:
+    """The heading path of each of the 21 value columns (`Pawn > Rifle`, `Admin`)."""
+    paths = list(SINGLES)
+    for group, subs in GROUPS:
+        paths += [f"{group} > {s}" for s in subs]
+    return [*paths, "Totals"]
+
+
+def wide_rows() -> list[tuple[str, ...]]:
+    """Each region's row: its name and 21 counts (a few zeros, as such tables have)."""
+    n = len(wide_paths())
+    rows = []
+    for r, region in enumerate(REGIONS):
+        cells = [value(r, c, 30000 if c < 5 else 900) for c in range(n - 1)]
+        cells[9 + r % 5] = "0"
+        total = sum(int(c.replace(",", "")) for c in cells)
+        rows.append((region, *cells, f"{total:,}"))
+    return rows
+
+
+def _wide_table(pdf: FPDF, left: float, top: float, rules: str) -> None:
+    """The table with its top-left corner at (left, top), 6.5 pt type. `rules`: `none`,
+    or `thin` (hairlines above the header, under each group heading, under the header and
+    under every row, none between columns)."""
+    stub, width, pitch = 78.0, 33.0, 10.0
+    n = len(wide_paths())
+    cols = [(left + stub + i * width, left + stub + (i + 1) * width) for i in range(n)]
+    right = cols[-1][1]
+    thin = rules == "thin"
+    line1, line2 = top + 9, top + 19
+    if thin:
+        rule(pdf, left, right, top, 0.25)
+    pdf.text(left, line2, "Region")
+    for i, name in enumerate(SINGLES):
+        words = name.split()
+        if len(words) == 2:
+            centred(pdf, words[0], *cols[i], line1)
+            centred(pdf, words[1], *cols[i], line2)
+        else:
+            centred(pdf, name, *cols[i], line2)
+    i = len(SINGLES)
+    for group, subs in GROUPS:
+        span = (cols[i][0], cols[i + len(subs) - 1][1])
+        centred(pdf, group, *span, line1)
+        if thin:
+            rule(pdf, span[0] + 3, span[1] - 3, line1 + 2.5, 0.25)
+        for sub in subs:
+            centred(pdf, sub, *cols[i], line2)
+            i += 1
+    centred(pdf, "Totals", *cols[-1], line2)
+    y = line2 + 4
+    if thin:
+        rule(pdf, left, right, y, 0.25)
+    for row in wide_rows():
+        y += pitch
+        pdf.text(left, y - 2.5, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 3, y - 2.5)
+        if thin:
+            rule(pdf, left, right, y, 0.25)
+
+
+WIDE_TITLE = "Table 7. Permits checked by region and type, March"
+
+
+def wide_pdf(path: Path, rules: str = "none", printing: str = "upright") -> Path:
+    """The 22-column table on a landscape page (`upright`), on a portrait sheet turned by
+    its /Rotate (`rotate`), or printed sideways on a portrait page (`sideways`)."""
+    if printing == "sideways":
+        pdf = new_pdf(6.5)
+        pdf.add_page()
+        # the landscape page's content, turned a quarter counter-clockwise onto the sheet
+        with pdf.rotation(90, x=pdf.h / 2, y=pdf.h / 2):
+            _wide_body(pdf, rules)
+        pdf.output(str(path))
+        return path
+    pdf = new_pdf(6.5, orientation="L")
+    pdf.add_page()
+    _wide_body(pdf, rules)
+    pdf.output(str(path))
+    if printing == "rotate":
+        import pypdfium2
+
+        doc = pypdfium2.PdfDocument(str(path))
+        doc[0].set_rotation(90)
+        doc.save(str(path.with_suffix(".turned.pdf")))
+        doc.close()
+        path.with_suffix(".turned.pdf").replace(path)
+    return path
+
+
+def _wide_body(pdf: FPDF, rules: str) -> None:
+    """The title, the table and a note under it, in landscape page coordinates."""
+    pdf.set_font_size(9)
+    pdf.text(24, 40, WIDE_TITLE)
+    pdf.set_font_size(6.5)
+    _wide_table(pdf, 24.0, 52.0, rules)
+    pdf.text(24, 250, "Figures are made up for the test; zeros are printed.")
+
+
+def holding(chunks: Sequence[str], *texts: str) -> list[str]:
+    """The chunks that hold every one of `texts`."""
+    return [c for c in chunks if all(t in c for t in texts)]
