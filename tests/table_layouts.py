@@ -132,25 +132,45 @@ def housing_paths() -> list[tuple[str, StubRow]]:
     return out
 
 
-def housing_pdf(path: Path, ruled: bool) -> Path:
+def housing_pdf(path: Path, ruled: bool, tenure: bool = False) -> Path:
     """`Characteristic | Total | Owner | Renter`, the stub's rows indented one step (12
     pt) per level under their group rows. `ruled`: every cell boxed (a rule grid), else
-    no rule anywhere."""
+    no rule anywhere. `tenure`: a two-line header, `Tenure` over `Owner` and `Renter`
+    (underlined when not ruled), the stub heading `Characteristic` and `Total` on its
+    first line (in cells over both lines when ruled)."""
     pdf = new_pdf(9)
     pdf.add_page()
     pdf.text(56, 70, "Table 3. Housing quality by tenure (thousands)")
     edges = [56.0, 250.0, 330.0, 410.0, 490.0]
     top, pitch = 84.0, 16.0
-    rows = 1 + len(HOUSING)
+    lead = 2 if tenure else 1  # header lines
+    rows = lead + len(HOUSING)
+    pdf.set_line_width(0.5)
     if ruled:
-        pdf.set_line_width(0.5)
-        for r in range(rows):
+        for r in range(lead, rows):
             for x0, x1 in zip(edges, edges[1:], strict=False):
                 pdf.rect(x0, top + r * pitch, x1 - x0, pitch)
+        if tenure:
+            pdf.rect(edges[0], top, edges[1] - edges[0], 2 * pitch)
+            pdf.rect(edges[1], top, edges[2] - edges[1], 2 * pitch)
+            pdf.rect(edges[2], top, edges[4] - edges[2], pitch)
+            pdf.rect(edges[2], top + pitch, edges[3] - edges[2], pitch)
+            pdf.rect(edges[3], top + pitch, edges[4] - edges[3], pitch)
+        else:
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                pdf.rect(x0, top, x1 - x0, pitch)
     pdf.text(edges[0] + 4, top + 11, "Characteristic")
-    for name, x0, x1 in zip(HOUSING_HEADER, edges[1:], edges[2:], strict=False):
-        centred(pdf, name, x0, x1, top + 11)
-    for r, row in enumerate(HOUSING, start=1):
+    if tenure:
+        centred(pdf, "Total", edges[1], edges[2], top + 11)
+        centred(pdf, "Tenure", edges[2], edges[4], top + 11)
+        if not ruled:
+            rule(pdf, edges[2] + 8, edges[4] - 8, top + 14)
+        for name, x0, x1 in zip(HOUSING_HEADER[1:], edges[2:], edges[3:], strict=False):
+            centred(pdf, name, x0, x1, top + pitch + 11)
+    else:
+        for name, x0, x1 in zip(HOUSING_HEADER, edges[1:], edges[2:], strict=False):
+            centred(pdf, name, x0, x1, top + 11)
+    for r, row in enumerate(HOUSING, start=lead):
         baseline = top + r * pitch + 11
         pdf.text(edges[0] + 4 + 12 * row.level, baseline, row.label)
         for cell, x1 in zip(row.values, edges[2:], strict=False):
@@ -209,17 +229,21 @@ def wide_rows() -> list[tuple[str, ...]]:
 
 
 def _wide_table(pdf: FPDF, left: float, top: float, rules: str) -> None:
-    """The table with its top-left corner at (left, top), 6.5 pt type. `rules`: `none`,
-    or `thin` (hairlines above the header, under each group heading, under the header and
-    under every row, none between columns)."""
+    """The table with its top-left corner at (left, top), 6.5 pt type. `rules`: `none`;
+    `thin` (hairlines above the header, under each group heading, under the header and
+    under every row, none between columns); `boxed` (the header's cells ruled, the body
+    not); `shaded` (every other row on a grey band, no line anywhere)."""
     stub, width, pitch = 78.0, 33.0, 10.0
     n = len(wide_paths())
     cols = [(left + stub + i * width, left + stub + (i + 1) * width) for i in range(n)]
     right = cols[-1][1]
-    thin = rules == "thin"
+    thin, boxed = rules == "thin", rules == "boxed"
     line1, line2 = top + 9, top + 19
+    pdf.set_line_width(0.25)
     if thin:
         rule(pdf, left, right, top, 0.25)
+    if boxed:
+        pdf.rect(left - 2, top, stub + 2, 23)
     pdf.text(left, line2, "Region")
     for i, name in enumerate(SINGLES):
         words = name.split()
@@ -228,20 +252,31 @@ def _wide_table(pdf: FPDF, left: float, top: float, rules: str) -> None:
             centred(pdf, words[1], *cols[i], line2)
         else:
             centred(pdf, name, *cols[i], line2)
+        if boxed:
+            pdf.rect(cols[i][0], top, width, 23)
     i = len(SINGLES)
     for group, subs in GROUPS:
         span = (cols[i][0], cols[i + len(subs) - 1][1])
         centred(pdf, group, *span, line1)
         if thin:
             rule(pdf, span[0] + 3, span[1] - 3, line1 + 2.5, 0.25)
+        if boxed:
+            pdf.rect(span[0], top, span[1] - span[0], 11.5)
         for sub in subs:
             centred(pdf, sub, *cols[i], line2)
+            if boxed:
+                pdf.rect(cols[i][0], top + 11.5, width, 11.5)
             i += 1
     centred(pdf, "Totals", *cols[-1], line2)
+    if boxed:
+        pdf.rect(cols[-1][0], top, width, 23)
     y = line2 + 4
     if thin:
         rule(pdf, left, right, y, 0.25)
-    for row in wide_rows():
+    for r, row in enumerate(wide_rows()):
+        if rules == "shaded" and r % 2 == 0:
+            pdf.set_fill_color(225, 225, 225)
+            pdf.rect(left - 2, y, right - left + 4, pitch, style="F")
         y += pitch
         pdf.text(left, y - 2.5, row[0])
         for cell, (_, x1) in zip(row[1:], cols, strict=True):

@@ -96,26 +96,51 @@ class Orphan:
         )
 
 
+def _masked(text: str, headers: Iterable[str], caption: str) -> str:
+    """A chunk body with what cannot be a loose table value blanked: the values of its
+    `Header: value` pairs (a `13` inside `Matter: ... day 13 ...` is that cell's text)
+    and the table's caption (`Table 7`)."""
+    chars = list(text)
+    spans: list[tuple[int, int]] = []
+    for header in {h for h in headers if h}:
+        for match in re.finditer(rf"(?<!\w){re.escape(header)}: ", text):
+            ends = [
+                e for e in (text.find("; ", match.end()), text.find("\n", match.end())) if e >= 0
+            ]
+            spans.append((match.end(), min(ends) if ends else len(text)))
+    if caption:
+        spans += [(m.start(), m.end()) for m in re.finditer(re.escape(caption), text)]
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
 def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
     """Table values found in a chunk without their column header in the same chunk.
 
-    A chunk holds a value when its span overlaps the value's row and its text contains
-    the value; the value is an orphan when the chunk text lacks the column's header.
-    One entry per (chunk, value).
+    A chunk holds a value when its span overlaps the value's row and its body contains
+    the value as a word of its own: not inside another cell's `Header: value` pair, nor
+    in the table's caption or the chunk's context header. The value is an orphan when
+    the chunk text lacks the column's header. One entry per (chunk, value).
     """
     out: list[Orphan] = []
     for chunk in chunks:
         span = (chunk.char_start, chunk.char_end)
+        body = chunk.body or chunk.text
         for row in rows:
             if row.partition_key != chunk.partition_key or not overlaps(
                 span, (row.char_start, row.char_end)
             ):
                 continue
+            loose = None
             for header, value in zip(row.header, row.cells, strict=False):
                 value = value.strip()
                 if not value or not header or value == header:
                     continue  # a row label under an unnamed stub column has no header
-                if _contains_word(chunk.text, value) and not _contains_word(chunk.text, header):
+                if _contains_word(chunk.text, header):
+                    continue
+                loose = loose if loose is not None else _masked(body, row.header, row.caption)
+                if _contains_word(loose, value):
                     out.append(Orphan(row.page, row.caption or row.table_id, header, value))
     return out
 

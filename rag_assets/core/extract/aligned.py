@@ -113,9 +113,22 @@ def _is_header(line: list[Word], edges: list[float]) -> bool:
     return widest <= 0.6 * (edges[-1] - edges[0])
 
 
+def joined_rules(rules: list[Box]) -> list[Box]:
+    """Horizontal rules with the pieces of one printed rule joined: segments at the same
+    height that touch (a rule drawn as each cell's border) are one rule."""
+    out: list[list[float]] = []
+    for r in sorted(rules, key=lambda r: (round(r[1]), r[0])):
+        last = out[-1] if out else None
+        if last is not None and abs(last[1] - r[1]) <= 1 and r[0] <= last[2] + 1:
+            last[2] = max(last[2], r[2])
+        else:
+            out.append(list(r))
+    return [(r[0], r[1], r[2], r[3]) for r in out]
+
+
 def _rule_between(rules: list[Box], upper: float, lower: float, x0: float, x1: float) -> bool:
     """Whether a rule across the table (not a spanner's underline, shorter) lies between
-    two heights."""
+    two heights (`rules` joined)."""
     slack = (1 - FULL_RULE) / 2 * (x1 - x0)
     return any(upper <= r[1] <= lower and r[0] <= x0 + slack and r[2] >= x1 - slack for r in rules)
 
@@ -200,11 +213,12 @@ def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> 
         spans = _columns([line for line in body if _is_data(line)] + named)
     header: list[list[Word]] = list(named)
     rules_crossed = 0
+    across = joined_rules(rules)
     lower = top(header[0] if header else body[0])
     for line in reversed(above[-MAX_HEADER_LINES:]):
         if lower - bottom(line) > LINE_PITCH * height(line) * (2 if rules_crossed else 1):
             break
-        if _rule_between(rules, bottom(line), lower, x0, x1):
+        if _rule_between(across, bottom(line), lower, x0, x1):
             rules_crossed += 1
             if rules_crossed > 1 or (header and rules_crossed):
                 break  # the table's top rule
