@@ -62,36 +62,50 @@ def grade_rows() -> list[tuple[str, ...]]:
     ]
 
 
-def grade_pdf(path: Path, rules: bool) -> Path:
+def grade_pdf(path: Path, rules: str) -> Path:
     """`Year | Grade (K 1 2 3) | All grades`: `Grade` centred over its four sub-columns on
-    the line above them; `All grades` printed on two lines over its one column. With
-    `rules`, a rule above the header, a short one under `Grade` only, one under the header
-    and one under the last row; without, no rule anywhere."""
+    the line above them; `All grades` printed on two lines over its one column. `rules`:
+    `none` (no rule anywhere), `booktabs` (a rule above the header, a short one under
+    `Grade` only, one under the header and one under the last row) or `grid` (every cell
+    boxed, `Grade` in one cell over its four columns, `Year` and `All grades` in cells
+    over both header lines)."""
     pdf = new_pdf(9)
     pdf.add_page()
     pdf.text(56, 70, "Table 2. Average scale score in reading, by grade and year")
     stub, first, width = 60.0, 130.0, 60.0
     cols = [(first + i * width, first + (i + 1) * width) for i in range(len(GRADES) + 1)]
     right = cols[-1][1]
-    top = 84.0
-    if rules:
+    top, pitch = 84.0, 14.0
+    n = len(YEARS)
+    if rules == "booktabs":
         rule(pdf, stub - 4, right + 4, top)
         rule(pdf, cols[0][0] + 6, cols[3][1] - 6, top + 15)
         rule(pdf, stub - 4, right + 4, top + 30)
+        rule(pdf, stub - 4, right + 4, top + 36 + pitch * n)
+    if rules == "grid":
+        pdf.set_line_width(0.5)
+        pdf.rect(stub - 4, top, first - stub + 4, 30)
+        pdf.rect(cols[0][0], top, cols[3][1] - cols[0][0], 15)
+        for x0, x1 in cols[:4]:
+            pdf.rect(x0, top + 15, x1 - x0, 15)
+        pdf.rect(cols[4][0], top, width, 30)
+        for r in range(n):
+            y = top + 30 + r * pitch
+            pdf.rect(stub - 4, y, first - stub + 4, pitch)
+            for x0, x1 in cols:
+                pdf.rect(x0, y, x1 - x0, pitch)
     centred(pdf, "Grade", cols[0][0], cols[3][1], top + 11)
     centred(pdf, "All", *cols[4], top + 11)
     pdf.text(stub, top + 25, "Year")
     for grade, (x0, x1) in zip(GRADES, cols, strict=False):
         centred(pdf, grade, x0, x1, top + 25)
     centred(pdf, "grades", *cols[4], top + 25)
-    y = top + 44
+    y = top + 40
     for row in grade_rows():
         pdf.text(stub, y, row[0])
         for cell, (_, x1) in zip(row[1:], cols, strict=True):
             right_aligned(pdf, cell, x1 - 18, y)
-        y += 14
-    if rules:
-        rule(pdf, stub - 4, right + 4, y - 8)
+        y += pitch
     pdf.text(56, y + 14, "NOTE: Scores on a 0 to 800 scale. Made-up figures for the test.")
     pdf.output(str(path))
     return path

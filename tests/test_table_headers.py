@@ -1,0 +1,120 @@
+"""Heading paths and row-label paths, as a user finds them in the indexed chunks: every
+level of a column's heading on each value (`Grade > 1: 626`), an indented row under its
+group row (`Units with elderly > Inadequate`), the stub's heading naming the row label,
+and a wide statistical table printed without column rules read value by value, upright
+or turned. The PDFs are generated (`table_layouts`), read by the real extraction and
+chunked by the default policy (what `trecho materialize` indexes)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.corpus import read_pdf
+
+from .table_layouts import (
+    GRADES,
+    HOUSING_HEADER,
+    grade_pdf,
+    grade_rows,
+    holding,
+    housing_paths,
+    housing_pdf,
+    wide_paths,
+    wide_pdf,
+    wide_rows,
+)
+
+
+def chunk_texts(path: Path, embedder) -> list[str]:
+    """The default policy's chunks of one PDF, whitespace collapsed."""
+    source, _ = read_pdf(path, "doc@v1")
+    chunks = PolicyChunker(Policy(), embedder)(source, embedder.token_counter())
+    return [" ".join(c.text.split()) for c in chunks]
+
+
+def with_pair(chunks: list[str], label: str, heading: str, value: str) -> list[str]:
+    """The chunks that hold a row's label pair and `heading: value` as a pair of that row
+    (between `; ` separators, so `Rifle: 9` is not read inside `Pawn > Rifle: 9`)."""
+    pair = re.compile(rf"; {re.escape(heading)}: {re.escape(value)}(?:;|$)")
+    return [c for c in holding(chunks, f"{label};") if pair.search(c)]
+
+
+@pytest.mark.parametrize("rules", ["none", "booktabs", "grid"])
+def test_a_heading_over_sub_columns_is_on_every_value_under_it(
+    tmp_path: Path, embedder, rules: str
+):
+    """`Grade` printed once over `K 1 2 3` (centred, underlined, or in one ruled cell):
+    each score carries `Grade > 1`, beside its year under the stub's heading; the
+    two-line `All grades` over one column is one heading, not a path."""
+    chunks = chunk_texts(grade_pdf(tmp_path / f"grade-{rules}.pdf", rules), embedder)
+    for year, *scores in grade_rows():
+        pairs = [f"Grade > {g}: {s}" for g, s in zip(GRADES, scores, strict=False)]
+        row = f"Year: {year}; " + "; ".join([*pairs, f"All grades: {scores[-1]}"])
+        assert holding(chunks, row), (rules, row)
+    assert not holding(chunks, "Year: Year") and not holding(chunks, "Grade > All")
+
+
+@pytest.mark.parametrize(
+    ("ruled", "tenure"), [(False, False), (True, False), (False, True), (True, True)]
+)
+def test_indented_rows_carry_the_group_rows_they_are_printed_under(
+    tmp_path: Path, embedder, ruled: bool, tenure: bool
+):
+    """A stub whose rows are indented under group rows (one with values, one without,
+    and a row two steps in): each row's label is its path from the outermost group,
+    named by the stub's heading; a row back at the margin starts a new group."""
+    path = housing_pdf(tmp_path / f"housing-{ruled}-{tenure}.pdf", ruled, tenure)
+    chunks = chunk_texts(path, embedder)
+    names = ["Total", "Tenure > Owner", "Tenure > Renter"] if tenure else list(HOUSING_HEADER)
+    for label, row in housing_paths():
+        pairs = [f"{n}: {v}" for n, v in zip(names, row.values, strict=False)]
+        text = "; ".join([f"Characteristic: {label}", *pairs])
+        assert holding(chunks, text), (ruled, tenure, text)
+    assert holding(chunks, "Characteristic: Units with elderly > Moderately inadequate > Severely")
+    assert not holding(chunks, "Characteristic: Total occupied housing units > New construction")
+
+
+LAYOUTS = [
+    pytest.param(
+        rules, printing, marks=[] if fast else [pytest.mark.slow], id=f"{rules}-{printing}"
+    )
+    for rules, printing, fast in [
+        ("none", "upright", True),
+        ("thin", "rotate", True),
+        ("boxed", "sideways", True),
+        ("shaded", "upright", True),
+        ("none", "rotate", False),
+        ("none", "sideways", False),
+        ("thin", "upright", False),
+        ("thin", "sideways", False),
+        ("boxed", "upright", False),
+        ("boxed", "rotate", False),
+        ("shaded", "rotate", False),
+        ("shaded", "sideways", False),
+    ]
+]
+
+
+@pytest.mark.parametrize(("rules", "printing"), LAYOUTS)
+def test_a_wide_table_without_column_rules_keeps_every_heading_path(
+    tmp_path: Path, embedder, rules: str, printing: str
+):
+    """22 columns (a stub and 21 counts) under a two-level header: single columns
+    (`Pistol`, one of them headed on two lines, `Licence renewal`) beside groups
+    (`Pawn` over `Pistol Rifle Other`), no line between columns (no rule at all,
+    hairlines between rows, the header boxed, or rows shaded); on a landscape page, a
+    page turned by /Rotate, or printed sideways. Every count is in a chunk with its
+    region and its whole heading path, and no line of bare numbers is left."""
+    path = wide_pdf(tmp_path / f"wide-{rules}-{printing}.pdf", rules, printing)
+    chunks = chunk_texts(path, embedder)
+    headings = wide_paths()
+    for region, *counts in wide_rows():
+        label = f"Region: {region}"
+        for heading, count in zip(headings, counts, strict=True):
+            assert with_pair(chunks, label, heading, count), (rules, printing, region, heading)
+    first = wide_rows()[0]
+    assert not holding(chunks, " ".join(first[:4]))  # `Acre 48 3,619 7,190`: no prose line
