@@ -115,6 +115,12 @@ def _masked(text: str, headers: Iterable[str], caption: str) -> str:
     return "".join(chars)
 
 
+def _table_name(row: TableRow) -> str:
+    """How a user finds a row's table: its caption, else its name in its path (`Tabela
+    2`)."""
+    return row.caption or (row.path.rsplit(" > ", 1)[-1] if row.path else row.table_id)
+
+
 def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
     """Table values found in a chunk without their column header in the same chunk.
 
@@ -141,7 +147,7 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
                     continue
                 loose = loose if loose is not None else _masked(body, row.header, row.caption)
                 if _contains_word(loose, value):
-                    out.append(Orphan(row.page, row.caption or row.table_id, header, value))
+                    out.append(Orphan(row.page, _table_name(row), header, value))
     return out
 
 
