@@ -31,6 +31,7 @@ from rag_assets.core.extract.words import Box, Word, bottom, segments, text, top
 
 FULL_RULE = 0.85  # a rule at least this share of the table's width is not an underline
 CENTRED = 0.25  # a spanner's middle is within this share of a column pitch of its run's
+TIGHT = 0.1  # the first line of a column's heading: centred within this share of a pitch
 
 
 @dataclass
@@ -110,13 +111,17 @@ class _Spans:
             edges[-1] - edges[0]
         ]
         self.tolerance = max(3.0, CENTRED * statistics.median(pitches))
+        self.tight = max(2.0, TIGHT * statistics.median(pitches))
+        self.heads: list[tuple[float, float] | None] = [None] * len(extents)
 
     def middle(self, a: int, b: int) -> float:
         run = self.extents[a : b + 1]
         return (min(e[0] for e in run) + max(e[1] for e in run)) / 2
 
-    def underline(self, heading: _Heading) -> list[int] | None:
-        """The columns under a short rule printed just under the heading, if any."""
+    def underline(self, heading: _Heading, others: list[_Heading]) -> list[int] | None:
+        """The columns under a short rule printed just under the heading, if any; a rule
+        under several headings of the line is shared out: each of its columns goes to
+        the heading nearest to it."""
         width = self.edges[-1] - self.edges[0]
         under = [
             r
@@ -129,7 +134,24 @@ class _Spans:
             return None
         r = min(under, key=lambda r: r[1])
         cols = [j for j in range(len(self.extents)) if r[0] - 2 <= self.middle(j, j) <= r[2] + 2]
+        sharing = [o for o in others if r[0] - 2 <= o.middle <= r[2] + 2]
+        if sharing:
+            cols = [
+                j
+                for j in cols
+                if _distance(self.middle(j, j), heading)
+                < min(_distance(self.middle(j, j), o) for o in sharing)
+            ]
         return sorted(set(cols) | set(heading.over)) or None
+
+    def wraps(self, heading: _Heading, j: int) -> bool:
+        """Whether a heading sits as the first line of column j's heading: centred on
+        the heading below it, or flush left with it."""
+        below = self.heads[j]
+        if below is None:
+            return False
+        centre = abs(heading.middle - (below[0] + below[1]) / 2) <= self.tight
+        return centre or abs(heading.x0 - below[0]) <= 1.5
 
     def repeated(self, a: int, b: int) -> bool:
         """Whether the sub-headings of columns a..b are printed again elsewhere on the
@@ -154,7 +176,7 @@ def _span(
     """The columns one upper heading spans (see the module docstring), and whether they
     are sure (an underline, or sub-headings printed again elsewhere). `taken`: columns
     other headings of the line surely span."""
-    ruled = spans.underline(heading)
+    ruled = spans.underline(heading, others)
     if ruled:
         return ruled, True
     blocked = taken | {j for o in others for j in o.over}
@@ -174,6 +196,9 @@ def _span(
         for b in range(hi, last + 1)
         if abs(spans.middle(a, b) - heading.middle) <= spans.tolerance
     ]
+    # over one column, only a heading set as that column's heading is (centred on it,
+    # or flush left with it): one set off to a side leads its group, as below
+    runs = [r for r in runs if r[0] < r[1] or spans.wraps(heading, r[0])]
     if not runs:
         return _nearest(heading, others, spans), False
     runs.sort(key=lambda r: r[1] - r[0])
@@ -227,6 +252,9 @@ def header_grid(
     rows: list[list[str | None]] = []
     for i, line in enumerate(header[:-1]):
         judge = _Spans(extents, below, rules, (bottom(line), top(header[i + 1])), edges)
+        for words, cols in placed:
+            if len(cols) == 1:
+                judge.heads[cols[0]] = (words[0]["x0"], words[-1]["x1"])
         headings = _headings(line, extents, edges)
         lower = [_lower_text(h, header[i + 1]) for h in headings]
         others = [[o for o in headings if o is not h] for h in headings]
@@ -237,9 +265,29 @@ def header_grid(
             if not found[k][1]:  # again, beside the spans of its line that are sure
                 sure = {j for n, (cols, ok) in enumerate(found) if ok and n != k for j in cols}
                 found[k] = _span(h, o, judge, t, sure)
-        rows.append(_cells([(h.words, f[0]) for h, f in zip(headings, found, strict=True)], width))
+        spans = _shared_out(headings, [cols for cols, _ in found], judge)
+        rows.append(_cells([(h.words, c) for h, c in zip(headings, spans, strict=True)], width))
     rows.append(_cells(placed, width))
     return rows
+
+
+def _shared_out(headings: list[_Heading], spans: list[list[int]], judge: _Spans) -> list[list[int]]:
+    """The spans of one line's headings with each column claimed by several given to
+    the heading nearest to it (its own columns kept by each)."""
+    claims: dict[int, list[int]] = {}
+    for k, cols in enumerate(spans):
+        for j in cols:
+            claims.setdefault(j, []).append(k)
+    out = [list(cols) for cols in spans]
+    for j, claimants in claims.items():
+        if len(claimants) < 2:
+            continue
+        middle = judge.middle(j, j)
+        keep = min(claimants, key=lambda k: _distance(middle, headings[k]))
+        for k in claimants:
+            if k != keep and j not in headings[k].over and len(out[k]) > 1:
+                out[k].remove(j)
+    return out
 
 
 def _lower_text(heading: _Heading, line: list[Word]) -> str:
