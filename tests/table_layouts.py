@@ -242,8 +242,9 @@ def wide_rows() -> list[tuple[str, ...]]:
     return rows
 
 
-def _wide_table(pdf: FPDF, left: float, top: float, rules: str) -> None:
-    """The table with its top-left corner at (left, top), 6.5 pt type. `rules`: `none`;
+def _wide_table(pdf: FPDF, left: float, top: float, rules: str, wrapped: bool) -> None:
+    """The table with its top-left corner at (left, top), 6.5 pt type; `wrapped`: the last
+    group's heading on two lines (`Private` / `transfer`), a header of three. `rules`: `none`;
     `thin` (hairlines above the header, under each group heading, under the header and
     under every row, none between columns); `boxed` (the header's cells ruled, the body
     not); `shaded` (every other row on a grey band, no line anywhere)."""
@@ -252,6 +253,9 @@ def _wide_table(pdf: FPDF, left: float, top: float, rules: str) -> None:
     cols = [(left + stub + i * width, left + stub + (i + 1) * width) for i in range(n)]
     right = cols[-1][1]
     thin, boxed = rules == "thin", rules == "boxed"
+    if wrapped:  # a first line holding only the start of a group heading
+        centred(pdf, GROUPS[-1][0].split()[0], cols[-4][0], cols[-2][1], top + 9)
+        top += 10
     line1, line2 = top + 9, top + 19
     pdf.set_line_width(0.25)
     if thin:
@@ -271,7 +275,8 @@ def _wide_table(pdf: FPDF, left: float, top: float, rules: str) -> None:
     i = len(SINGLES)
     for group, subs in GROUPS:
         span = (cols[i][0], cols[i + len(subs) - 1][1])
-        centred(pdf, group, *span, line1)
+        last = wrapped and group == GROUPS[-1][0]
+        centred(pdf, group.split()[-1] if last else group, *span, line1)
         if thin:
             rule(pdf, span[0] + 3, span[1] - 3, line1 + 2.5, 0.25)
         if boxed:
@@ -302,7 +307,9 @@ def _wide_table(pdf: FPDF, left: float, top: float, rules: str) -> None:
 WIDE_TITLE = "Table 7. Permits checked by region and type, March"
 
 
-def wide_pdf(path: Path, rules: str = "none", printing: str = "upright") -> Path:
+def wide_pdf(
+    path: Path, rules: str = "none", printing: str = "upright", wrapped: bool = False
+) -> Path:
     """The 22-column table on a landscape page (`upright`), on a portrait sheet turned by
     its /Rotate (`rotate`), or printed sideways on a portrait page (`sideways`)."""
     if printing == "sideways":
@@ -310,12 +317,12 @@ def wide_pdf(path: Path, rules: str = "none", printing: str = "upright") -> Path
         pdf.add_page()
         # the landscape page's content, turned a quarter counter-clockwise onto the sheet
         with pdf.rotation(90, x=pdf.h / 2, y=pdf.h / 2):
-            _wide_body(pdf, rules)
+            _wide_body(pdf, rules, wrapped)
         pdf.output(str(path))
         return path
     pdf = new_pdf(6.5, orientation="L")
     pdf.add_page()
-    _wide_body(pdf, rules)
+    _wide_body(pdf, rules, wrapped)
     pdf.output(str(path))
     if printing == "rotate":
         import pypdfium2
@@ -328,12 +335,12 @@ def wide_pdf(path: Path, rules: str = "none", printing: str = "upright") -> Path
     return path
 
 
-def _wide_body(pdf: FPDF, rules: str) -> None:
+def _wide_body(pdf: FPDF, rules: str, wrapped: bool) -> None:
     """The title, the table and a note under it, in landscape page coordinates."""
     pdf.set_font_size(9)
     pdf.text(24, 40, WIDE_TITLE)
     pdf.set_font_size(6.5)
-    _wide_table(pdf, 24.0, 52.0, rules)
+    _wide_table(pdf, 24.0, 52.0, rules, wrapped)
     pdf.text(24, 250, "Figures are made up for the test; zeros are printed.")
 
 

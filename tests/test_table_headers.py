@@ -80,36 +80,45 @@ def test_indented_rows_carry_the_group_rows_they_are_printed_under(
 
 LAYOUTS = [
     pytest.param(
-        rules, printing, marks=[] if fast else [pytest.mark.slow], id=f"{rules}-{printing}"
+        rules,
+        printing,
+        wrapped,
+        marks=[] if fast else [pytest.mark.slow],
+        id=f"{rules}-{printing}" + ("-wrapped" if wrapped else ""),
     )
-    for rules, printing, fast in [
-        ("none", "upright", True),
-        ("thin", "rotate", True),
-        ("boxed", "sideways", True),
-        ("shaded", "upright", True),
-        ("none", "rotate", False),
-        ("none", "sideways", False),
-        ("thin", "upright", False),
-        ("thin", "sideways", False),
-        ("boxed", "upright", False),
-        ("boxed", "rotate", False),
-        ("shaded", "rotate", False),
-        ("shaded", "sideways", False),
+    for rules, printing, wrapped, fast in [
+        ("none", "upright", False, True),
+        ("thin", "rotate", False, True),
+        ("boxed", "sideways", False, True),
+        ("shaded", "upright", False, True),
+        ("none", "upright", True, True),
+        ("none", "rotate", False, False),
+        ("none", "sideways", False, False),
+        ("thin", "upright", False, False),
+        ("thin", "sideways", False, False),
+        ("thin", "sideways", True, False),
+        ("boxed", "upright", False, False),
+        ("boxed", "rotate", False, False),
+        ("shaded", "rotate", False, False),
+        ("shaded", "sideways", False, False),
+        ("shaded", "rotate", True, False),
     ]
 ]
 
 
-@pytest.mark.parametrize(("rules", "printing"), LAYOUTS)
+@pytest.mark.parametrize(("rules", "printing", "wrapped"), LAYOUTS)
 def test_a_wide_table_without_column_rules_keeps_every_heading_path(
-    tmp_path: Path, embedder, rules: str, printing: str
+    tmp_path: Path, embedder, rules: str, printing: str, wrapped: bool
 ):
     """22 columns (a stub and 21 counts) under a two-level header: single columns
     (`Pistol`, one of them headed on two lines, `Licence renewal`) beside groups
     (`Pawn` over `Pistol Rifle Other`), no line between columns (no rule at all,
     hairlines between rows, the header boxed, or rows shaded); on a landscape page, a
-    page turned by /Rotate, or printed sideways. Every count is in a chunk with its
-    region and its whole heading path, and no line of bare numbers is left."""
-    path = wide_pdf(tmp_path / f"wide-{rules}-{printing}.pdf", rules, printing)
+    page turned by /Rotate, or printed sideways; `wrapped`, a group heading on two lines
+    (`Private` / `transfer`) over its sub-headings, a header of three lines. Every count
+    is in a chunk with its region and its whole heading path, and no line of bare
+    numbers is left."""
+    path = wide_pdf(tmp_path / f"wide-{rules}-{printing}.pdf", rules, printing, wrapped)
     chunks = chunk_texts(path, embedder)
     headings = wide_paths()
     for region, *counts in wide_rows():

@@ -249,8 +249,10 @@ def header_grid(
         for j in cols:
             extents[j] = [min(extents[j][0], words[0]["x0"]), max(extents[j][1], words[-1]["x1"])]
             below[j] = f"{below[j]} {text(words)}".strip().casefold()
-    rows: list[list[str | None]] = []
-    for i, line in enumerate(header[:-1]):
+    rows: list[list[str | None]] = [_cells(placed, width)]
+    spanned: list[tuple[_Heading, list[int]]] = []  # the line below's spanners (none: lowest)
+    for i in range(len(header) - 2, -1, -1):  # upwards: each line knows the one below
+        line = header[i]
         judge = _Spans(extents, below, rules, (bottom(line), top(header[i + 1])), edges)
         for words, cols in placed:
             if len(cols) == 1:
@@ -259,16 +261,30 @@ def header_grid(
         lower = [_lower_text(h, header[i + 1]) for h in headings]
         others = [[o for o in headings if o is not h] for h in headings]
         found = [
-            _span(h, o, judge, t, set()) for h, o, t in zip(headings, others, lower, strict=True)
+            _continued(h, spanned, t) or _span(h, o, judge, t, set())
+            for h, o, t in zip(headings, others, lower, strict=True)
         ]
         for k, (h, o, t) in enumerate(zip(headings, others, lower, strict=True)):
             if not found[k][1]:  # again, beside the spans of its line that are sure
                 sure = {j for n, (cols, ok) in enumerate(found) if ok and n != k for j in cols}
                 found[k] = _span(h, o, judge, t, sure)
         spans = _shared_out(headings, [cols for cols, _ in found], judge)
-        rows.append(_cells([(h.words, c) for h, c in zip(headings, spans, strict=True)], width))
-    rows.append(_cells(placed, width))
+        rows.insert(0, _cells([(h.words, c) for h, c in zip(headings, spans, strict=True)], width))
+        spanned = [(h, c) for h, c in zip(headings, spans, strict=True) if len(c) > 1]
     return rows
+
+
+def _continued(
+    heading: _Heading, spanned: list[tuple[_Heading, list[int]]], lower: str
+) -> Span | None:
+    """The span of the spanner printed under a heading that it begins (`Private` over
+    `transfer`, whose text goes on in lower case, or one centred on it): the same."""
+    for below, cols in spanned:
+        if below.x0 < heading.x1 and below.x1 > heading.x0:
+            centred = abs(below.middle - heading.middle) <= 2.0
+            if lower[:1].islower() or centred or abs(below.x0 - heading.x0) <= 1.5:
+                return cols, True
+    return None
 
 
 def _shared_out(headings: list[_Heading], spans: list[list[int]], judge: _Spans) -> list[list[int]]:

@@ -64,8 +64,8 @@ def collapse_columns(
         for r in rows:
             left, right = r[i], r[i + 1]
             r[i] = right if blank_cell(left) and not blank_cell(right) else left
-            if r[i] is None and (left == "" or right == ""):
-                r[i] = ""
+            if r[i] is None and left == "":
+                r[i] = ""  # covered on its right half only: not part of a merged cell
             del r[i + 1]
         if len(edges) == width + 1:
             del edges[i + 1]

@@ -30,7 +30,7 @@ MARKED = re.compile(
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
-MAX_HEADER_ROWS = 3
+MAX_HEADER_ROWS = 4  # a lone heading over the value columns, then up to three
 HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
 PATH_SEP = " > "  # between a group heading and the column names under it
 COLUMN_TOLERANCE = 0.015  # column edges of a continued table agree within this share of width
@@ -205,14 +205,37 @@ def _header_goes_on(rows: Sequence[Sequence[str | None]], i: int, width: int) ->
     return None in row and any(not _blank(c) for c in row) and all(_header_cell(c) for c in row)
 
 
+def _spanner_row(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+    """Whether a first row whose one filled cell is at `i` heads value columns rather
+    than titling the table: not over the stub column (its corner empty), and over a row
+    of headings."""
+    row = list(rows[0]) + [None] * (width - len(rows[0]))
+    below = list(rows[1]) + [None] * (width - len(rows[1]))
+    headings = all(_header_cell(c) for c in below) or _names_over_values(rows, 1)
+    return i >= 1 and _blank(row[0]) and any(not _blank(c) for c in below) and headings
+
+
+def _spread(row: Sequence[str | None], i: int, width: int) -> list[str | None]:
+    """A lone heading over the columns after it: those it is printed over when known (its
+    merged positions), else every column to the table's end."""
+    out = list(row) + [None] * (width - len(row))
+    if i + 1 < width and out[i + 1] is None:
+        return out  # merged positions say how far it reaches
+    return out[: i + 1] + [None] * (width - i - 1)
+
+
 def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, list[str]]:
     """Find a table's title row and header rows: (title, leading non-data rows, names).
 
     `rows` are cells as pdfplumber extracts them: `None` marks a position covered by a
     merged cell, `""` an empty cell. A first row with one filled cell over a table of
-    three or more columns is the table's title. Then either one full row of non-numeric
-    cells is the header (the common case), or up to three rows of group headings (merged
-    cells, short labels, no numbers) over a last header row are joined per column: a
+    three or more columns is the table's title, unless it stands over the value columns
+    only (the stub's corner empty) above a row of headings: then it heads them (`Female
+    students > Sample`), as far as its merged positions reach, else to the table's end.
+    Then either one full row of non-numeric cells (or of labels and small numbers, `Year
+    | K | 1 | 2`) is the header (the common case), or up to three rows of group headings
+    (merged cells, short labels) over a last header row are joined per column (a heading
+    over the same columns as the one above continues it: one heading on two lines): a
     group heading (`International`) also names the merged positions to its right that
     have a sub-heading below, so the columns read `International > Cargo Ton` (the
     header path). A first row whose only empty cell is the stub column's corner is a
@@ -222,9 +245,12 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         return "", 0, []
     width = max(len(r) for r in rows)
     start, title = 0, ""
-    filled = [c for c in rows[0] if not _blank(c)]
+    filled = [i for i, c in enumerate(rows[0]) if not _blank(c)]
     if width >= 3 and len(filled) == 1 and len(rows) > 2:
-        title, start = " ".join((filled[0] or "").split()), 1
+        if _spanner_row(rows, filled[0], width):
+            rows = [_spread(rows[0], filled[0], width), *rows[1:]]
+        else:
+            title, start = " ".join((rows[0][filled[0]] or "").split()), 1
     first = [c or "" for c in rows[start]] if start < len(rows) else []
     corner = first[1:] if first and _blank(first[0]) else first  # the stub's empty corner
     numbered = start < len(rows) and _names_over_values(rows, start)
@@ -248,6 +274,7 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         return title, start, []
     names = [""] * width
     group = [False] * width  # the name so far ends with a heading over several columns
+    last: list[tuple[int, int]] = [(-1, -1)] * width  # the columns that heading spans
     for r, cells in enumerate(stacked):
         values, origins = [""] * width, [-1] * width
         spanning: set[int] = set()  # cells that head several columns
@@ -262,11 +289,16 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
                 values[i] = carried = " ".join(cell.split())
                 origin = i
             origins[i] = origin
+        ends = {origins[i]: i for i, value in enumerate(values) if value}
         for i, value in enumerate(values):
             if value:
-                sep = PATH_SEP if group[i] else " "  # one cell printed over two rows: a space
+                extent = (origins[i], ends[origins[i]])
+                # a heading over the same columns as the one above it continues it (one
+                # heading printed on two lines); under a wider one, it is a level down
+                sep = PATH_SEP if group[i] and extent != last[i] else " "
                 names[i] = f"{names[i]}{sep}{value}" if names[i] else value
                 group[i] = origins[i] in spanning
+                last[i] = extent
     if sum(1 for n in names if n) < max(2, (width + 1) // 2):
         return title, start, []  # too sparse to name the columns
     return title, start + len(stacked), names
