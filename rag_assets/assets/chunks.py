@@ -100,6 +100,12 @@ def chunks(
     folder = stages.FOLDERS[stages.CHUNKS]
     path = write_stage(lake.lake, folder, key, [c.as_row() for c in result], CHUNKS)
     damage = chunk_damage(result, version.rows, {key: version.doc.text})
+    where = _first_orphan(damage.orphans, result, version.rows)
+    if where:
+        context.log.error(
+            f"{key}: {damage.orphans} table values sit in a chunk without their column "
+            f"header (the first: {where})"
+        )
     tokens = sorted(c.token_count for c in result) or [0]
     return MaterializeResult(
         metadata={
@@ -124,7 +130,7 @@ def chunks(
                 NO_ORPHAN_TABLE_VALUES,
                 damage.orphans,
                 "orphans",
-                where=_first_orphan(damage.orphans, result, version.rows),
+                where=where,
             ),
             count_check(NO_MID_LINE_STARTS, damage.mid_line_starts, "mid_line_starts", True),
         ],

@@ -2,21 +2,24 @@
 
 A heading on the lowest header line names the column(s) it is printed over. A heading on
 a line above (a *spanner*, `Grade` over `K 1 2 3`) heads a run of columns, found by, in
-order:
+order (lines read upwards, so each knows the spans of the line below):
 
-1. a rule printed under it, shorter than the table (a spanner's underline): the columns
-   under the rule;
+0. the spanner under it that it begins (`Private` over `transfer`): the same columns;
+1. a rule printed just under it, shorter than the table (a spanner's underline): the
+   columns under the rule (a rule under several headings is shared out by nearness);
 2. its alignment: a spanner is centred over its columns. The runs of columns it is
    centred over, between the stub column and the columns under the other headings of
-   its line, are its candidates. When it is centred over the middle of one column's
-   heading, the run it heads is the largest whose sub-headings are printed again
+   its line, are its candidates: the largest whose sub-headings are printed again
    elsewhere on the lowest line (`Pistol Rifle Other` under each group), or that fills
-   the whole stretch between its neighbours; else the smallest (over one column: that
-   column's heading printed on two lines, `Licence` / `Renewal`; a lower line starting
-   in lower case always is);
-3. a heading centred over nothing (set flush left over its group) heads the columns
-   nearer to it than to the next heading of its line.
+   the whole stretch between its neighbours; else the smallest. A run of one column
+   counts only for a heading set as that column's first line (centred on its heading,
+   or flush left with it; a lower line going on in lower case always is):
+   `Licence` / `Renewal`;
+3. a heading centred over nothing (set to one side of its group) heads the columns
+   nearer to it than to the other headings of its line.
 
+Spans found sure (an underline, repeated sub-headings) bound the others of their line,
+which are read again beside them; a column claimed by two headings goes to the nearer.
 The stub column (row labels) is never under a spanner that is not printed over it.
 `header_grid` returns the header as the grid `identify_header` reads: a heading at the
 first column it spans, `None` on the others (as a ruled table's merged cell).
