@@ -242,15 +242,18 @@ def wide_rows() -> list[tuple[str, ...]]:
     return rows
 
 
-def _wide_table(pdf: FPDF, left: float, top: float, rules: str, wrapped: bool) -> None:
+def _wide_table(
+    pdf: FPDF, left: float, top: float, rules: str, wrapped: bool, width: float
+) -> None:
     """The table with its top-left corner at (left, top), 6.5 pt type; `wrapped`: the last
     group's heading on two lines (`Private` / `transfer`), a header of three. `rules`: `none`;
     `thin` (hairlines above the header, under each group heading, under the header and
     under every row, none between columns); `boxed` (the header's cells ruled, the body
     not); `shaded` (every other row on a grey band, no line anywhere)."""
-    stub, width, pitch = 78.0, 33.0, 10.0
+    stub, pitch = 78.0, 10.0
     n = len(wide_paths())
     cols = [(left + stub + i * width, left + stub + (i + 1) * width) for i in range(n)]
+    cols[-1] = (cols[-1][0], cols[-1][1] + 8)  # the totals are the widest numbers
     right = cols[-1][1]
     thin, boxed = rules == "thin", rules == "boxed"
     if wrapped:  # a first line holding only the start of a group heading
@@ -271,7 +274,7 @@ def _wide_table(pdf: FPDF, left: float, top: float, rules: str, wrapped: bool) -
         else:
             centred(pdf, name, *cols[i], line2)
         if boxed:
-            pdf.rect(cols[i][0], top, width, 23)
+            pdf.rect(cols[i][0], top, cols[i][1] - cols[i][0], 23)
     i = len(SINGLES)
     for group, subs in GROUPS:
         span = (cols[i][0], cols[i + len(subs) - 1][1])
@@ -284,11 +287,11 @@ def _wide_table(pdf: FPDF, left: float, top: float, rules: str, wrapped: bool) -
         for sub in subs:
             centred(pdf, sub, *cols[i], line2)
             if boxed:
-                pdf.rect(cols[i][0], top + 11.5, width, 11.5)
+                pdf.rect(cols[i][0], top + 11.5, cols[i][1] - cols[i][0], 11.5)
             i += 1
     centred(pdf, "Totals", *cols[-1], line2)
     if boxed:
-        pdf.rect(cols[-1][0], top, width, 23)
+        pdf.rect(cols[-1][0], top, cols[-1][1] - cols[-1][0], 23)
     y = line2 + 4
     if thin:
         rule(pdf, left, right, y, 0.25)
@@ -308,21 +311,26 @@ WIDE_TITLE = "Table 7. Permits checked by region and type, March"
 
 
 def wide_pdf(
-    path: Path, rules: str = "none", printing: str = "upright", wrapped: bool = False
+    path: Path,
+    rules: str = "none",
+    printing: str = "upright",
+    wrapped: bool = False,
+    width: float = 33.0,
 ) -> Path:
     """The 22-column table on a landscape page (`upright`), on a portrait sheet turned by
-    its /Rotate (`rotate`), or printed sideways on a portrait page (`sideways`)."""
+    its /Rotate (`rotate`), or printed sideways on a portrait page (`sideways`); `width`
+    each value column's (27 pt: the widest counts four points apart)."""
     if printing == "sideways":
         pdf = new_pdf(6.5)
         pdf.add_page()
         # the landscape page's content, turned a quarter counter-clockwise onto the sheet
         with pdf.rotation(90, x=pdf.h / 2, y=pdf.h / 2):
-            _wide_body(pdf, rules, wrapped)
+            _wide_body(pdf, rules, wrapped, width)
         pdf.output(str(path))
         return path
     pdf = new_pdf(6.5, orientation="L")
     pdf.add_page()
-    _wide_body(pdf, rules, wrapped)
+    _wide_body(pdf, rules, wrapped, width)
     pdf.output(str(path))
     if printing == "rotate":
         import pypdfium2
@@ -335,12 +343,12 @@ def wide_pdf(
     return path
 
 
-def _wide_body(pdf: FPDF, rules: str, wrapped: bool) -> None:
+def _wide_body(pdf: FPDF, rules: str, wrapped: bool, width: float) -> None:
     """The title, the table and a note under it, in landscape page coordinates."""
     pdf.set_font_size(9)
     pdf.text(24, 40, WIDE_TITLE)
     pdf.set_font_size(6.5)
-    _wide_table(pdf, 24.0, 52.0, rules, wrapped)
+    _wide_table(pdf, 24.0, 52.0, rules, wrapped, width)
     pdf.text(24, 250, "Figures are made up for the test; zeros are printed.")
 
 

@@ -78,47 +78,53 @@ def test_indented_rows_carry_the_group_rows_they_are_printed_under(
     assert not holding(chunks, "Characteristic: Total occupied housing units > New construction")
 
 
+WIDE = [  # rules, printing, a group heading on two lines, column width, in the fast tier
+    ("none", "upright", False, 33.0, True),
+    ("thin", "rotate", False, 33.0, True),
+    ("boxed", "sideways", False, 33.0, True),
+    ("shaded", "upright", False, 33.0, True),
+    ("none", "upright", True, 33.0, True),
+    ("thin", "upright", False, 27.0, True),
+    ("none", "rotate", False, 33.0, False),
+    ("none", "sideways", False, 33.0, False),
+    ("none", "sideways", False, 27.0, False),
+    ("thin", "upright", False, 33.0, False),
+    ("thin", "sideways", False, 33.0, False),
+    ("thin", "sideways", True, 33.0, False),
+    ("boxed", "upright", False, 33.0, False),
+    ("boxed", "rotate", False, 33.0, False),
+    ("shaded", "rotate", False, 33.0, False),
+    ("shaded", "sideways", False, 33.0, False),
+    ("shaded", "rotate", True, 33.0, False),
+    ("shaded", "upright", False, 27.0, False),
+]
 LAYOUTS = [
     pytest.param(
         rules,
         printing,
         wrapped,
+        width,
         marks=[] if fast else [pytest.mark.slow],
-        id=f"{rules}-{printing}" + ("-wrapped" if wrapped else ""),
+        id=f"{rules}-{printing}{'-wrapped' if wrapped else ''}-{width:.0f}pt",
     )
-    for rules, printing, wrapped, fast in [
-        ("none", "upright", False, True),
-        ("thin", "rotate", False, True),
-        ("boxed", "sideways", False, True),
-        ("shaded", "upright", False, True),
-        ("none", "upright", True, True),
-        ("none", "rotate", False, False),
-        ("none", "sideways", False, False),
-        ("thin", "upright", False, False),
-        ("thin", "sideways", False, False),
-        ("thin", "sideways", True, False),
-        ("boxed", "upright", False, False),
-        ("boxed", "rotate", False, False),
-        ("shaded", "rotate", False, False),
-        ("shaded", "sideways", False, False),
-        ("shaded", "rotate", True, False),
-    ]
+    for rules, printing, wrapped, width, fast in WIDE
 ]
 
 
-@pytest.mark.parametrize(("rules", "printing", "wrapped"), LAYOUTS)
+@pytest.mark.parametrize(("rules", "printing", "wrapped", "width"), LAYOUTS)
 def test_a_wide_table_without_column_rules_keeps_every_heading_path(
-    tmp_path: Path, embedder, rules: str, printing: str, wrapped: bool
+    tmp_path: Path, embedder, rules: str, printing: str, wrapped: bool, width: float
 ):
     """22 columns (a stub and 21 counts) under a two-level header: single columns
     (`Pistol`, one of them headed on two lines, `Licence renewal`) beside groups
     (`Pawn` over `Pistol Rifle Other`), no line between columns (no rule at all,
     hairlines between rows, the header boxed, or rows shaded); on a landscape page, a
     page turned by /Rotate, or printed sideways; `wrapped`, a group heading on two lines
-    (`Private` / `transfer`) over its sub-headings, a header of three lines. Every count
-    is in a chunk with its region and its whole heading path, and no line of bare
-    numbers is left."""
-    path = wide_pdf(tmp_path / f"wide-{rules}-{printing}.pdf", rules, printing, wrapped)
+    (`Private` / `transfer`) over its sub-headings, a header of three lines; columns 27
+    pt wide set the widest counts closer than a column gap usually is. Every count is in
+    a chunk with its region and its whole heading path, and no line of bare numbers is
+    left."""
+    path = wide_pdf(tmp_path / "wide.pdf", rules, printing, wrapped, width)
     chunks = chunk_texts(path, embedder)
     headings = wide_paths()
     for region, *counts in wide_rows():

@@ -17,7 +17,16 @@ import re
 from dataclasses import dataclass
 
 from rag_assets.core.extract.header_paths import FULL_RULE, header_grid
-from rag_assets.core.extract.words import Box, Word, bottom, height, printed_lines, segments, top
+from rag_assets.core.extract.words import (
+    Box,
+    Word,
+    bottom,
+    height,
+    printed_lines,
+    segments,
+    split_tight,
+    top,
+)
 from rag_assets.core.extract.words import text as _text
 from rag_assets.core.structure.tables import NUMERIC, YEAR
 
@@ -52,9 +61,15 @@ def _label(text: str) -> bool:
     return bool(text) and (not NUMERIC.match(text) or bool(YEAR.match(text)))
 
 
+def data_segments(line: list[Word]) -> list[list[Word]]:
+    """A body line's segments, two numbers side by side always apart (tightly set
+    columns: `14,111 16,635`; a space-grouped `1 234` is one number, a space apart)."""
+    return split_tight(segments(line), lambda a, b: _value(a["text"]) and _value(b["text"]))
+
+
 def _is_data(line: list[Word]) -> bool:
     """A line of a table body: two or more segments, and a value after the first."""
-    parts = segments(line)
+    parts = data_segments(line)
     if len(parts) < 2:
         return False
     values = [s for s in parts[1:] if all(_value(w["text"]) for w in s)]
@@ -70,7 +85,7 @@ def _columns(lines: list[list[Word]]) -> list[tuple[float, float]]:
     x1 = int(max(w["x1"] for line in lines for w in line)) + 1
     ink = [0] * (x1 - x0 + 1)
     for line in lines:
-        for segment in segments(line):
+        for segment in data_segments(line):
             for x in range(int(segment[0]["x0"]) - x0, int(segment[-1]["x1"]) - x0 + 1):
                 ink[x] += 1
     allowed = int(OVERRUN * len(lines))

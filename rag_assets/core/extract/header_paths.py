@@ -30,7 +30,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from rag_assets.core.extract.words import Box, Word, bottom, segments, text, top
+from rag_assets.core.extract.words import Box, Word, bottom, segments, split_tight, text, top
 
 FULL_RULE = 0.85  # a rule at least this share of the table's width is not an underline
 CENTRED = 0.25  # a spanner's middle is within this share of a column pitch of its run's
@@ -55,9 +55,30 @@ def _column_of(x: float, edges: list[float]) -> int:
     return max(0, min(len(edges) - 2, sum(1 for e in edges[1:-1] if x >= e)))
 
 
+def _header_segments(line: list[Word], edges: list[float], lowest: bool) -> list[list[Word]]:
+    """A header line's segments, cut also where two words closer than a column gap sit
+    on either side of a column edge of the body (headings of tightly set columns): on
+    the lowest line, whatever the space between them (there each heading is one
+    column's), above it only when they are wider apart than a space."""
+
+    def apart(left: Word, right: Word) -> bool:
+        return any(left["x1"] <= e <= right["x0"] for e in edges[1:-1])
+
+    if not lowest:
+        return split_tight(segments(line), apart)
+    out: list[list[Word]] = []
+    for part in segments(line):
+        out.append([part[0]])
+        for left, right in zip(part, part[1:], strict=False):
+            if apart(left, right):
+                out.append([])
+            out[-1].append(right)
+    return out
+
+
 def _headings(line: list[Word], extents: list[list[float]], edges: list[float]) -> list[_Heading]:
     out = []
-    for seg in segments(line):
+    for seg in _header_segments(line, edges, lowest=False):
         x0, x1 = seg[0]["x0"], seg[-1]["x1"]
         over = [j for j, (lo, hi) in enumerate(extents) if x0 < hi and x1 > lo]
         out.append(_Heading(seg, x0, x1, over or [_column_of((x0 + x1) / 2, edges)]))
@@ -69,7 +90,7 @@ def _lowest(line: list[Word], edges: list[float]) -> list[tuple[list[Word], list
     printed over (or the column its middle is in)."""
     middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
     out = []
-    for seg in segments(line):
+    for seg in _header_segments(line, edges, lowest=True):
         x0, x1 = seg[0]["x0"], seg[-1]["x1"]
         inside = [j for j, m in enumerate(middles) if x0 <= m <= x1]
         out.append((seg, inside or [_column_of((x0 + x1) / 2, edges)]))

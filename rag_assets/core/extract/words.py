@@ -6,12 +6,14 @@ of aligned tables (`aligned`), of their headers (`header_paths`) and of ruled ro
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from typing import Any
 
 Word = dict[str, Any]
 Box = tuple[float, float, float, float]
 
 GAP_EM = 0.8  # words at least this many character heights apart are in different columns
+TIGHT_GAP_EM = 0.45  # ... or this far apart, when both are numbers or a column gap is there
 
 
 def printed_lines(words: list[Word]) -> list[list[Word]]:
@@ -44,6 +46,23 @@ def segments(line: list[Word]) -> list[list[Word]]:
             out[-1].append(word)
         else:
             out.append([word])
+    return out
+
+
+def split_tight(parts: list[list[Word]], apart: Callable[[Word, Word], bool]) -> list[list[Word]]:
+    """Segments cut further between two words closer than a column gap yet wider apart
+    than a space (`TIGHT_GAP_EM`), where `apart(left, right)` says they are in two
+    columns: numbers in tightly set columns (`14,111 16,635`), headings over them."""
+    out: list[list[Word]] = []
+    for part in parts:
+        gap = TIGHT_GAP_EM * height(part)
+        current = [part[0]]
+        for left, right in zip(part, part[1:], strict=False):
+            if right["x0"] - left["x1"] >= gap and apart(left, right):
+                out.append(current)
+                current = []
+            current.append(right)
+        out.append(current)
     return out
 
 
