@@ -21,7 +21,7 @@ from rag_assets.core.extract.words import Box, Word
 from rag_assets.core.structure.tables import NUMERIC, PATH_SEP
 
 MAX_LEVELS = 5
-STEP_EM = (0.6, 8.0)  # an indent step, in character heights
+STEP_EM = (0.6, 4.0)  # an indent step, in character heights
 
 
 def _stub_ink(
