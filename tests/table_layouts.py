@@ -194,6 +194,49 @@ def housing_pdf(path: Path, ruled: bool, tenure: bool = False) -> Path:
     return path
 
 
+# --- group labels printed beside a ruled table, one per block of rows ------------------
+
+BLOCKS = ("2019", "2021", "2023")
+MEMBERS = ("North", "South", "All regions")
+SECTORS = ("Farming", "Mining", "Trade")
+
+
+def block_rows() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(group label, row label, shares) of every row, made-up figures."""
+    return [
+        (block, member, tuple(f"{(7 * b + 5 * m + 3 * s) % 60 + 10}.{s}" for s in range(3)))
+        for b, block in enumerate(BLOCKS)
+        for m, member in enumerate(MEMBERS)
+    ]
+
+
+def blocks_pdf(path: Path, beside: str) -> Path:
+    """A ruled table of `North / South / All regions` rows, grouped three by three by a
+    year printed left of the ruled box, beside each block's `middle` row or its `first`."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 4. Employment by sector and region (%)")
+    edges = [150.0, 250.0, 330.0, 410.0, 490.0]
+    top, pitch = 84.0, 16.0
+    pdf.set_line_width(0.5)
+    for r in range(1 + len(block_rows())):
+        for x0, x1 in zip(edges, edges[1:], strict=False):
+            if r or x0 > edges[0]:
+                pdf.rect(x0, top + r * pitch, x1 - x0, pitch)
+    for name, x0, x1 in zip(SECTORS, edges[1:], edges[2:], strict=False):
+        centred(pdf, name, x0, x1, top + 11)
+    for r, (block, member, shares) in enumerate(block_rows(), start=1):
+        baseline = top + r * pitch + 11
+        if (r - 1) % 3 == (1 if beside == "middle" else 0):
+            pdf.text(110, baseline, block)
+        pdf.text(edges[0] + 4, baseline, member)
+        for cell, x1 in zip(shares, edges[2:], strict=False):
+            right_aligned(pdf, cell, x1 - 8, baseline)
+    pdf.text(56, top + (2 + len(block_rows())) * pitch, "Source: a made-up labour survey.")
+    pdf.output(str(path))
+    return path
+
+
 # --- a wide table: 22 columns under a two-level header ------------------------------------
 
 SINGLES = ("Licence", "Licence renewal", "Pistol", "Rifle", "Other", "Admin")

@@ -18,6 +18,9 @@ from rag_assets.core.corpus import read_pdf
 from .table_layouts import (
     GRADES,
     HOUSING_HEADER,
+    SECTORS,
+    block_rows,
+    blocks_pdf,
     grade_pdf,
     grade_rows,
     holding,
@@ -76,6 +79,20 @@ def test_indented_rows_carry_the_group_rows_they_are_printed_under(
         assert holding(chunks, text), (ruled, tenure, text)
     assert holding(chunks, "Characteristic: Units with elderly > Moderately inadequate > Severely")
     assert not holding(chunks, "Characteristic: Total occupied housing units > New construction")
+
+
+@pytest.mark.parametrize("beside", ["middle", "first"])
+def test_a_group_label_beside_a_block_of_rows_leads_each_row_of_it(
+    tmp_path: Path, embedder, beside: str
+):
+    """A year printed left of the ruled box, once per block of three rows (beside the
+    block's middle row, or its first): each row of the block is read under it, `2021 >
+    North; Farming: ...`, the first and last rows of a block included."""
+    chunks = chunk_texts(blocks_pdf(tmp_path / f"blocks-{beside}.pdf", beside), embedder)
+    for block, member, shares in block_rows():
+        pairs = [f"{n}: {v}" for n, v in zip(SECTORS, shares, strict=True)]
+        row = "; ".join([f"{block} > {member}", *pairs])
+        assert holding(chunks, row), (beside, row)
 
 
 WIDE = [  # rules, printing, a group heading on two lines, column width, in the fast tier

@@ -102,3 +102,54 @@ def indent_paths(
             given += 1
         stack.append((level, label))
     return given
+
+
+def outer_labels(
+    words: list[Word],
+    bbox: Box,
+    rows: list[list[str | None]],
+    header_rows: int,
+    row_boxes: Sequence[Box],
+) -> Box:
+    """Group labels printed left of a ruled table, beside some of its rows only (`1991`
+    beside the middle one of `Men`, `Women`, `Total`), led onto the labels of the rows
+    they stand for (`1991 > Men`), in place; returns the table's box, widened over them.
+
+    A label printed beside a block's first row heads the rows down to the next label; one
+    printed lower (at the block's middle) stands for the rows nearer to it than to any
+    other label. Only a column of short labels just left of the box, beside at least two
+    rows and fewer than half of them (a column beside most rows is the table's own), is
+    read so."""
+    data = list(range(header_rows, min(len(rows), len(row_boxes))))
+    if len(data) < 3:
+        return bbox
+    labels: dict[int, list[Word]] = {}
+    for w in words:
+        middle = (w["top"] + w["bottom"]) / 2
+        if w["x1"] > bbox[0] + 1 or not w["text"].strip():
+            continue
+        row = next((i for i in data if row_boxes[i][1] <= middle <= row_boxes[i][3]), None)
+        if row is not None:
+            labels.setdefault(row, []).append(w)
+    if not 2 <= len(labels) < len(data) / 2:
+        return bbox
+    em = statistics.median(w["bottom"] - w["top"] for ws in labels.values() for w in ws)
+    texts = {
+        i: " ".join(w["text"] for w in sorted(ws, key=lambda w: w["x0"]))
+        for i, ws in labels.items()
+    }
+    lefts = [min(w["x0"] for w in ws) for ws in labels.values()]
+    rights = [max(w["x1"] for w in ws) for ws in labels.values()]
+    if max(lefts) > min(rights) or bbox[0] - max(rights) > 3 * em:
+        return bbox  # not one column just beside the box
+    if any(len(t) > 40 for t in texts.values()) or not all(rows[i][0] for i in data):
+        return bbox
+    marked = sorted(texts)
+    at_top = marked[0] == data[0]
+    for i in data:
+        if at_top:
+            owner = max(m for m in marked if m <= i)
+        else:
+            owner = min(marked, key=lambda m: (abs(m - i), -m if m <= i else m))
+        rows[i][0] = f"{texts[owner]}{PATH_SEP}{' '.join((rows[i][0] or '').split())}"
+    return (min(lefts), bbox[1], bbox[2], bbox[3])

@@ -22,7 +22,7 @@ from rag_assets.core.extract.ruled_grid import (
     split_merged,
     widen,
 )
-from rag_assets.core.extract.stub import indent_paths
+from rag_assets.core.extract.stub import indent_paths, outer_labels
 from rag_assets.core.structure.tables import (
     CONTINUED,
     NUMERIC,
@@ -166,6 +166,7 @@ def _ruled_table(
     grid, columns, bbox = widen(free, tuple(found.bbox), row_boxes, grid, columns)  # type: ignore[arg-type]
     title, header_rows, header = identify_header(grid)
     indent_paths(grid, header_rows, row_boxes, columns, words)  # type: ignore[arg-type]
+    bbox = outer_labels(free, bbox, grid, header_rows, row_boxes)  # type: ignore[arg-type]
     carry_row_labels(grid[header_rows:])
     return PageTable(
         index=0,
