@@ -237,6 +237,40 @@ def blocks_pdf(path: Path, beside: str) -> Path:
     return path
 
 
+# --- a ruled table whose labels and headings run onto a second ruled row ---------------
+
+EMISSIONS = [  # label lines (the second printed in a ruled row of its own), threshold, share
+    (("Ammonia (NH3)",), "10 000", "4"),
+    (("Sulphur and inorganic compounds", "(as SO2)"), "150 000", "31"),
+    (("Carbon monoxide (CO)",), "500 000", "40"),
+    (("Non-methane volatile organic", "compounds (NMVOC)"), "100 000", "25"),
+]
+
+
+def emissions_pdf(path: Path) -> Path:
+    """Every printed line in a ruled row of its own: `Threshold` / `(kg/year)` and `Share`
+    / `(%)` over two rows, and two labels wrapped onto a row with nothing else in it."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 5. Reporting thresholds by pollutant")
+    edges = [56.0, 260.0, 370.0, 450.0]
+    top, pitch = 84.0, 14.0
+    lines = [("Pollutant", "Threshold", "Share"), ("", "(kg/year)", "(%)")]
+    for label, threshold, share in EMISSIONS:
+        lines.append((label[0], threshold, share))
+        lines += [(rest, "", "") for rest in label[1:]]
+    pdf.set_line_width(0.5)
+    for r, cells in enumerate(lines):
+        for (x0, x1), cell in zip(zip(edges, edges[1:], strict=False), cells, strict=True):
+            pdf.rect(x0, top + r * pitch, x1 - x0, pitch)
+            if cell and r >= 2 and x0 > edges[0]:
+                right_aligned(pdf, cell, x1 - 6, top + r * pitch + 10)
+            elif cell:
+                pdf.text(x0 + 4, top + r * pitch + 10, cell)
+    pdf.output(str(path))
+    return path
+
+
 # --- a wide table: 22 columns under a two-level header ------------------------------------
 
 SINGLES = ("Licence", "Licence renewal", "Pistol", "Rifle", "Other", "Admin")

@@ -16,11 +16,13 @@ from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import read_pdf
 
 from .table_layouts import (
+    EMISSIONS,
     GRADES,
     HOUSING_HEADER,
     SECTORS,
     block_rows,
     blocks_pdf,
+    emissions_pdf,
     grade_pdf,
     grade_rows,
     holding,
@@ -93,6 +95,17 @@ def test_a_group_label_beside_a_block_of_rows_leads_each_row_of_it(
         pairs = [f"{n}: {v}" for n, v in zip(SECTORS, shares, strict=True)]
         row = "; ".join([f"{block} > {member}", *pairs])
         assert holding(chunks, row), (beside, row)
+
+
+def test_labels_and_headings_run_onto_a_second_ruled_row_are_read_whole(tmp_path: Path, embedder):
+    """`Threshold` over `(kg/year)` in the ruled row under it is one heading, and so is
+    `Share` / `(%)`; a label whose rest is printed in a ruled row of its own (`(as
+    SO2)`, `compounds (NMVOC)`) is one label, that row no row of the table."""
+    chunks = chunk_texts(emissions_pdf(tmp_path / "emissions.pdf"), embedder)
+    for label, threshold, share in EMISSIONS:
+        row = f"Pollutant: {' '.join(label)}; Threshold (kg/year): {threshold}; Share (%): {share}"
+        assert holding(chunks, row), row
+    assert not holding(chunks, "Pollutant: (as SO2)") and not holding(chunks, "Threshold: ")
 
 
 WIDE = [  # rules, printing, a group heading on two lines, column width, in the fast tier

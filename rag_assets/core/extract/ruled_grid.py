@@ -96,6 +96,27 @@ def carry_row_labels(rows: list[list[str | None]]) -> None:
             previous[0] = row[0] = f"{previous[0]} {row[0]}"
 
 
+def join_label_rests(rows: list[list[str | None]], boxes: list[Box], header_rows: int) -> None:
+    """A ruled row holding only the rest of the label above it (`(as HCl)`, `compounds
+    (NMVOC)`: nothing else filled, starting in lower case or with a bracket), under a row
+    with values, is joined to that row's label, in place (`rows` and their `boxes`)."""
+    for i in range(len(rows) - 1, header_rows, -1):
+        row, above = rows[i], rows[i - 1]
+        label = " ".join((row[0] or "").split()) if row else ""
+        if not label or any(not blank_cell(c) for c in row[1:]) or blank_cell(above[0]):
+            continue
+        if not (label[0].islower() or label[0] in "(["):
+            continue
+        if all(blank_cell(c) for c in above[1:]) or i - 1 < header_rows:
+            continue
+        above[0] = f"{' '.join((above[0] or '').split())} {label}"
+        if i < len(boxes):
+            top = boxes[i - 1]
+            boxes[i - 1] = (top[0], top[1], max(top[2], boxes[i][2]), boxes[i][3])
+            del boxes[i]
+        del rows[i]
+
+
 def _cells_of(line: list[dict[str, Any]], boxes: list[Any]) -> list[str]:
     """A printed line's text by column: a word goes to the column it starts in (a long
     word running over into the next column stays in its own)."""

@@ -18,6 +18,7 @@ from rag_assets.core.extract.ruled_grid import (
     collapse_columns,
     column_edges,
     column_spans,
+    join_label_rests,
     split_by_lines,
     split_merged,
     widen,
@@ -165,6 +166,7 @@ def _ruled_table(
     free = [w for w in words if not any(_holds(b, w) for b in others)]
     grid, columns, bbox = widen(free, tuple(found.bbox), row_boxes, grid, columns)  # type: ignore[arg-type]
     title, header_rows, header = identify_header(grid)
+    join_label_rests(grid, row_boxes, header_rows)  # type: ignore[arg-type]
     indent_paths(grid, header_rows, row_boxes, columns, words)  # type: ignore[arg-type]
     bbox = outer_labels(free, bbox, grid, header_rows, row_boxes)  # type: ignore[arg-type]
     carry_row_labels(grid[header_rows:])

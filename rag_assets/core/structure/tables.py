@@ -29,6 +29,7 @@ MARKED = re.compile(
 )
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
+UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
 MAX_HEADER_ROWS = 4  # a lone heading over the value columns, then up to three
 HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
@@ -148,7 +149,8 @@ def looks_like_header(row: Sequence[str]) -> bool:
     """A header row names its columns: every cell filled, none a bare number (a year
     naming a column is a name)."""
     return bool(row) and all(
-        c.strip() and (not NUMERIC.match(c) or YEAR.match(c.strip())) for c in row
+        c.strip() and (not NUMERIC.match(c) or YEAR.match(c.strip()) or UNIT.match(c.strip()))
+        for c in row
     )
 
 
@@ -173,7 +175,24 @@ def _header_cell(cell: str | None) -> bool:
     if _blank(cell):
         return True
     text = " ".join((cell or "").split())
-    return (not _numeric(text) or bool(YEAR.match(text))) and len(text) <= HEADER_CELL_MAX_CHARS
+    label = not _numeric(text) or bool(YEAR.match(text)) or bool(UNIT.match(text))
+    return label and len(text) <= HEADER_CELL_MAX_CHARS
+
+
+def _name_rest(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+    """Whether row `i` only goes on with the names of the header row above it (labels
+    printed on two lines, `Fraction of` / `Wealth Lost`): its stub cell empty, labels
+    only, each under a named cell, and a row still to follow."""
+    if i < 1 or i + 1 >= len(rows):
+        return False
+    row = list(rows[i]) + [None] * (width - len(rows[i]))
+    above = list(rows[i - 1]) + [None] * (width - len(rows[i - 1]))
+    filled = [j for j, c in enumerate(row) if not _blank(c)]
+    return (
+        bool(filled)
+        and _blank(row[0])
+        and all(_header_cell(row[j]) and not _blank(above[j]) for j in filled)
+    )
 
 
 SMALL_NUMBER = re.compile(r"^\d{1,3}$")  # a grade, an age or a rank naming a column
@@ -258,7 +277,13 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         more = _header_goes_on(rows, start + 1, width)
         named = numbered or (looks_like_header(corner) and all(_header_cell(c) for c in first))
         if named and len(corner) >= 2 and not more:
-            return title, start + 1, [" ".join(c.split()) for c in first]
+            names = [" ".join(c.split()) for c in first]
+            end = start + 1
+            while end - start < MAX_HEADER_ROWS and _name_rest(rows, end, width):
+                for j, cell in enumerate(rows[end]):
+                    names[j] = " ".join(x for x in (names[j], *(cell or "").split()) if x)
+                end += 1
+            return title, end, names
     stacked: list[list[str | None]] = []
     for r, row in enumerate(rows[start : start + MAX_HEADER_ROWS], start=start):
         cells = list(row) + [None] * (width - len(row))
