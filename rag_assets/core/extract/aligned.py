@@ -28,7 +28,7 @@ from rag_assets.core.extract.words import (
     top,
 )
 from rag_assets.core.extract.words import text as _text
-from rag_assets.core.structure.tables import NUMERIC, YEAR
+from rag_assets.core.structure.headers import NUMERIC, YEAR
 
 MIN_ROWS = 3  # data lines a table has at least
 MAX_HEADER_LINES = 3

@@ -18,7 +18,7 @@ import statistics
 from collections.abc import Sequence
 
 from rag_assets.core.extract.words import Box, Word
-from rag_assets.core.structure.tables import NUMERIC, PATH_SEP
+from rag_assets.core.structure.headers import NUMERIC, PATH_SEP
 
 MAX_LEVELS = 5
 STEP_EM = (0.6, 4.0)  # an indent step, in character heights

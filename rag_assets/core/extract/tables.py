@@ -24,15 +24,8 @@ from rag_assets.core.extract.ruled_grid import (
     widen,
 )
 from rag_assets.core.extract.stub import indent_paths, outer_labels
-from rag_assets.core.structure.tables import (
-    CONTINUED,
-    NUMERIC,
-    YEAR,
-    TableLayout,
-    continues,
-    identify_header,
-    separate_mark,
-)
+from rag_assets.core.structure.headers import NUMERIC, YEAR, identify_header
+from rag_assets.core.structure.tables import CONTINUED, TableLayout, continues, separate_mark
 
 NOTE_MAX_CHARS = 60  # a "continued" note between table pieces is short
 
