@@ -48,6 +48,7 @@ class _Heading:
 
     @property
     def middle(self) -> float:
+        """The middle of its ink, what centring is judged by."""
         return (self.x0 + self.x1) / 2
 
 
