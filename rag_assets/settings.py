@@ -50,8 +50,8 @@ class Settings:
     """0: every core (the bundled e5's paths only)."""
     e5_passages: str = _var("TRECHO_E5_PASSAGES", "e5_path", "auto")
     """What embeds the bundled e5's passages: one of `core.embedding.backends.E5_SETTINGS`
-    (`auto`: OpenVINO bf16, else onnxruntime, else the engine: the first that loads and
-    reproduces the engine's vectors)."""
+    (`auto`: OpenVINO (bf16 where the CPU has it, else fp32), else onnxruntime, else the
+    engine: the first that loads and reproduces the engine's vectors)."""
     e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_path", "auto")
     """What embeds the bundled e5's queries: the same values; `auto` is onnxruntime (else
     the engine) in a long-running server, the engine elsewhere (a one-shot command loads

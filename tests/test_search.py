@@ -316,13 +316,18 @@ def test_delete_partition_removes_only_that_partition(ids, index: Index) -> None
 
 
 def test_search_many_matches_search(ids, index: Index) -> None:
+    """Queries asked together get the hits each gets alone: the same chunks, ranks and
+    fields; the cosines up to float rounding (a batch and a single text are embedded by
+    different kernels: 1e-7 apart on an AVX2 CPU)."""
     queries = ["refund deadline", "passwords rotation", "vibração do motor"]
     many = index.search_many(queries, k=2, mode="hybrid")
     assert len(many) == 3
     for query, hits in zip(queries, many, strict=True):
-        assert [h.to_json() for h in hits] == [
-            h.to_json() for h in index.search(query, k=2, mode="hybrid")
-        ]
+        alone = [h.to_json() for h in index.search(query, k=2, mode="hybrid")]
+        together = [h.to_json() for h in hits]
+        assert [{**h, "cosine": None} for h in together] == [{**h, "cosine": None} for h in alone]
+        for a, b in zip(together, alone, strict=True):
+            assert a["cosine"] == pytest.approx(b["cosine"], abs=1e-5)
 
 
 @pytest.mark.parametrize("query", ["refund deadline", "vibração do motor", "garantia meses"])

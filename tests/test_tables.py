@@ -24,6 +24,7 @@ from rag_assets.orchestration.checks import (
     NO_ORPHAN_TABLE_VALUES,
     TABLES_STRUCTURED,
 )
+from rag_assets.orchestration.materialize import failure_reason
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import FONT_DIR
@@ -364,3 +365,90 @@ def test_tables_side_by_side_each_keep_their_own_rows(tmp_path: Path, embedder):
     for topic, rows in (("Air passengers", LEFT), ("Lisbon Treaty", RIGHT)):
         for country, value in rows:
             assert holding(chunks, f"{topic}: {country}; Enquiries: {value}"), (topic, country)
+
+
+# --- a version is never refused for a table: a cell longer than a chunk, and the line a
+# blocking check failure gets -----------------------------------------------------------
+
+SCHEDULE_HEADER = ("Item", "Day", "Start", "End", "Room", "Matter")
+SCHEDULE_KEY = "hearings@v1"
+
+
+def matter(item: int) -> str:
+    """A cell far longer than a chunk, mentioning its own day (`13`) in its text."""
+    words = " ".join(f"matter{item}w{k}" for k in range(70))
+    return f"{words} continued on day {12 + item} at noon"
+
+
+SCHEDULE = [
+    (str(i), str(12 + i), "9:30", f"{12 + i}:00", f"Room {i}", matter(i)) for i in range(1, 4)
+]
+
+
+def schedule_pdf(path: Path) -> Path:
+    """A ruled schedule whose last column's cells each run longer than a chunk."""
+    pdf = new_pdf(size=7, orientation="L")
+    pdf.add_page()
+    pdf.cell(0, 8, "Schedule of hearings", new_x="LMARGIN", new_y="NEXT")
+    ruled_table(pdf, SCHEDULE_HEADER, SCHEDULE, col_widths=(15, 15, 20, 20, 25, 180))
+    path.parent.mkdir(parents=True)
+    pdf.output(str(path))
+    return path
+
+
+def run_schedule(root: Path, **run_config: Any):
+    """The schedule as the one version of a lake, run through every stage once."""
+    lake = Lake(root / "lake")
+    schedule_pdf(lake.raw_dir / "hearings" / "v1.pdf")
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(DOC_VERSIONS, [SCHEDULE_KEY])
+    job = build_definitions(str(lake.root)).resolve_job_def("index_documents")
+    run = job.execute_in_process(
+        partition_key=SCHEDULE_KEY, instance=instance, raise_on_error=False, **run_config
+    )
+    return lake, run
+
+
+def test_a_cell_longer_than_a_chunk_is_indexed_with_its_header_on_every_piece(
+    tmp_path: Path, embedder
+):
+    """Each piece of a cell cut to fit the model reads `Item: 1; Matter: ...`: no piece
+    holds text of the table without its row and its column, so the blocking check that
+    no value is left without its header passes and the version is indexed (a `13` inside
+    the cell's own text is that cell's, not the `Day` column's)."""
+    lake, run = run_schedule(tmp_path)
+    assert run.success
+    checks = {c.check_name: c for c in run.get_asset_check_evaluations()}
+    assert checks[NO_ORPHAN_TABLE_VALUES].passed and checks[CHUNKS_FIT_MODEL].passed
+    texts = [
+        " ".join(t.split())
+        for t in pl.read_parquet(lake.stage_path("chunks", SCHEDULE_KEY))["text"]
+    ]
+    for item, day, *_ in SCHEDULE:
+        pieces = [t for t in texts if f"matter{item}w" in t]
+        assert len(pieces) >= 2, item  # the cell did not fit one chunk
+        assert all(f"Item: {item}; Matter: matter{item}w" in t for t in pieces), pieces
+        assert holding(pieces, f"on day {day} at noon")
+        assert holding(texts, f"Item: {item}; Day: {day}; Start: 9:30; End: {day}:00")
+    index = Index(lake.lancedb_dir, embedder)
+    assert index.partition_counts() == {SCHEDULE_KEY: len(texts)}
+
+
+def test_a_failed_blocking_check_is_named_with_the_table_and_page_that_tripped_it(
+    tmp_path: Path,
+):
+    """Chunks cut every 40 characters (a strategy that ignores tables) leave values
+    without their headers: the run stops at the blocking check, and the line `trecho
+    materialize` prints for the version names the check and where it failed, not
+    Dagster's line that ends before naming it."""
+    config = {"ops": {"chunks": {"config": {"strategy": "fixed_chars-40-o0"}}}}
+    lake, run = run_schedule(tmp_path, run_config=config)
+    assert not run.success
+    checks = {c.check_name: c for c in run.get_asset_check_evaluations()}
+    assert not checks[NO_ORPHAN_TABLE_VALUES].passed
+    done = {e.asset_key.to_user_string() for e in run.get_asset_materialization_events()}
+    assert "embeddings" not in done  # nothing indexed
+    line = failure_reason(run)
+    assert "blocking check" in line and NO_ORPHAN_TABLE_VALUES in line, line
+    assert "page 1" in line and "table " in line and "without its header" in line, line
+    assert not line.endswith(":"), line

@@ -14,9 +14,10 @@ from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import load_version
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.eval.metrics import chunk_damage
+from rag_assets.core.eval.metrics import chunk_damage, orphans
 from rag_assets.core.lake.parquet import read_stage, write_stage
-from rag_assets.core.lake.schemas import CHUNKS
+from rag_assets.core.lake.schemas import CHUNKS, Chunk
+from rag_assets.core.structure.tables import TableRow
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
     NO_MID_LINE_STARTS,
@@ -99,6 +100,12 @@ def chunks(
     folder = stages.FOLDERS[stages.CHUNKS]
     path = write_stage(lake.lake, folder, key, [c.as_row() for c in result], CHUNKS)
     damage = chunk_damage(result, version.rows, {key: version.doc.text})
+    where = _first_orphan(damage.orphans, result, version.rows)
+    if where:
+        context.log.error(
+            f"{key}: {damage.orphans} table values sit in a chunk without their column "
+            f"header (the first: {where})"
+        )
     tokens = sorted(c.token_count for c in result) or [0]
     return MaterializeResult(
         metadata={
@@ -119,7 +126,18 @@ def chunks(
         },
         check_results=[
             count_check(CHUNKS_FIT_MODEL, damage.truncated, "truncated"),
-            count_check(NO_ORPHAN_TABLE_VALUES, damage.orphans, "orphans"),
+            count_check(
+                NO_ORPHAN_TABLE_VALUES,
+                damage.orphans,
+                "orphans",
+                where=where,
+            ),
             count_check(NO_MID_LINE_STARTS, damage.mid_line_starts, "mid_line_starts", True),
         ],
     )
+
+
+def _first_orphan(count: int, chunks: list[Chunk], rows: list[TableRow]) -> str:
+    """Where the first table value without its header is (empty when there is none)."""
+    found = orphans(chunks, rows) if count else []
+    return found[0].describe() if found else ""

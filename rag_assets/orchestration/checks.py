@@ -70,13 +70,24 @@ structure_checks = [
 ]
 
 
-def count_check(name: str, count: int, what: str, warn_only: bool = False) -> AssetCheckResult:
-    """A check that passes when `count` is zero."""
+WHERE = "where"
+"""The metadata key of a failed count check that says where the first failure is: what a
+CLI line names (`trecho materialize`)."""
+
+
+def count_check(
+    name: str, count: int, what: str, warn_only: bool = False, where: str = ""
+) -> AssetCheckResult:
+    """A check that passes when `count` is zero; `where` says where the first of the
+    counted failures is (`page 3, table 'Schedule A': ...`)."""
+    metadata: dict[str, Any] = {what: count}
+    if count and where:
+        metadata[WHERE] = where
     return AssetCheckResult(
         check_name=name,
         passed=count == 0,
         severity=AssetCheckSeverity.WARN if warn_only else AssetCheckSeverity.ERROR,
-        metadata={what: count},
+        metadata=metadata,
     )
 
 

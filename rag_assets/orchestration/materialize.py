@@ -19,13 +19,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dagster import DagsterInstance, Definitions
+from dagster import AssetCheckSeverity, DagsterInstance, Definitions
 
 from rag_assets.core.index import Index
 from rag_assets.core.index.models import ModelProgress, model_progress
 from rag_assets.core.index.upkeep import upkeep_tables
 from rag_assets.core.lifecycle.reconcile import Plan
 from rag_assets.core.stages import EMBEDDINGS
+from rag_assets.orchestration.checks import WHERE
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import (
     carry_out_removals,
@@ -95,7 +96,22 @@ def run_tags() -> dict[str, str]:
 
 
 def failure_reason(result: Any) -> str:
-    """The first line of the first failed step's error, without the exception class."""
+    """The first line of the first failed step's error, without the exception class; for
+    a blocking asset check, the check's name and where it failed (its `where` metadata:
+    the table and page), not Dagster's line that ends before naming it."""
+    for evaluation in result.get_asset_check_evaluations():
+        if evaluation.passed or not evaluation.blocking:
+            continue
+        if evaluation.severity != AssetCheckSeverity.ERROR:
+            continue
+        metadata = evaluation.metadata
+        where = metadata[WHERE].value if WHERE in metadata else ""
+        counts = [f"{k} {v.value}" for k, v in metadata.items() if k != WHERE]
+        detail = "; ".join(
+            x for x in (", ".join(counts), f"first at {where}" if where else "") if x
+        )
+        name = f"{evaluation.asset_key.to_user_string()}/{evaluation.check_name}"
+        return f"blocking check {name} failed" + (f" ({detail})" if detail else "")
     for event in result.all_events:
         if event.event_type_value == "STEP_FAILURE" and event.step_failure_data.error:
             message = event.step_failure_data.error.message.strip().splitlines()[0]

@@ -93,7 +93,9 @@ def line_units(seg: str, text: str, start: int) -> list[Unit]:
 
 def split_row(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
     """A linearized table row too long for the budget, cut at its `; ` pairs: every part
-    repeats the row's first pair (its label), so no value leaves its row or its header."""
+    repeats the row's first pair (its label), so no value leaves its row or its header; a
+    single pair too long is cut between the words of its value, every piece led by the
+    label and the pair's header."""
     if counter.count(unit.text) - counter.overhead <= budget:
         return [unit]
     label, *pairs = unit.text.split("; ")
@@ -108,10 +110,51 @@ def split_row(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:
     if current or not parts:
         parts.append(_row_part(unit, label, current, len(parts)))
     out: list[Unit] = []
-    for part in parts:  # a single pair still too long: cut by words, as any text
-        fits = counter.count(part.text) - counter.overhead <= budget
-        out.extend([part] if fits else _split_words(part, budget, counter))
+    for part, pair in zip(parts, _single_pairs(parts, label), strict=True):
+        if counter.count(part.text) - counter.overhead <= budget:
+            out.append(part)
+            continue
+        # a single pair still too long: its value cut by words, each piece led by the
+        # row's label and the pair's header, so that no piece holds a value alone
+        pieces = _split_pair(part, label, pair, budget, counter) if pair else None
+        out.extend(pieces or _split_words(part, budget, counter))
     return out
+
+
+def _single_pairs(parts: list[Unit], label: str) -> list[str]:
+    """The one pair each row part holds after the row's label ("" when it holds more)."""
+    out = []
+    for part in parts:
+        rest = part.text[len(label) + 2 :] if part.text.startswith(f"{label}; ") else ""
+        out.append(rest if rest and "; " not in rest else "")
+    return out
+
+
+def _split_pair(
+    part: Unit, label: str, pair: str, budget: int, counter: TokenCounter
+) -> list[Unit] | None:
+    """A row part of one pair too long for the budget, its value cut by words into pieces
+    that each read `label; Header: words...` (None when even that lead does not fit, or
+    one word is too long)."""
+    header, sep, value = pair.partition(": ")
+    lead = f"{label}; {header}:" if sep else f"{label};"
+    words = (value if sep else pair).split()
+    groups: list[list[str]] = []
+    current: list[str] = []
+    for word in words:
+        candidate = f"{lead} {' '.join([*current, word])}"
+        if counter.count(candidate) - counter.overhead > budget:
+            if not current:
+                return None
+            groups.append(current)
+            current = []
+        current.append(word)
+    if current:
+        groups.append(current)
+    return [
+        Unit(f"{part.seg}w{k}", f"{lead} {' '.join(g)}", part.start, part.end, part.label)
+        for k, g in enumerate(groups)
+    ]
 
 
 def _row_part(unit: Unit, label: str, pairs: list[str], n: int) -> Unit:

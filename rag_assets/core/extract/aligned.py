@@ -14,16 +14,22 @@ several columns, as for a ruled table's merged cells.
 from __future__ import annotations
 
 import re
-import statistics
 from dataclasses import dataclass
-from typing import Any
 
-from rag_assets.core.structure.tables import NUMERIC, YEAR
+from rag_assets.core.extract.header_paths import FULL_RULE, header_grid
+from rag_assets.core.extract.words import (
+    Box,
+    Word,
+    bottom,
+    height,
+    printed_lines,
+    segments,
+    split_tight,
+    top,
+)
+from rag_assets.core.extract.words import text as _text
+from rag_assets.core.structure.headers import NUMERIC, YEAR
 
-Box = tuple[float, float, float, float]
-Word = dict[str, Any]
-
-GAP_EM = 0.8  # words at least this many character heights apart are in different columns
 MIN_ROWS = 3  # data lines a table has at least
 MAX_HEADER_LINES = 3
 LINE_PITCH = 2.2  # lines of one table are at most this many line heights apart
@@ -55,59 +61,21 @@ def _label(text: str) -> bool:
     return bool(text) and (not NUMERIC.match(text) or bool(YEAR.match(text)))
 
 
-def printed_lines(words: list[Word]) -> list[list[Word]]:
-    """Words (or characters) grouped into printed lines by the middle of their height, top
-    to bottom, each left to right: the one line grouper of table reading."""
-    lines: list[list[Word]] = []
-    for word in sorted(words, key=lambda w: ((w["top"] + w["bottom"]) / 2, w["x0"])):
-        middle = (word["top"] + word["bottom"]) / 2
-        if lines:
-            last = lines[-1]
-            mid = statistics.median((w["top"] + w["bottom"]) / 2 for w in last)
-            if abs(middle - mid) <= 0.4 * (word["bottom"] - word["top"]):
-                last.append(word)
-                continue
-        lines.append([word])
-    return [sorted(line, key=lambda w: w["x0"]) for line in lines]
-
-
-def _height(line: list[Word]) -> float:
-    return statistics.median(w["bottom"] - w["top"] for w in line)
-
-
-def _segments(line: list[Word]) -> list[list[Word]]:
-    """A line's words in runs separated by wide gaps (a column gap, not a space)."""
-    gap = max(4.0, GAP_EM * _height(line))
-    out: list[list[Word]] = []
-    for word in line:
-        if out and word["x0"] - out[-1][-1]["x1"] < gap:
-            out[-1].append(word)
-        else:
-            out.append([word])
-    return out
-
-
-def _text(words: list[Word]) -> str:
-    return " ".join(w["text"] for w in words)
+def data_segments(line: list[Word]) -> list[list[Word]]:
+    """A body line's segments, two numbers side by side always apart (tightly set
+    columns: `14,111 16,635`; a space-grouped `1 234` is one number, a space apart)."""
+    return split_tight(segments(line), lambda a, b: _value(a["text"]) and _value(b["text"]))
 
 
 def _is_data(line: list[Word]) -> bool:
     """A line of a table body: two or more segments, and a value after the first."""
-    segments = _segments(line)
-    if len(segments) < 2:
+    parts = data_segments(line)
+    if len(parts) < 2:
         return False
-    values = [s for s in segments[1:] if all(_value(w["text"]) for w in s)]
+    values = [s for s in parts[1:] if all(_value(w["text"]) for w in s)]
     if all(YEAR.match(_text(s)) for s in values):
         return False  # years over columns: a header line
-    return len(values) >= max(1, (len(segments) - 1) // 2)
-
-
-def _top(line: list[Word]) -> float:
-    return min(w["top"] for w in line)
-
-
-def _bottom(line: list[Word]) -> float:
-    return max(w["bottom"] for w in line)
+    return len(values) >= max(1, (len(parts) - 1) // 2)
 
 
 def _columns(lines: list[list[Word]]) -> list[tuple[float, float]]:
@@ -117,7 +85,7 @@ def _columns(lines: list[list[Word]]) -> list[tuple[float, float]]:
     x1 = int(max(w["x1"] for line in lines for w in line)) + 1
     ink = [0] * (x1 - x0 + 1)
     for line in lines:
-        for segment in _segments(line):
+        for segment in data_segments(line):
             for x in range(int(segment[0]["x0"]) - x0, int(segment[-1]["x1"]) - x0 + 1):
                 ink[x] += 1
     allowed = int(OVERRUN * len(lines))
@@ -150,55 +118,34 @@ def _cells(line: list[Word], edges: list[float]) -> list[str]:
     return [LEADER.sub("", " ".join(c)) for c in cells]
 
 
-def _header_cells(line: list[Word], edges: list[float]) -> list[str | None]:
-    """A header line by column. A heading spans the columns it is printed over; a heading
-    over fewer columns than the line below names (centred over a group) spans every
-    column whose middle is nearer to it than to the next heading; the positions it covers
-    after the first are `None`, as a merged cell's."""
-    width = len(edges) - 1
-    middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
-    segments = _segments(line)
-    out: list[str | None] = [""] * width
-    spans: list[tuple[int, int]] = []
-    for i, segment in enumerate(segments):
-        left = segment[0]["x0"]
-        right = segment[-1]["x1"]
-        lo = (segments[i - 1][-1]["x1"] + left) / 2 if i else edges[1] if left >= edges[1] else -1e9
-        hi = (right + segments[i + 1][0]["x0"]) / 2 if i + 1 < len(segments) else 1e9
-        inside = [j for j in range(width) if left <= middles[j] <= right]
-        # a heading centred over a group spans it only beside another group's heading
-        near = [j for j in range(width) if lo <= middles[j] <= hi] if len(segments) > 1 else []
-        cols = inside or near or [_column_of((left + right) / 2, edges)]
-        spans.append((min(cols), max(cols)))
-    taken: set[int] = set()
-    for segment, (first, last) in zip(segments, spans, strict=True):
-        if first in taken:
-            out[first] = f"{out[first]} {_text(segment)}"
-            continue
-        out[first] = _text(segment)
-        for j in range(first + 1, last + 1):
-            if j not in taken:
-                out[j] = None
-        taken.update(range(first, last + 1))
-    return out
-
-
 def _is_header(line: list[Word], edges: list[float]) -> bool:
     """A line that can head the columns: labels only, not a caption or a sentence."""
     text = _text(line)
     labels = sum(1 for w in line if _label(w["text"]))
     if CAPTION.match(text) or _is_data(line) or 2 * labels < len(line):
         return False
-    segments = _segments(line)
-    widest = max(s[-1]["x1"] - s[0]["x0"] for s in segments)
+    widest = max(s[-1]["x1"] - s[0]["x0"] for s in segments(line))
     return widest <= 0.6 * (edges[-1] - edges[0])
 
 
+def joined_rules(rules: list[Box]) -> list[Box]:
+    """Horizontal rules with the pieces of one printed rule joined: segments at the same
+    height that touch (a rule drawn as each cell's border) are one rule."""
+    out: list[list[float]] = []
+    for r in sorted(rules, key=lambda r: (round(r[1]), r[0])):
+        last = out[-1] if out else None
+        if last is not None and abs(last[1] - r[1]) <= 1 and r[0] <= last[2] + 1:
+            last[2] = max(last[2], r[2])
+        else:
+            out.append(list(r))
+    return [(r[0], r[1], r[2], r[3]) for r in out]
+
+
 def _rule_between(rules: list[Box], upper: float, lower: float, x0: float, x1: float) -> bool:
-    return any(
-        upper <= r[1] <= lower and r[0] <= x0 + 0.3 * (x1 - x0) and r[2] >= x1 - 0.3 * (x1 - x0)
-        for r in rules
-    )
+    """Whether a rule across the table (not a spanner's underline, shorter) lies between
+    two heights (`rules` joined)."""
+    slack = (1 - FULL_RULE) / 2 * (x1 - x0)
+    return any(upper <= r[1] <= lower and r[0] <= x0 + slack and r[2] >= x1 - slack for r in rules)
 
 
 def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> list[AlignedTable]:
@@ -228,12 +175,12 @@ def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> lis
             continue
         end = i + 1
         while end < len(lines):
-            pitch = LINE_PITCH * _height(lines[end - 1])
-            if _top(lines[end]) - _bottom(lines[end - 1]) > pitch:
+            pitch = LINE_PITCH * height(lines[end - 1])
+            if top(lines[end]) - bottom(lines[end - 1]) > pitch:
                 break
             if data[end]:
                 end += 1
-            elif end + 1 < len(lines) and data[end + 1] and len(_segments(lines[end])) == 1:
+            elif end + 1 < len(lines) and data[end + 1] and len(segments(lines[end])) == 1:
                 end += 1  # a label line inside the table
             else:
                 break
@@ -243,6 +190,22 @@ def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> lis
             out.append(table)
         i = end
     return out
+
+
+def _names_columns(line: list[Word], rest: list[list[Word]], edges: list[float]) -> bool:
+    """Whether a first line of a run names columns rather than holding values: a label
+    (`K`, `grades`) in a column where the lines below print values, as a header line of
+    small numbers (`Year K 1 2 3`) has."""
+    cells = _cells(line, edges)
+    below = [_cells(other, edges) for other in rest if _is_data(other)]
+    for j in range(1, len(cells)):
+        cell = cells[j].strip()
+        if not cell or _value(cell) or not _label(cell):
+            continue
+        filled = [r[j] for r in below if r[j].strip()]
+        if len(filled) >= 2 and sum(1 for v in filled if _value(v)) >= 0.8 * len(filled):
+            return True
+    return False
 
 
 def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> AlignedTable | None:
@@ -255,35 +218,44 @@ def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> 
         return None
     edges = _edges(spans)
     x0, x1 = edges[0], edges[-1]
-    header: list[list[Word]] = []
-    rules_crossed = 0
-    lower = _top(body[0])
-    for line in reversed(above[-MAX_HEADER_LINES:]):
-        if lower - _bottom(line) > LINE_PITCH * _height(line) * (2 if rules_crossed else 1):
+    named: list[list[Word]] = []  # first lines of the run that name columns
+    while len(named) < MAX_HEADER_LINES and len(body) > MIN_ROWS:
+        if not _names_columns(body[0], body[1:], edges):
             break
-        if _rule_between(rules, _bottom(line), lower, x0, x1):
+        named.append(body[0])
+        body = body[1:]
+    if named:
+        spans = _columns([line for line in body if _is_data(line)] + named)
+    header: list[list[Word]] = list(named)
+    rules_crossed = 0
+    across = joined_rules(rules)
+    lower = top(header[0] if header else body[0])
+    for line in reversed(above[-MAX_HEADER_LINES:]):
+        if lower - bottom(line) > LINE_PITCH * height(line) * (2 if rules_crossed else 1):
+            break
+        if _rule_between(across, bottom(line), lower, x0, x1):
             rules_crossed += 1
             if rules_crossed > 1 or (header and rules_crossed):
                 break  # the table's top rule
         if line[-1]["x1"] < x0 or line[0]["x0"] > x1 or not _is_header(line, edges):
             break
         header.insert(0, line)
-        lower = _top(line)
+        lower = top(line)
     if not header:
         return None
-    grid: list[list[str | None]] = [_header_cells(line, edges) for line in header]
-    boxes: list[Box] = [(x0, _top(line), x1, _bottom(line)) for line in header]
+    grid = header_grid(header, edges, spans, rules)
+    boxes: list[Box] = [(x0, top(line), x1, bottom(line)) for line in header]
     for line in body:
         cells: list[str | None] = list(_cells(line, edges))
         if not _is_data(line) and grid[len(header) :] and (cells[0] or "")[:1].islower():
             last = grid[-1]
             last[0] = f"{last[0] or ''} {cells[0]}".strip()
-            boxes[-1] = (x0, boxes[-1][1], x1, _bottom(line))
+            boxes[-1] = (x0, boxes[-1][1], x1, bottom(line))
             continue
         grid.append(cells)
-        boxes.append((x0, _top(line), x1, _bottom(line)))
-    top = min(b[1] for b in boxes)
-    bottom = max(b[3] for b in boxes)
+        boxes.append((x0, top(line), x1, bottom(line)))
+    upper = min(b[1] for b in boxes)
+    lowest = max(b[3] for b in boxes)
     left = min(x0, *(w["x0"] for line in header for w in line))
     right = max(x1, *(w["x1"] for line in header for w in line))
-    return AlignedTable((left, top, right, bottom), grid, boxes, edges)
+    return AlignedTable((left, upper, right, lowest), grid, boxes, edges)

@@ -11,7 +11,7 @@ from typing import Any
 from rag_assets.core.extract.model import PdfError
 from rag_assets.core.extract.rotation import _is_upright
 from rag_assets.core.lake.layout import LakePath
-from rag_assets.core.structure.tables import SUPERSCRIPTS
+from rag_assets.core.structure.headers import SUPERSCRIPTS
 
 SUPERSCRIPT_DIGITS = str.maketrans("0123456789", SUPERSCRIPTS)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
-from rag_assets.core.extract.aligned import printed_lines
+from rag_assets.core.extract.words import printed_lines
 
 NUMBER = re.compile(r"^[-–+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
 
@@ -64,8 +64,8 @@ def collapse_columns(
         for r in rows:
             left, right = r[i], r[i + 1]
             r[i] = right if blank_cell(left) and not blank_cell(right) else left
-            if r[i] is None and (left == "" or right == ""):
-                r[i] = ""
+            if r[i] is None and left == "":
+                r[i] = ""  # covered on its right half only: not part of a merged cell
             del r[i + 1]
         if len(edges) == width + 1:
             del edges[i + 1]
@@ -94,6 +94,27 @@ def carry_row_labels(rows: list[list[str | None]]) -> None:
             row[0] = previous[0]
         elif (row[0] or "")[:1].islower():
             previous[0] = row[0] = f"{previous[0]} {row[0]}"
+
+
+def join_label_rests(rows: list[list[str | None]], boxes: list[Box], header_rows: int) -> None:
+    """A ruled row holding only the rest of the label above it (`(as HCl)`, `compounds
+    (NMVOC)`: nothing else filled, starting in lower case or with a bracket), under a row
+    with values, is joined to that row's label, in place (`rows` and their `boxes`)."""
+    for i in range(len(rows) - 1, header_rows, -1):
+        row, above = rows[i], rows[i - 1]
+        label = " ".join((row[0] or "").split()) if row else ""
+        if not label or any(not blank_cell(c) for c in row[1:]) or blank_cell(above[0]):
+            continue
+        if not (label[0].islower() or label[0] in "(["):
+            continue
+        if all(blank_cell(c) for c in above[1:]) or i - 1 < header_rows:
+            continue
+        above[0] = f"{' '.join((above[0] or '').split())} {label}"
+        if i < len(boxes):
+            top = boxes[i - 1]
+            boxes[i - 1] = (top[0], top[1], max(top[2], boxes[i][2]), boxes[i][3])
+            del boxes[i]
+        del rows[i]
 
 
 def _cells_of(line: list[dict[str, Any]], boxes: list[Any]) -> list[str]:

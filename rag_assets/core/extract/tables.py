@@ -18,17 +18,14 @@ from rag_assets.core.extract.ruled_grid import (
     collapse_columns,
     column_edges,
     column_spans,
+    join_label_rests,
     split_by_lines,
     split_merged,
     widen,
 )
-from rag_assets.core.structure.tables import (
-    CONTINUED,
-    TableLayout,
-    continues,
-    identify_header,
-    separate_mark,
-)
+from rag_assets.core.extract.stub import indent_paths, outer_labels
+from rag_assets.core.structure.headers import NUMERIC, YEAR, identify_header
+from rag_assets.core.structure.tables import CONTINUED, TableLayout, continues, separate_mark
 
 NOTE_MAX_CHARS = 60  # a "continued" note between table pieces is short
 
@@ -72,51 +69,22 @@ def _holds(box: Box, word: dict[str, Any]) -> bool:
     )
 
 
+def _labels_only(rows: list[list[str]]) -> bool:
+    """Whether a ruled table holds no value, only a few rows of labels: a header ruled as
+    a box over a body set by alignment below it."""
+    cells = [c.strip() for row in rows for c in row if c.strip()]
+    return len(rows) <= 4 and all(not NUMERIC.match(c) or YEAR.match(c) for c in cells)
+
+
 def _find_tables(page: Any) -> list[PageTable]:
-    tables: list[PageTable] = []
+    """The page's tables: ruled ones, then those set by alignment (see the module
+    docstring); a ruled box of labels only that heads an aligned body is that body's
+    header, not a table of its own."""
     found_tables = page.find_tables()
     words = page.extract_words(x_tolerance=1.5)  # once: ruled tables' margins, then aligned
-    for found in found_tables:
-        raw_rows = found.extract()
-        spans = column_spans(found, max((len(r) for r in raw_rows), default=0))
-        kept: list[tuple[Any, list[str | None]]] = []
-        for row, raw in zip(found.rows, raw_rows, strict=False):
-            if not any(_clean_cell(c) for c in raw):
-                continue
-            if kept and _same_line_twice(kept[-1], (row, raw)):
-                if _under(raw, raw_rows[0]) <= _under(kept[-1][1], raw_rows[0]):
-                    continue  # one printed line read twice: the one under the headings
-                kept.pop()
-            lines = any("\n" in (c or "") for c in raw)
-            split = split_by_lines(page, row, spans) if lines else None
-            if split is None:
-                raw = split_merged(page, row, raw, spans)
-                kept.append((row, list(raw)))
-            else:
-                kept.extend((_Row(bbox), cells) for bbox, cells in split)
-        edges = column_edges([c[0] for c in found.cells] + [c[2] for c in found.cells])
-        grid, columns = collapse_columns([list(raw) for _, raw in kept], edges)  # type: ignore[arg-type]
-        if len(grid) < 2 or max(len(r) for r in grid) < 2:
-            continue  # a box around text, not a table
-        row_boxes = [tuple(row.bbox) for row, _ in kept]
-        others = [t.bbox for t in found_tables if t is not found]
-        free = [w for w in words if not any(_holds(b, w) for b in others)]
-        grid, columns, bbox = widen(free, tuple(found.bbox), row_boxes, grid, columns)  # type: ignore[arg-type]
-        title, header_rows, header = identify_header(grid)
-        carry_row_labels(grid[header_rows:])
-        rows = [[_clean_cell(c) for c in raw] for raw in grid]
-        tables.append(
-            PageTable(
-                index=len(tables),
-                bbox=bbox,
-                rows=rows,
-                row_bboxes=row_boxes,  # type: ignore[arg-type]
-                header_rows=header_rows,
-                header=header,
-                title=title,
-                columns=columns,
-            )
-        )
+    ruled = [t for found in found_tables if (t := _ruled_table(page, found, found_tables, words))]
+    heads = {id(t) for t in ruled if _labels_only(t.rows)}
+    tables = [t for t in ruled if id(t) not in heads]
     rules = [
         (e["x0"], e["top"], e["x1"], e["bottom"]) for e in page.edges if e["orientation"] == "h"
     ]
@@ -124,10 +92,14 @@ def _find_tables(page: Any) -> list[PageTable]:
         title, header_rows, header = identify_header(found.grid)
         if not header:
             continue  # a run of number lines without a header stays text
+        boxes = [t for t in ruled if id(t) in heads and _overlap(t.bbox, found.bbox)]
+        if any(not _heads(t.bbox, found.bbox) for t in boxes):
+            continue  # labels in a box beside or inside it (a chart's legend): no header
+        indent_paths(found.grid, header_rows, found.row_boxes, found.columns, words)
         carry_row_labels(found.grid[header_rows:])
         tables.append(
             PageTable(
-                index=len(tables),
+                index=0,
                 bbox=found.bbox,
                 rows=[[_clean_cell(c) for c in raw] for raw in found.grid],
                 row_bboxes=found.row_boxes,
@@ -137,7 +109,70 @@ def _find_tables(page: Any) -> list[PageTable]:
                 columns=found.columns,
             )
         )
+        heads -= {id(t) for t in boxes}
+    kept = {id(t) for t in tables} | heads  # the header boxes no aligned body took
+    tables = [t for t in ruled if id(t) in kept] + [t for t in tables if t not in ruled]
+    for i, table in enumerate(tables):
+        table.index = i
     return tables
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _heads(box: Box, table: Box) -> bool:
+    """Whether a ruled box of labels sits as the header of a table: at its top, across
+    (nearly) the same width."""
+    across = min(box[2], table[2]) - max(box[0], table[0])
+    width = max(box[2] - box[0], table[2] - table[0])
+    return across >= 0.8 * width and box[1] <= table[1] + 2 and box[3] < table[3]
+
+
+def _ruled_table(
+    page: Any, found: Any, found_tables: list[Any], words: list[Any]
+) -> PageTable | None:
+    """One table of pdfplumber's finder with its grid repaired (None: a box around text)."""
+    raw_rows = found.extract()
+    spans = column_spans(found, max((len(r) for r in raw_rows), default=0))
+    kept: list[tuple[Any, list[str | None]]] = []
+    for row, raw in zip(found.rows, raw_rows, strict=False):
+        if not any(_clean_cell(c) for c in raw):
+            continue
+        if kept and _same_line_twice(kept[-1], (row, raw)):
+            if _under(raw, raw_rows[0]) <= _under(kept[-1][1], raw_rows[0]):
+                continue  # one printed line read twice: the one under the headings
+            kept.pop()
+        lines = any("\n" in (c or "") for c in raw)
+        split = split_by_lines(page, row, spans) if lines else None
+        if split is None:
+            raw = split_merged(page, row, raw, spans)
+            kept.append((row, list(raw)))
+        else:
+            kept.extend((_Row(bbox), cells) for bbox, cells in split)
+    edges = column_edges([c[0] for c in found.cells] + [c[2] for c in found.cells])
+    grid, columns = collapse_columns([list(raw) for _, raw in kept], edges)  # type: ignore[arg-type]
+    if len(grid) < 2 or max(len(r) for r in grid) < 2:
+        return None  # a box around text, not a table
+    row_boxes = [tuple(row.bbox) for row, _ in kept]
+    others = [t.bbox for t in found_tables if t is not found]
+    free = [w for w in words if not any(_holds(b, w) for b in others)]
+    grid, columns, bbox = widen(free, tuple(found.bbox), row_boxes, grid, columns)  # type: ignore[arg-type]
+    title, header_rows, header = identify_header(grid)
+    join_label_rests(grid, row_boxes, header_rows)  # type: ignore[arg-type]
+    indent_paths(grid, header_rows, row_boxes, columns, words)  # type: ignore[arg-type]
+    bbox = outer_labels(free, bbox, grid, header_rows, row_boxes)  # type: ignore[arg-type]
+    carry_row_labels(grid[header_rows:])
+    return PageTable(
+        index=0,
+        bbox=bbox,
+        rows=[[_clean_cell(c) for c in raw] for raw in grid],
+        row_bboxes=row_boxes,  # type: ignore[arg-type]
+        header_rows=header_rows,
+        header=header,
+        title=title,
+        columns=columns,
+    )
 
 
 def side_by_side(raw_lines: list[dict[str, Any]], boxes: list[Box]) -> list[dict[str, Any]]:

@@ -68,31 +68,44 @@ def purge_old_versions(tbl: Any) -> None:
             tbl.optimize(cleanup_older_than=dt.timedelta(0), delete_unverified=True)
 
 
-def delete_partition_everywhere(
-    uri: str | os.PathLike[str], partition_key: str, *, purge: bool = True
-) -> Removal:
-    """Remove one version's rows from every model's table and, with `purge`, its text
-    from disk: each table that held rows is compacted and its older versions deleted,
-    and every model's cached vectors of texts no remaining row of that model uses are
-    deleted too (`delete_unused_cached`): the version's own, and any a run left before
-    (the texts of a version revoked while it was embedded, by older code).
-
-    Each model's table is held under its write lock throughout, so a run committing
-    rows (and the vectors they use) meanwhile lands before or after, never between."""
+def delete_partition_everywhere(uri: str | os.PathLike[str], partition_key: str) -> Removal:
+    """Remove one version's rows from every model's table and its text from disk: each
+    table that held rows is compacted and its older versions deleted, and every model's
+    cached vectors of texts no remaining row of that model uses are deleted too: the
+    version's own, and any a run left before (the texts of a version revoked while it was
+    embedded, by older code). The one-key case of `_delete_everywhere`."""
     split_key(partition_key)
+    out, swept = _delete_everywhere(uri, [partition_key])
+    removal = out[partition_key]
+    removal.cache_entries = swept.cache_entries
+    removal.tables_purged.extend(swept.tables_purged)
+    return removal
+
+
+def _delete_everywhere(
+    uri: str | os.PathLike[str], keys: list[str]
+) -> tuple[dict[str, Removal], Removal]:
+    """Delete the rows of `keys` from every model's table in one commit per table, purge
+    each table that held any, and sweep each model's cache of vectors no remaining row
+    uses; returns each key's Removal (rows, tables) and the sweep's (cached vectors and
+    cache tables, which belong to no one key).
+
+    Each model's table is held under its write lock throughout, so a run committing rows
+    (and the vectors they use) meanwhile lands before or after, never between."""
     db = lancedb.connect(str(uri))
-    out = Removal()
+    out = {key: Removal() for key in keys}
+    swept = Removal()
     tables = set(model_tables(uri))
     caches = set(model_tables(uri, prefix=CACHE_PREFIX))
     for model_id in _model_ids(tables, caches):
         name, cache = table_name(model_id), CACHE_PREFIX + model_id
         with _table_lock(str(uri), name):
-            if name in tables and _delete_rows(db, name, partition_key, purge, out) and purge:
-                out.tables_purged.append(name)
-            if purge and cache in caches:
+            for key in _delete_many(db, name, keys, out) if name in tables else ():
+                out[key].tables_purged.append(name)
+            if cache in caches:
                 used = hashes_of(_open_table(db, name), "content_hash")
-                _delete_cached(db, str(uri), cache, used, out)
-    return out
+                _delete_cached(db, str(uri), cache, used, swept)
+    return out, swept
 
 
 def delete_unused_cached(uri: str | os.PathLike[str]) -> int:
@@ -114,20 +127,6 @@ def _model_ids(tables: set[str], caches: set[str]) -> list[str]:
     """The model ids of index tables and cache tables."""
     ids = {n.removeprefix("chunks__") for n in tables}
     return sorted(ids | {n.removeprefix(CACHE_PREFIX) for n in caches})
-
-
-def _delete_rows(db: Any, name: str, key: str, purge: bool, out: Removal) -> bool:
-    """Delete one version's rows from one model's table (then purge it from disk), under
-    the caller's lock on the table; whether it held any."""
-    where = f"partition_key = '{key}'"
-    n = int(db.open_table(name).count_rows(where))
-    if not n:
-        return False
-    _retry(lambda: db.open_table(name).delete(where), f"delete in {name}")
-    out.rows += n
-    if purge:
-        _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
-    return True
 
 
 def _delete_cached(db: Any, uri: str, name: str, used: set[str], out: Removal) -> None:
@@ -156,7 +155,7 @@ def purge_version(
     `removed_versions.json`.
 
     Used for revoked, expired, superseded and deleted versions, so that they can never be
-    retrieved again. A key with nothing left costs one count per table and a read of
+    retrieved again. A key with nothing left costs one filtered read per table and a read of
     each model's text hashes (and its cache's).
     """
     lake.add_tombstone(key, reason)
@@ -180,22 +179,10 @@ def purge_versions(
     (rows and files) and the cached vectors deleted, which no longer belong to one key.
     """
     keys = list(reasons)
-    out = {key: Removal() for key in keys}
     if not keys:
-        return out, 0
+        return {}, 0
     lake.add_tombstones(dict(reasons))
-    db = lancedb.connect(str(db_uri))
-    swept = Removal()
-    tables = set(model_tables(db_uri))
-    caches = set(model_tables(db_uri, prefix=CACHE_PREFIX))
-    for model_id in _model_ids(tables, caches):
-        name, cache = table_name(model_id), CACHE_PREFIX + model_id
-        with _table_lock(str(db_uri), name):
-            for key in _delete_many(db, name, keys, out) if name in tables else ():
-                out[key].tables_purged.append(name)
-            if cache in caches:
-                used = hashes_of(_open_table(db, name), "content_hash")
-                _delete_cached(db, str(db_uri), cache, used, swept)
+    out, swept = _delete_everywhere(db_uri, keys)
     for key in keys:
         out[key].files = len(remove_stage_files(lake, key))
     return out, swept.cache_entries

@@ -15,24 +15,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rag_assets.core.lake.schemas import Node
+from rag_assets.core.structure.headers import SYMBOL_MARK, looks_like_header
 
-SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
-# a footnote mark after a value: a symbol, `1)` or `(a)`
-MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"
-NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€-]+(?:\s*{MARK})?$")
 # a value with its mark printed against it; a digit before `)` is a mark only where it
 # breaks the number's thousands groups (`54,8761)`)
 MARKED = re.compile(
     rf"^([-–+]?\d[\d.,\s]*?(?:\d{{1,3}}(?:[.,\s]\d{{3}})+|\d))"
     rf"((?:{SYMBOL_MARK}|\(?[a-z]\)|\(\d\))|(?<=\d{{3}})\d\))$"
 )
-# a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
-YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
-MAX_HEADER_ROWS = 3
-HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
-PATH_SEP = " > "  # between a group heading and the column names under it
 COLUMN_TOLERANCE = 0.015  # column edges of a continued table agree within this share of width
 
 
@@ -142,111 +133,6 @@ def separate_mark(cell: str) -> str:
     text = cell.strip()
     match = MARKED.match(text)
     return f"{match.group(1)} {match.group(2)}" if match else cell
-
-
-def looks_like_header(row: Sequence[str]) -> bool:
-    """A header row names its columns: every cell filled, none a bare number (a year
-    naming a column is a name)."""
-    return bool(row) and all(
-        c.strip() and (not NUMERIC.match(c) or YEAR.match(c.strip())) for c in row
-    )
-
-
-def header_for(rows: Sequence[Sequence[str]]) -> list[str]:
-    """The column names of a table: its first row when that reads as a header."""
-    if rows and looks_like_header(rows[0]):
-        return [c.strip() for c in rows[0]]
-    width = max((len(r) for r in rows), default=0)
-    return [f"Coluna {i + 1}" for i in range(width)]
-
-
-def _blank(cell: str | None) -> bool:
-    return cell is None or not cell.strip()
-
-
-def _numeric(cell: str | None) -> bool:
-    return cell is not None and bool(cell.strip()) and bool(NUMERIC.match(cell.strip()))
-
-
-def _header_cell(cell: str | None) -> bool:
-    """A cell a header row may hold: empty, merged, or a short label that is not a number."""
-    if _blank(cell):
-        return True
-    text = " ".join((cell or "").split())
-    return (not _numeric(text) or bool(YEAR.match(text))) and len(text) <= HEADER_CELL_MAX_CHARS
-
-
-def _header_goes_on(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
-    """Whether row `i` continues the header above it: a cell merged down from the header
-    row (`None`) beside short labels, and a data row still to follow."""
-    if i + 1 >= len(rows):
-        return False
-    row = list(rows[i]) + [None] * (width - len(rows[i]))
-    return None in row and any(not _blank(c) for c in row) and all(_header_cell(c) for c in row)
-
-
-def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, list[str]]:
-    """Find a table's title row and header rows: (title, leading non-data rows, names).
-
-    `rows` are cells as pdfplumber extracts them: `None` marks a position covered by a
-    merged cell, `""` an empty cell. A first row with one filled cell over a table of
-    three or more columns is the table's title. Then either one full row of non-numeric
-    cells is the header (the common case), or up to three rows of group headings (merged
-    cells, short labels, no numbers) over a last header row are joined per column: a
-    group heading (`International`) also names the merged positions to its right that
-    have a sub-heading below, so the columns read `International > Cargo Ton` (the
-    header path). A first row whose only empty cell is the stub column's corner is a
-    header too. With no header found the names list is empty and every row is data.
-    """
-    if not rows:
-        return "", 0, []
-    width = max(len(r) for r in rows)
-    start, title = 0, ""
-    filled = [c for c in rows[0] if not _blank(c)]
-    if width >= 3 and len(filled) == 1 and len(rows) > 2:
-        title, start = " ".join((filled[0] or "").split()), 1
-    first = [c or "" for c in rows[start]] if start < len(rows) else []
-    corner = first[1:] if first and _blank(first[0]) else first  # the stub's empty corner
-    if first and len(first) == width and looks_like_header(corner) and start + 1 < len(rows):
-        more = _header_goes_on(rows, start + 1, width)
-        if all(_header_cell(c) for c in first) and len(corner) >= 2 and not more:
-            return title, start + 1, [" ".join(c.split()) for c in first]
-    stacked: list[list[str | None]] = []
-    for row in rows[start : start + MAX_HEADER_ROWS]:
-        cells = list(row) + [None] * (width - len(row))
-        if all(_blank(c) for c in cells) or not all(_header_cell(c) for c in cells):
-            break
-        stacked.append(cells)
-        if not any(_blank(c) for c in cells) and not _header_goes_on(
-            rows, start + len(stacked), width
-        ):
-            break  # a complete row closes the header
-    if not stacked or start + len(stacked) >= len(rows):
-        return title, start, []
-    names = [""] * width
-    group = [False] * width  # the name so far ends with a heading over several columns
-    for r, cells in enumerate(stacked):
-        values, origins = [""] * width, [-1] * width
-        spanning: set[int] = set()  # cells that head several columns
-        carried, origin = "", -1
-        for i, cell in enumerate(cells):
-            if cell is None:
-                below = any(not _blank(s[i]) for s in stacked[r + 1 :])
-                values[i] = carried if below else ""  # a group heading over sub-headings
-                if values[i]:
-                    spanning.add(origin)
-            else:
-                values[i] = carried = " ".join(cell.split())
-                origin = i
-            origins[i] = origin
-        for i, value in enumerate(values):
-            if value:
-                sep = PATH_SEP if group[i] else " "  # one cell printed over two rows: a space
-                names[i] = f"{names[i]}{sep}{value}" if names[i] else value
-                group[i] = origins[i] in spanning
-    if sum(1 for n in names if n) < max(2, (width + 1) // 2):
-        return title, start, []  # too sparse to name the columns
-    return title, start + len(stacked), names
 
 
 def column_names(header: Sequence[str], width: int) -> list[str]:

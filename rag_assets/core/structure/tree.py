@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from rag_assets.core.extract import Line
 from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.structure.headers import looks_like_header
 from rag_assets.core.structure.markers import (
     CAPTION,
     LEGAL_MARKERS,
@@ -33,13 +34,7 @@ from rag_assets.core.structure.markers import (
     title_of,
 )
 from rag_assets.core.structure.paths import TABLE_KINDS
-from rag_assets.core.structure.tables import (
-    CONTINUED,
-    LogicalTable,
-    TablePart,
-    join_tables,
-    looks_like_header,
-)
+from rag_assets.core.structure.tables import CONTINUED, LogicalTable, TablePart, join_tables
 
 
 @dataclass

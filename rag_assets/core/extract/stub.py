@@ -1,0 +1,155 @@
+"""Row-label paths of a table's stub column: rows indented under a group row.
+
+Statistical tables set their row hierarchy by indentation alone: `Total occupied housing
+units`, then indented `Inadequate` and `Moderately inadequate`; a group row (with values
+or without) heads the rows indented under it, down to the next row printed as far left
+as it. A value of `Inadequate` means nothing without its group, so each indented row's
+label becomes its path, `Total occupied housing units > Inadequate`, as a column's
+heading path does.
+
+Only a stub set flush left with a few clear indent steps is read so: labels right-aligned
+or centred (their left edges vary because their lengths do), numbers (years), or indents
+too small or too many to be steps leave the labels as printed.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+from rag_assets.core.extract.words import Box, Word
+from rag_assets.core.structure.headers import NUMERIC, PATH_SEP
+
+MAX_LEVELS = 5
+STEP_EM = (0.6, 4.0)  # an indent step, in character heights
+
+
+def _stub_ink(
+    words: list[Word], box: Box, stub: tuple[float, float]
+) -> tuple[float, float, float] | None:
+    """Where the stub label of one row is printed: (left, right, word height)."""
+    inside = [
+        w
+        for w in words
+        if box[1] - 1 <= (w["top"] + w["bottom"]) / 2 <= box[3] + 1
+        and stub[0] - 1 <= w["x0"] < stub[1]
+        and w["text"].strip()
+    ]
+    if not inside:
+        return None
+    return (
+        min(w["x0"] for w in inside),
+        max(w["x1"] for w in inside),
+        statistics.median(w["bottom"] - w["top"] for w in inside),
+    )
+
+
+def _levels(lefts: list[float], tolerance: float) -> list[float]:
+    """The distinct left edges, those within `tolerance` of the last kept one merged."""
+    out: list[float] = []
+    for x in sorted(lefts):
+        if not out or x - out[-1] > tolerance:
+            out.append(x)
+    return out
+
+
+def indent_paths(
+    rows: list[list[str | None]],
+    header_rows: int,
+    row_boxes: Sequence[Box],
+    columns: Sequence[float],
+    words: list[Word],
+) -> int:
+    """Give each indented stub label the labels of the rows it is indented under
+    (`Group > Row`), in place; returns how many labels got a path. `row_boxes` are the
+    rows' boxes, `columns` the column edges (the stub is the first column), `words` the
+    page's words."""
+    if len(columns) < 2 or len(row_boxes) != len(rows):
+        return 0
+    stub = (columns[0], columns[1])
+    ink: dict[int, tuple[float, float, float]] = {}
+    for i in range(header_rows, len(rows)):
+        label = (rows[i][0] or "").strip() if rows[i] else ""
+        if not label or NUMERIC.match(label):
+            continue
+        found = _stub_ink(words, row_boxes[i], stub)
+        if found is not None:
+            ink[i] = found
+    if len(ink) < 3:
+        return 0
+    em = statistics.median(h for _, _, h in ink.values())
+    tolerance = max(1.0, 0.25 * em)
+    lefts = [x0 for x0, _, _ in ink.values()]
+    rights = [x1 for _, x1, _ in ink.values()]
+    levels = _levels(lefts, tolerance)
+    if not 2 <= len(levels) <= MAX_LEVELS:
+        return 0
+    steps = [b - a for a, b in zip(levels, levels[1:], strict=False)]
+    if not all(STEP_EM[0] * em <= s <= STEP_EM[1] * em for s in steps):
+        return 0
+    middles = [(a + b) / 2 for a, b in zip(lefts, rights, strict=True)]
+    if max(rights) - min(rights) <= tolerance or max(middles) - min(middles) <= tolerance:
+        return 0  # right-aligned or centred labels: their left edges say nothing
+    stack: list[tuple[int, str]] = []  # (level, label) of the rows above, outermost first
+    given = 0
+    for i in sorted(ink):
+        level = next(k for k, x in enumerate(levels) if ink[i][0] - x <= tolerance)
+        label = " ".join((rows[i][0] or "").split())
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        if stack:
+            rows[i][0] = PATH_SEP.join([*(s for _, s in stack), label])
+            given += 1
+        stack.append((level, label))
+    return given
+
+
+def outer_labels(
+    words: list[Word],
+    bbox: Box,
+    rows: list[list[str | None]],
+    header_rows: int,
+    row_boxes: Sequence[Box],
+) -> Box:
+    """Group labels printed left of a ruled table, beside some of its rows only (`1991`
+    beside the middle one of `Men`, `Women`, `Total`), led onto the labels of the rows
+    they stand for (`1991 > Men`), in place; returns the table's box, widened over them.
+
+    A label printed beside a block's first row heads the rows down to the next label; one
+    printed lower (at the block's middle) stands for the rows nearer to it than to any
+    other label. Only a column of short labels just left of the box, beside at least two
+    rows and fewer than half of them (a column beside most rows is the table's own), is
+    read so."""
+    data = list(range(header_rows, min(len(rows), len(row_boxes))))
+    if len(data) < 3:
+        return bbox
+    labels: dict[int, list[Word]] = {}
+    for w in words:
+        middle = (w["top"] + w["bottom"]) / 2
+        if w["x1"] > bbox[0] + 1 or not w["text"].strip():
+            continue
+        row = next((i for i in data if row_boxes[i][1] <= middle <= row_boxes[i][3]), None)
+        if row is not None:
+            labels.setdefault(row, []).append(w)
+    if not 2 <= len(labels) < len(data) / 2:
+        return bbox
+    em = statistics.median(w["bottom"] - w["top"] for ws in labels.values() for w in ws)
+    texts = {
+        i: " ".join(w["text"] for w in sorted(ws, key=lambda w: w["x0"]))
+        for i, ws in labels.items()
+    }
+    lefts = [min(w["x0"] for w in ws) for ws in labels.values()]
+    rights = [max(w["x1"] for w in ws) for ws in labels.values()]
+    if max(lefts) > min(rights) or bbox[0] - max(rights) > 3 * em:
+        return bbox  # not one column just beside the box
+    if any(len(t) > 40 for t in texts.values()) or not all(rows[i][0] for i in data):
+        return bbox
+    marked = sorted(texts)
+    at_top = marked[0] == data[0]
+    for i in data:
+        if at_top:
+            owner = max(m for m in marked if m <= i)
+        else:
+            owner = min(marked, key=lambda m: (abs(m - i), -m if m <= i else m))
+        rows[i][0] = f"{texts[owner]}{PATH_SEP}{' '.join((rows[i][0] or '').split())}"
+    return (min(lefts), bbox[1], bbox[2], bbox[3])

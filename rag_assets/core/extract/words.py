@@ -1,0 +1,81 @@
+"""Words of a page grouped as tables print them: into printed lines, and each line into
+segments (runs of words separated by a column gap, not a space). Shared by the readers
+of aligned tables (`aligned`), of their headers (`header_paths`) and of ruled rows
+(`ruled_grid`)."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+Word = dict[str, Any]
+Box = tuple[float, float, float, float]
+
+GAP_EM = 0.8  # words at least this many character heights apart are in different columns
+TIGHT_GAP_EM = 0.45  # ... or this far apart, when both are numbers or a column gap is there
+
+
+def printed_lines(words: list[Word]) -> list[list[Word]]:
+    """Words (or characters) grouped into printed lines by the middle of their height, top
+    to bottom, each left to right: the one line grouper of table reading."""
+    lines: list[list[Word]] = []
+    for word in sorted(words, key=lambda w: ((w["top"] + w["bottom"]) / 2, w["x0"])):
+        middle = (word["top"] + word["bottom"]) / 2
+        if lines:
+            last = lines[-1]
+            mid = statistics.median((w["top"] + w["bottom"]) / 2 for w in last)
+            if abs(middle - mid) <= 0.4 * (word["bottom"] - word["top"]):
+                last.append(word)
+                continue
+        lines.append([word])
+    return [sorted(line, key=lambda w: w["x0"]) for line in lines]
+
+
+def height(line: list[Word]) -> float:
+    """The median height of a line's words (its type size, near enough)."""
+    return statistics.median(w["bottom"] - w["top"] for w in line)
+
+
+def segments(line: list[Word]) -> list[list[Word]]:
+    """A line's words in runs separated by wide gaps (a column gap, not a space)."""
+    gap = max(4.0, GAP_EM * height(line))
+    out: list[list[Word]] = []
+    for word in line:
+        if out and word["x0"] - out[-1][-1]["x1"] < gap:
+            out[-1].append(word)
+        else:
+            out.append([word])
+    return out
+
+
+def split_tight(parts: list[list[Word]], apart: Callable[[Word, Word], bool]) -> list[list[Word]]:
+    """Segments cut further between two words closer than a column gap yet wider apart
+    than a space (`TIGHT_GAP_EM`), where `apart(left, right)` says they are in two
+    columns: numbers in tightly set columns (`14,111 16,635`), headings over them."""
+    out: list[list[Word]] = []
+    for part in parts:
+        gap = TIGHT_GAP_EM * height(part)
+        current = [part[0]]
+        for left, right in zip(part, part[1:], strict=False):
+            if right["x0"] - left["x1"] >= gap and apart(left, right):
+                out.append(current)
+                current = []
+            current.append(right)
+        out.append(current)
+    return out
+
+
+def text(words: list[Word]) -> str:
+    """The words' text, one space between them."""
+    return " ".join(w["text"] for w in words)
+
+
+def top(line: list[Word]) -> float:
+    """Where the highest word of a line starts."""
+    return min(w["top"] for w in line)
+
+
+def bottom(line: list[Word]) -> float:
+    """Where the lowest word of a line ends."""
+    return max(w["bottom"] for w in line)

@@ -1,0 +1,209 @@
+"""Which rows of a table head it, and the names they give its columns.
+
+A cell is read as a value (`NUMERIC`: a number, footnote marks and all) or a label (a
+year or period naming a column counts as a label, `YEAR`; so does a unit, `%`). The first
+rows of labels above the values are the header, stacked into each column's name: a
+heading over several columns leads the **header path** of each (`Permit > Handgun`). See
+`identify_header`; `core/structure/tables.py` joins and linearizes the tables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
+# a footnote mark after a value: a symbol, `1)` or `(a)`
+MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"
+NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€-]+(?:\s*{MARK})?$")
+# a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
+YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
+UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
+MAX_HEADER_ROWS = 4  # a lone heading over the value columns, then up to three
+HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
+PATH_SEP = " > "  # between a group heading and the column names under it
+
+
+def looks_like_header(row: Sequence[str]) -> bool:
+    """A header row names its columns: every cell filled, none a bare number (a year
+    naming a column is a name)."""
+    return bool(row) and all(
+        c.strip() and (not NUMERIC.match(c) or YEAR.match(c.strip()) or UNIT.match(c.strip()))
+        for c in row
+    )
+
+
+def header_for(rows: Sequence[Sequence[str]]) -> list[str]:
+    """The column names of a table: its first row when that reads as a header."""
+    if rows and looks_like_header(rows[0]):
+        return [c.strip() for c in rows[0]]
+    width = max((len(r) for r in rows), default=0)
+    return [f"Coluna {i + 1}" for i in range(width)]
+
+
+def _blank(cell: str | None) -> bool:
+    return cell is None or not cell.strip()
+
+
+def _numeric(cell: str | None) -> bool:
+    return cell is not None and bool(cell.strip()) and bool(NUMERIC.match(cell.strip()))
+
+
+def _header_cell(cell: str | None) -> bool:
+    """A cell a header row may hold: empty, merged, or a short label that is not a number."""
+    if _blank(cell):
+        return True
+    text = " ".join((cell or "").split())
+    label = not _numeric(text) or bool(YEAR.match(text)) or bool(UNIT.match(text))
+    return label and len(text) <= HEADER_CELL_MAX_CHARS
+
+
+def _name_rest(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+    """Whether row `i` only goes on with the names of the header row above it (labels
+    printed on two lines, `Fraction of` / `Wealth Lost`): its stub cell empty, labels
+    only, each under a named cell, and a row still to follow."""
+    if i < 1 or i + 1 >= len(rows):
+        return False
+    row = list(rows[i]) + [None] * (width - len(rows[i]))
+    above = list(rows[i - 1]) + [None] * (width - len(rows[i - 1]))
+    filled = [j for j, c in enumerate(row) if not _blank(c)]
+    return (
+        bool(filled)
+        and _blank(row[0])
+        and all(_header_cell(row[j]) and not _blank(above[j]) for j in filled)
+    )
+
+
+SMALL_NUMBER = re.compile(r"^\d{1,3}$")  # a grade, an age or a rank naming a column
+
+
+def _names_over_values(rows: Sequence[Sequence[str | None]], i: int) -> bool:
+    """Whether row `i` names columns although some of its cells are small numbers (`Year |
+    K | 1 | 2 | 3`): each number in it is a short integer, and one of its other cells is
+    a label over a column of values."""
+    row = rows[i]
+    numbers = [c for c in row[1:] if _numeric(c) and not YEAR.match((c or "").strip())]
+    if not numbers or not all(SMALL_NUMBER.match((c or "").strip()) for c in numbers):
+        return False
+    for j, cell in enumerate(row):
+        if j == 0 or _blank(cell) or _numeric(cell):
+            continue
+        below = [r[j] for r in rows[i + 1 :] if j < len(r) and not _blank(r[j])]
+        if len(below) >= 2 and sum(1 for v in below if _numeric(v)) >= 0.8 * len(below):
+            return True
+    return False
+
+
+def _header_goes_on(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+    """Whether row `i` continues the header above it: a cell merged down from the header
+    row (`None`) beside short labels, and a data row still to follow."""
+    if i + 1 >= len(rows):
+        return False
+    row = list(rows[i]) + [None] * (width - len(rows[i]))
+    return None in row and any(not _blank(c) for c in row) and all(_header_cell(c) for c in row)
+
+
+def _spanner_row(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+    """Whether a first row whose one filled cell is at `i` heads value columns rather
+    than titling the table: not over the stub column (its corner empty), and over a row
+    of headings."""
+    row = list(rows[0]) + [None] * (width - len(rows[0]))
+    below = list(rows[1]) + [None] * (width - len(rows[1]))
+    headings = all(_header_cell(c) for c in below) or _names_over_values(rows, 1)
+    return i >= 1 and _blank(row[0]) and any(not _blank(c) for c in below) and headings
+
+
+def _spread(row: Sequence[str | None], i: int, width: int) -> list[str | None]:
+    """A lone heading over the columns after it: those it is printed over when known (its
+    merged positions), else every column to the table's end."""
+    out = list(row) + [None] * (width - len(row))
+    if i + 1 < width and out[i + 1] is None:
+        return out  # merged positions say how far it reaches
+    return out[: i + 1] + [None] * (width - i - 1)
+
+
+def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, list[str]]:
+    """Find a table's title row and header rows: (title, leading non-data rows, names).
+
+    `rows` are cells as pdfplumber extracts them: `None` marks a position covered by a
+    merged cell, `""` an empty cell. A first row with one filled cell over a table of
+    three or more columns is the table's title, unless it stands over the value columns
+    only (the stub's corner empty) above a row of headings: then it heads them (`Female
+    students > Sample`), as far as its merged positions reach, else to the table's end.
+    Then either one full row of non-numeric cells (or of labels and small numbers, `Year
+    | K | 1 | 2`) is the header (the common case), or up to three rows of group headings
+    (merged cells, short labels) over a last header row are joined per column (a heading
+    over the same columns as the one above continues it: one heading on two lines): a
+    group heading (`International`) also names the merged positions to its right that
+    have a sub-heading below, so the columns read `International > Cargo Ton` (the
+    header path). A first row whose only empty cell is the stub column's corner is a
+    header too. With no header found the names list is empty and every row is data.
+    """
+    if not rows:
+        return "", 0, []
+    width = max(len(r) for r in rows)
+    start, title = 0, ""
+    filled = [i for i, c in enumerate(rows[0]) if not _blank(c)]
+    if width >= 3 and len(filled) == 1 and len(rows) > 2:
+        if _spanner_row(rows, filled[0], width):
+            rows = [_spread(rows[0], filled[0], width), *rows[1:]]
+        else:
+            title, start = " ".join((rows[0][filled[0]] or "").split()), 1
+    first = [c or "" for c in rows[start]] if start < len(rows) else []
+    corner = first[1:] if first and _blank(first[0]) else first  # the stub's empty corner
+    numbered = start < len(rows) and _names_over_values(rows, start)
+    if first and len(first) == width and start + 1 < len(rows):
+        more = _header_goes_on(rows, start + 1, width)
+        named = numbered or (looks_like_header(corner) and all(_header_cell(c) for c in first))
+        if named and len(corner) >= 2 and not more:
+            names = [" ".join(c.split()) for c in first]
+            end = start + 1
+            while end - start < MAX_HEADER_ROWS and _name_rest(rows, end, width):
+                for j, cell in enumerate(rows[end]):
+                    names[j] = " ".join(x for x in (names[j], *(cell or "").split()) if x)
+                end += 1
+            return title, end, names
+    stacked: list[list[str | None]] = []
+    for r, row in enumerate(rows[start : start + MAX_HEADER_ROWS], start=start):
+        cells = list(row) + [None] * (width - len(row))
+        labels = all(_header_cell(c) for c in cells) or _names_over_values(rows, r)
+        if all(_blank(c) for c in cells) or not labels:
+            break
+        stacked.append(cells)
+        if not any(_blank(c) for c in cells) and not _header_goes_on(
+            rows, start + len(stacked), width
+        ):
+            break  # a complete row closes the header
+    if not stacked or start + len(stacked) >= len(rows):
+        return title, start, []
+    names = [""] * width
+    group = [False] * width  # the name so far ends with a heading over several columns
+    last: list[tuple[int, int]] = [(-1, -1)] * width  # the columns that heading spans
+    for r, cells in enumerate(stacked):
+        values, origins = [""] * width, [-1] * width
+        spanning: set[int] = set()  # cells that head several columns
+        carried, origin = "", -1
+        for i, cell in enumerate(cells):
+            if cell is None:
+                below = any(not _blank(s[i]) for s in stacked[r + 1 :])
+                values[i] = carried if below else ""  # a group heading over sub-headings
+                if values[i]:
+                    spanning.add(origin)
+            else:
+                values[i] = carried = " ".join(cell.split())
+                origin = i
+            origins[i] = origin
+        ends = {origins[i]: i for i, value in enumerate(values) if value}
+        for i, value in enumerate(values):
+            if value:
+                extent = (origins[i], ends[origins[i]])
+                # a heading over the same columns as the one above it continues it (one
+                # heading printed on two lines); under a wider one, it is a level down
+                sep = PATH_SEP if group[i] and extent != last[i] else " "
+                names[i] = f"{names[i]}{sep}{value}" if names[i] else value
+                group[i] = origins[i] in spanning
+                last[i] = extent
+    if sum(1 for n in names if n) < max(2, (width + 1) // 2):
+        return title, start, []  # too sparse to name the columns
+    return title, start + len(stacked), names

@@ -1,0 +1,434 @@
+"""Generated PDFs of statistical tables as government reports print them (fpdf2): a
+heading spanning sub-columns, a stub of indented rows under group rows, and a wide table
+of many numeric columns under a two-level header, ruled thinly or not at all.
+
+Every layout is drawn word by word at fixed positions (numbers right-aligned in their
+column, headings centred over what they head), so that what the reader gets is only
+what a PDF holds: glyphs at positions, and the rules drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fpdf import FPDF
+
+from .conftest import FONT_DIR
+
+
+def new_pdf(size: float = 10, orientation: str = "P") -> FPDF:
+    """An A4 fpdf2 document in DejaVu Sans, points as the unit."""
+    pdf = FPDF(orientation=orientation, unit="pt", format="A4")
+    pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
+    pdf.add_font("DejaVu", "B", str(FONT_DIR / "DejaVuSans-Bold.ttf"))
+    pdf.set_font("DejaVu", "", size)
+    return pdf
+
+
+def value(row: int, column: int, scale: int = 9000) -> str:
+    """A made-up count with thousands separators, different in every cell."""
+    return f"{(row * 7919 + column * 3571 + 37) % scale + 11:,}"
+
+
+def centred(pdf: FPDF, text: str, left: float, right: float, baseline: float) -> None:
+    pdf.text((left + right - pdf.get_string_width(text)) / 2, baseline, text)
+
+
+def right_aligned(pdf: FPDF, text: str, right: float, baseline: float) -> None:
+    pdf.text(right - pdf.get_string_width(text), baseline, text)
+
+
+def rule(pdf: FPDF, x0: float, x1: float, y: float, width: float = 0.4) -> None:
+    pdf.set_line_width(width)
+    pdf.line(x0, y, x1, y)
+
+
+# --- a heading spanning sub-columns --------------------------------------------------------
+
+GRADES = ("K", "1", "2", "3")
+YEARS = ("1992", "1994", "1996", "1998", "2000")
+
+
+def grade_score(year: int, grade: int) -> str:
+    return str(600 + 10 * grade + 7 * year + (year * grade) % 5)
+
+
+def grade_rows() -> list[tuple[str, ...]]:
+    """Year, a score under each grade, and the score of all grades."""
+    return [
+        (y, *(grade_score(r, g) for g in range(len(GRADES))), grade_score(r, 9))
+        for r, y in enumerate(YEARS)
+    ]
+
+
+def grade_pdf(path: Path, rules: str) -> Path:
+    """`Year | Grade (K 1 2 3) | All grades`: `Grade` centred over its four sub-columns on
+    the line above them; `All grades` printed on two lines over its one column. `rules`:
+    `none` (no rule anywhere), `booktabs` (a rule above the header, a short one under
+    `Grade` only, one under the header and one under the last row) or `grid` (every cell
+    boxed, `Grade` in one cell over its four columns, `Year` and `All grades` in cells
+    over both header lines)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 2. Average scale score in reading, by grade and year")
+    stub, first, width = 60.0, 130.0, 60.0
+    cols = [(first + i * width, first + (i + 1) * width) for i in range(len(GRADES) + 1)]
+    right = cols[-1][1]
+    top, pitch = 84.0, 14.0
+    n = len(YEARS)
+    if rules == "booktabs":
+        rule(pdf, stub - 4, right + 4, top)
+        rule(pdf, cols[0][0] + 6, cols[3][1] - 6, top + 15)
+        rule(pdf, stub - 4, right + 4, top + 30)
+        rule(pdf, stub - 4, right + 4, top + 36 + pitch * n)
+    if rules == "grid":
+        pdf.set_line_width(0.5)
+        pdf.rect(stub - 4, top, first - stub + 4, 30)
+        pdf.rect(cols[0][0], top, cols[3][1] - cols[0][0], 15)
+        for x0, x1 in cols[:4]:
+            pdf.rect(x0, top + 15, x1 - x0, 15)
+        pdf.rect(cols[4][0], top, width, 30)
+        for r in range(n):
+            y = top + 30 + r * pitch
+            pdf.rect(stub - 4, y, first - stub + 4, pitch)
+            for x0, x1 in cols:
+                pdf.rect(x0, y, x1 - x0, pitch)
+    centred(pdf, "Grade", cols[0][0], cols[3][1], top + 11)
+    centred(pdf, "All", *cols[4], top + 11)
+    pdf.text(stub, top + 25, "Year")
+    for grade, (x0, x1) in zip(GRADES, cols, strict=False):
+        centred(pdf, grade, x0, x1, top + 25)
+    centred(pdf, "grades", *cols[4], top + 25)
+    y = top + 40
+    for row in grade_rows():
+        pdf.text(stub, y, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 18, y)
+        y += pitch
+    pdf.text(56, y + 14, "NOTE: Scores on a 0 to 800 scale. Made-up figures for the test.")
+    pdf.output(str(path))
+    return path
+
+
+# --- a stub of indented rows under group rows ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StubRow:
+    """One printed row of an indented stub: its label, indent level and values."""
+
+    label: str
+    level: int
+    values: tuple[str, ...]
+
+
+HOUSING_HEADER = ("Total", "Owner", "Renter")
+HOUSING = [
+    StubRow("Total occupied housing units", 0, ("108,871", "72,265", "36,606")),
+    StubRow("Inadequate", 1, ("5,731", "2,412", "3,319")),
+    StubRow("Moderately inadequate", 1, ("3,842", "1,790", "2,052")),
+    StubRow("Units with elderly", 0, ()),
+    StubRow("Inadequate", 1, ("1,204", "903", "301")),
+    StubRow("Moderately inadequate", 1, ("977", "611", "366")),
+    StubRow("Severely crowded", 2, ("88", "41", "47")),
+    StubRow("New construction", 0, ("6,530", "4,808", "1,722")),
+]
+
+
+def housing_paths() -> list[tuple[str, StubRow]]:
+    """Every row's label path (`Units with elderly > Inadequate`) beside the row."""
+    out: list[tuple[str, StubRow]] = []
+    stack: list[str] = []
+    for row in HOUSING:
+        stack = [*stack[: row.level], row.label]
+        out.append((" > ".join(stack), row))
+    return out
+
+
+def housing_pdf(path: Path, ruled: bool, tenure: bool = False) -> Path:
+    """`Characteristic | Total | Owner | Renter`, the stub's rows indented one step (12
+    pt) per level under their group rows. `ruled`: every cell boxed (a rule grid), else
+    no rule anywhere. `tenure`: a two-line header, `Tenure` over `Owner` and `Renter`
+    (underlined when not ruled), the stub heading `Characteristic` and `Total` on its
+    first line (in cells over both lines when ruled)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 3. Housing quality by tenure (thousands)")
+    edges = [56.0, 250.0, 330.0, 410.0, 490.0]
+    top, pitch = 84.0, 16.0
+    lead = 2 if tenure else 1  # header lines
+    rows = lead + len(HOUSING)
+    pdf.set_line_width(0.5)
+    if ruled:
+        for r in range(lead, rows):
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                pdf.rect(x0, top + r * pitch, x1 - x0, pitch)
+        if tenure:
+            pdf.rect(edges[0], top, edges[1] - edges[0], 2 * pitch)
+            pdf.rect(edges[1], top, edges[2] - edges[1], 2 * pitch)
+            pdf.rect(edges[2], top, edges[4] - edges[2], pitch)
+            pdf.rect(edges[2], top + pitch, edges[3] - edges[2], pitch)
+            pdf.rect(edges[3], top + pitch, edges[4] - edges[3], pitch)
+        else:
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                pdf.rect(x0, top, x1 - x0, pitch)
+    pdf.text(edges[0] + 4, top + 11, "Characteristic")
+    if tenure:
+        centred(pdf, "Total", edges[1], edges[2], top + 11)
+        centred(pdf, "Tenure", edges[2], edges[4], top + 11)
+        if not ruled:
+            rule(pdf, edges[2] + 8, edges[4] - 8, top + 14)
+        for name, x0, x1 in zip(HOUSING_HEADER[1:], edges[2:], edges[3:], strict=False):
+            centred(pdf, name, x0, x1, top + pitch + 11)
+    else:
+        for name, x0, x1 in zip(HOUSING_HEADER, edges[1:], edges[2:], strict=False):
+            centred(pdf, name, x0, x1, top + 11)
+    for r, row in enumerate(HOUSING, start=lead):
+        baseline = top + r * pitch + 11
+        pdf.text(edges[0] + 4 + 12 * row.level, baseline, row.label)
+        for cell, x1 in zip(row.values, edges[2:], strict=False):
+            right_aligned(pdf, cell, x1 - 8, baseline)
+    pdf.text(56, top + rows * pitch + 16, "Source: a made-up housing survey.")
+    pdf.output(str(path))
+    return path
+
+
+# --- group labels printed beside a ruled table, one per block of rows ------------------
+
+BLOCKS = ("2019", "2021", "2023")
+MEMBERS = ("North", "South", "All regions")
+SECTORS = ("Farming", "Mining", "Trade")
+
+
+def block_rows() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(group label, row label, shares) of every row, made-up figures."""
+    return [
+        (block, member, tuple(f"{(7 * b + 5 * m + 3 * s) % 60 + 10}.{s}" for s in range(3)))
+        for b, block in enumerate(BLOCKS)
+        for m, member in enumerate(MEMBERS)
+    ]
+
+
+def blocks_pdf(path: Path, beside: str) -> Path:
+    """A ruled table of `North / South / All regions` rows, grouped three by three by a
+    year printed left of the ruled box, beside each block's `middle` row or its `first`."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 4. Employment by sector and region (%)")
+    edges = [150.0, 250.0, 330.0, 410.0, 490.0]
+    top, pitch = 84.0, 16.0
+    pdf.set_line_width(0.5)
+    for r in range(1 + len(block_rows())):
+        for x0, x1 in zip(edges, edges[1:], strict=False):
+            if r or x0 > edges[0]:
+                pdf.rect(x0, top + r * pitch, x1 - x0, pitch)
+    for name, x0, x1 in zip(SECTORS, edges[1:], edges[2:], strict=False):
+        centred(pdf, name, x0, x1, top + 11)
+    for r, (block, member, shares) in enumerate(block_rows(), start=1):
+        baseline = top + r * pitch + 11
+        if (r - 1) % 3 == (1 if beside == "middle" else 0):
+            pdf.text(110, baseline, block)
+        pdf.text(edges[0] + 4, baseline, member)
+        for cell, x1 in zip(shares, edges[2:], strict=False):
+            right_aligned(pdf, cell, x1 - 8, baseline)
+    pdf.text(56, top + (2 + len(block_rows())) * pitch, "Source: a made-up labour survey.")
+    pdf.output(str(path))
+    return path
+
+
+# --- a ruled table whose labels and headings run onto a second ruled row ---------------
+
+EMISSIONS = [  # label lines (the second printed in a ruled row of its own), threshold, share
+    (("Ammonia (NH3)",), "10 000", "4"),
+    (("Sulphur and inorganic compounds", "(as SO2)"), "150 000", "31"),
+    (("Carbon monoxide (CO)",), "500 000", "40"),
+    (("Non-methane volatile organic", "compounds (NMVOC)"), "100 000", "25"),
+]
+
+
+def emissions_pdf(path: Path) -> Path:
+    """Every printed line in a ruled row of its own: `Threshold` / `(kg/year)` and `Share`
+    / `(%)` over two rows, and two labels wrapped onto a row with nothing else in it."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 5. Reporting thresholds by pollutant")
+    edges = [56.0, 260.0, 370.0, 450.0]
+    top, pitch = 84.0, 14.0
+    lines = [("Pollutant", "Threshold", "Share"), ("", "(kg/year)", "(%)")]
+    for label, threshold, share in EMISSIONS:
+        lines.append((label[0], threshold, share))
+        lines += [(rest, "", "") for rest in label[1:]]
+    pdf.set_line_width(0.5)
+    for r, cells in enumerate(lines):
+        for (x0, x1), cell in zip(zip(edges, edges[1:], strict=False), cells, strict=True):
+            pdf.rect(x0, top + r * pitch, x1 - x0, pitch)
+            if cell and r >= 2 and x0 > edges[0]:
+                right_aligned(pdf, cell, x1 - 6, top + r * pitch + 10)
+            elif cell:
+                pdf.text(x0 + 4, top + r * pitch + 10, cell)
+    pdf.output(str(path))
+    return path
+
+
+# --- a wide table: 22 columns under a two-level header ------------------------------------
+
+SINGLES = ("Licence", "Licence renewal", "Pistol", "Rifle", "Other", "Admin")
+GROUPS = (
+    ("Pawn", ("Pistol", "Rifle", "Other")),
+    ("Redeemed", ("Pistol", "Rifle", "Other")),
+    ("Returned", ("Pistol", "Rifle", "Other")),
+    ("Hired", ("Pistol", "Rifle")),
+    ("Private transfer", ("Pistol", "Rifle", "Other")),
+)
+REGIONS = (
+    "Acre",
+    "Alagoas",
+    "Amapá",
+    "Amazonas",
+    "Bahia",
+    "Ceará",
+    "Espírito Santo",
+    "Goiás",
+    "Maranhão",
+    "Mato Grosso do Sul",
+    "Minas Gerais",
+    "Pará",
+    "Paraíba",
+    "Pernambuco",
+)
+
+
+def wide_paths() -> list[str]:
+    """The heading path of each of the 21 value columns (`Pawn > Rifle`, `Admin`)."""
+    paths = list(SINGLES)
+    for group, subs in GROUPS:
+        paths += [f"{group} > {s}" for s in subs]
+    return [*paths, "Totals"]
+
+
+def wide_rows() -> list[tuple[str, ...]]:
+    """Each region's row: its name and 21 counts (a few zeros, as such tables have)."""
+    n = len(wide_paths())
+    rows = []
+    for r, region in enumerate(REGIONS):
+        cells = [value(r, c, 30000 if c < 5 else 900) for c in range(n - 1)]
+        cells[9 + r % 5] = "0"
+        total = sum(int(c.replace(",", "")) for c in cells)
+        rows.append((region, *cells, f"{total:,}"))
+    return rows
+
+
+def _wide_table(
+    pdf: FPDF, left: float, top: float, rules: str, wrapped: bool, width: float
+) -> None:
+    """The table with its top-left corner at (left, top), 6.5 pt type; `wrapped`: the last
+    group's heading on two lines (`Private` / `transfer`), a header of three. `rules`: `none`;
+    `thin` (hairlines above the header, under each group heading, under the header and
+    under every row, none between columns); `boxed` (the header's cells ruled, the body
+    not); `shaded` (every other row on a grey band, no line anywhere)."""
+    stub, pitch = 78.0, 10.0
+    n = len(wide_paths())
+    cols = [(left + stub + i * width, left + stub + (i + 1) * width) for i in range(n)]
+    cols[-1] = (cols[-1][0], cols[-1][1] + 8)  # the totals are the widest numbers
+    right = cols[-1][1]
+    thin, boxed = rules == "thin", rules == "boxed"
+    if wrapped:  # a first line holding only the start of a group heading
+        centred(pdf, GROUPS[-1][0].split()[0], cols[-4][0], cols[-2][1], top + 9)
+        top += 10
+    line1, line2 = top + 9, top + 19
+    pdf.set_line_width(0.25)
+    if thin:
+        rule(pdf, left, right, top, 0.25)
+    if boxed:
+        pdf.rect(left - 2, top, stub + 2, 23)
+    pdf.text(left, line2, "Region")
+    for i, name in enumerate(SINGLES):
+        words = name.split()
+        if len(words) == 2:
+            centred(pdf, words[0], *cols[i], line1)
+            centred(pdf, words[1], *cols[i], line2)
+        else:
+            centred(pdf, name, *cols[i], line2)
+        if boxed:
+            pdf.rect(cols[i][0], top, cols[i][1] - cols[i][0], 23)
+    i = len(SINGLES)
+    for group, subs in GROUPS:
+        span = (cols[i][0], cols[i + len(subs) - 1][1])
+        last = wrapped and group == GROUPS[-1][0]
+        centred(pdf, group.split()[-1] if last else group, *span, line1)
+        if thin:
+            rule(pdf, span[0] + 3, span[1] - 3, line1 + 2.5, 0.25)
+        if boxed:
+            pdf.rect(span[0], top, span[1] - span[0], 11.5)
+        for sub in subs:
+            centred(pdf, sub, *cols[i], line2)
+            if boxed:
+                pdf.rect(cols[i][0], top + 11.5, cols[i][1] - cols[i][0], 11.5)
+            i += 1
+    centred(pdf, "Totals", *cols[-1], line2)
+    if boxed:
+        pdf.rect(cols[-1][0], top, cols[-1][1] - cols[-1][0], 23)
+    y = line2 + 4
+    if thin:
+        rule(pdf, left, right, y, 0.25)
+    for r, row in enumerate(wide_rows()):
+        if rules == "shaded" and r % 2 == 0:
+            pdf.set_fill_color(225, 225, 225)
+            pdf.rect(left - 2, y, right - left + 4, pitch, style="F")
+        y += pitch
+        pdf.text(left, y - 2.5, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 3, y - 2.5)
+        if thin:
+            rule(pdf, left, right, y, 0.25)
+
+
+WIDE_TITLE = "Table 7. Permits checked by region and type, March"
+
+
+def wide_pdf(
+    path: Path,
+    rules: str = "none",
+    printing: str = "upright",
+    wrapped: bool = False,
+    width: float = 33.0,
+) -> Path:
+    """The 22-column table on a landscape page (`upright`), on a portrait sheet turned by
+    its /Rotate (`rotate`), or printed sideways on a portrait page (`sideways`); `width`
+    each value column's (27 pt: the widest counts four points apart)."""
+    if printing == "sideways":
+        pdf = new_pdf(6.5)
+        pdf.add_page()
+        # the landscape page's content, turned a quarter counter-clockwise onto the sheet
+        with pdf.rotation(90, x=pdf.h / 2, y=pdf.h / 2):
+            _wide_body(pdf, rules, wrapped, width)
+        pdf.output(str(path))
+        return path
+    pdf = new_pdf(6.5, orientation="L")
+    pdf.add_page()
+    _wide_body(pdf, rules, wrapped, width)
+    pdf.output(str(path))
+    if printing == "rotate":
+        import pypdfium2
+
+        doc = pypdfium2.PdfDocument(str(path))
+        doc[0].set_rotation(90)
+        doc.save(str(path.with_suffix(".turned.pdf")))
+        doc.close()
+        path.with_suffix(".turned.pdf").replace(path)
+    return path
+
+
+def _wide_body(pdf: FPDF, rules: str, wrapped: bool, width: float) -> None:
+    """The title, the table and a note under it, in landscape page coordinates."""
+    pdf.set_font_size(9)
+    pdf.text(24, 40, WIDE_TITLE)
+    pdf.set_font_size(6.5)
+    _wide_table(pdf, 24.0, 52.0, rules, wrapped, width)
+    pdf.text(24, 250, "Figures are made up for the test; zeros are printed.")
+
+
+def holding(chunks: Sequence[str], *texts: str) -> list[str]:
+    """The chunks that hold every one of `texts`."""
+    return [c for c in chunks if all(t in c for t in texts)]

@@ -1,0 +1,165 @@
+"""Heading paths and row-label paths, as a user finds them in the indexed chunks: every
+level of a column's heading on each value (`Grade > 1: 626`), an indented row under its
+group row (`Units with elderly > Inadequate`), the stub's heading naming the row label,
+and a wide statistical table printed without column rules read value by value, upright
+or turned. The PDFs are generated (`table_layouts`), read by the real extraction and
+chunked by the default policy (what `trecho materialize` indexes)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.corpus import read_pdf
+
+from .table_layouts import (
+    EMISSIONS,
+    GRADES,
+    HOUSING_HEADER,
+    SECTORS,
+    block_rows,
+    blocks_pdf,
+    emissions_pdf,
+    grade_pdf,
+    grade_rows,
+    holding,
+    housing_paths,
+    housing_pdf,
+    wide_paths,
+    wide_pdf,
+    wide_rows,
+)
+
+
+def chunk_texts(path: Path, embedder) -> list[str]:
+    """The default policy's chunks of one PDF, whitespace collapsed."""
+    source, _ = read_pdf(path, "doc@v1")
+    chunks = PolicyChunker(Policy(), embedder)(source, embedder.token_counter())
+    return [" ".join(c.text.split()) for c in chunks]
+
+
+def with_pair(chunks: list[str], label: str, heading: str, value: str) -> list[str]:
+    """The chunks that hold a row's label pair and `heading: value` as a pair of that row
+    (between `; ` separators, so `Rifle: 9` is not read inside `Pawn > Rifle: 9`)."""
+    pair = re.compile(rf"; {re.escape(heading)}: {re.escape(value)}(?:;|$)")
+    return [c for c in holding(chunks, f"{label};") if pair.search(c)]
+
+
+@pytest.mark.parametrize("rules", ["none", "booktabs", "grid"])
+def test_a_heading_over_sub_columns_is_on_every_value_under_it(
+    tmp_path: Path, embedder, rules: str
+):
+    """`Grade` printed once over `K 1 2 3` (centred, underlined, or in one ruled cell):
+    each score carries `Grade > 1`, beside its year under the stub's heading; the
+    two-line `All grades` over one column is one heading, not a path."""
+    chunks = chunk_texts(grade_pdf(tmp_path / f"grade-{rules}.pdf", rules), embedder)
+    for year, *scores in grade_rows():
+        pairs = [f"Grade > {g}: {s}" for g, s in zip(GRADES, scores, strict=False)]
+        row = f"Year: {year}; " + "; ".join([*pairs, f"All grades: {scores[-1]}"])
+        assert holding(chunks, row), (rules, row)
+    assert not holding(chunks, "Year: Year") and not holding(chunks, "Grade > All")
+
+
+@pytest.mark.parametrize(
+    ("ruled", "tenure"), [(False, False), (True, False), (False, True), (True, True)]
+)
+def test_indented_rows_carry_the_group_rows_they_are_printed_under(
+    tmp_path: Path, embedder, ruled: bool, tenure: bool
+):
+    """A stub whose rows are indented under group rows (one with values, one without,
+    and a row two steps in): each row's label is its path from the outermost group,
+    named by the stub's heading; a row back at the margin starts a new group."""
+    path = housing_pdf(tmp_path / f"housing-{ruled}-{tenure}.pdf", ruled, tenure)
+    chunks = chunk_texts(path, embedder)
+    names = ["Total", "Tenure > Owner", "Tenure > Renter"] if tenure else list(HOUSING_HEADER)
+    for label, row in housing_paths():
+        pairs = [f"{n}: {v}" for n, v in zip(names, row.values, strict=False)]
+        text = "; ".join([f"Characteristic: {label}", *pairs])
+        assert holding(chunks, text), (ruled, tenure, text)
+    assert holding(chunks, "Characteristic: Units with elderly > Moderately inadequate > Severely")
+    assert not holding(chunks, "Characteristic: Total occupied housing units > New construction")
+
+
+@pytest.mark.parametrize("beside", ["middle", "first"])
+def test_a_group_label_beside_a_block_of_rows_leads_each_row_of_it(
+    tmp_path: Path, embedder, beside: str
+):
+    """A year printed left of the ruled box, once per block of three rows (beside the
+    block's middle row, or its first): each row of the block is read under it, `2021 >
+    North; Farming: ...`, the first and last rows of a block included."""
+    chunks = chunk_texts(blocks_pdf(tmp_path / f"blocks-{beside}.pdf", beside), embedder)
+    for block, member, shares in block_rows():
+        pairs = [f"{n}: {v}" for n, v in zip(SECTORS, shares, strict=True)]
+        row = "; ".join([f"{block} > {member}", *pairs])
+        assert holding(chunks, row), (beside, row)
+
+
+def test_labels_and_headings_run_onto_a_second_ruled_row_are_read_whole(tmp_path: Path, embedder):
+    """`Threshold` over `(kg/year)` in the ruled row under it is one heading, and so is
+    `Share` / `(%)`; a label whose rest is printed in a ruled row of its own (`(as
+    SO2)`, `compounds (NMVOC)`) is one label, that row no row of the table."""
+    chunks = chunk_texts(emissions_pdf(tmp_path / "emissions.pdf"), embedder)
+    for label, threshold, share in EMISSIONS:
+        row = f"Pollutant: {' '.join(label)}; Threshold (kg/year): {threshold}; Share (%): {share}"
+        assert holding(chunks, row), row
+    assert not holding(chunks, "Pollutant: (as SO2)") and not holding(chunks, "Threshold: ")
+
+
+WIDE = [  # rules, printing, a group heading on two lines, column width, in the fast tier
+    ("none", "upright", False, 33.0, True),
+    ("thin", "rotate", False, 33.0, True),
+    ("boxed", "sideways", False, 33.0, True),
+    ("shaded", "upright", False, 33.0, True),
+    ("none", "upright", True, 33.0, True),
+    ("thin", "upright", False, 27.0, True),
+    ("none", "rotate", False, 33.0, False),
+    ("none", "sideways", False, 33.0, False),
+    ("none", "sideways", False, 27.0, False),
+    ("thin", "upright", False, 33.0, False),
+    ("thin", "sideways", False, 33.0, False),
+    ("thin", "sideways", True, 33.0, False),
+    ("boxed", "upright", False, 33.0, False),
+    ("boxed", "rotate", False, 33.0, False),
+    ("shaded", "rotate", False, 33.0, False),
+    ("shaded", "sideways", False, 33.0, False),
+    ("shaded", "rotate", True, 33.0, False),
+    ("shaded", "upright", False, 27.0, False),
+]
+LAYOUTS = [
+    pytest.param(
+        rules,
+        printing,
+        wrapped,
+        width,
+        marks=[] if fast else [pytest.mark.slow],
+        id=f"{rules}-{printing}{'-wrapped' if wrapped else ''}-{width:.0f}pt",
+    )
+    for rules, printing, wrapped, width, fast in WIDE
+]
+
+
+@pytest.mark.parametrize(("rules", "printing", "wrapped", "width"), LAYOUTS)
+def test_a_wide_table_without_column_rules_keeps_every_heading_path(
+    tmp_path: Path, embedder, rules: str, printing: str, wrapped: bool, width: float
+):
+    """22 columns (a stub and 21 counts) under a two-level header: single columns
+    (`Pistol`, one of them headed on two lines, `Licence renewal`) beside groups
+    (`Pawn` over `Pistol Rifle Other`), no line between columns (no rule at all,
+    hairlines between rows, the header boxed, or rows shaded); on a landscape page, a
+    page turned by /Rotate, or printed sideways; `wrapped`, a group heading on two lines
+    (`Private` / `transfer`) over its sub-headings, a header of three lines; columns 27
+    pt wide set the widest counts closer than a column gap usually is. Every count is in
+    a chunk with its region and its whole heading path, and no line of bare numbers is
+    left."""
+    path = wide_pdf(tmp_path / "wide.pdf", rules, printing, wrapped, width)
+    chunks = chunk_texts(path, embedder)
+    headings = wide_paths()
+    for region, *counts in wide_rows():
+        label = f"Region: {region}"
+        for heading, count in zip(headings, counts, strict=True):
+            assert with_pair(chunks, label, heading, count), (rules, printing, region, heading)
+    first = wide_rows()[0]
+    assert not holding(chunks, " ".join(first[:4]))  # `Acre 48 3,619 7,190`: no prose line
