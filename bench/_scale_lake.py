@@ -145,16 +145,16 @@ def _corpus_module() -> Any:
     return module
 
 
-def render_pdf(spec: VersionSpec, changed: bool = False) -> bytes:
+def render_pdf(spec: VersionSpec, changed: str = "") -> bytes:
     """A one-page PDF of the version, by the sample-corpus generator's renderer; with
-    `changed`, one sentence differs (a new file at the same key)."""
+    `changed` (a mark of the change), one sentence differs (a new file at the same key)."""
     corpus = _corpus_module()
     blocks: list[tuple[Any, ...]] = [
         ("title", f"Norma {spec.doc_id}"),
         ("label", f"Versão {spec.number}"),
     ]
     for heading, text in paragraphs(spec):
-        blocks += [("h2", heading), ("p", text + (" Texto revisto." if changed else ""))]
+        blocks += [("h2", heading), ("p", text + (f" Texto revisto {changed}." if changed else ""))]
     sidecar = {"title": f"Norma {spec.doc_id}", "metadata": {"owner": "bench"}}
     manual = corpus.ManualSpec(spec.doc_id, spec.version, sidecar, f"Norma {spec.doc_id}")
     manual.blocks = blocks

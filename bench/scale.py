@@ -120,9 +120,10 @@ def lance_counts(lake: Path) -> str:
 
 
 def change_one(lake: Path, spec: VersionSpec) -> None:
-    """Put a real PDF, one sentence new, in place of one live version's file."""
+    """Put a real PDF, one sentence new, in place of one live version's file (new on
+    every call: a kept lake changed by an earlier run is changed again)."""
     pdf = lake / "raw" / spec.doc_id / f"{spec.version}.pdf"
-    pdf.write_bytes(render_pdf(spec, changed=True))
+    pdf.write_bytes(render_pdf(spec, changed=str(time.time_ns())))
 
 
 def rounds_of(

@@ -22,6 +22,7 @@ import pytest
 
 from rag_assets.cli import main
 from rag_assets.core.lake.layout import Lake
+from rag_assets.orchestration import materialize as materialize_module
 
 from .conftest import REPO, copy_lake
 
@@ -63,6 +64,20 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     out = capsys.readouterr().out  # the sidecar changed: re-run, every vector from the cache
     assert "[1/1] manual-operacao@v1 ... ok" in out and "0 texts embedded" in out
+
+
+@pytest.mark.slow
+def test_a_rerun_of_many_versions_says_how_many_it_skipped_in_one_line(
+    materialized: Lake, capsys, monkeypatch
+):
+    monkeypatch.setattr(materialize_module, "SKIPPED_SHOWN", 1)  # a "large" lake of two
+    assert main(["materialize", "--skip-eval", "--lake", str(materialized.root)]) == 0
+    out = capsys.readouterr().out
+    up_to_date = materialize_module.UP_TO_DATE
+    assert f"skipped  2 versions {up_to_date} (`trecho status` lists each)" in out
+    assert "skipped  manual-operacao@v1" not in out and "0 indexed" in out
+    assert main(["status", "--lake", str(materialized.root)]) == 0
+    assert "manual-operacao@v1" in capsys.readouterr().out
 
 
 @pytest.mark.slow

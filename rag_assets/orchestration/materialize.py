@@ -46,6 +46,19 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 """The terminal gets one line per version; Dagster's own logs go to the log file."""
 
 UP_TO_DATE = "up to date (same file, sidecar, code and index)"
+SKIPPED_SHOWN = 20
+"""Versions skipped for one reason that get a line each; past that, one line counts them
+(`trecho status` lists every version: a rerun of a large lake is not 10,000 lines)."""
+
+
+def say_skipped(say: Say, reasons: Mapping[str, str], what: str) -> None:
+    """A `skipped` line per version of `reasons` (key -> why), or one line saying how
+    many versions were skipped as `what` when they are more than `SKIPPED_SHOWN`."""
+    if len(reasons) <= SKIPPED_SHOWN:
+        for key, reason in reasons.items():
+            say(f"skipped  {key}: {reason}")
+        return
+    say(f"skipped  {len(reasons):,} versions {what} (`trecho status` lists each)")
 
 
 def open_instance(home: Path) -> DagsterInstance:
@@ -191,19 +204,19 @@ def remove_not_live(
     plan: Plan,
     say: Say,
     *,
-    say_skipped: bool = True,
+    say_not_live: bool = True,
     earlier: Mapping[str, Mapping[str, int]] | None = None,
 ) -> None:
     """Carry out the plan's removals, one line each (and one per version not live with
-    nothing left to remove, with `say_skipped`), counting what runs already removed of
+    nothing left to remove, with `say_not_live`), counting what runs already removed of
     them (`earlier`: `Outcome.superseded`)."""
     removed = carry_out_removals(
         instance, lake, lancedb, plan, lambda m: say(f"removed  {m}"), earlier
     )
     for key in removed:
         instance.delete_dynamic_partition(DOC_VERSIONS, key)
-    for key, reason in plan.nothing_left.items() if say_skipped else ():
-        say(f"skipped  {key}: {reason}")
+    if say_not_live:
+        say_skipped(say, plan.nothing_left, "not live, removed before")
 
 
 def catch_up_indexes(index: Index, say: Say) -> None:
@@ -272,16 +285,16 @@ def materialize(
     remove_not_live(instance, lake, lancedb, plan, say)
     if plan.add:
         instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
-    for key in plan.up_to_date:
-        skipped += 1
-        say(f"skipped  {key}: {UP_TO_DATE}")
+    skipped += len(plan.up_to_date)
+    say_skipped(say, dict.fromkeys(plan.up_to_date, UP_TO_DATE), UP_TO_DATE)
     jobs = {k: job_of(plan.run[k]) for k in plan.run_order()}  # newest first per document
     runs = run_partitions(defs, instance, jobs, log, say, plan.replaced_by)
     if runs.ok or runs.failed or runs.skipped:  # what a newly indexed version superseded
         after = plan_removals(instance, lake, lancedb, embedder)
     else:  # nothing ran: the plan's removals are done, nothing else changed
         after = replace(plan, remove={}, unused_cache=0)
-    remove_not_live(instance, lake, lancedb, after, say, say_skipped=False, earlier=runs.superseded)
+    superseded = runs.superseded
+    remove_not_live(instance, lake, lancedb, after, say, say_not_live=False, earlier=superseded)
     for key, counts in runs.superseded.items():
         if key not in after.remove:  # emptied by the run, nothing left for the plan
             reason = after.scan.reasons.get(key, "superseded")

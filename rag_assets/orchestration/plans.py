@@ -53,6 +53,9 @@ def stage_code_versions(model_id: str) -> dict[str, str]:
 RAN_WITH_KEY = "trecho/ran_with"
 """Where `ran_with` keeps what it read, in the instance's key-value store (next to the
 daemons' cursors, so it goes with the event log it summarizes)."""
+NEWEST_RECORD = "_newest_record"
+"""The event log's newest record id when `ran_with` last read it (kept next to the
+stages' entries)."""
 RECORDS_PER_FETCH = 1000
 """Materializations fetched per query (SQLite caps the parameters of one query)."""
 
@@ -65,7 +68,11 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
     one read is kept, by storage id, in the instance's key-value store (`RAN_WITH_KEY`).
     An event never changes once stored, so a kept entry with the same storage id holds,
     and a run re-reads only what it materialized since (reading every one back costs
-    about 0.4 ms each: 14 s for six stages of 6,000 versions)."""
+    about 0.4 ms each: 14 s for six stages of 6,000 versions). When the event log's
+    newest record is the one it was at the last call, nothing was materialized since and
+    the kept entries answer without a query per stage (0.3 s on 10,000 versions). A run
+    deleted from the instance since leaves its versions' entries as they were: what the
+    lake holds is still what that code made."""
     storage = instance.run_storage
     raw = storage.get_cursor_values({RAN_WITH_KEY}).get(RAN_WITH_KEY)
     try:
@@ -73,8 +80,15 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
     except ValueError:
         kept = {}
     kept = kept if isinstance(kept, dict) else {}
+    newest = instance.event_log_storage.get_maximum_record_id()
+    if newest is not None and kept.get(NEWEST_RECORD) == newest and _complete(kept):
+        try:
+            return {stage: {p: e[1] for p, e in kept[stage].items()} for stage in PIPELINE}
+        except (TypeError, IndexError, KeyError):  # an entry not as written: read again
+            pass
     out: dict[str, dict[str, str]] = {}
-    changed = False
+    changed = kept.get(NEWEST_RECORD) != newest
+    kept[NEWEST_RECORD] = newest
     for stage in PIPELINE:
         asset_key = AssetKey(stage)
         latest = instance.get_latest_storage_id_by_partition(
@@ -98,6 +112,12 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
     if changed:
         storage.set_cursor_values({RAN_WITH_KEY: json.dumps(kept, separators=(",", ":"))})
     return out
+
+
+def _complete(kept: Mapping[str, Any]) -> bool:
+    """Whether a kept `ran_with` record has every stage's entries (each stage's are
+    checked one by one as they are compared, when a stage is read again)."""
+    return all(isinstance(kept.get(stage), dict) for stage in PIPELINE)
 
 
 def _sid(entry: Any) -> int | None:
