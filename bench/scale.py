@@ -28,6 +28,7 @@ this one on the same lakes: the code before, side by side (`now ÷ before`).
     python bench/scale.py --synth 20,200 --real 20 --rounds 1    # quick
     python bench/scale.py --synth "" --real 20,2000              # the cold-index criterion
     python bench/scale.py --before /tmp/before --real ""         # before/now, planning paths
+    python bench/scale.py --synth 20,2000,10000 --add 20         # indexing as the lake grows
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -260,7 +262,57 @@ def change_and_upkeep(lakes: dict[int, Path], chunks: dict[int, int]) -> dict[st
     return rows
 
 
-def synth_part(sizes: Sequence[int], rounds: int, work: Path) -> None:
+def renamed(specs: Sequence[VersionSpec], offset: int) -> list[VersionSpec]:
+    """`specs` moved to other documents (`doc-00003` -> `doc-<offset + 3>`): versions no
+    synthesized lake of up to `offset` documents has."""
+    out = []
+    for spec in specs:
+        doc = f"doc-{offset + int(spec.doc_id[4:]):05d}"
+        reason = spec.reason.replace(spec.doc_id, doc)
+        out.append(replace(spec, doc_id=doc, reason=reason))
+    return out
+
+
+def added_cold(lakes: dict[int, Path], add: int, work: Path) -> dict[str, dict]:
+    """`add` new real versions indexed cold by `trecho materialize` into a copy of each
+    synthesized lake: what indexing costs per chunk once a lake holds that many versions
+    (a cold index of 2,000 real versions takes hours here; this is its last stretch)."""
+    sizes = sorted(lakes)
+    specs = renamed(layout(add), 90_000)
+    cost, wall, chunks, rss = {}, {}, {}, {}
+    runs: dict[int, str] = {}
+    for n in sizes:
+        lake = work / f"added-{n}"
+        shutil.rmtree(lake, ignore_errors=True)
+        shutil.copytree(lakes[n], lake, symlinks=True)
+        before = probe("tables", lake)
+        probe("plan", lake)  # the copy's memo (kept per lake root), as the lake's own was
+        instance = disk_bytes(lake / ".dagster", skip=("logs",))
+        write_real_corpus(lake, specs)
+        say(f"{add} new real versions into the {n:,}-version lake")
+        done = probe("materialize", lake)
+        after = probe("tables", lake)
+        rows = sum(
+            after[k]["rows"] - before.get(k, {}).get("rows", 0)
+            for k in after
+            if k.startswith("chunks__")
+        )
+        cost[n], wall[n], chunks[n] = [done["first"] / max(1, rows) * 1000], [done["first"]], rows
+        rss[n] = [done["rss_kb"] / 1024]
+        grown = disk_bytes(lake / ".dagster", skip=("logs",)) - instance
+        runs[n] = f"{grown / add / 1024:.0f} kB"
+        shutil.rmtree(lake, ignore_errors=True)
+    live = sum(1 for s in specs if s.live)
+    return {
+        f"{add} new versions ({live} live): chunks indexed": {n: f"{chunks[n]:,}" for n in sizes},
+        "their `trecho materialize` (its work)": cells(wall, sizes),
+        "cost per chunk indexed": cells(cost, sizes, "ms"),
+        "peak RSS": cells(rss, sizes, "MiB"),
+        "Dagster instance growth per version run (its runs' events)": runs,
+    }
+
+
+def synth_part(sizes: Sequence[int], rounds: int, work: Path, add: int = 0) -> None:
     """Part 1: the synthesized lakes (a lake already built under `work` is reused)."""
     from rag_assets.settings import Settings
 
@@ -276,6 +328,13 @@ def synth_part(sizes: Sequence[int], rounds: int, work: Path) -> None:
             marker.write_text(json.dumps(counts), encoding="utf-8")
             print(f"synthesized {n:,} versions: {counts} in {time.perf_counter() - start:.0f} s")
         chunks[n] = json.loads(marker.read_text(encoding="utf-8"))["chunks"]
+    if add:
+        table(
+            "New real versions indexed into a lake of each size",
+            added_cold(lakes, add, work),
+            sizes,
+        )
+        return
     table("Raw lakes, not indexed: `trecho status`", raw_status(sizes, rounds, work), sizes)
     table("Synthesized indexed lakes: the planning paths", steady_figures(lakes, rounds), sizes)
     table("Synthesized lakes: one change, upkeep, disk", change_and_upkeep(lakes, chunks), sizes)
@@ -350,6 +409,12 @@ def main() -> None:
         "--now", type=Path, help="run the probes from this tree, not this checkout (a snapshot)"
     )
     parser.add_argument("--keep", type=Path, help="build the lakes here, keep and reuse them")
+    parser.add_argument(
+        "--add",
+        type=int,
+        default=0,
+        help="only index this many new real versions into a copy of each synthesized lake",
+    )
     args = parser.parse_args()
     now = args.now.resolve() if args.now else REPO
     TREES.clear()
@@ -360,8 +425,8 @@ def main() -> None:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
         if sizes_of(args.synth):
-            synth_part(sizes_of(args.synth), args.rounds, work)
-        if sizes_of(args.real):
+            synth_part(sizes_of(args.synth), args.rounds, work, args.add)
+        if sizes_of(args.real) and not args.add:
             real_part(sizes_of(args.real), args.rounds, work / "real")
 
 

@@ -32,6 +32,7 @@ import argparse
 import json
 import random
 import re
+import resource
 import shutil
 import tempfile
 import time
@@ -170,6 +171,8 @@ class Level:
     fts_flat: list[tuple[float, float]] = field(default_factory=list)
     with_vector: list[float] = field(default_factory=list)
     stats: str = ""
+    rss_mib: float = 0.0
+    """The process's peak RSS once this size's table and indexes were built."""
     lat: dict[tuple[str, Mode], list[float]] = field(default_factory=dict)
     recall: dict[Mode, list[float]] = field(default_factory=dict)
     sweep: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
@@ -268,7 +271,8 @@ def measure_level(
         index.upsert_partition(key, rows, vectors, "active", None, None, key, rebuild_fts=False)
         level.with_vector.append(timed(lambda: index.update_indexes(max_lag_rows=0))[0])
     level.stats = index.index_stats().summary()
-    print(f"  {level.stats}")
+    level.rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  {level.stats}; peak RSS so far {level.rss_mib:.0f} MiB")
     sample = src.rows.column("text").to_pylist()[:32]
     level.embed_version = timed(lambda: embedder.embed_passages(sample))[0] * (
         ROWS_PER_VERSION / len(sample)
@@ -406,6 +410,7 @@ def report(levels: list[Level], ef: int) -> None:
     for lv in levels:
         build = ", ".join(f"{k} {v:.1f}s" for k, v in lv.build.items())
         print(f"  {lv.size}: {build}; merge of one version p50 {median(lv.merge):.2f}s")
+        print(f"  {lv.size}: peak RSS of the process once built: {lv.rss_mib:.0f} MiB")
         print(f"  {lv.size}: after the writes: {lv.stats}")
         inc = median(lv.update["incremental"]) / lv.embed_version
         reb = median(lv.update["rebuild"]) / lv.embed_version
