@@ -230,12 +230,19 @@ def raw_status(sizes: Sequence[int], rounds: int, work: Path) -> dict[str, dict]
     def measure(n: int, tree: str) -> dict[str, float]:
         forget_memo(lakes[n])
         status = probe("status", lakes[n], 2, tree)
-        return {"first": status["first"], "again": status["again"], "wall": status["wall"]}
+        second = probe("status", lakes[n], 1, tree)  # a new process, the memo as left
+        return {
+            "first": status["first"],
+            "again": status["again"],
+            "wall": status["wall"],
+            "second": second["wall"],
+        }
 
     labels = {
         "first": "`trecho status`, first call (no memo; the model loaded too)",
         "again": "`trecho status` again",
         "wall": "`trecho status`, process wall of both calls",
+        "second": "`trecho status` in a new process after that one (the memo it left)",
     }
     return rows_of(rounds_of(sizes, rounds, measure), labels, sizes)
 

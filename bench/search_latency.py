@@ -300,12 +300,19 @@ def measure_level(
         level.recall[mode] = [
             len(a & e) / max(1, len(e)) for a, e in zip(approx, exact, strict=True)
         ]
-    sweep_ef(level, index, embedder, queries)
+    sweep_ef(level, index, embedder, queries, tuple(int(r) for r in args.refine.split(",") if r))
     return level
 
 
-def sweep_ef(level: Level, index: Index, embedder: Embedder, queries: list[str]) -> None:
-    """The product's vector query (pre-embedded, Index's filter, k=10) at several `ef`,
+def sweep_ef(
+    level: Level,
+    index: Index,
+    embedder: Embedder,
+    queries: list[str],
+    refine: tuple[int, ...] = (),
+) -> None:
+    """The product's vector query (pre-embedded, Index's filter, k=10) at several `ef`
+    (and with each of `refine` candidates per hit re-ranked instead of the product's),
     and LanceDB's defaults (ef 1.5 k, no re-ranking), against the exact scan, interleaved:
     speed-up (median of paired ratios), recall@10 and mean cosine of the top 10 / exact's."""
     vectors = embedder.embed_queries(queries)
@@ -313,12 +320,17 @@ def sweep_ef(level: Level, index: Index, embedder: Embedder, queries: list[str])
     tbl = index._open()
     sides: dict[str, Any] = {"exact": None, "LanceDB default": "default"}
     sides |= {f"ef={ef}": ef for ef in EF_SWEEP}
+    sides |= {f"ef={ef}, re-ranking {r} x k": (ef, r) for ef in EF_SWEEP for r in refine}
 
     def run(label: str, vec: np.ndarray) -> tuple[set[str], float]:
         ef = sides[label]
         if ef == "default":
             q = tbl.search(vec, query_type="vector", vector_column_name="vector")
             q = q.distance_type("cosine").where(where, prefilter=True).limit(K)
+        elif isinstance(ef, tuple):  # another re-ranking than the product's
+            q = tbl.search(vec, query_type="vector", vector_column_name="vector")
+            q = q.distance_type("cosine").where(where, prefilter=True).limit(K)
+            q = q.ef(max(ef[0], K * ef[1])).refine_factor(ef[1])
         else:
             at = Index(index.uri, index.embedder, ann_min_rows=1, ann_ef=ef or 1)
             q = at._vector_query(tbl, vec, where, K, exact=ef is None)
@@ -375,7 +387,7 @@ def report(levels: list[Level], ef: int) -> None:
             )
     print(
         "\n-- the product's vector query at several ef (pre-embedded vectors, Index's "
-        "filter, k=10, re-ranking 5 x k on the stored vectors)"
+        f"filter, k=10, re-ranking {search.ANN_REFINE} x k on the stored vectors unless said)"
     )
     print(
         "| chunks | setting | p50 ms | speed-up vs exact (p50 of ratios) | recall@10 "
@@ -432,6 +444,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="passes over the queries")
     parser.add_argument("--noise", type=float, default=0.02, help="per-dimension vector noise")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--refine", default="", help="also sweep these re-rankings per hit (5,20) at each ef"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("5000" if args.quick else "10000,100000")).split(",")]
     n_queries = args.queries or (12 if args.quick else 60)
