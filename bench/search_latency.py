@@ -300,7 +300,9 @@ def measure_level(
         level.recall[mode] = [
             len(a & e) / max(1, len(e)) for a, e in zip(approx, exact, strict=True)
         ]
-    sweep_ef(level, index, embedder, queries, tuple(int(r) for r in args.refine.split(",") if r))
+    refine = tuple(int(r) for r in args.refine.split(",") if r)
+    ef_sweep = tuple(int(e) for e in args.ef_sweep.split(",") if e) or EF_SWEEP
+    sweep_ef(level, index, embedder, queries, refine, ef_sweep)
     return level
 
 
@@ -310,6 +312,7 @@ def sweep_ef(
     embedder: Embedder,
     queries: list[str],
     refine: tuple[int, ...] = (),
+    ef_sweep: tuple[int, ...] = EF_SWEEP,
 ) -> None:
     """The product's vector query (pre-embedded, Index's filter, k=10) at several `ef`
     (and with each of `refine` candidates per hit re-ranked instead of the product's),
@@ -319,8 +322,8 @@ def sweep_ef(
     where = Index.filter_sql()
     tbl = index._open()
     sides: dict[str, Any] = {"exact": None, "LanceDB default": "default"}
-    sides |= {f"ef={ef}": ef for ef in EF_SWEEP}
-    sides |= {f"ef={ef}, re-ranking {r} x k": (ef, r) for ef in EF_SWEEP for r in refine}
+    sides |= {f"ef={ef}": ef for ef in ef_sweep}
+    sides |= {f"ef={ef}, re-ranking {r} x k": (ef, r) for ef in ef_sweep for r in refine}
 
     def run(label: str, vec: np.ndarray) -> tuple[set[str], float]:
         ef = sides[label]
@@ -444,6 +447,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="passes over the queries")
     parser.add_argument("--noise", type=float, default=0.02, help="per-dimension vector noise")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--ef-sweep", default="", help="the ef values of the sweep (default 100,200,400)"
+    )
     parser.add_argument(
         "--refine", default="", help="also sweep these re-rankings per hit (5,20) at each ef"
     )
