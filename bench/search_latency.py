@@ -367,11 +367,13 @@ def sweep_ef(
         )
 
 
-def report(levels: list[Level], ef: int) -> None:
+def report(levels: list[Level], ef: int | None) -> None:
     """The tables: latency per size, mode and side; ef sweep; index upkeep."""
     print(
-        f"\n-- latency through Index.search (k=10, ms; vector and hybrid include embedding "
-        f"the query); index = IVF_HNSW_SQ at ef={ef}, exact = exact=True on the same table"
+        "\n-- latency through Index.search (k=10, ms; vector and hybrid include embedding "
+        "the query); index = IVF_HNSW_SQ at "
+        + (f"ef={ef}" if ef else "the product's default ef (the stats line of each size)")
+        + ", exact = exact=True on the same table"
     )
     print(
         "| chunks | mode | exact p50 | exact p95 | index p50 | index p95 | speed-up p50 "
@@ -440,7 +442,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5k chunks, 12 queries")
     parser.add_argument("--sizes", default=None, help="comma-separated (10000,100000)")
-    parser.add_argument("--ef", type=int, default=search.ANN_EF, help="ef of the index side")
+    parser.add_argument(
+        "--ef", type=int, default=None, help="ef of the index side (default: the product's)"
+    )
     parser.add_argument("--queries", type=int, default=None, help="queries (60)")
     parser.add_argument("--fts-queries", type=int, default=20, help="for full-text latency")
     parser.add_argument("--write-rounds", type=int, default=3, help="rebuild/update pairs")

@@ -147,7 +147,7 @@ class LanceDBResource(ConfigurableResource):
     ann_ef: int | None = _setting(
         "ann_ef",
         "HNSW search breadth (ef, 1 or more): higher is slower and closer to exact; "
-        f"empty: {ANN_EF}",
+        f"empty: {ANN_EF}, growing with the table past 100k rows (2,000 at 1M)",
         ge=1,
     )
     vector_weight: float | None = _setting(

@@ -223,3 +223,20 @@ def test_empty_table_stats(tmp_path: Path, embedder: Embedder) -> None:
     stats = idx.index_stats()
     assert (stats.rows, stats.vector, stats.fts) == (0, None, None)
     assert idx.update_indexes() == []
+
+
+def test_the_default_search_breadth_grows_with_the_table_and_a_set_one_stays(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(upkeep, "ANN_EF_ROWS", 100)  # tables of hundreds of rows are "large"
+    index = Index(tmp_path, embedder, ann_min_rows=1)
+    filler(index, 1)  # 250 rows
+    assert index.index_stats().ann_ef == 500 == search.ANN_EF * 250 // 100
+    filler(index, 2)  # 500 rows: twice the rows, twice the breadth
+    assert index.index_stats().ann_ef == 1000
+    assert "ef 1000" in index.index_stats().summary()
+    assert Index(tmp_path, embedder, ann_min_rows=1, ann_ef=150).index_stats().ann_ef == 150
+    hits = index.search("zz3 qq1", k=3, mode="vector")  # searched at the wider breadth
+    assert len(hits) == 3 and all(h.doc_id.startswith("filler") for h in hits)
+    monkeypatch.setattr(upkeep, "ANN_EF_ROWS", 10)  # 50x the rows: capped
+    assert index.index_stats().ann_ef == upkeep.ANN_EF_MAX

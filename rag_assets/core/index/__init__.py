@@ -46,7 +46,8 @@ Choices written down here:
 - Vector search is exact below `ann_min_rows` rows (default 50k; `TRECHO_ANN_MIN_ROWS`,
   0 disables): there the scan costs tens of ms. From there on the table gets an
   IVF_HNSW_SQ index (one partition, cosine), searched with `ef` = `ann_ef` (default
-  200, raised to cover the candidates) and the top `k x ANN_REFINE` candidates
+  200, growing with the table past 100k rows to 2,000 at 1M, `ann_ef_for`; raised to
+  cover the candidates) and the top `k x ANN_REFINE` candidates
   re-ranked on the stored vectors, so scores stay exact cosines (SQ's own distances are
   twice the cosine distance, and coarse) and near-ties keep their order: recall@10
   0.97 at 100k rows, 6x faster than the scan. Each `optimize()` adds the waiting rows

@@ -44,7 +44,8 @@ class Index(_IndexUpkeep, _Retrieval):
         min_score: float | None = None,
     ) -> None:
         """`ann_min_rows`/`ann_ef` default to ANN_MIN_ROWS / ANN_EF (the settings give
-        them: `rag_assets.settings`); `ann_min_rows=0` means exact vector search only.
+        them: `rag_assets.settings`), the default ef growing with a table past
+        ANN_EF_ROWS rows; `ann_min_rows=0` means exact vector search only.
         `vector_weight`: the vector retriever's weight in hybrid fusion (full text: 1;
         default: the model's, `default_vector_weight`); `rrf_k`: the fusion constant
         (default by model, `default_rrf_k`); `min_score`: the lowest cosine a served
@@ -54,6 +55,8 @@ class Index(_IndexUpkeep, _Retrieval):
         self.fts_language = fts_language
         self.ann_min_rows = ANN_MIN_ROWS if ann_min_rows is None else ann_min_rows
         self.ann_ef = ANN_EF if ann_ef is None else ann_ef
+        self.ann_ef_grows = ann_ef is None
+        """No breadth set: it grows with the table past `ANN_EF_ROWS` (`ann_ef_for`)."""
         self.vector_weight = (
             default_vector_weight(embedder) if vector_weight is None else vector_weight
         )

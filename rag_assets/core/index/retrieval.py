@@ -22,6 +22,7 @@ from rag_assets.core.index.store import (
     read_latest,
     vanished,
 )
+from rag_assets.core.index.upkeep import ann_ef_for
 from rag_assets.core.lake.layout import validate_key_part
 from rag_assets.core.lake.sidecar import ACTIVE
 from rag_assets.core.lifecycle.rules import searchable, searchable_sql, superseded
@@ -68,6 +69,7 @@ class _Retrieval(_ModelTable):
 
     ann_min_rows: int
     ann_ef: int
+    ann_ef_grows: bool
     vector_weight: float
     min_score: float
     _versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]]
@@ -336,7 +338,8 @@ class _Retrieval(_ModelTable):
         if exact or self.ann_min_rows == 0:
             return query.bypass_vector_index()
         # the index hands n x ANN_REFINE candidates to the re-ranking: ef must cover them
-        return query.ef(max(self.ann_ef, n * ANN_REFINE)).refine_factor(ANN_REFINE)
+        ef = ann_ef_for(self.ann_ef, self.ann_ef_grows, self._state(tbl)[0][1])
+        return query.ef(max(ef, n * ANN_REFINE)).refine_factor(ANN_REFINE)
 
     def _vector(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 import os
 import time
 from collections.abc import Callable
@@ -24,6 +25,23 @@ ANN_MIN_ROWS = 50_000
 """Rows from which a table gets a vector index (below, the exact scan is fast enough)."""
 ANN_EF = 200
 """HNSW search breadth: recall@10 0.97 at 100k rows (0.91 at 100, 0.62 at LanceDB's 15)."""
+ANN_EF_ROWS = 100_000
+"""Rows up to which the default breadth is `ANN_EF`; past them it grows in proportion to
+the table (`ann_ef_for`): a graph over a million rows needs a wider search for the same
+recall (ef 200 found 0.75-0.79 of the exact top 10 there, bench/README.md)."""
+ANN_EF_MAX = 2_000
+"""The most the default breadth grows to (a million rows' worth): beyond, unmeasured;
+`TRECHO_ANN_EF` sets it."""
+
+
+def ann_ef_for(ef: int, grows: bool, rows: int) -> int:
+    """The HNSW search breadth for a table of `rows` rows: `ef`, or with `grows` (no
+    breadth set) `ef` scaled with the rows past `ANN_EF_ROWS`, at most `ANN_EF_MAX`."""
+    if not grows or rows <= ANN_EF_ROWS:
+        return ef
+    return max(ef, min(ANN_EF_MAX, math.ceil(ef * rows / ANN_EF_ROWS)))
+
+
 ANN_MAX_SEGMENTS = 16
 """Delta segments (one per incremental update) before the vector index is retrained."""
 INDEX_LAG_ROWS = 300
@@ -117,6 +135,7 @@ class _IndexUpkeep(_ModelTable):
     fts_language: str
     ann_min_rows: int
     ann_ef: int
+    ann_ef_grows: bool
     last_index_update: list[str]
 
     def _fts_config(self) -> FTS:
@@ -231,7 +250,9 @@ class _IndexUpkeep(_ModelTable):
                 vector = state
             elif state.column == "text" and state.kind == "FTS":
                 fts = state
-        return IndexStats(int(tbl.count_rows()), vector, fts, self.ann_min_rows, self.ann_ef)
+        rows = int(tbl.count_rows())
+        ef = ann_ef_for(self.ann_ef, self.ann_ef_grows, rows)
+        return IndexStats(rows, vector, fts, self.ann_min_rows, ef)
 
 
 @dataclass(frozen=True)
