@@ -338,7 +338,9 @@ class _Retrieval(_ModelTable):
         if exact or self.ann_min_rows == 0:
             return query.bypass_vector_index()
         # the index hands n x ANN_REFINE candidates to the re-ranking: ef must cover them
-        ef = ann_ef_for(self.ann_ef, self.ann_ef_grows, self._state(tbl)[0][1])
+        ef = self.ann_ef  # a set breadth needs no row count (a fresh Index has none kept)
+        if self.ann_ef_grows:
+            ef = ann_ef_for(ef, True, self._state(tbl)[0][1])
         return query.ef(max(ef, n * ANN_REFINE)).refine_factor(ANN_REFINE)
 
     def _vector(
