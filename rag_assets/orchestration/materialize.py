@@ -295,7 +295,7 @@ def materialize(
         after = replace(plan, remove={}, unused_cache=0)
     superseded = runs.superseded
     remove_not_live(instance, lake, lancedb, after, say, say_not_live=False, earlier=superseded)
-    for key, counts in runs.superseded.items():
+    for key, counts in superseded.items():
         if key not in after.remove:  # emptied by the run, nothing left for the plan
             reason = after.scan.reasons.get(key, "superseded")
             say(f"removed  {key}: {reason}; " + removal_counts(counts))

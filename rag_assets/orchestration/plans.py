@@ -81,10 +81,10 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
         kept = {}
     kept = kept if isinstance(kept, dict) else {}
     newest = instance.event_log_storage.get_maximum_record_id()
-    if newest is not None and kept.get(NEWEST_RECORD) == newest and _complete(kept):
+    if newest is not None and kept.get(NEWEST_RECORD) == newest:
         try:
             return {stage: {p: e[1] for p, e in kept[stage].items()} for stage in PIPELINE}
-        except (TypeError, IndexError, KeyError):  # an entry not as written: read again
+        except (AttributeError, TypeError, IndexError, KeyError):  # not as written: read
             pass
     out: dict[str, dict[str, str]] = {}
     changed = kept.get(NEWEST_RECORD) != newest
@@ -112,12 +112,6 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
     if changed:
         storage.set_cursor_values({RAN_WITH_KEY: json.dumps(kept, separators=(",", ":"))})
     return out
-
-
-def _complete(kept: Mapping[str, Any]) -> bool:
-    """Whether a kept `ran_with` record has every stage's entries (each stage's are
-    checked one by one as they are compared, when a stage is read again)."""
-    return all(isinstance(kept.get(stage), dict) for stage in PIPELINE)
 
 
 def _sid(entry: Any) -> int | None:

@@ -166,10 +166,7 @@ def embed_cached(
 
 def hashes_of(tbl: Any | None, column: str) -> set[str]:
     """Every value of a hash column of a table (empty for no table)."""
-    if tbl is None:
-        return set()
-    rows = tbl.search().select([column]).limit(None).to_arrow()
-    return set(rows.column(column).to_pylist())
+    return set(hash_column(tbl, column).to_pylist())
 
 
 def hash_column(tbl: Any | None, column: str) -> pa.Array:

@@ -20,7 +20,6 @@ same variables LanceDB reads for the index under `<lake>/lancedb`."""
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import hashlib
 import json
 import os
@@ -48,10 +47,8 @@ class LakeError(UserError, ValueError):
     """A problem with one input of the lake; the message names the file and the reason."""
 
 
-@functools.lru_cache(maxsize=1 << 17)
 def validate_key_part(value: str, what: str) -> str:
-    """Check a doc id or version against the `[a-z0-9._-]` pattern of docs/design.md
-    (each answer kept: a plan checks the same keys many times)."""
+    """Check a doc id or version against the `[a-z0-9._-]` pattern of docs/design.md."""
     if not KEY_PART.match(value) or value.startswith(".") or ".." in value:
         raise LakeError(
             f"invalid {what} {value!r}: use only lowercase letters, digits, '.', '_' and '-' "
@@ -65,9 +62,8 @@ def make_key(doc_id: str, version: str) -> str:
     return f"{validate_key_part(doc_id, 'doc_id')}@{validate_key_part(version, 'version')}"
 
 
-@functools.lru_cache(maxsize=1 << 17)
 def split_key(key: str) -> tuple[str, str]:
-    """Split and validate a partition key into (doc_id, version) (each answer kept)."""
+    """Split and validate a partition key into (doc_id, version)."""
     if key.count("@") != 1:
         raise LakeError(f"invalid partition key {key!r}: expected '<doc_id>@<version>'")
     doc_id, version = key.split("@")
