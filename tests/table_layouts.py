@@ -432,3 +432,51 @@ def _wide_body(pdf: FPDF, rules: str, wrapped: bool, width: float) -> None:
 def holding(chunks: Sequence[str], *texts: str) -> list[str]:
     """The chunks that hold every one of `texts`."""
     return [c for c in chunks if all(t in c for t in texts)]
+
+
+# --- right-to-left labels (Hebrew) -----------------------------------------------------
+
+HEBREW_ROWS = ("ירושלים", "תל אביב", "חיפה", "באר שבע", "סך הכל")
+"""Row labels as a person reads them (Jerusalem, Tel Aviv, Haifa, Beersheba, Total)."""
+HEBREW_HEADER = ("עיר", "2021", "2022", "שינוי באחוזים")
+"""The stub's heading (City), two years, and `Change in percent`."""
+HEBREW_TITLE = "אוכלוסייה לפי עיר"
+
+
+def hebrew_rows() -> list[tuple[str, str, str, str]]:
+    """Each city with two made-up counts and a change."""
+    return [
+        (city, value(r, 1), value(r, 2), f"{(r * 37) % 90 / 10 + 0.1:.1f}")
+        for r, city in enumerate(HEBREW_ROWS)
+    ]
+
+
+def visual(text: str) -> str:
+    """A right-to-left text in the order its glyphs sit on the page, left to right, as
+    an RTL-aware producer writes them (letters reversed)."""
+    return text[::-1]
+
+
+def hebrew_pdf(path: Path) -> Path:
+    """A ruled table read right to left: the stub (Hebrew city names) on the right, the
+    numbers to its left, under a Hebrew title and a paragraph of Hebrew prose."""
+    pdf = new_pdf(10)
+    pdf.add_page()
+    pdf.text(380, 60, visual(HEBREW_TITLE))
+    pdf.text(300, 80, visual("הנתונים מוצגים לפי עיר ושנה"))
+    edges = (120.0, 220.0, 320.0, 420.0, 540.0)  # columns left to right: change, 2022, 2021, city
+    printed = [HEBREW_HEADER[3], HEBREW_HEADER[2], HEBREW_HEADER[1], HEBREW_HEADER[0]]
+    rows = [printed] + [[r[3], r[2], r[1], r[0]] for r in hebrew_rows()]
+    top, height = 100.0, 20.0
+    for i in range(len(rows) + 1):
+        rule(pdf, edges[0], edges[-1], top + i * height)
+    for x in edges:
+        pdf.set_line_width(0.4)
+        pdf.line(x, top, x, top + len(rows) * height)
+    for i, row in enumerate(rows):
+        baseline = top + i * height + 14
+        for j, cell in enumerate(row):
+            shown = visual(cell) if any("\u0590" <= c <= "\u05ff" for c in cell) else cell
+            right_aligned(pdf, shown, edges[j + 1] - 6, baseline)
+    pdf.output(str(path))
+    return path

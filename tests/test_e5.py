@@ -281,6 +281,25 @@ def test_openvino_passages_are_the_engines_and_rank_the_law_alike(
     assert min(len(set(a) & set(b)) for a, b in tops) >= 9
 
 
+def test_openvino_gives_a_passage_its_vector_alone_in_a_batch_and_beside_other_callers(
+    on_openvino: Embedder, real_texts
+):
+    """Many passages run side by side on OpenVINO's streams, one alone on the latency graph:
+    a passage's vector is the same either way, and four callers at once (a server's
+    requests, the embed stage beside a query) each get their own texts' vectors."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [t for t in real_texts(SHARED / "leis" / "lgpd.pdf") if t.count("\n") == 4][:40]
+    together = on_openvino.embed_passages(texts)
+    alone = np.vstack([on_openvino.embed_passages([t]) for t in texts[:6]])
+    assert float((alone * together[:6]).sum(axis=1).min()) >= 0.99999
+    parts = [texts[i::4] for i in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(on_openvino.embed_passages, parts))
+    for i, got in enumerate(results):
+        assert float((got * together[i::4]).sum(axis=1).min()) >= 0.99999
+
+
 def test_a_refused_path_falls_back_to_the_next_and_says_why(e5: Embedder):
     """A path whose vectors are not the engine's within the check's tolerance is refused:
     OpenVINO then onnxruntime here (a tolerance no vector can meet), and the engine embeds,

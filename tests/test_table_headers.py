@@ -18,6 +18,8 @@ from rag_assets.core.corpus import read_pdf
 from .table_layouts import (
     EMISSIONS,
     GRADES,
+    HEBREW_HEADER,
+    HEBREW_TITLE,
     HOUSING_HEADER,
     SECTORS,
     block_rows,
@@ -25,6 +27,8 @@ from .table_layouts import (
     emissions_pdf,
     grade_pdf,
     grade_rows,
+    hebrew_pdf,
+    hebrew_rows,
     holding,
     housing_paths,
     housing_pdf,
@@ -163,3 +167,18 @@ def test_a_wide_table_without_column_rules_keeps_every_heading_path(
             assert with_pair(chunks, label, heading, count), (rules, printing, region, heading)
     first = wide_rows()[0]
     assert not holding(chunks, " ".join(first[:4]))  # `Acre 48 3,619 7,190`: no prose line
+
+
+def test_hebrew_labels_and_prose_read_in_reading_order(tmp_path: Path, embedder):
+    """A table printed right to left (Hebrew city names in its stub, a Hebrew heading)
+    and a Hebrew paragraph: the chunks hold each label as it is read, not its letters
+    reversed, beside its values under their headings, and the prose reads the same."""
+    path = hebrew_pdf(tmp_path / "hebrew.pdf")
+    chunks = chunk_texts(path, embedder)
+    stub, change = HEBREW_HEADER[0], HEBREW_HEADER[3]
+    for city, first, second, percent in hebrew_rows():
+        row = f"{stub}: {city}; 2021: {first}; 2022: {second}; {change}: {percent}"
+        assert holding(chunks, row), row
+        assert not holding(chunks, city[::-1])
+    assert holding(chunks, "הנתונים מוצגים לפי עיר ושנה")
+    assert holding(chunks, HEBREW_TITLE)

@@ -12,10 +12,11 @@ from typing import Any
 
 import pdfplumber
 
+from rag_assets.core.extract.bidi import logical_order, right_to_left
 from rag_assets.core.extract.columns import _column_order
 from rag_assets.core.extract.glyphs import _has_duplicate_chars, _mark_superscripts, _readable
 from rag_assets.core.extract.hyphenation import _join_hyphenated
-from rag_assets.core.extract.model import Extraction, Line, Page, PdfError
+from rag_assets.core.extract.model import Extraction, Line, Page, PageTable, PdfError
 from rag_assets.core.extract.ocr import (
     SCAN_COVER,
     THIN_TEXT_CHARS,
@@ -55,7 +56,7 @@ def check_pdf_file(path: LakePath, max_bytes: int) -> None:
 
 def _line_from(raw: dict[str, Any]) -> Line | None:
     chars = [c for c in raw.get("chars", []) if c.get("text", "").strip()]
-    text = re.sub(r"\s+", " ", raw["text"]).strip()
+    text = logical_order(re.sub(r"\s+", " ", raw["text"]).strip())
     if not text or not chars:
         return None
     sizes = [float(c.get("size", 0.0)) for c in chars]
@@ -68,6 +69,21 @@ def _line_from(raw: dict[str, Any]) -> Line | None:
         size=round(statistics.median(sizes), 1),
         bold=bold,
     )
+
+
+def _in_reading_order(table: PageTable) -> PageTable:
+    """A table with its right-to-left text in reading order (`bidi`); a table written
+    right to left (most of its worded cells in Hebrew or Arabic) also has its columns
+    from the right, so its stub, printed rightmost, labels each row first."""
+    table.rows = [[logical_order(cell) for cell in row] for row in table.rows]
+    table.header = [logical_order(cell) for cell in table.header]
+    table.title = logical_order(table.title)
+    worded = [c for row in table.rows for c in row if any(ch.isalpha() for ch in c)]
+    if worded and sum(1 for c in worded if right_to_left(c)) * 2 > len(worded):
+        table.rows = [row[::-1] for row in table.rows]
+        table.header = table.header[::-1]
+        table.columns = table.columns[::-1]
+    return table
 
 
 def _open(path: LakePath) -> Any:
@@ -108,7 +124,7 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
         page = turned.dedupe_chars() if _has_duplicate_chars(turned) else turned
         page = _readable(path, number, page)
         _mark_superscripts(page)
-        tables = _find_tables(page)
+        tables = [_in_reading_order(t) for t in _find_tables(page)]
         page, sideways = _without_sideways(page, tables)
         raw_lines = page.extract_text_lines(return_chars=True)
         boxes = [t.bbox for t in tables]
