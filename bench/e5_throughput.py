@@ -17,7 +17,10 @@ the same threads):
    a fresh process each.
 
     python bench/e5_throughput.py [--texts 96] [--rounds 3] [--threads 0] [--no-lake]
-        [--lake-paths engine,onnx,auto,int8]
+        [--lake-paths engine,onnx,auto,int8] [--request-batches 1,4,8,16,32]
+
+`--request-batches` also times OpenVINO's passages at each count of texts per request on
+its throughput streams (the figures behind `e5_openvino.REQUEST_BATCH`).
 """
 
 from __future__ import annotations
@@ -109,6 +112,31 @@ def lake_time(path: str, threads: int) -> float:
         return time.perf_counter() - start
 
 
+def request_batches(
+    paths: dict[str, object], texts: list[str], sizes: list[int], args: argparse.Namespace
+) -> None:
+    """OpenVINO's passages/s at each count of texts per request on its streams
+    (`e5_openvino.REQUEST_BATCH`, the product's choice), interleaved rounds."""
+    from rag_assets.core.embedding import e5_openvino
+
+    encoder = next((e for n, e in paths.items() if n.startswith("openvino")), None)
+    if encoder is None:
+        print("   (OpenVINO did not load: no request-batch sweep)")
+        return
+    chosen = e5_openvino.REQUEST_BATCH
+    seconds: dict[int, list[float]] = {n: [] for n in sizes}
+    try:
+        for r in range(args.rounds):
+            for n in rotated(sizes, r):
+                e5_openvino.REQUEST_BATCH = n
+                seconds[n].append(timed(lambda: encoder.encode_passages(texts))[0])
+    finally:
+        e5_openvino.REQUEST_BATCH = chosen
+    print(f"   OpenVINO texts per request (the product's: {chosen}):")
+    for n, values in seconds.items():
+        print(f"     {n:>3}: {len(texts) / median(values):6.1f}/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=96)
@@ -117,6 +145,9 @@ def main() -> None:
     parser.add_argument("--variant", default="original", choices=["original", "enpt"])
     parser.add_argument("--no-lake", action="store_true")
     parser.add_argument("--lake-paths", default="engine,onnx,auto,int8", help="part 4's sides")
+    parser.add_argument(
+        "--request-batches", default="", help="also time OpenVINO at these texts per request"
+    )
     args = parser.parse_args()
     header("every embedding path side by side (same texts, same threads)", args)
     from rag_assets.core.embedding import backends, e5_int8, e5_onnx
@@ -139,6 +170,9 @@ def main() -> None:
         to_minilm = spread([m / v for m, v in zip(seconds["minilm (torch)"], values, strict=True)])
         rate = len(texts) / median(values)
         print(f"   {name:<16} {rate:7.1f}/s   x engine {to_engine:<18} x MiniLM {to_minilm}")
+
+    if args.request_batches:
+        request_batches(paths, texts, [int(x) for x in args.request_batches.split(",")], args)
 
     print("\n2. one query, one thread (p50 / p90 over the dev questions, warm)")
     one = encoders(args.variant, 1)

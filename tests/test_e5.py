@@ -7,6 +7,7 @@ import json
 import logging
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -287,8 +288,6 @@ def test_openvino_gives_a_passage_its_vector_alone_in_a_batch_and_beside_other_c
     """Many passages run side by side on OpenVINO's streams, one alone on the latency graph:
     a passage's vector is the same either way, and four callers at once (a server's
     requests, the embed stage beside a query) each get their own texts' vectors."""
-    from concurrent.futures import ThreadPoolExecutor
-
     texts = [t for t in real_texts(SHARED / "leis" / "lgpd.pdf") if t.count("\n") == 4][:40]
     together = on_openvino.embed_passages(texts)
     alone = np.vstack([on_openvino.embed_passages([t]) for t in texts[:6]])

@@ -11,6 +11,8 @@ written to disk): token embeddings (dequantized rows, summed with positions outs
 graph), LayerNorm, 12 layers of attention (`ScaledDotProductAttention`, padded tokens
 masked out) and erf-GELU feed-forward, mean pooling over the real tokens; the vector is
 L2-normalized. Texts are sorted by length and cut into batches, so padding stays small.
+One text (a query) runs on a latency graph, every thread on it; many (a version's
+passages) on a throughput graph, small batches in flight on its streams side by side.
 
 The vectors are the engine's within the model's tolerance (`e5_onnx.TOLERANCE`): on load
 the probes are embedded both ways, as queries and as passages, and the path is refused
@@ -36,8 +38,8 @@ from rag_assets.core.embedding.tokens import importable
 from rag_assets.core.errors import UserError
 
 REQUEST_BATCH = 8
-"""Texts per request when many are encoded: measured on the 96 LGPD passages of
-bench/e5_throughput.py (2-core EPYC, bf16, two streams): 62/s at 8, 54 at 16, 52 at 1."""
+"""Texts per request when many are encoded, on the throughput streams: measured by
+`bench/e5_throughput.py --request-batches` (bench/README.md)."""
 
 
 def _unit(y: np.ndarray) -> np.ndarray:
