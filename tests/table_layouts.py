@@ -480,3 +480,98 @@ def hebrew_pdf(path: Path) -> Path:
             right_aligned(pdf, shown, edges[j + 1] - 6, baseline)
     pdf.output(str(path))
     return path
+
+
+# --- headings printed upward (narrow columns of a ruled table) -------------------------
+
+CANDIDATES = ("Ada Lovelace", "Grace Hopper", "Alan Turing", "Edsger Dijkstra")
+PRECINCTS = ("Alcona", "Caledonia", "Curtis", "Greenbush", "Gustin", "Totals")
+
+
+def vote_rows() -> list[tuple[str, ...]]:
+    """Each precinct's made-up votes per candidate."""
+    return [
+        (p, *(value(r, c, 900) for c in range(len(CANDIDATES)))) for r, p in enumerate(PRECINCTS)
+    ]
+
+
+def upward_pdf(path: Path) -> Path:
+    """A ruled table of narrow columns whose headings are turned a quarter
+    counter-clockwise (read bottom to top, as election returns print candidates' names)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(60, 50, "Primary election, votes by precinct")
+    edges = [60.0, 160.0, *(160.0 + 40.0 * (i + 1) for i in range(len(CANDIDATES)))]
+    top, head, height = 70.0, 110.0, 18.0
+    rows = vote_rows()
+    bottom = top + head + len(rows) * height
+    for y in (top, top + head, *(top + head + (i + 1) * height for i in range(len(rows)))):
+        rule(pdf, edges[0], edges[-1], y)
+    for x in edges:
+        pdf.set_line_width(0.4)
+        pdf.line(x, top, x, bottom)
+    pdf.text(edges[0] + 6, top + head - 8, "Precinct")
+    for j, name in enumerate(CANDIDATES):
+        x, y = edges[j + 1] + 24, top + head - 8
+        with pdf.rotation(90, x, y):
+            pdf.text(x, y, name)
+    for i, row in enumerate(rows):
+        baseline = top + head + i * height + 13
+        pdf.text(edges[0] + 6, baseline, row[0])
+        for j, cell in enumerate(row[1:]):
+            right_aligned(pdf, cell, edges[j + 2] - 6, baseline)
+    pdf.output(str(path))
+    return path
+
+
+# --- a header that numbers its columns (and cites them in formulas) --------------------
+
+LIABILITIES = (  # each column's label lines, top to bottom
+    ("Total", "Internal", "Debt"),
+    ("Market", "Loans", ""),
+    ("Loans", "from", "Banks"),
+    ("Loans", "from", "LIC"),
+    ("Other", "Loans", ""),
+)
+STATES = ("Andhra Pradesh", "Assam", "Bihar", "Goa", "Gujarat", "Kerala", "Punjab")
+
+
+def liability_rows() -> list[tuple[str, ...]]:
+    """Each state's made-up amounts under each column."""
+    return [
+        (s, *(f"{(r * 131 + c * 57) % 900 / 10 + 0.5:.2f}" for c in range(len(LIABILITIES))))
+        for r, s in enumerate(STATES)
+    ]
+
+
+def numbered_pdf(path: Path) -> Path:
+    """A table set by alignment under horizontal rules: three lines of labels, a rule,
+    then a line numbering the columns (`1 2= 3 4 5 6`) and one of formulas citing them
+    (`(3 to 6)`), a rule, the body, a bottom rule; a title and a units line above."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(60, 50, "TABLE 12: COMPOSITION OF OUTSTANDING LIABILITIES")
+    pdf.text(470, 66, "(Billion)")
+    stub, width = 60.0, 70.0
+    rights = [stub + 150 + width * j for j in range(len(LIABILITIES))]
+    rule(pdf, stub, rights[-1] + 4, 74)
+    pdf.text(stub, 88, "States")
+    for j, lines in enumerate(LIABILITIES):
+        for k, word in enumerate(lines):
+            if word:
+                centred(pdf, word, rights[j] - width + 10, rights[j], 88 + 11 * k)
+    rule(pdf, stub, rights[-1] + 4, 116)
+    pdf.text(stub, 128, "1")
+    for j in range(len(LIABILITIES)):
+        centred(pdf, f"{j + 2}{'=' if j == 0 else ''}", rights[j] - width + 10, rights[j], 128)
+    centred(pdf, "(3 to 6)", rights[0] - width + 10, rights[0], 139)
+    rule(pdf, stub, rights[-1] + 4, 145)
+    baseline = 160.0
+    for row in liability_rows():
+        pdf.text(stub, baseline, row[0])
+        for j, cell in enumerate(row[1:]):
+            right_aligned(pdf, cell, rights[j] - 10, baseline)
+        baseline += 16
+    rule(pdf, stub, rights[-1] + 4, baseline - 8)
+    pdf.output(str(path))
+    return path

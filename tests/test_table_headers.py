@@ -16,11 +16,13 @@ from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import read_pdf
 
 from .table_layouts import (
+    CANDIDATES,
     EMISSIONS,
     GRADES,
     HEBREW_HEADER,
     HEBREW_TITLE,
     HOUSING_HEADER,
+    LIABILITIES,
     SECTORS,
     block_rows,
     blocks_pdf,
@@ -32,6 +34,10 @@ from .table_layouts import (
     holding,
     housing_paths,
     housing_pdf,
+    liability_rows,
+    numbered_pdf,
+    upward_pdf,
+    vote_rows,
     wide_paths,
     wide_pdf,
     wide_rows,
@@ -182,3 +188,27 @@ def test_hebrew_labels_and_prose_read_in_reading_order(tmp_path: Path, embedder)
         assert not holding(chunks, city[::-1])
     assert holding(chunks, "הנתונים מוצגים לפי עיר ושנה")
     assert holding(chunks, HEBREW_TITLE)
+
+
+def test_headings_printed_upward_read_bottom_to_top(tmp_path: Path, embedder):
+    """Candidates' names turned a quarter counter-clockwise over narrow ruled columns:
+    each vote count carries its candidate's name as printed to be read (not `ecarG
+    reppoH`) beside its precinct."""
+    chunks = chunk_texts(upward_pdf(tmp_path / "upward.pdf"), embedder)
+    for precinct, *votes in vote_rows():
+        for name, count in zip(CANDIDATES, votes, strict=True):
+            assert with_pair(chunks, f"Precinct: {precinct}", name, count), (precinct, name)
+    assert not any(name[::-1] in c for c in chunks for name in CANDIDATES)
+
+
+def test_a_header_that_numbers_its_columns_keeps_labels_above_its_rules(tmp_path: Path, embedder):
+    """Labels over the columns, a rule, the columns' numbers and a formula citing them,
+    a rule, then the body: every amount carries its column's label lines (`Loans from
+    Banks`) beside its state, and the numbers and formula are the header's, not a row."""
+    chunks = chunk_texts(numbered_pdf(tmp_path / "numbered.pdf"), embedder)
+    for state, *amounts in liability_rows():
+        for lines, amount in zip(LIABILITIES, amounts, strict=True):
+            label = " ".join(w for w in lines if w)
+            pair = re.compile(rf"; {re.escape(label)}[^;:]*: {re.escape(amount)}(?:;|$)")
+            assert [c for c in holding(chunks, f"{state};") if pair.search(c)], (state, label)
+    assert not [c for c in chunks if re.search(r"States: (?:1|2=|\(3 to 6\));", c)]

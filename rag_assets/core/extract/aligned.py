@@ -28,10 +28,11 @@ from rag_assets.core.extract.words import (
     top,
 )
 from rag_assets.core.extract.words import text as _text
-from rag_assets.core.structure.headers import NUMERIC, YEAR
+from rag_assets.core.structure.headers import NUMERIC, YEAR, column_numbers
 
 MIN_ROWS = 3  # data lines a table has at least
-MAX_HEADER_LINES = 3
+MAX_HEADER_LINES = 4  # label lines over the columns, not counting their numbering (below)
+REFERENCE = re.compile(r"^[\d\s()+=×/–-]*(?:to[\d\s()+=×/–-]*)*$")  # `(3 to 6)+14`
 LINE_PITCH = 2.2  # lines of one table are at most this many line heights apart
 OVERRUN = 0.1  # share of lines whose ink may cross a column gap (long row labels)
 MISSING = {":", "-", "–", "—", "..", "...", "n.a.", "n/a", "x", "*"}  # a value not given
@@ -67,10 +68,23 @@ def data_segments(line: list[Word]) -> list[list[Word]]:
     return split_tight(segments(line), lambda a, b: _value(a["text"]) and _value(b["text"]))
 
 
+def numbering(line: list[Word]) -> bool:
+    """A line that numbers the columns (`1 2= 3 4 ... 11`, statistical tables cite them
+    in formulas): three or more numbers counting up one by one, nothing else."""
+    return column_numbers([w["text"] for w in line])
+
+
+def _references(line: list[Word]) -> bool:
+    """A line of formulas over some columns (`(3 to 6)+14`), printed under their numbers."""
+    parts = segments(line)
+    return all(any(c.isdigit() for c in _text(s)) and REFERENCE.match(_text(s)) for s in parts)
+
+
 def _is_data(line: list[Word]) -> bool:
-    """A line of a table body: two or more segments, and a value after the first."""
+    """A line of a table body: two or more segments, and a value after the first (a line
+    numbering the columns is the header's)."""
     parts = data_segments(line)
-    if len(parts) < 2:
+    if len(parts) < 2 or numbering(line):
         return False
     values = [s for s in parts[1:] if all(_value(w["text"]) for w in s)]
     if all(YEAR.match(_text(s)) for s in values):
@@ -119,7 +133,10 @@ def _cells(line: list[Word], edges: list[float]) -> list[str]:
 
 
 def _is_header(line: list[Word], edges: list[float]) -> bool:
-    """A line that can head the columns: labels only, not a caption or a sentence."""
+    """A line that can head the columns: labels only, not a caption or a sentence; or
+    the columns' numbers and the formulas citing them."""
+    if numbering(line) or _references(line):
+        return True
     text = _text(line)
     labels = sum(1 for w in line if _label(w["text"]))
     if CAPTION.match(text) or _is_data(line) or 2 * labels < len(line):
@@ -208,6 +225,16 @@ def _names_columns(line: list[Word], rest: list[list[Word]], edges: list[float])
     return False
 
 
+def _numbered_below(header: list[list[Word]]) -> list[list[Word]]:
+    """The last lines of a header from its line of column numbers down (the numbers and
+    the formulas under them), when label lines stand above: read apart from the labels,
+    each cell under its column."""
+    for i, line in enumerate(header):
+        if numbering(line) and i > 0:
+            return header[i:]
+    return []
+
+
 def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> AlignedTable | None:
     """One run of data lines (and the lines above it) read into a table, or None."""
     values = [line for line in body if _is_data(line)]
@@ -230,20 +257,31 @@ def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> 
     rules_crossed = 0
     across = joined_rules(rules)
     lower = top(header[0] if header else body[0])
-    for line in reversed(above[-MAX_HEADER_LINES:]):
+    for line in reversed(above[-(MAX_HEADER_LINES + 2) :]):
+        labels = sum(1 for h in header if not numbering(h) and not _references(h))
+        if labels >= MAX_HEADER_LINES:
+            break
         if lower - bottom(line) > LINE_PITCH * height(line) * (2 if rules_crossed else 1):
             break
         if _rule_between(across, bottom(line), lower, x0, x1):
             rules_crossed += 1
-            if rules_crossed > 1 or (header and rules_crossed):
-                break  # the table's top rule
+            # the table's top rule, unless the header goes on above it: under column
+            # labels a rule may set off their numbers (`1 2 3`), as booktabs' midrule
+            inner = any(numbering(h) for h in header) and len(segments(line)) >= 2
+            if not inner and (rules_crossed > 1 or (header and rules_crossed)):
+                break
         if line[-1]["x1"] < x0 or line[0]["x0"] > x1 or not _is_header(line, edges):
             break
         header.insert(0, line)
         lower = top(line)
+    notes = _numbered_below(header)
+    header = header[: len(header) - len(notes)]
     if not header:
         return None
     grid = header_grid(header, edges, spans, rules)
+    for line in notes:  # the columns' numbers and formulas, each under its column
+        grid.append(["", *_cells(line, edges)[1:]])
+    header += notes
     boxes: list[Box] = [(x0, top(line), x1, bottom(line)) for line in header]
     for line in body:
         cells: list[str | None] = list(_cells(line, edges))

@@ -27,7 +27,7 @@ from rag_assets.core.extract.ocr import (
     _tesseract_ready,
 )
 from rag_assets.core.extract.offsets import _assign_offsets
-from rag_assets.core.extract.rotation import _upright, _without_sideways
+from rag_assets.core.extract.rotation import _upright, _without_sideways, sideways_in_place
 from rag_assets.core.extract.running_lines import _drop_running_lines
 from rag_assets.core.extract.tables import (
     _across,
@@ -126,7 +126,7 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
         _mark_superscripts(page)
         tables = [_in_reading_order(t) for t in _find_tables(page)]
         page, sideways = _without_sideways(page, tables)
-        raw_lines = page.extract_text_lines(return_chars=True)
+        raw_lines = sideways_in_place(page.extract_text_lines(return_chars=True))
         boxes = [t.bbox for t in tables]
         fixed = [any(_inside_raw(r, b) for b in boxes) for r in raw_lines]
         raw_lines, columns = _column_order(raw_lines, fixed, float(page.width))

@@ -64,3 +64,40 @@ def _without_sideways(page: Any, tables: list[PageTable]) -> tuple[Any, int]:
     drop = {(c["x0"], c["top"]) for c in sideways}
     kept = page.filter(lambda o: o.get("object_type") != "char" or (o["x0"], o["top"]) not in drop)
     return kept, sum(1 for c in sideways if c["text"].strip())
+
+
+def runs_upward(chars: list[dict[str, Any]]) -> bool:
+    """Whether most of these characters run bottom to top (text turned a quarter
+    counter-clockwise, as a narrow column's heading is printed)."""
+    up = down = 0
+    for c in chars:
+        if c["text"].strip() and not _is_upright(c):
+            b = (c.get("matrix") or (1, 0, 0, 1))[1]
+            up += b > 0
+            down += b < 0
+    return up > down
+
+
+def sideways_in_place(raw_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Lines of sideways text (a table's turned headings) put where they are printed,
+    among the upright lines by height, and read bottom to top where they run upward:
+    on a page with such lines pdfplumber lists lines out of order, the sideways ones with
+    their text reversed (`sretov`)."""
+    upright: list[dict[str, Any]] = []
+    sideways: list[dict[str, Any]] = []
+    for raw in raw_lines:
+        chars = [c for c in raw.get("chars", []) if c.get("text", "").strip()]
+        turned = sum(1 for c in chars if not _is_upright(c))
+        (sideways if chars and 2 * turned > len(chars) else upright).append(raw)
+    if not sideways:
+        return raw_lines
+    out = sorted(upright, key=lambda r: r["top"])
+    kept = {id(u) for u in upright}
+    for raw in sorted(sideways, key=lambda r: r["top"]):
+        if runs_upward(raw.get("chars", [])):
+            raw = {**raw, "text": raw["text"][::-1]}
+        at = next(
+            (i for i, u in enumerate(out) if id(u) in kept and u["top"] > raw["top"]), len(out)
+        )
+        out.insert(at, raw)
+    return out

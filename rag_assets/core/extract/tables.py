@@ -11,6 +11,7 @@ from rag_assets.core.extract.aligned import aligned_tables
 from rag_assets.core.extract.columns import _split_line
 from rag_assets.core.extract.hyphenation import _dehyphenate_cell
 from rag_assets.core.extract.model import Line, Page, PageTable
+from rag_assets.core.extract.rotation import _is_upright, runs_upward
 from rag_assets.core.extract.ruled_grid import (
     Box,
     blank_cell,
@@ -129,11 +130,40 @@ def _heads(box: Box, table: Box) -> bool:
     return across >= 0.8 * width and box[1] <= table[1] + 2 and box[3] < table[3]
 
 
+def _read_upward(page: Any, found: Any, raw_rows: list[list[str | None]]) -> None:
+    """Cells whose text runs upward read bottom to top, column by column (pdfplumber
+    strings their characters top to bottom: `sretov` for `voters`)."""
+    chars = page.within_bbox(found.bbox).chars
+    turned = [c for c in chars if c["text"].strip() and not _is_upright(c)]
+    if not runs_upward(turned):
+        return
+    for row, raw in zip(found.rows, raw_rows, strict=False):
+        for j, box in enumerate(row.cells):
+            if (
+                box is None
+                or j >= len(raw)
+                or not runs_upward([c for c in turned if _holds(box, c)])
+            ):
+                continue
+            inside = [c for c in chars if _holds(box, c)]
+            columns: list[list[dict[str, Any]]] = []
+            for c in sorted(inside, key=lambda c: c["x0"]):
+                if columns and c["x0"] - columns[-1][-1]["x0"] <= 0.5 * (c["x1"] - c["x0"]):
+                    columns[-1].append(c)
+                else:
+                    columns.append([c])
+            lines = [
+                "".join(c["text"] for c in sorted(col, key=lambda c: -c["top"])) for col in columns
+            ]
+            raw[j] = "\n".join(" ".join(line.split()) for line in lines if line.strip())
+
+
 def _ruled_table(
     page: Any, found: Any, found_tables: list[Any], words: list[Any]
 ) -> PageTable | None:
     """One table of pdfplumber's finder with its grid repaired (None: a box around text)."""
     raw_rows = found.extract()
+    _read_upward(page, found, raw_rows)
     spans = column_spans(found, max((len(r) for r in raw_rows), default=0))
     kept: list[tuple[Any, list[str | None]]] = []
     for row, raw in zip(found.rows, raw_rows, strict=False):

@@ -22,6 +22,7 @@ YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{
 UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
 MAX_HEADER_ROWS = 4  # a lone heading over the value columns, then up to three
 HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
+COLUMN_NUMBER = re.compile(r"^\(?(\d{1,2})\)?=?$")  # `1`, `(2)`, `2=`: a column's number
 PATH_SEP = " > "  # between a group heading and the column names under it
 
 
@@ -59,12 +60,25 @@ def _header_cell(cell: str | None) -> bool:
     return label and len(text) <= HEADER_CELL_MAX_CHARS
 
 
+def column_numbers(cells: Sequence[str | None]) -> bool:
+    """Whether a row numbers the columns (`1 | 2= | 3 | ... | 11`; statistical tables cite
+    them in formulas): three or more numbers counting up one by one, nothing else."""
+    filled = [(c or "").strip() for c in cells if not _blank(c)]
+    found = [COLUMN_NUMBER.match(c) for c in filled]
+    numbers = [int(m.group(1)) for m in found if m]
+    return len(numbers) == len(filled) >= 3 and all(
+        b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False)
+    )
+
+
 def _name_rest(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
     """Whether row `i` only goes on with the names of the header row above it (labels
     printed on two lines, `Fraction of` / `Wealth Lost`): its stub cell empty, labels
-    only, each under a named cell, and a row still to follow."""
+    only, each under a named cell, and a row still to follow; or the columns' numbers."""
     if i < 1 or i + 1 >= len(rows):
         return False
+    if column_numbers(rows[i]):
+        return True
     row = list(rows[i]) + [None] * (width - len(rows[i]))
     above = list(rows[i - 1]) + [None] * (width - len(rows[i - 1]))
     filled = [j for j, c in enumerate(row) if not _blank(c)]
@@ -159,7 +173,11 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         if named and len(corner) >= 2 and not more:
             names = [" ".join(c.split()) for c in first]
             end = start + 1
-            while end - start < MAX_HEADER_ROWS and _name_rest(rows, end, width):
+            numbered = False  # past the columns' numbers, the formulas under them
+            while (
+                end - start < MAX_HEADER_ROWS or numbered or column_numbers(rows[end])
+            ) and _name_rest(rows, end, width):
+                numbered = numbered or column_numbers(rows[end])
                 for j, cell in enumerate(rows[end]):
                     names[j] = " ".join(x for x in (names[j], *(cell or "").split()) if x)
                 end += 1
@@ -206,4 +224,10 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
                 last[i] = extent
     if sum(1 for n in names if n) < max(2, (width + 1) // 2):
         return title, start, []  # too sparse to name the columns
-    return title, start + len(stacked), names
+    end = start + len(stacked)
+    if end < len(rows) and column_numbers(rows[end]):  # the columns' numbers, formulas
+        while end < len(rows) and (end == start + len(stacked) or _name_rest(rows, end, width)):
+            for j, cell in enumerate(rows[end][:width]):
+                names[j] = " ".join(x for x in (names[j], *(cell or "").split()) if x)
+            end += 1
+    return title, end, names
