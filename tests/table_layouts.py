@@ -575,3 +575,71 @@ def numbered_pdf(path: Path) -> Path:
     rule(pdf, stub, rights[-1] + 4, baseline - 8)
     pdf.output(str(path))
     return path
+
+
+# --- a table ruled by column groups only, labels led by dots ---------------------------
+
+ARREST_GROUPS = ("Total", "Male", "Female")
+ARREST_SUBS = ("Total", "Under 18", "18 and over")
+OFFENSES = (
+    "Total",
+    "Violent crime",
+    "Murder and nonnegligent manslaughter",  # printed on two lines
+    "Forcible rape",
+    "Robbery",
+    "Curfew and loitering",
+)
+
+
+def arrest_rows() -> list[tuple[str, ...]]:
+    """Each offense's made-up figures: three per group, `–` for zero, `(X)` where a
+    figure does not apply."""
+    rows = []
+    for r, offense in enumerate(OFFENSES):
+        cells = [f"{(r * 977 + c * 131) % 9000 / 10 + 1:,.1f}" for c in range(9)]
+        if offense == "Forcible rape":
+            cells[7] = "–"
+        if offense.startswith("Curfew"):
+            cells[2] = cells[5] = cells[8] = "(X)"
+        rows.append((offense, *cells))
+    return rows
+
+
+def column_ruled_pdf(path: Path) -> Path:
+    """A table whose only rules are the vertical ones between its column groups (and
+    its frame): each group prints three columns of figures side by side in one ruled
+    column, the stub's labels run to them with leader dots, a long label wraps."""
+    pdf = new_pdf(8)
+    pdf.add_page()
+    pdf.text(40, 40, "Table 324. Arrests by Sex and Age")
+    edges = (40.0, 200.0, 320.0, 440.0, 560.0)
+    top, head = 50.0, 36.0
+    rows = arrest_rows()
+    lines = sum(2 if " and n" in r[0] else 1 for r in rows)
+    bottom = top + head + lines * 11 + 6
+    for x in edges:
+        pdf.set_line_width(0.4)
+        pdf.line(x, top, x, bottom)
+    rule(pdf, edges[0], edges[-1], top)
+    rule(pdf, edges[0], edges[-1], top + head)
+    rule(pdf, edges[0], edges[-1], bottom)
+    pdf.text(edges[0] + 4, top + 22, "Offense charged")
+    subs = [edges[g + 1] + 38 * (k + 1) for g in range(3) for k in range(3)]  # right edges
+    for g, group in enumerate(ARREST_GROUPS):
+        centred(pdf, group, edges[g + 1], edges[g + 2], top + 10)
+        for k, sub in enumerate(ARREST_SUBS):
+            right_aligned(pdf, sub, subs[3 * g + k], top + 28)
+    baseline = top + head + 12
+    for label, *cells in rows:
+        if " and n" in label:
+            first, rest = label.split(" and n", 1)
+            pdf.text(edges[0] + 4, baseline, f"{first} and")
+            baseline += 11
+            label = f"n{rest}"
+        dots = " ." * int((150 - pdf.get_string_width(label)) / pdf.get_string_width(" ."))
+        pdf.text(edges[0] + 4, baseline, label + dots)
+        for j, cell in enumerate(cells):
+            right_aligned(pdf, cell, subs[j], baseline)
+        baseline += 11
+    pdf.output(str(path))
+    return path

@@ -16,6 +16,7 @@ from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import read_pdf
 
 from .table_layouts import (
+    ARREST_GROUPS,
     CANDIDATES,
     EMISSIONS,
     GRADES,
@@ -24,8 +25,10 @@ from .table_layouts import (
     HOUSING_HEADER,
     LIABILITIES,
     SECTORS,
+    arrest_rows,
     block_rows,
     blocks_pdf,
+    column_ruled_pdf,
     emissions_pdf,
     grade_pdf,
     grade_rows,
@@ -212,3 +215,16 @@ def test_a_header_that_numbers_its_columns_keeps_labels_above_its_rules(tmp_path
             pair = re.compile(rf"; {re.escape(label)}[^;:]*: {re.escape(amount)}(?:;|$)")
             assert [c for c in holding(chunks, f"{state};") if pair.search(c)], (state, label)
     assert not [c for c in chunks if re.search(r"States: (?:1|2=|\(3 to 6\));", c)]
+
+
+def test_a_table_ruled_by_column_groups_is_read_row_by_row(tmp_path: Path, embedder):
+    """Rules only between column groups, three figures side by side in each, labels led
+    by dots to them, a label wrapped over two lines: every figure (`–` and `(X)` marks
+    included) is in a chunk with its whole row label, without the dots, and its group."""
+    chunks = chunk_texts(column_ruled_pdf(tmp_path / "arrests.pdf"), embedder)
+    for label, *cells in arrest_rows():
+        for g, group in enumerate(ARREST_GROUPS):
+            figures = cells[3 * g : 3 * g + 3]
+            row = [c for c in holding(chunks, f"Offense charged: {label};") if group in c]
+            assert [c for c in row if " ".join(figures) in c], (label, group)
+    assert not [c for c in chunks if ". . ." in c]

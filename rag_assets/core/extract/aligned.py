@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from rag_assets.core.extract.header_paths import FULL_RULE, header_grid
 from rag_assets.core.extract.words import (
+    LEADER,
+    MISSING,
     Box,
     Word,
     bottom,
@@ -35,8 +37,6 @@ MAX_HEADER_LINES = 4  # label lines over the columns, not counting their numberi
 REFERENCE = re.compile(r"^[\d\s()+=×/–-]*(?:to[\d\s()+=×/–-]*)*$")  # `(3 to 6)+14`
 LINE_PITCH = 2.2  # lines of one table are at most this many line heights apart
 OVERRUN = 0.1  # share of lines whose ink may cross a column gap (long row labels)
-MISSING = {":", "-", "–", "—", "..", "...", "n.a.", "n/a", "x", "*"}  # a value not given
-LEADER = re.compile(r"\s*(?:\.\s?){3,}$")  # leader dots running to the next column
 CAPTION = re.compile(r"(?i)^(?:table|tabela|tableau|figure|figura|chart|gr[aá]fico|quadro)\b")
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
-from rag_assets.core.extract.words import printed_lines
+from rag_assets.core.extract.words import LEADER, MISSING, printed_lines
 
 NUMBER = re.compile(r"^[-–+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
 
@@ -145,6 +145,14 @@ def _chars_in(page: Any, bbox: Any) -> list[dict[str, Any]]:
     return crop_to_bbox(near, bbox)
 
 
+def _values(cell: str | None) -> bool:
+    """A cell of values: numbers or not-available marks, one or several side by side (sub-
+    columns ruled as one column: `11,062.6 1,540.0 9,522.6`), at least one a number."""
+    tokens = (cell or "").split()
+    numbers = [t for t in tokens if NUMBER.match(t)]
+    return bool(numbers) and all(NUMBER.match(t) or t.lower() in MISSING for t in tokens)
+
+
 def split_by_lines(
     page: Any, row: Any, spans: list[tuple[float, float]] | None = None
 ) -> list[tuple[tuple[float, ...], list[str | None]]] | None:
@@ -168,19 +176,23 @@ def split_by_lines(
     if len(lines) < 2:
         return None
     grid = [_cells_of(line, boxes) for line in lines]
+    for cells in grid:
+        cells[0] = LEADER.sub("", cells[0])  # `Robbery . . . . .`: dots leading to the values
     numeric = [
         i
         for i in range(1, len(boxes))
-        if sum(1 for r in grid if r[i] and NUMBER.match(r[i])) >= 2
-        and all(not r[i] or NUMBER.match(r[i]) for r in grid)
+        if sum(1 for r in grid if _values(r[i])) >= 2
+        and all(not r[i] or _values(r[i]) or r[i].lower() in MISSING for r in grid)
     ]
     if not numeric:
         return None
     out: list[tuple[tuple[float, ...], list[str | None]]] = []
     for line, cells in zip(lines, grid, strict=True):
         has_number = any(cells[i] for i in numeric)
-        lower = cells[0][:1].islower() and not any(cells[1:])
-        if out and not has_number and (not cells[0] or lower):
+        lower = cells[0][:1].islower()
+        top = min(c["top"] for c in line)
+        bottom = max(c["bottom"] for c in line)
+        if out and not has_number and (not cells[0] or (lower and not any(cells[1:]))):
             previous = out[-1][1]
             out[-1] = (
                 out[-1][0],
@@ -190,8 +202,12 @@ def split_by_lines(
                 ],
             )
             continue
-        top = min(c["top"] for c in line)
-        bottom = max(c["bottom"] for c in line)
+        if out and has_number and lower and not any(out[-1][1][1:]):
+            # the label began on the line above, alone (`Murder and nonnegligent` over
+            # `manslaughter ... 10.0 0.9 9.1`): one row
+            (x0, upper, x1, _), previous = out[-1]
+            out[-1] = ((x0, upper, x1, bottom), [f"{previous[0]} {cells[0]}", *cells[1:]])
+            continue
         out.append(((row.bbox[0], top, row.bbox[2], bottom), list(cells)))
     return out if len(out) >= 2 else None
 
