@@ -580,7 +580,7 @@ def numbered_pdf(path: Path) -> Path:
 # --- a table ruled by column groups only, labels led by dots ---------------------------
 
 ARREST_GROUPS = ("Total", "Male", "Female")
-ARREST_SUBS = ("Total", "Under 18", "18 and over")
+ARREST_SUBS = ("All", "Minors", "Adults")
 OFFENSES = (
     "Total",
     "Violent crime",
