@@ -152,10 +152,20 @@ def _read_upward(page: Any, found: Any, raw_rows: list[list[str | None]]) -> Non
                     columns[-1].append(c)
                 else:
                     columns.append([c])
-            lines = [
-                "".join(c["text"] for c in sorted(col, key=lambda c: -c["top"])) for col in columns
-            ]
+            lines = [_upward_text(sorted(col, key=lambda c: -c["top"])) for col in columns]
             raw[j] = "\n".join(" ".join(line.split()) for line in lines if line.strip())
+
+
+def _upward_text(chars: list[dict[str, Any]]) -> str:
+    """One column of upward characters, bottom first, as text: a gap between two glyphs
+    wider than a quarter of their size is a space (a PDF need not draw spaces)."""
+    out: list[str] = []
+    for before, char in zip([None, *chars], chars, strict=False):
+        gap = before["top"] - char["bottom"] if before is not None else 0.0
+        if gap > 0.25 * float(char.get("size") or 10) and out and out[-1] != " ":
+            out.append(" ")
+        out.append(char["text"])
+    return "".join(out)
 
 
 def _ruled_table(
