@@ -133,10 +133,10 @@ def _heads(box: Box, table: Box) -> bool:
 def _read_upward(page: Any, found: Any, raw_rows: list[list[str | None]]) -> None:
     """Cells whose text runs upward read bottom to top, column by column (pdfplumber
     strings their characters top to bottom: `sretov` for `voters`)."""
-    turned = [c for c in page.chars if c["text"].strip() and not _is_upright(c)]
-    if not turned or not runs_upward(turned := [c for c in turned if _holds(found.bbox, c)]):
-        return
     chars = [c for c in page.chars if _holds(found.bbox, c)]
+    turned = [c for c in chars if c["text"].strip() and not _is_upright(c)]
+    if not runs_upward(turned):
+        return
     for row, raw in zip(found.rows, raw_rows, strict=False):
         for j, box in enumerate(row.cells):
             if (
