@@ -44,6 +44,13 @@ def rule(pdf: FPDF, x0: float, x1: float, y: float, width: float = 0.4) -> None:
     pdf.line(x0, y, x1, y)
 
 
+def column_rules(pdf: FPDF, edges: Sequence[float], top: float, bottom: float) -> None:
+    """A vertical rule at each column edge, from `top` to `bottom`."""
+    pdf.set_line_width(0.4)
+    for x in edges:
+        pdf.line(x, top, x, bottom)
+
+
 # --- a heading spanning sub-columns --------------------------------------------------------
 
 GRADES = ("K", "1", "2", "3")
@@ -470,9 +477,7 @@ def hebrew_pdf(path: Path) -> Path:
     top, height = 100.0, 20.0
     for i in range(len(rows) + 1):
         rule(pdf, edges[0], edges[-1], top + i * height)
-    for x in edges:
-        pdf.set_line_width(0.4)
-        pdf.line(x, top, x, top + len(rows) * height)
+    column_rules(pdf, edges, top, top + len(rows) * height)
     for i, row in enumerate(rows):
         baseline = top + i * height + 14
         for j, cell in enumerate(row):
@@ -507,9 +512,7 @@ def upward_pdf(path: Path) -> Path:
     bottom = top + head + len(rows) * height
     for y in (top, top + head, *(top + head + (i + 1) * height for i in range(len(rows)))):
         rule(pdf, edges[0], edges[-1], y)
-    for x in edges:
-        pdf.set_line_width(0.4)
-        pdf.line(x, top, x, bottom)
+    column_rules(pdf, edges, top, bottom)
     pdf.text(edges[0] + 6, top + head - 8, "Precinct")
     for j, name in enumerate(CANDIDATES):
         x, y = edges[j + 1] + 24, top + head - 8
@@ -617,9 +620,7 @@ def column_ruled_pdf(path: Path) -> Path:
     rows = arrest_rows()
     lines = sum(2 if " and n" in r[0] else 1 for r in rows)
     bottom = top + head + lines * 11 + 6
-    for x in edges:
-        pdf.set_line_width(0.4)
-        pdf.line(x, top, x, bottom)
+    column_rules(pdf, edges, top, bottom)
     rule(pdf, edges[0], edges[-1], top)
     rule(pdf, edges[0], edges[-1], top + head)
     rule(pdf, edges[0], edges[-1], bottom)

@@ -35,6 +35,7 @@ from rag_assets.core.structure.headers import NUMERIC, YEAR, column_numbers
 MIN_ROWS = 3  # data lines a table has at least
 MAX_HEADER_LINES = 4  # label lines over the columns, not counting their numbering (below)
 REFERENCE = re.compile(r"^[\d\s()+=×/–-]*(?:to[\d\s()+=×/–-]*)*$")  # `(3 to 6)+14`
+OPERATOR = re.compile(r"to|[+=×]")  # what makes a formula of column numbers
 LINE_PITCH = 2.2  # lines of one table are at most this many line heights apart
 OVERRUN = 0.1  # share of lines whose ink may cross a column gap (long row labels)
 CAPTION = re.compile(r"(?i)^(?:table|tabela|tableau|figure|figura|chart|gr[aá]fico|quadro)\b")
@@ -75,9 +76,13 @@ def numbering(line: list[Word]) -> bool:
 
 
 def _references(line: list[Word]) -> bool:
-    """A line of formulas over some columns (`(3 to 6)+14`), printed under their numbers."""
-    parts = segments(line)
-    return all(any(c.isdigit() for c in _text(s)) and REFERENCE.match(_text(s)) for s in parts)
+    """A line of formulas over some columns (`(3 to 6)+14`), printed under their numbers:
+    each segment column numbers joined by `to`, `+`, `=` or `×` (a bare number, such as a
+    page number, is no formula)."""
+    texts = [_text(s) for s in segments(line)]
+    return all(
+        any(c.isdigit() for c in t) and REFERENCE.match(t) and OPERATOR.search(t) for t in texts
+    )
 
 
 def _is_data(line: list[Word]) -> bool:

@@ -74,11 +74,9 @@ def column_numbers(cells: Sequence[str | None]) -> bool:
 def _name_rest(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
     """Whether row `i` only goes on with the names of the header row above it (labels
     printed on two lines, `Fraction of` / `Wealth Lost`): its stub cell empty, labels
-    only, each under a named cell, and a row still to follow; or the columns' numbers."""
+    only, each under a named cell, and a row still to follow."""
     if i < 1 or i + 1 >= len(rows):
         return False
-    if column_numbers(rows[i]):
-        return True
     row = list(rows[i]) + [None] * (width - len(rows[i]))
     above = list(rows[i - 1]) + [None] * (width - len(rows[i - 1]))
     filled = [j for j, c in enumerate(row) if not _blank(c)]
@@ -173,15 +171,10 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         if named and len(corner) >= 2 and not more:
             names = [" ".join(c.split()) for c in first]
             end = start + 1
-            numbered = False  # past the columns' numbers, the formulas under them
-            while (
-                end - start < MAX_HEADER_ROWS or numbered or column_numbers(rows[end])
-            ) and _name_rest(rows, end, width):
-                numbered = numbered or column_numbers(rows[end])
-                for j, cell in enumerate(rows[end]):
-                    names[j] = " ".join(x for x in (names[j], *(cell or "").split()) if x)
+            while end - start < MAX_HEADER_ROWS and _name_rest(rows, end, width):
+                _join_names(names, rows[end])
                 end += 1
-            return title, end, names
+            return title, _with_numbers(rows, end, width, names), names
     stacked: list[list[str | None]] = []
     for r, row in enumerate(rows[start : start + MAX_HEADER_ROWS], start=start):
         cells = list(row) + [None] * (width - len(row))
@@ -224,10 +217,25 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
                 last[i] = extent
     if sum(1 for n in names if n) < max(2, (width + 1) // 2):
         return title, start, []  # too sparse to name the columns
-    end = start + len(stacked)
-    if end < len(rows) and column_numbers(rows[end]):  # the columns' numbers, formulas
-        while end < len(rows) and (end == start + len(stacked) or _name_rest(rows, end, width)):
-            for j, cell in enumerate(rows[end][:width]):
-                names[j] = " ".join(x for x in (names[j], *(cell or "").split()) if x)
-            end += 1
-    return title, end, names
+    return title, _with_numbers(rows, start + len(stacked), width, names), names
+
+
+def _join_names(names: list[str], row: Sequence[str | None]) -> None:
+    """A header row's cells added to the column names under them, word by word."""
+    for j, cell in enumerate(row[: len(names)]):
+        names[j] = " ".join(x for x in (names[j], *(cell or "").split()) if x)
+
+
+def _with_numbers(
+    rows: Sequence[Sequence[str | None]], end: int, width: int, names: list[str]
+) -> int:
+    """Where the header ends once the columns' numbers (`1 | 2= | 3`) and the formulas
+    under them (`(3 to 6)+14`), printed right under the header rows that end at `end`,
+    are added to the names: a header row either way, never a data row."""
+    if end + 1 >= len(rows) or not column_numbers(rows[end]):
+        return end
+    first = end
+    while end == first or _name_rest(rows, end, width):
+        _join_names(names, rows[end])
+        end += 1
+    return end
