@@ -87,7 +87,7 @@ def sideways_in_place(raw_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     sideways: list[dict[str, Any]] = []
     for raw in raw_lines:
         chars = [c for c in raw.get("chars", []) if c.get("text", "").strip()]
-        turned = sum(1 for c in chars if not _is_upright(c))
+        turned = sum(1 for c in chars if not c.get("upright", True) and not _is_upright(c))
         (sideways if chars and 2 * turned > len(chars) else upright).append(raw)
     if not sideways:
         return raw_lines

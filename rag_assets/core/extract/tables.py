@@ -83,7 +83,10 @@ def _find_tables(page: Any) -> list[PageTable]:
     header, not a table of its own."""
     found_tables = page.find_tables()
     words = page.extract_words(x_tolerance=1.5)  # once: ruled tables' margins, then aligned
-    ruled = [t for found in found_tables if (t := _ruled_table(page, found, found_tables, words))]
+    turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
+    ruled = [
+        t for found in found_tables if (t := _ruled_table(page, found, found_tables, words, turned))
+    ]
     heads = {id(t) for t in ruled if _labels_only(t.rows)}
     tables = [t for t in ruled if id(t) not in heads]
     rules = [
@@ -130,13 +133,16 @@ def _heads(box: Box, table: Box) -> bool:
     return across >= 0.8 * width and box[1] <= table[1] + 2 and box[3] < table[3]
 
 
-def _read_upward(page: Any, found: Any, raw_rows: list[list[str | None]]) -> None:
+def _read_upward(
+    page: Any, found: Any, raw_rows: list[list[str | None]], turned: list[dict[str, Any]]
+) -> None:
     """Cells whose text runs upward read bottom to top, column by column (pdfplumber
-    strings their characters top to bottom: `sretov` for `voters`)."""
-    chars = [c for c in page.chars if _holds(found.bbox, c)]
-    turned = [c for c in chars if c["text"].strip() and not _is_upright(c)]
+    strings their characters top to bottom: `sretov` for `voters`); `turned` are the
+    page's characters not upright, read once per page."""
+    turned = [c for c in turned if _holds(found.bbox, c) and not _is_upright(c)]
     if not runs_upward(turned):
         return
+    chars = [c for c in page.chars if _holds(found.bbox, c)]
     for row, raw in zip(found.rows, raw_rows, strict=False):
         for j, box in enumerate(row.cells):
             if (
@@ -169,11 +175,11 @@ def _upward_text(chars: list[dict[str, Any]]) -> str:
 
 
 def _ruled_table(
-    page: Any, found: Any, found_tables: list[Any], words: list[Any]
+    page: Any, found: Any, found_tables: list[Any], words: list[Any], turned: list[Any]
 ) -> PageTable | None:
     """One table of pdfplumber's finder with its grid repaired (None: a box around text)."""
     raw_rows = found.extract()
-    _read_upward(page, found, raw_rows)
+    _read_upward(page, found, raw_rows, turned)
     spans = column_spans(found, max((len(r) for r in raw_rows), default=0))
     kept: list[tuple[Any, list[str | None]]] = []
     for row, raw in zip(found.rows, raw_rows, strict=False):
