@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,13 +48,19 @@ class Cell:
 @dataclass
 class Target:
     """A data cell to look for, with the header and row label one chunk must hold with it;
-    `path` is every heading over it and every stub label left of it (where the truth tells
-    them apart)."""
+    `heads` is every heading over it (top down) and `stubs` every stub label left of it
+    (left to right): its heading path and its row-label path."""
 
     cell: str
     head: str
     label: str
-    path: tuple[str, ...] = ()
+    heads: tuple[str, ...] = ()
+    stubs: tuple[str, ...] = ()
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """Every heading and stub label of the cell, once each."""
+        return tuple(dict.fromkeys([*self.heads, *self.stubs]))
 
 
 @dataclass
@@ -72,6 +79,7 @@ class TruthTable:
     stub_cols: int = 1
     name: str = ""
     printed: tuple[int, int] | None = None  # rows, columns as printed, where they differ
+    _targets: list[Target] | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -90,11 +98,18 @@ class TruthTable:
         return {norm(t.cell) for t in self.targets()}
 
     def targets(self) -> list[Target]:
-        """Every data cell with its column header and row label, as the figure defines them."""
+        """Every data cell with its column header and row label, as the figure defines them
+        (worked out once per table)."""
+        if self._targets is None:
+            self._targets = self._find_targets()
+        return self._targets
+
+    def _find_targets(self) -> list[Target]:
         filled = [c for c in self.cells if c.text.strip()]
         last = max(c.end_col for c in self.cells)
         out = []
         if self.header_rows is None:  # the ICDAR rule, as in the first version of the bench
+            n_head, n_stub = self.blocks()
             for cell in filled:
                 above = [
                     a
@@ -109,7 +124,18 @@ class TruthTable:
                 if above and left:
                     head = min(above, key=lambda a: a.row)
                     label = min(left, key=lambda b: b.col)
-                    out.append(Target(cell.text, head.text, label.text))
+                    heads = [a.text for a in sorted(above, key=lambda a: a.row) if a.row < n_head]
+                    stubs = [b.text for b in sorted(left, key=lambda b: b.col) if b.col < n_stub]
+                    body = cell.row >= n_head and cell.col >= n_stub
+                    out.append(
+                        Target(
+                            cell.text,
+                            head.text,
+                            label.text,
+                            tuple(dict.fromkeys(heads)) if body else (),
+                            tuple(dict.fromkeys(stubs)) if body else (),
+                        )
+                    )
             return out
         for cell in filled:
             if cell.row < self.header_rows or cell.col < self.stub_cols:
@@ -131,9 +157,33 @@ class TruthTable:
             if not left:
                 continue
             stub = [b.text for b in left if b.col < self.stub_cols]
-            path = tuple(dict.fromkeys([*(a.text for a in heads), *stub]))
-            out.append(Target(cell.text, heads[0].text if heads else "", left[0].text, path))
+            out.append(
+                Target(
+                    cell.text,
+                    heads[0].text if heads else "",
+                    left[0].text,
+                    tuple(dict.fromkeys(a.text for a in heads)),
+                    tuple(dict.fromkeys(stub)),
+                )
+            )
         return out
+
+    def blocks(self) -> tuple[int, int]:
+        """Header rows and stub columns of a table whose truth does not say (ICDAR): the
+        rows above the first row with a figure right of its first column, and the columns
+        left of where most body rows print their first figure (at least one)."""
+        filled = [c for c in self.cells if c.text.strip()]
+        figures = [c for c in filled if c.col >= 1 and is_value(c.text)]
+        if not figures:
+            return 0, 1
+        n_head = min(c.row for c in figures)
+        first: dict[int, int] = {}
+        for c in filled:
+            if c.row >= n_head and is_value(c.text):
+                first[c.row] = min(first.get(c.row, c.col), c.col)
+        counts = Counter(first.values())
+        n_stub = max(1, max(counts, key=lambda col: (counts[col], -col)))
+        return n_head, n_stub
 
 
 @dataclass
