@@ -419,7 +419,9 @@ def write(path: Path, drawing: Drawing) -> None:
 
 def generated_source(folder: Path, seed: int = 22) -> Source:
     """Write the generated PDFs into `folder` and return them with their truth."""
-    source = Source("generated", f"generated statistical tables (seed {seed}, {folder})")
+    source = Source(
+        "generated", f"generated statistical tables (seed {seed}, {folder})", every_table=True
+    )
     rng = random.Random(seed)
     made: list[tuple[str, Drawing]] = []
     made.append(("gen-enrollment", Drawing("P", "", [[enrollment(rng)]])))

@@ -12,6 +12,8 @@ of the bench.
   that holds at least half of the table's distinct data cells (every word of a cell among
   the region's words: its cells' words for a reader, the page's words inside the box for a
   proposer). One truth table takes one region (best first, greedy).
+  Where a source's truth holds only some tables of its PDFs (Camelot's and tabula's tests),
+  precision counts the regions on the pages of a truth table only.
 - **Cells held**: truth data cells with their column header and row label in one chunk.
 - **Heading path**: truth data cells that have headings, held in one chunk with their row
   label and EVERY heading of their path (the group heading spanning their column from
@@ -181,8 +183,16 @@ class Score:
     reads_cells: bool = True
     missed: dict[str, list[tuple[str, Target]]] = field(default_factory=dict)
 
-    def add(self, name: str, tables: Sequence[TruthTable], reading: Reading) -> tuple[int, int]:
-        """Score one file; returns (cells held, cells) of it."""
+    def add(
+        self,
+        name: str,
+        tables: Sequence[TruthTable],
+        reading: Reading,
+        every_table: bool = True,
+    ) -> tuple[int, int]:
+        """Score one file; returns (cells held, cells) of it. `every_table` False: the truth
+        holds only some of the file's tables, so precision counts the regions found on the
+        pages of a truth table only."""
         targets = [t for table in tables for t in table.targets()]
         self.files += 1
         self.tables += len(tables)
@@ -190,7 +200,8 @@ class Score:
         self.unstructured += reading.unstructured
         pairs = match_regions(tables, reading.regions)
         self.found += len(pairs)
-        self.regions += len(reading.regions)
+        pages = {t.page for t in tables}
+        self.regions += sum(1 for r in reading.regions if every_table or r.page in pages)
         self.regions_matched += len(pairs)
         for i, j in pairs.items():
             found = reading.regions[j]

@@ -74,10 +74,12 @@ def match_rule(source: Source) -> str:
     """How this source's regions are matched to its truth."""
     boxes = [t.box is not None for c in source.cases for t in c.tables]
     if boxes and all(boxes):
-        return "IoU ≥ 0.5"
-    if any(boxes):
-        return "IoU ≥ 0.5 where boxed, else half the cells"
-    return "half the cells (no truth boxes)"
+        rule = "IoU ≥ 0.5"
+    elif any(boxes):
+        rule = "IoU ≥ 0.5 where boxed, else half the cells"
+    else:
+        rule = "half the cells (no truth boxes)"
+    return rule if source.every_table else f"{rule}; precision on the truth's pages"
 
 
 def report(source: Source, scores: dict[str, Score], misses: int) -> None:

@@ -174,7 +174,7 @@ def main() -> None:
                 start = time.perf_counter()
                 reading = read(case.pdf)
                 reading.seconds = time.perf_counter() - start
-                held, cells = scores[name].add(case.name, case.tables, reading)
+                held, cells = scores[name].add(case.name, case.tables, reading, source.every_table)
                 mark = " refused" if reading.refused else ""
                 if reading.texts is not None:
                     short = "pairing" if name == PAIRING else name.split()[-1]
