@@ -1,0 +1,69 @@
+"""The stage metrics of bench/tables.py on a real generated PDF: a found region matched to
+its truth table, and a heading path held only when every heading reaches the value."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.append(str(BENCH))
+
+from table_corpus import Drawing, enrollment, truth, write  # noqa: E402
+from table_metrics import (  # noqa: E402
+    Found,
+    Reading,
+    Score,
+    heading_path_held,
+    match_regions,
+    row_label_path_held,
+)
+from table_readers import pdfplumber_reader, words_inside  # noqa: E402
+from table_truth import TruthTable, norm  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def enrollment_pdf(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, TruthTable]:
+    """The generated enrollment table (ruled, `Grade` spanning K to 5) and its truth."""
+    spec = enrollment(random.Random(7))
+    path = tmp_path_factory.mktemp("bench") / "enrollment.pdf"
+    write(path, Drawing("P", "", [[spec]]))
+    return path, truth(spec, 1)
+
+
+def test_a_found_table_matches_its_truth_and_a_box_elsewhere_does_not(
+    enrollment_pdf: tuple[Path, TruthTable],
+) -> None:
+    path, table = enrollment_pdf
+    reading = pdfplumber_reader()(path)
+    assert len(reading.regions) == 1
+    found = reading.regions[0]
+    x0, y0, x1, y1 = found.box
+    beside = (x0, y0 - 2 * (y1 - y0), x1, y0 - (y1 - y0))  # as tall, just below the table
+    elsewhere = Found(1, beside, words=words_inside(path, 1, beside))
+    assert match_regions([table], [elsewhere, found]) == {0: 1}
+    boxed = TruthTable(1, found.box, table.cells, table.header_rows, table.stub_cols)
+    assert match_regions([boxed], [elsewhere]) == {}
+    score = Score()
+    score.add("enrollment", [table], Reading(texts=None, regions=[found, elsewhere]))
+    figures = score.figures()
+    assert (figures["region_recall"], figures["region_precision"]) == (1.0, 0.5)
+    assert figures["cells_held"] is None  # a proposer reads no cells
+
+
+def test_a_heading_path_needs_the_group_heading_and_a_row_label_path_every_label(
+    enrollment_pdf: tuple[Path, TruthTable],
+) -> None:
+    _, table = enrollment_pdf
+    target = next(t for t in table.targets() if len(t.heads) == 2)
+    group, lowest = target.heads
+    assert group == "Grade"
+    without = norm(f"{target.label}; {lowest}: {target.cell}")
+    with_group = norm(f"{target.label}; {group} > {lowest}: {target.cell}")
+    assert not heading_path_held(target, [without])
+    assert heading_path_held(target, [without, with_group])
+    assert row_label_path_held(target, [with_group])
+    assert not row_label_path_held(target, [norm(f"{group} > {lowest}: {target.cell}")])
