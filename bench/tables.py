@@ -31,9 +31,10 @@ sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it 
         [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
 
-Camelot and rapid-layout are not dependencies of trecho: `pip install -e .[bench]`
-(pinned) for the baselines; without one, or with `--no-camelot` / `--no-layout`, the
-readers that need it are left out and said so.
+Camelot is not a dependency of trecho: `pip install -e .[bench]` (pinned). The layout
+model runs through trecho's `core.layout.table_regions` where that exists, else (or with
+`--layout-direct`) through rapid-layout's own pipeline. Without Camelot or rapid-layout,
+or with `--no-camelot` / `--no-layout`, the readers that need it are left out, said so.
 """
 
 from __future__ import annotations
