@@ -12,6 +12,8 @@ Sources (`--source`, default every one available):
   `TRECHO_TABULA_TESTS`: its `src/test/` folder).
 - `generated`: statistical tables written by `table_corpus.py` (seeded) into
   `--generated-dir` (default /tmp/trecho-table-corpus).
+- `synth`: random tables with exact truth from `synth/` (Chromium and reportlab), seeds
+  `--synth-seeds` (`tune`, `report` (default), `A-B`), cached in `--synth-dir`.
 
 The ICDAR 2013 US files and the NICS background-check PDFs are the judging set: every
 source skips them by name, unread (`table_truth.held_out`).
@@ -26,8 +28,9 @@ are the default policy's; a document a blocking check would refuse, or whose ext
 fails, counts all its cells missed. Then one summary line per source, the mean over
 sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it to runs.
 
-    python bench/tables.py [--source eu,camelot,tabula,generated] [--quick] [--files a,b]
+    python bench/tables.py [--source eu,camelot,tabula,generated,synth] [--quick] [--files a,b]
         [--camelot-tests DIR] [--tabula-tests DIR] [--generated-dir DIR] [--seed N]
+        [--synth-seeds tune|report|A-B] [--synth-dir DIR]
         [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
 
@@ -62,7 +65,7 @@ from table_truth import Case, Source, icdar_source
 
 ICDAR = REPO.parent / "shared" / "corpora" / "tables-icdar2013-eu"
 FLAVORS = ("lattice", "stream", "network", "hybrid")
-SOURCES = ("eu", "camelot", "tabula", "generated")
+SOURCES = ("eu", "camelot", "tabula", "generated", "synth")
 
 
 def load(key: str, args: argparse.Namespace) -> Source | str:
@@ -84,6 +87,11 @@ def load(key: str, args: argparse.Namespace) -> Source | str:
         from table_corpus import generated_source
 
         return generated_source(Path(args.generated_dir), args.seed)
+    if key == "synth":
+        from synth.corpus import parse_seeds, synth_source
+
+        seeds = parse_seeds(args.synth_seeds)
+        return synth_source(Path(args.synth_dir), seeds, args.synth_seeds)
     return f"unknown source {key!r} (one of {', '.join(SOURCES)})"
 
 
@@ -130,6 +138,8 @@ def main() -> None:
     parser.add_argument("--tabula-tests", default=os.environ.get("TRECHO_TABULA_TESTS", ""))
     parser.add_argument("--generated-dir", default="/tmp/trecho-table-corpus")
     parser.add_argument("--seed", type=int, default=22, help="the generated tables' seed")
+    parser.add_argument("--synth-seeds", default="report", help="synth: tune, report or A-B")
+    parser.add_argument("--synth-dir", default="/tmp/trecho-synth", help="synth PDF cache")
     parser.add_argument("--flavors", default=",".join(FLAVORS), help="Camelot flavours")
     parser.add_argument("--no-camelot", action="store_true", help="no Camelot, no pairing")
     parser.add_argument("--no-layout", action="store_true", help="no layout model, no pairing")

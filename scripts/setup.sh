@@ -30,7 +30,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 # Chromium for the browser tests (the HTML eval report and the Dagster UI, driven by
 # Playwright through /usr/bin/chromium: Playwright's own browser download is never used).
 # PostgreSQL for the test of the Postgres-backed Dagster instance (deploy/dagster.yaml).
-APT_PACKAGES=(fonts-dejavu-core tesseract-ocr tesseract-ocr-por tesseract-ocr-eng chromium
+# fonts-dejavu-extra: the condensed and oblique faces of bench/synth's generated tables.
+APT_PACKAGES=(fonts-dejavu-core fonts-dejavu-extra tesseract-ocr tesseract-ocr-por tesseract-ocr-eng chromium
     postgresql)
 
 say() { printf '==> %s\n' "$*"; }

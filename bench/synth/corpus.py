@@ -1,0 +1,117 @@
+"""Seeds to PDFs and truth, cached: the `synth` source of bench/tables.py.
+
+One seed is one PDF (one to three truth tables: a table running over pages is one truth
+table a page). The PDF and its truth (`<seed>.json`) are written once into
+`<dir>/v<VERSION>/` and read from there after; a new generator version writes anew.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from table_truth import Case, Source
+
+from .spec import Doc, draw_doc
+from .truth import SynthTable, dump, load, truth
+
+VERSION = 1  # raise when a seed would print differently
+TUNE = range(0, 2000)  # tune the reader on these
+REPORT = range(5000, 5500)  # report on these; never tuned on
+DEFAULT_DIR = Path("/tmp/trecho-synth")
+
+
+def parse_seeds(text: str) -> range | list[int]:
+    """`tune`, `report`, `A-B` (inclusive) or `A,B,C`."""
+    if text == "tune":
+        return TUNE
+    if text == "report":
+        return REPORT
+    if "-" in text:
+        a, b = text.split("-", 1)
+        return range(int(a), int(b) + 1)
+    return [int(s) for s in text.split(",") if s]
+
+
+def folder(root: Path) -> Path:
+    return root / f"v{VERSION}"
+
+
+def tables_of(doc: Doc, pages: list[dict], heights: list[float]) -> list[SynthTable]:
+    """The truth tables of a printed document from its pages' boxes."""
+    out = []
+    n = 0
+    for p, (page, boxes, height) in enumerate(zip(doc.pages, pages, heights, strict=True)):
+        for table in page.tables:
+            prefix = f"t{n}-"
+            mine = {k[len(prefix) :]: v for k, v in boxes.items() if k.startswith(prefix)}
+            out.append(truth(table, p + 1, mine, height))
+            n += 1
+    return out
+
+
+def generate(root: Path, seeds: Iterable[int], progress: bool = False) -> int:
+    """Write the PDFs and truth of the seeds not yet in `root`; returns how many were new.
+    Chromium documents share one browser session."""
+    out = folder(root)
+    out.mkdir(parents=True, exist_ok=True)
+    todo = [s for s in seeds if not (out / f"{s}.json").exists()]
+    docs = [draw_doc(s) for s in todo]
+    session = None
+    try:
+        for k, doc in enumerate(docs):
+            pdf = out / f"{doc.seed}.pdf"
+            if doc.producer == "chromium":
+                from . import chromium
+
+                session = session or chromium.Session()
+                pages, heights, fits = chromium.write(session, doc, pdf)
+            else:
+                from . import lab
+
+                pages, heights, fits = lab.write(doc, pdf)
+            tables = tables_of(doc, pages, heights)
+            record = {
+                "version": VERSION,
+                "seed": doc.seed,
+                "producer": doc.producer,
+                "fits": fits,
+                "tables": [dump(t) for t in tables],
+            }
+            (out / f"{doc.seed}.json").write_text(json.dumps(record))
+            if progress and (k + 1) % 50 == 0:
+                print(f"  {k + 1}/{len(docs)} written", file=sys.stderr, flush=True)
+    finally:
+        if session:
+            session.close()
+    return len(todo)
+
+
+def read(root: Path, seed: int) -> tuple[Path, list[SynthTable], dict]:
+    """A generated seed's PDF, truth tables and record."""
+    out = folder(root)
+    record = json.loads((out / f"{seed}.json").read_text())
+    return out / f"{seed}.pdf", [load(t) for t in record["tables"]], record
+
+
+def cases(root: Path, seeds: Iterable[int]) -> Iterator[tuple[int, Path, list[SynthTable], dict]]:
+    """Each seed's PDF and truth, generated first where missing."""
+    seeds = list(seeds)
+    generate(root, seeds)
+    for seed in seeds:
+        yield (seed, *read(root, seed))
+
+
+def synth_source(root: Path, seeds: Iterable[int], label: str = "") -> Source:
+    """The `synth` source: the seeds' PDFs with their truth (written on first use)."""
+    seeds = list(seeds)
+    span = label or (f"{seeds[0]}-{seeds[-1]}" if seeds else "none")
+    source = Source("synth", f"synthetic tables (seeds {span}, v{VERSION}, {folder(root)})")
+    for seed, pdf, tables, record in cases(root, seeds):
+        if not record["fits"]:
+            source.skipped.append((f"synth-{seed}", "did not fit its page"))
+            continue
+        source.cases.append(Case(f"synth-{seed}", pdf, list(tables), record["producer"]))
+    return source
