@@ -7,10 +7,10 @@ feature by feature.
 
 `generate` writes the PDFs and truth not yet cached (one seed, one PDF); `check` reads
 every truth cell back with pdfplumber inside its box; `score` runs trecho's default
-policy on each PDF (bench/tables.py's reader and rule) and prints cells held, heading-path and
-row-label-path accuracy and region recall, overall and by each feature a table was drawn with (style, heading
-depth, columns, stub, producer, page, layout, ...). Seed ranges: `tune` 0-1999 (tune the
-reader on these), `report` 5000-5499 (report only).
+policy on each PDF (bench/tables.py's reader and figures) and prints cells held,
+heading-path and row-label-path accuracy and region recall, overall and by each feature
+a table was drawn with (style, heading depth, columns, stub, producer, page, layout, ...).
+Seed ranges: `tune` 0-1999 (tune the reader on these), `report` 5000-5499 (report only).
 """
 
 from __future__ import annotations
