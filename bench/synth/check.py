@@ -43,6 +43,10 @@ def problems(pdf: Path, tables: list[SynthTable]) -> list[str]:
                     and c["top"] >= top - SLACK
                     and c["bottom"] <= bottom + SLACK
                 ]
+                # footnote marks (smaller, raised) are no part of the truth's text
+                if all(c["upright"] for c in inside):  # (turned glyphs' sizes vary)
+                    big = max((c["size"] for c in inside), default=0.0)
+                    inside = [c for c in inside if c["size"] >= 0.8 * big]
                 text = norm("".join(c["text"] for c in sorted(inside, key=_reading)))
                 if norm(cell.text) not in text:
                     out.append(

@@ -99,7 +99,8 @@ class Laid:
             indent = row.level * size * 1.1
             label = escape(row.label) + (" (continued)" if row.continued else "")
             if row.mark:
-                label += f"<super>{escape(row.mark)}</super>"
+                label += f'<super><font size="{size * 0.65:.2f}">{escape(row.mark)}</font></super>'
+
             style = ParagraphStyle(f"s{i}", parent=left, leftIndent=indent)
             if row.total:
                 style.fontName = bold
@@ -113,7 +114,9 @@ class Laid:
                 text = escape(value)
                 extra = 0.0
                 if j in row.marks:
-                    text += f"<super>{escape(row.marks[j])}</super>"
+                    mark = escape(row.marks[j])
+                    text += f'<super><font size="{size * 0.65:.2f}">{mark}</font></super>'
+
                     extra = width(row.marks[j]) * 0.7
                 vstyle = ParagraphStyle("vb", parent=right, fontName=bold) if row.total else right
                 grid[r][1 + j] = Paragraph(text, vstyle)
