@@ -56,6 +56,12 @@ table.zebra thead th{background:#dde3ea;border-bottom:.8pt solid #000}
 table.zebra tbody tr:nth-child(even) td{background:#ececec}
 table.borderless thead tr:last-child th{padding-bottom:4pt}
 th.g>div{border-bottom:.5pt solid #000;padding-bottom:1pt}
+table.hl th{text-align:left}
+table.vm th{vertical-align:middle}
+table.vt th{vertical-align:top}
+table.loose tr.group td,table.loose tr.total td{padding-top:.8em}
+.ld{position:relative}
+.ld>.lead{position:absolute;right:0;bottom:0;overflow:hidden;white-space:pre}
 """
 FIT_AND_MEASURE = """() => {
   const pages = [...document.querySelectorAll('section')];
@@ -72,6 +78,16 @@ FIT_AND_MEASURE = """() => {
       }
       for (const t of sec.querySelectorAll('.tblock'))
         t.style.fontSize = (parseFloat(t.style.fontSize) * 0.93).toFixed(3) + 'pt';
+    }
+    for (const lead of sec.querySelectorAll('.lead')) {  // dots from the label's end, as fit
+      const box = lead.parentElement.getBoundingClientRect();
+      const lines = lead.previousElementSibling.getClientRects();
+      const end = lines[lines.length - 1].right - box.left + 2;
+      lead.style.left = end + 'px';
+      lead.textContent = ' .'.repeat(20);
+      const dot = lead.scrollWidth / 20;
+      const n = Math.floor((box.width - end) / dot) - 1;
+      lead.textContent = n > 0 ? ' .'.repeat(n) : '';
     }
     const s = sec.getBoundingClientRect();
     const page = {};
@@ -121,9 +137,12 @@ def table_html(t: Table, ti: int) -> str:
         if row.mark:
             label += f"<sup>{esc(row.mark)}</sup>"
         width = f"max-width:{t.stub_width:.0f}pt;" if t.stub_width else ""
+        lead = t.leaders and row.values is not None
+        if lead:
+            label = f'<span>{label}</span><span class="lead"></span>'
         stub = (
-            f'<td class="stub" data-k="{k}s{i}"><div style="{width}'
-            f'padding-left:{row.level * 1.1:.1f}em">{label}</div></td>'
+            f'<td class="stub" data-k="{k}s{i}"><div class="{"ld" if lead else ""}" '
+            f'style="{width}padding-left:{row.level * 1.1:.1f}em">{label}</div></td>'
         )
         values = []
         for j in range(t.n_cols):
@@ -136,10 +155,16 @@ def table_html(t: Table, ti: int) -> str:
             values.append(f'<td class="v" data-k="{k}v{i}-{j}">{text}</td>')
         body.append(f'<tr class="{cls}">' + stub + "".join(values) + "</tr>")
     notes = "".join(f'<p class="note">{esc(n)}</p>' for n in t.notes)
+    classes = " ".join(
+        [t.style]
+        + (["hl"] if t.head_align == "left" else [])
+        + ({"middle": ["vm"], "top": ["vt"]}.get(t.head_valign, []))
+        + (["loose"] if t.loose else [])
+    )
     return (
         f'<div class="tblock" style="{FONTS[t.font]};font-size:{t.size}pt">'
         f'<p class="title">{esc(t.title)}</p>'
-        f'<table class="{t.style}" data-k="{k}table"><thead>{"".join(rows_html)}</thead>'
+        f'<table class="{classes}" data-k="{k}table"><thead>{"".join(rows_html)}</thead>'
         f"<tbody>{''.join(body)}</tbody></table>{notes}</div>"
     )
 

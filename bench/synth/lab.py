@@ -59,7 +59,11 @@ class Laid:
         pad = 3.0
         lead = size * 1.2
         head = ParagraphStyle(
-            "h", fontName=regular, fontSize=size, leading=lead, alignment=TA_CENTER
+            "h",
+            fontName=regular,
+            fontSize=size,
+            leading=lead,
+            alignment=TA_LEFT if t.head_align == "left" else TA_CENTER,
         )
         left = ParagraphStyle("l", parent=head, alignment=TA_LEFT)
         right = ParagraphStyle("r", parent=head, alignment=TA_RIGHT)
@@ -72,7 +76,9 @@ class Laid:
             ("RIGHTPADDING", (0, 0), (-1, -1), pad),
             ("TOPPADDING", (0, 0), (-1, -1), 1.5),
             ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
+            ("VALIGN", (0, 0), (-1, hr - 1), t.head_valign.upper()),
         ]
+        self.leaders: list[tuple[int, float, str]] = []  # row, where its label ends, font
 
         def width(text: str, font: str = regular) -> float:
             return stringWidth(text, font, size)
@@ -107,6 +113,8 @@ class Laid:
             elif row.values is None:
                 style.fontName = italic
             grid[r][0] = Paragraph(label, style)
+            if t.loose and (row.total or row.values is None):
+                commands.append(("TOPPADDING", (0, r), (-1, r), size * 0.8))
             spans[f"s{i}"] = (0, r, 0, r)
             longest = max(width(w, style.fontName) for w in label.split())
             col_w[0] = max(col_w[0], indent + longest, min(indent + width(label), stub_cap))
@@ -123,6 +131,12 @@ class Laid:
                 col_w[1 + j] = max(col_w[1 + j], width(value, vstyle.fontName) + extra + 1)
                 spans[f"v{i}-{j}"] = (1 + j, r, 1 + j, r)
         self.widths = [w + 2 * pad + 0.5 for w in col_w]
+        for i, row in enumerate(t.rows):  # dot leaders after labels printed on one line
+            font = bold if row.total else regular
+            end = pad + row.level * size * 1.1 + width(row.label, font)
+            end += width(row.mark) * 0.7 + 1 if row.mark else 0
+            if t.leaders and row.values is not None and end < self.widths[0] - pad - 4:
+                self.leaders.append((i, end, font))
         self.spans = spans
         self.flow = RLTable(grid, colWidths=self.widths, style=commands)
         self.w, self.h = self.flow.wrap(1e6, 1e6)
@@ -218,7 +232,9 @@ class Writer:
         self.c.line(x0, self.ih - y, x1, self.ih - y)
 
     def decorate(self, t: Table, laid: Laid, boxes: dict, before: bool) -> None:
-        """Fills (drawn before the text) and rules (after) of the table's style."""
+        """Fills (drawn before the text), rules and dot leaders (after) of the table."""
+        from reportlab.pdfbase.pdfmetrics import stringWidth
+
         tb = boxes["table"]
         if before:
             if t.style == "shaded":
@@ -258,6 +274,13 @@ class Writer:
             self.line(tb[0], tb[2], tb[3], 1.2)
         elif t.style == "zebra":
             self.line(tb[0], tb[2], head_bottom, 0.8)
+        for i, end, font in laid.leaders:
+            b = boxes[f"s{i}"]
+            dot = stringWidth(" .", font, laid.size)
+            n = int((b[2] - 3.0 - (b[0] + end + 2)) / dot)
+            if n > 0:
+                self.c.setFont(font, laid.size)
+                self.c.drawString(b[0] + end + 2, self.ih - b[3] + 1.5 + laid.size * 0.25, " ." * n)
         if t.group_rules and t.style != "grid":
             for i, h in enumerate(t.heads):
                 if h.last > h.first:

@@ -71,6 +71,10 @@ class Table:
     size: float
     stub_width: float  # points; 0: as wide as the longest label
     features: dict[str, str] = field(default_factory=dict)
+    leaders: bool = False  # dot leaders from a row label to its first value
+    loose: bool = False  # space above group and total rows
+    head_align: str = "center"  # headings: center, left
+    head_valign: str = "bottom"  # headings: bottom, middle, top
 
     @property
     def n_cols(self) -> int:
@@ -305,7 +309,38 @@ def draw_table(rng: random.Random, name: str, narrow: bool, long: bool) -> Table
         "wrapped stub": "yes" if table.stub_width else "no",
         "font": table.font,
     }
+    vary(table)
     return table
+
+
+def pt_number(text: str) -> str:
+    """A number as Portuguese and most of Europe print it: `1.234,5`."""
+    return text.replace(",", "\0").replace(".", ",").replace("\0", ".")
+
+
+def vary(table: Table) -> None:
+    """Variants drawn from the table's own name (the draws before stay as they were):
+    number format, dot leaders, loose group rows, heading alignment."""
+    rng = random.Random(f"{table.name}:vary")
+    numbers = pick(rng, {"en": 0.75, "pt": 0.25})
+    if numbers == "pt":
+        for row in table.rows:
+            if row.values:
+                row.values = [v if j in row.na else pt_number(v) for j, v in enumerate(row.values)]
+    if any(" " in v for r in table.rows for v in r.values or [] if v[:1].isdigit()):
+        numbers += " (space)"
+    table.leaders = table.style in ("borderless", "booktabs") and rng.random() < 0.3
+    table.loose = rng.random() < 0.25
+    table.head_align = pick(rng, {"center": 0.7, "left": 0.3})
+    table.head_valign = pick(rng, {"bottom": 0.7, "middle": 0.2, "top": 0.1})
+    table.features.update(
+        {
+            "number format": numbers,
+            "leaders": "yes" if table.leaders else "no",
+            "loose rows": "yes" if table.loose else "no",
+            "heading align": f"{table.head_align} {table.head_valign}",
+        }
+    )
 
 
 def split(table: Table, per_page: int) -> list[Table]:
