@@ -137,7 +137,7 @@ def prepared(tree_of: Callable[..., tuple[Any, list[Any]]]) -> Callable[..., tup
     """`prepared(path, key)`: (document text, tree nodes, linearized table rows) of a PDF,
     what chunkers read; each file is read once a session (the laws take seconds)."""
     from rag_assets.core.structure.paths import display_name, path_of
-    from rag_assets.core.structure.tables import linearize_tables
+    from rag_assets.core.tables import linearize_tables
 
     memo: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}
 

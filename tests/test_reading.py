@@ -15,8 +15,8 @@ from fpdf.fonts import FontFace
 
 from rag_assets.core.extract import PdfError, count_pages, extract
 from rag_assets.core.structure.paths import display_name, path_of
-from rag_assets.core.structure.tables import TablePart, join_tables, linearize_tables
 from rag_assets.core.structure.tree import build_tree, tables_by_piece
+from rag_assets.core.tables import TablePart, join_tables, linearize_tables
 
 from .conftest import FONT_DIR, SAMPLE_LAKE, SHARED
 

@@ -17,7 +17,7 @@ from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.metrics import chunk_damage, orphans
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import CHUNKS, Chunk
-from rag_assets.core.structure.tables import TableRow
+from rag_assets.core.tables import TableRow
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
     NO_MID_LINE_STARTS,

@@ -17,7 +17,7 @@ from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import TABLE_ROWS
 from rag_assets.core.stages import FOLDERS, LINEARIZED_TABLES, PAGE_TEXT
 from rag_assets.core.structure.paths import table_paths, unstructured_tables
-from rag_assets.core.structure.tables import join_tables, linearize_tables, parts_from_pages
+from rag_assets.core.tables import join_tables, linearize_tables, parts_from_pages
 from rag_assets.orchestration.checks import TABLES_STRUCTURED, table_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource

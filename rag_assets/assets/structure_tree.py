@@ -19,8 +19,8 @@ from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import NODES
 from rag_assets.core.stages import FOLDERS, PAGE_TEXT, STRUCTURE_TREE
 from rag_assets.core.structure.paths import untitled_share
-from rag_assets.core.structure.tables import join_tables, parts_from_pages
 from rag_assets.core.structure.tree import build_tree, tables_by_piece
+from rag_assets.core.tables import join_tables, parts_from_pages
 from rag_assets.orchestration.checks import (
     UNTITLED_TEXT_SHARE,
     UNTITLED_THRESHOLD,

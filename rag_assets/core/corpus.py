@@ -22,7 +22,7 @@ from rag_assets.core.stages import (
     RAW_PDF,
     STRUCTURE_TREE,
 )
-from rag_assets.core.structure.tables import TableRow
+from rag_assets.core.tables import TableRow
 
 if TYPE_CHECKING:
     from rag_assets.core.extract import Extraction
@@ -48,8 +48,8 @@ def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Sourc
     """`source_from_pdf` with the extraction it came from (pages, table regions)."""
     from rag_assets.core.extract import OcrSettings, extract
     from rag_assets.core.structure.paths import table_paths
-    from rag_assets.core.structure.tables import linearize_tables
     from rag_assets.core.structure.tree import build_tree, tables_by_piece
+    from rag_assets.core.tables import linearize_tables
 
     doc_id, version = split_key(key)
     sidecar = sidecar or Sidecar()

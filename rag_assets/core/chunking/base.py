@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.structure.tables import TableRow
+from rag_assets.core.tables import TableRow
 
 HEADER_MODES = ("off", "path", "full")
 PATH_SEP = " > "

@@ -24,7 +24,7 @@ from rag_assets.core.chunking.base import (
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 from rag_assets.core.structure.paths import display_name, path_of
-from rag_assets.core.structure.tables import TableRow
+from rag_assets.core.tables import TableRow
 
 # a sentence ends at . ! ? ; : after a word (not after a bare section number like "1.")
 # and before a capital letter (so "Art. 5º" or "n. 3" do not end a sentence)

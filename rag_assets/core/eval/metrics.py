@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rag_assets.core.lake.schemas import Chunk, Node
 from rag_assets.core.structure.markers import normalize_label
-from rag_assets.core.structure.tables import TableRow
+from rag_assets.core.tables import TableRow
 
 Span = tuple[int, int]
 Located = tuple[str, int, int]  # (partition_key, char_start, char_end) of a retrieved chunk

@@ -10,11 +10,10 @@ read by OCR (Tesseract). One module per reading stage; `reader.extract` runs the
 
 from __future__ import annotations
 
-from rag_assets.core.extract.hyphenation import keep_hyphen
 from rag_assets.core.extract.model import Extraction, Line, Page, PageTable, PdfError
 from rag_assets.core.extract.ocr import OcrSettings, ocr_lines
 from rag_assets.core.extract.reader import check_pdf_file, count_pages, extract
-from rag_assets.core.extract.ruled_grid import collapse_columns, split_by_lines, split_merged, widen
+from rag_assets.core.hyphens import keep_hyphen
 
 __all__ = [
     "Extraction",
@@ -24,12 +23,8 @@ __all__ = [
     "PageTable",
     "PdfError",
     "check_pdf_file",
-    "collapse_columns",
     "count_pages",
     "extract",
     "keep_hyphen",
     "ocr_lines",
-    "split_by_lines",
-    "split_merged",
-    "widen",
 ]

@@ -67,7 +67,7 @@ def _text_by_column(line: dict[str, Any], columns: list[int]) -> dict[int, str] 
     return {k: "".join(v).strip() for k, v in out.items()}
 
 
-def _split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, dict[str, Any]]]:
+def split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, dict[str, Any]]]:
     """A line cut at the gutters it has a gap over: (column, line) pieces; a line whose
     ink crosses a gutter stays whole, with column -1."""
     chars = [c for c in line["chars"] if c["text"].strip()]
@@ -107,7 +107,7 @@ def _column_order(
     if not gutters:
         return lines, False
     split = [
-        [(-1, line)] if f else _split_line(line, gutters)
+        [(-1, line)] if f else split_line(line, gutters)
         for line, f in zip(lines, fixed, strict=True)
     ]
     pieces = [p for parts in split for p in parts if p[0] >= 0]

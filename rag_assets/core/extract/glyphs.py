@@ -9,9 +9,8 @@ from collections import defaultdict
 from typing import Any
 
 from rag_assets.core.extract.model import PdfError
-from rag_assets.core.extract.rotation import _is_upright
 from rag_assets.core.lake.layout import LakePath
-from rag_assets.core.structure.headers import SUPERSCRIPTS
+from rag_assets.core.tables import SUPERSCRIPTS, is_upright
 
 SUPERSCRIPT_DIGITS = str.maketrans("0123456789", SUPERSCRIPTS)
 
@@ -27,7 +26,7 @@ def _phantom_spaces(chars: list[dict[str, Any]]) -> set[tuple[float, float]]:
     would split `06/30/2015` into `0 6 / 3 0 / 2 0 15`; returned by (x0, top)."""
     rows: dict[int, list[tuple[float, float]]] = defaultdict(list)
     for c in chars:
-        if c["text"].strip() and _is_upright(c):
+        if c["text"].strip() and is_upright(c):
             rows[round(c["top"])].append((c["x0"], c["x1"]))
     starts: dict[int, list[float]] = {}
     for key, spans in rows.items():
@@ -35,7 +34,7 @@ def _phantom_spaces(chars: list[dict[str, Any]]) -> set[tuple[float, float]]:
         starts[key] = [x0 for x0, _ in spans]
     phantom: set[tuple[float, float]] = set()
     for c in chars:
-        if c["text"].strip() or c["x1"] <= c["x0"] or not _is_upright(c):
+        if c["text"].strip() or c["x1"] <= c["x0"] or not is_upright(c):
             continue
         width = c["x1"] - c["x0"]
         key = round(c["top"])

@@ -1,4 +1,5 @@
-"""What extraction returns: lines, ruled tables, pages, the whole document, and its error."""
+"""What extraction returns: lines, pages (with their tables, `core.tables.PageTable`), the
+whole document, and its error."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.schemas import DocText
-from rag_assets.core.structure.tables import LogicalTable, TablePart, join_tables
+from rag_assets.core.tables import LogicalTable, PageTable, TablePart, join_tables
 
 
 class PdfError(UserError, ValueError):
@@ -41,54 +42,6 @@ class Line:
             "bold": self.bold,
             "table": self.table,
         }
-
-
-@dataclass
-class PageTable:
-    """A ruled table found on a page: its cells and the span of each row in the text."""
-
-    index: int
-    bbox: tuple[float, float, float, float]
-    rows: list[list[str]]
-    row_bboxes: list[tuple[float, float, float, float]]
-    row_spans: list[tuple[int, int]] = field(default_factory=list)
-    char_start: int = -1
-    char_end: int = -1
-    header_rows: int = 0
-    header: list[str] = field(default_factory=list)
-    title: str = ""
-    continues: bool = False
-    columns: list[float] = field(default_factory=list)  # column edges (not stored)
-
-    def as_row(self) -> dict[str, Any]:
-        """The table as a Parquet struct."""
-        return {
-            "index": self.index,
-            "bbox": list(self.bbox),
-            "rows": self.rows,
-            "row_spans": [list(s) for s in self.row_spans],
-            "char_start": self.char_start,
-            "char_end": self.char_end,
-            "header_rows": self.header_rows,
-            "header": self.header,
-            "title": self.title,
-            "continues": self.continues,
-        }
-
-    def part(self, page: int) -> TablePart:
-        """This piece as `core.structure.tables` joins it."""
-        return TablePart(
-            page=page,
-            index=self.index,
-            rows=self.rows,
-            row_spans=list(self.row_spans),
-            char_start=self.char_start,
-            char_end=self.char_end,
-            header_rows=self.header_rows,
-            header=list(self.header),
-            title=self.title,
-            continues=self.continues,
-        )
 
 
 @dataclass

@@ -29,14 +29,14 @@ from rag_assets.core.extract.ocr import (
 from rag_assets.core.extract.offsets import _assign_offsets
 from rag_assets.core.extract.rotation import _upright, _without_sideways, sideways_in_place
 from rag_assets.core.extract.running_lines import _drop_running_lines
-from rag_assets.core.extract.tables import (
-    _across,
-    _find_tables,
-    _inside_raw,
-    _mark_continuations,
+from rag_assets.core.extract.table_lines import (
+    across,
+    inside_raw,
+    mark_continuations,
     side_by_side,
 )
 from rag_assets.core.lake.layout import LakePath
+from rag_assets.core.tables import find_tables
 
 
 def check_pdf_file(path: LakePath, max_bytes: int) -> None:
@@ -124,11 +124,11 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
         page = turned.dedupe_chars() if _has_duplicate_chars(turned) else turned
         page = _readable(path, number, page)
         _mark_superscripts(page)
-        tables = [_in_reading_order(t) for t in _find_tables(page)]
+        tables = [_in_reading_order(t) for t in find_tables(page)]
         page, sideways = _without_sideways(page, tables)
         raw_lines = sideways_in_place(page.extract_text_lines(return_chars=True))
         boxes = [t.bbox for t in tables]
-        fixed = [any(_inside_raw(r, b) for b in boxes) for r in raw_lines]
+        fixed = [any(inside_raw(r, b) for b in boxes) for r in raw_lines]
         raw_lines, columns = _column_order(raw_lines, fixed, float(page.width))
         raw_lines = side_by_side(raw_lines, boxes)
     except PdfError:
@@ -141,7 +141,7 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
         if line is None:
             continue
         for table in tables:  # a line reaching into a table is its line (a stub outside)
-            if line.table < 0 and _across(raw, table.bbox):
+            if line.table < 0 and across(raw, table.bbox):
                 line.table = table.index
         lines.append(line)
     has_text = any(c["text"].strip() for c in page.chars)
@@ -218,6 +218,6 @@ def extract(
         raise PdfError(f"{path}: no text found: no page has a text layer, {how}")
     stats["running_lines_dropped"] = _drop_running_lines(pages)
     stats["hyphenations_joined"] = _join_hyphenated(pages)
-    stats["tables_continued"] = _mark_continuations(pages)
+    stats["tables_continued"] = mark_continuations(pages)
     doc = _assign_offsets(pages)
     return Extraction(pages=pages, doc=doc, stats=dict(stats))

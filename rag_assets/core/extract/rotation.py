@@ -10,6 +10,7 @@ from typing import Any
 from pdfplumber.page import Page as PlumberPage
 
 from rag_assets.core.extract.model import PageTable
+from rag_assets.core.tables import is_upright, runs_upward
 
 
 def _text_angle(chars: list[dict[str, Any]]) -> int:
@@ -41,12 +42,6 @@ def _upright(pdf: Any, page: PlumberPage) -> tuple[PlumberPage, int]:
     return turned, angle
 
 
-def _is_upright(char: dict[str, Any]) -> bool:
-    """Whether a character runs left to right (a tilt under about 6 degrees allowed)."""
-    matrix = char.get("matrix") or (1, 0, 0, 1)
-    return matrix[0] > 0 and abs(matrix[1]) <= 0.1 * matrix[0]
-
-
 def _without_sideways(page: Any, tables: list[PageTable]) -> tuple[Any, int]:
     """The page without text running sideways outside its tables, and how many characters
     that dropped: once the page is turned to its main direction, what still runs sideways
@@ -58,24 +53,12 @@ def _without_sideways(page: Any, tables: list[PageTable]) -> tuple[Any, int]:
             for t in tables
         )
 
-    sideways = [c for c in page.chars if not _is_upright(c) and not in_table(c)]
+    sideways = [c for c in page.chars if not is_upright(c) and not in_table(c)]
     if not sideways:
         return page, 0
     drop = {(c["x0"], c["top"]) for c in sideways}
     kept = page.filter(lambda o: o.get("object_type") != "char" or (o["x0"], o["top"]) not in drop)
     return kept, sum(1 for c in sideways if c["text"].strip())
-
-
-def runs_upward(chars: list[dict[str, Any]]) -> bool:
-    """Whether most of these characters run bottom to top (text turned a quarter
-    counter-clockwise, as a narrow column's heading is printed)."""
-    up = down = 0
-    for c in chars:
-        if c["text"].strip() and not _is_upright(c):
-            b = (c.get("matrix") or (1, 0, 0, 1))[1]
-            up += b > 0
-            down += b < 0
-    return up > down
 
 
 def sideways_in_place(raw_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -87,7 +70,7 @@ def sideways_in_place(raw_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     sideways: list[dict[str, Any]] = []
     for raw in raw_lines:
         chars = [c for c in raw.get("chars", []) if c.get("text", "").strip()]
-        turned = sum(1 for c in chars if not c.get("upright", True) and not _is_upright(c))
+        turned = sum(1 for c in chars if not c.get("upright", True) and not is_upright(c))
         (sideways if chars and 2 * turned > len(chars) else upright).append(raw)
     if not sideways:
         return raw_lines

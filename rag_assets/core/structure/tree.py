@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from rag_assets.core.extract import Line
 from rag_assets.core.lake.schemas import DocText, Node
-from rag_assets.core.structure.headers import looks_like_header
 from rag_assets.core.structure.markers import (
     CAPTION,
     LEGAL_MARKERS,
@@ -34,7 +33,13 @@ from rag_assets.core.structure.markers import (
     title_of,
 )
 from rag_assets.core.structure.paths import TABLE_KINDS
-from rag_assets.core.structure.tables import CONTINUED, LogicalTable, TablePart, join_tables
+from rag_assets.core.tables import (
+    CONTINUED,
+    LogicalTable,
+    TablePart,
+    join_tables,
+    looks_like_header,
+)
 
 
 @dataclass

@@ -4,23 +4,27 @@ rules, and where the rules do not match the printing the grid is repaired here.
 Grid columns that no row fills both of are one printed column (`collapse_columns`); a
 ruled row holding several printed rows is cut at its lines (`split_by_lines`); a row
 printed as one cell over several columns is cut into them (`split_merged`); columns
-printed beside the ruled box are the table's (`widen`); a row label merged over several
-rows labels each (`carry_row_labels`). `tables.py` applies them to each table found.
+printed beside the ruled box are the table's (`widen`). `ruled` applies them to each
+ruled region.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
-from rag_assets.core.extract.words import LEADER, MISSING, printed_lines
-
-NUMBER = re.compile(r"^[-–+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
-
-Box = tuple[float, float, float, float]
+from rag_assets.core.tables.cells import (
+    LEADER,
+    MISSING,
+    blank,
+    names_column,
+    plain_number,
+    values_cell,
+)
+from rag_assets.core.tables.model import Box
+from rag_assets.core.tables.words import printed_lines
 
 
 def column_edges(values: Iterable[float]) -> list[float]:
@@ -30,16 +34,6 @@ def column_edges(values: Iterable[float]) -> list[float]:
         if not edges or x - edges[-1] > 1.5:
             edges.append(x)
     return edges
-
-
-def blank_cell(cell: str | None) -> bool:
-    """An empty cell: nothing printed in it (`None`, a merged-over position, or spaces)."""
-    return cell is None or not cell.strip()
-
-
-def _heading(cell: str | None) -> bool:
-    """A cell that can name its column: filled, and not a number (a value)."""
-    return not blank_cell(cell) and not NUMBER.match((cell or "").strip())
 
 
 def collapse_columns(
@@ -56,14 +50,14 @@ def collapse_columns(
     rows = [list(r) + [None] * (width - len(r)) for r in rows]
     i = 0
     while i + 1 < width:
-        both = any(not blank_cell(r[i]) and not blank_cell(r[i + 1]) for r in rows)
-        named = [any(_heading(r[j]) for r in rows[:3]) for j in (i, i + 1)]
+        both = any(not blank(r[i]) and not blank(r[i + 1]) for r in rows)
+        named = [any(names_column(r[j]) for r in rows[:3]) for j in (i, i + 1)]
         if both or all(named):  # two headings of their own: two columns, however sparse
             i += 1
             continue
         for r in rows:
             left, right = r[i], r[i + 1]
-            r[i] = right if blank_cell(left) and not blank_cell(right) else left
+            r[i] = right if blank(left) and not blank(right) else left
             if r[i] is None and left == "":
                 r[i] = ""  # covered on its right half only: not part of a merged cell
             del r[i + 1]
@@ -71,50 +65,6 @@ def collapse_columns(
             del edges[i + 1]
         width -= 1
     return rows, edges
-
-
-def _sub_label(cell: str | None) -> bool:
-    return not blank_cell(cell) and not NUMBER.match((cell or "").strip())
-
-
-def carry_row_labels(rows: list[list[str | None]]) -> None:
-    """A row label merged over several rows (its position empty below it, `None`) is the
-    label of each of those rows. Under a stub of two columns (`Asthma | Count`, then
-    ` | Percentage`) an empty label is the one above, and a label wrapped onto the next
-    row (`Chronic fatigue` / `syndrome`) is one label for both rows."""
-    for previous, row in zip(rows, rows[1:], strict=False):
-        if not row or not previous or blank_cell(previous[0]):
-            continue
-        if row[0] is None and any(not blank_cell(c) for c in row[1:]):
-            row[0] = previous[0]
-            continue
-        if len(row) < 3 or not (_sub_label(row[1]) and _sub_label(previous[1])):
-            continue
-        if blank_cell(row[0]):
-            row[0] = previous[0]
-        elif (row[0] or "")[:1].islower():
-            previous[0] = row[0] = f"{previous[0]} {row[0]}"
-
-
-def join_label_rests(rows: list[list[str | None]], boxes: list[Box], header_rows: int) -> None:
-    """A ruled row holding only the rest of the label above it (`(as HCl)`, `compounds
-    (NMVOC)`: nothing else filled, starting in lower case or with a bracket), under a row
-    with values, is joined to that row's label, in place (`rows` and their `boxes`)."""
-    for i in range(len(rows) - 1, header_rows, -1):
-        row, above = rows[i], rows[i - 1]
-        label = " ".join((row[0] or "").split()) if row else ""
-        if not label or any(not blank_cell(c) for c in row[1:]) or blank_cell(above[0]):
-            continue
-        if not (label[0].islower() or label[0] in "(["):
-            continue
-        if all(blank_cell(c) for c in above[1:]) or i - 1 < header_rows:
-            continue
-        above[0] = f"{' '.join((above[0] or '').split())} {label}"
-        if i < len(boxes):
-            top = boxes[i - 1]
-            boxes[i - 1] = (top[0], top[1], max(top[2], boxes[i][2]), boxes[i][3])
-            del boxes[i]
-        del rows[i]
 
 
 def _cells_of(line: list[dict[str, Any]], boxes: list[Any]) -> list[str]:
@@ -145,14 +95,6 @@ def _chars_in(page: Any, bbox: Any) -> list[dict[str, Any]]:
     return crop_to_bbox(near, bbox)
 
 
-def _values(cell: str | None) -> bool:
-    """A cell of values: numbers or not-available marks, one or several side by side (sub-
-    columns ruled as one column: `11,062.6 1,540.0 9,522.6`), at least one a number."""
-    tokens = (cell or "").split()
-    numbers = [t for t in tokens if NUMBER.match(t)]
-    return bool(numbers) and all(NUMBER.match(t) or t.lower() in MISSING for t in tokens)
-
-
 def split_by_lines(
     page: Any, row: Any, spans: list[tuple[float, float]] | None = None
 ) -> list[tuple[tuple[float, ...], list[str | None]]] | None:
@@ -181,8 +123,8 @@ def split_by_lines(
     numeric = [
         i
         for i in range(1, len(boxes))
-        if sum(1 for r in grid if _values(r[i])) >= 2
-        and all(not r[i] or _values(r[i]) or r[i].lower() in MISSING for r in grid)
+        if sum(1 for r in grid if values_cell(r[i])) >= 2
+        and all(not r[i] or values_cell(r[i]) or r[i].lower() in MISSING for r in grid)
     ]
     if not numeric:
         return None
@@ -261,9 +203,9 @@ def split_merged(
         else:
             texts = [" ".join(c) for c in cells]
             filled = [k for k, c in enumerate(texts) if c]
-            if len(filled) >= 2 and any(NUMBER.match(c) for c in texts[1:]):
+            if len(filled) >= 2 and any(plain_number(c) for c in texts[1:]):
                 out[j:end] = texts
-            elif filled and filled[0] > 0 and any(NUMBER.match(c or "") for c in raw):
+            elif filled and filled[0] > 0 and any(plain_number(c or "") for c in raw):
                 out[j:end] = [c or None for c in texts]  # printed in a later column of it
     return out
 

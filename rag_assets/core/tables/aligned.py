@@ -7,21 +7,19 @@ with a value among them, whose segments line up from one line to the next. This 
 finds those runs, cuts them into columns where no line (bar a long row label running
 over) prints anything, reads the short lines of labels just above as the header (a
 heading centred over several columns leads their header path) and returns each table as
-the grid `identify_header` reads: `None` marks a position covered by a heading over
+a grid (`model.Grid`): `None` marks a position covered by a heading over
 several columns, as for a ruled table's merged cells.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from rag_assets.core.extract.header_paths import FULL_RULE, header_grid
-from rag_assets.core.extract.words import (
-    LEADER,
-    MISSING,
-    Box,
-    Word,
+from rag_assets.core.tables.cells import LEADER, YEAR, is_label, is_value
+from rag_assets.core.tables.header_block import column_numbers
+from rag_assets.core.tables.heading_tree import FULL_RULE, header_grid
+from rag_assets.core.tables.model import Box, Grid, Word
+from rag_assets.core.tables.words import (
     bottom,
     height,
     printed_lines,
@@ -29,8 +27,7 @@ from rag_assets.core.extract.words import (
     split_tight,
     top,
 )
-from rag_assets.core.extract.words import text as _text
-from rag_assets.core.structure.headers import NUMERIC, YEAR, column_numbers
+from rag_assets.core.tables.words import text as _text
 
 MIN_ROWS = 3  # data lines a table has at least
 MAX_HEADER_LINES = 4  # label lines over the columns, not counting their numbering (below)
@@ -41,32 +38,10 @@ OVERRUN = 0.1  # share of lines whose ink may cross a column gap (long row label
 CAPTION = re.compile(r"(?i)^(?:table|tabela|tableau|figure|figura|chart|gr[aá]fico|quadro)\b")
 
 
-@dataclass
-class AlignedTable:
-    """A table read from aligned text: its box, its grid and each row's box."""
-
-    bbox: Box
-    grid: list[list[str | None]]
-    row_boxes: list[Box]
-    columns: list[float]  # x of every column edge, left to right
-
-
-def _value(text: str) -> bool:
-    """A data value: a number (footnote marks and all), a year, or a not-available mark."""
-    text = text.strip()
-    return text.lower() in MISSING or bool(NUMERIC.match(text)) or bool(YEAR.match(text))
-
-
-def _label(text: str) -> bool:
-    """A text a header may hold: not a number (a year naming a column is a label)."""
-    text = text.strip()
-    return bool(text) and (not NUMERIC.match(text) or bool(YEAR.match(text)))
-
-
 def data_segments(line: list[Word]) -> list[list[Word]]:
     """A body line's segments, two numbers side by side always apart (tightly set
     columns: `14,111 16,635`; a space-grouped `1 234` is one number, a space apart)."""
-    return split_tight(segments(line), lambda a, b: _value(a["text"]) and _value(b["text"]))
+    return split_tight(segments(line), lambda a, b: is_value(a["text"]) and is_value(b["text"]))
 
 
 def numbering(line: list[Word]) -> bool:
@@ -91,7 +66,7 @@ def _is_data(line: list[Word]) -> bool:
     parts = data_segments(line)
     if len(parts) < 2 or numbering(line):
         return False
-    values = [s for s in parts[1:] if all(_value(w["text"]) for w in s)]
+    values = [s for s in parts[1:] if all(is_value(w["text"]) for w in s)]
     if all(YEAR.match(_text(s)) for s in values):
         return False  # years over columns: a header line
     return len(values) >= max(1, (len(parts) - 1) // 2)
@@ -143,7 +118,7 @@ def _is_header(line: list[Word], edges: list[float]) -> bool:
     if numbering(line) or _references(line):
         return True
     text = _text(line)
-    labels = sum(1 for w in line if _label(w["text"]))
+    labels = sum(1 for w in line if is_label(w["text"]))
     if CAPTION.match(text) or _is_data(line) or 2 * labels < len(line):
         return False
     widest = max(s[-1]["x1"] - s[0]["x0"] for s in segments(line))
@@ -170,7 +145,7 @@ def _rule_between(rules: list[Box], upper: float, lower: float, x0: float, x1: f
     return any(upper <= r[1] <= lower and r[0] <= x0 + slack and r[2] >= x1 - slack for r in rules)
 
 
-def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> list[AlignedTable]:
+def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> list[Grid]:
     """The tables set by alignment alone among a page's `words` (those inside `taken`
     boxes, the ruled tables, left out), given the page's horizontal `rules`.
 
@@ -189,7 +164,7 @@ def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> lis
         [w for w in words if w.get("upright", True) and free(w) and w["text"].strip()]
     )
     data = [_is_data(line) for line in lines]
-    out: list[AlignedTable] = []
+    out: list[Grid] = []
     i = 0
     while i < len(lines):
         if not data[i]:
@@ -222,10 +197,10 @@ def _names_columns(line: list[Word], rest: list[list[Word]], edges: list[float])
     below = [_cells(other, edges) for other in rest if _is_data(other)]
     for j in range(1, len(cells)):
         cell = cells[j].strip()
-        if not cell or _value(cell) or not _label(cell):
+        if not cell or is_value(cell) or not is_label(cell):
             continue
         filled = [r[j] for r in below if r[j].strip()]
-        if len(filled) >= 2 and sum(1 for v in filled if _value(v)) >= 0.8 * len(filled):
+        if len(filled) >= 2 and sum(1 for v in filled if is_value(v)) >= 0.8 * len(filled):
             return True
     return False
 
@@ -240,7 +215,7 @@ def _numbered_below(header: list[list[Word]]) -> list[list[Word]]:
     return []
 
 
-def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> AlignedTable | None:
+def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> Grid | None:
     """One run of data lines (and the lines above it) read into a table, or None."""
     values = [line for line in body if _is_data(line)]
     if len(values) < MIN_ROWS:
@@ -301,4 +276,4 @@ def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> 
     lowest = max(b[3] for b in boxes)
     left = min(x0, *(w["x0"] for line in header for w in line))
     right = max(x1, *(w["x1"] for line in header for w in line))
-    return AlignedTable((left, upper, right, lowest), grid, boxes, edges)
+    return Grid((left, upper, right, lowest), grid, boxes, edges)

@@ -1,11 +1,10 @@
 """Words of a page grouped as tables print them: into printed lines, and each line into
 segments (runs of words separated by a column gap, not a space). Shared by the readers
-of aligned tables (`aligned`), of their headers (`header_paths`) and of ruled rows
-(`ruled_grid`)."""
+of aligned tables (`aligned`), of their headings (`heading_tree`) and of ruled rows
+(`ruled_repair`)."""
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Callable
 from typing import Any
@@ -15,8 +14,6 @@ Box = tuple[float, float, float, float]
 
 GAP_EM = 0.8  # words at least this many character heights apart are in different columns
 TIGHT_GAP_EM = 0.45  # ... or this far apart, when both are numbers or a column gap is there
-MISSING = {":", "-", "–", "—", "..", "...", "n.a.", "n/a", "x", "(x)", "*"}  # a value not given
-LEADER = re.compile(r"\s*(?:\.\s?){3,}$")  # leader dots running to the next column
 
 
 def printed_lines(words: list[Word]) -> list[list[Word]]:

@@ -1,4 +1,9 @@
-"""Row-label paths of a table's stub column: rows indented under a group row.
+"""The stub tree: each row label's path through the group labels above it.
+
+A row label merged over several rows labels each of them, a label's rest cut into a ruled
+row of its own goes back to it (`carry_row_labels`, `join_label_rests`); group labels
+printed left of a ruled table lead the rows they stand for (`outer_labels`); and rows
+indented under a group row get its label (`indent_paths`):
 
 Statistical tables set their row hierarchy by indentation alone: `Total occupied housing
 units`, then indented `Inadequate` and `Moderately inadequate`; a group row (with values
@@ -17,8 +22,9 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from rag_assets.core.extract.words import Box, Word
-from rag_assets.core.structure.headers import NUMERIC, PATH_SEP
+from rag_assets.core.tables.cells import NUMERIC, blank, names_column
+from rag_assets.core.tables.heading_tree import PATH_SEP
+from rag_assets.core.tables.model import Box, Word
 
 MAX_LEVELS = 5
 STEP_EM = (0.6, 4.0)  # an indent step, in character heights
@@ -153,3 +159,43 @@ def outer_labels(
             owner = min(marked, key=lambda m: (abs(m - i), -m if m <= i else m))
         rows[i][0] = f"{texts[owner]}{PATH_SEP}{' '.join((rows[i][0] or '').split())}"
     return (min(lefts), bbox[1], bbox[2], bbox[3])
+
+
+def carry_row_labels(rows: list[list[str | None]]) -> None:
+    """A row label merged over several rows (its position empty below it, `None`) is the
+    label of each of those rows. Under a stub of two columns (`Asthma | Count`, then
+    ` | Percentage`) an empty label is the one above, and a label wrapped onto the next
+    row (`Chronic fatigue` / `syndrome`) is one label for both rows."""
+    for previous, row in zip(rows, rows[1:], strict=False):
+        if not row or not previous or blank(previous[0]):
+            continue
+        if row[0] is None and any(not blank(c) for c in row[1:]):
+            row[0] = previous[0]
+            continue
+        if len(row) < 3 or not (names_column(row[1]) and names_column(previous[1])):
+            continue
+        if blank(row[0]):
+            row[0] = previous[0]
+        elif (row[0] or "")[:1].islower():
+            previous[0] = row[0] = f"{previous[0]} {row[0]}"
+
+
+def join_label_rests(rows: list[list[str | None]], boxes: list[Box], header_rows: int) -> None:
+    """A ruled row holding only the rest of the label above it (`(as HCl)`, `compounds
+    (NMVOC)`: nothing else filled, starting in lower case or with a bracket), under a row
+    with values, is joined to that row's label, in place (`rows` and their `boxes`)."""
+    for i in range(len(rows) - 1, header_rows, -1):
+        row, above = rows[i], rows[i - 1]
+        label = " ".join((row[0] or "").split()) if row else ""
+        if not label or any(not blank(c) for c in row[1:]) or blank(above[0]):
+            continue
+        if not (label[0].islower() or label[0] in "(["):
+            continue
+        if all(blank(c) for c in above[1:]) or i - 1 < header_rows:
+            continue
+        above[0] = f"{' '.join((above[0] or '').split())} {label}"
+        if i < len(boxes):
+            top = boxes[i - 1]
+            boxes[i - 1] = (top[0], top[1], max(top[2], boxes[i][2]), boxes[i][3])
+            del boxes[i]
+        del rows[i]

@@ -1,8 +1,14 @@
-"""The header of a table read by alignment: which columns each heading spans.
+"""The heading tree: which columns each heading spans (its extent), and the path of
+headings each column is read under. The one place a heading's extent is decided.
 
-A heading on the lowest header line names the column(s) it is printed over. A heading on
-a line above (a *spanner*, `Grade` over `K 1 2 3`) heads a run of columns, found by, in
-order (lines read upwards, so each knows the spans of the line below):
+In a grid (ruled tables, and aligned ones once placed by `header_grid`) a heading spans
+the positions merged after it (`None`); `heading_paths` stacks the header rows into each
+column's path, and `spread` gives a lone first-row heading its columns.
+
+In a table read by alignment, a heading on the lowest header line names the column(s)
+it is printed over. A heading on a line above (a *spanner*, `Grade` over `K 1 2 3`)
+heads a run of columns, found by, in order (lines read upwards, so each knows the spans
+of the line below):
 
 0. the spanner under it that it begins (`Private` over `transfer`): the same columns;
 1. a rule printed just under it, shorter than the table (a spanner's underline): the
@@ -21,20 +27,69 @@ order (lines read upwards, so each knows the spans of the line below):
 Spans found sure (an underline, repeated sub-headings) bound the others of their line,
 which are read again beside them; a column claimed by two headings goes to the nearer.
 The stub column (row labels) is never under a spanner that is not printed over it.
-`header_grid` returns the header as the grid `identify_header` reads: a heading at the
-first column it spans, `None` on the others (as a ruled table's merged cell).
+`header_grid` returns the header as a grid: a heading at the first column it spans,
+`None` on the others (as a ruled table's merged cell).
 """
 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_assets.core.extract.words import Box, Word, bottom, segments, split_tight, text, top
+from rag_assets.core.tables.cells import blank
+from rag_assets.core.tables.model import Box, Word
+from rag_assets.core.tables.words import bottom, segments, split_tight, text, top
 
 FULL_RULE = 0.85  # a rule at least this share of the table's width is not an underline
 CENTRED = 0.25  # a spanner's middle is within this share of a column pitch of its run's
 TIGHT = 0.1  # the first line of a column's heading: centred within this share of a pitch
+PATH_SEP = " > "  # between a group heading and the column names under it
+
+
+def heading_paths(stacked: Sequence[Sequence[str | None]], width: int) -> list[str]:
+    """Each column's path of headings down the header rows `stacked` (`None`: a position
+    covered by the heading before it): a group heading (`International`) names the merged
+    positions to its right that have a sub-heading below, so the columns read
+    `International > Cargo Ton`; a heading over the same columns as the one above
+    continues it (one heading printed on two lines)."""
+    names = [""] * width
+    group = [False] * width  # the name so far ends with a heading over several columns
+    last: list[tuple[int, int]] = [(-1, -1)] * width  # the columns that heading spans
+    for r, cells in enumerate(stacked):
+        values, origins = [""] * width, [-1] * width
+        spanning: set[int] = set()  # cells that head several columns
+        carried, origin = "", -1
+        for i, cell in enumerate(cells):
+            if cell is None:
+                below = any(not blank(s[i]) for s in stacked[r + 1 :])
+                values[i] = carried if below else ""  # a group heading over sub-headings
+                if values[i]:
+                    spanning.add(origin)
+            else:
+                values[i] = carried = " ".join(cell.split())
+                origin = i
+            origins[i] = origin
+        ends = {origins[i]: i for i, value in enumerate(values) if value}
+        for i, value in enumerate(values):
+            if value:
+                extent = (origins[i], ends[origins[i]])
+                # a heading over the same columns as the one above it continues it (one
+                # heading printed on two lines); under a wider one, it is a level down
+                sep = PATH_SEP if group[i] and extent != last[i] else " "
+                names[i] = f"{names[i]}{sep}{value}" if names[i] else value
+                group[i] = origins[i] in spanning
+                last[i] = extent
+    return names
+
+
+def spread(row: Sequence[str | None], i: int, width: int) -> list[str | None]:
+    """A lone heading over the columns after it: those it is printed over when known (its
+    merged positions), else every column to the table's end."""
+    out = list(row) + [None] * (width - len(row))
+    if i + 1 < width and out[i + 1] is None:
+        return out  # merged positions say how far it reaches
+    return out[: i + 1] + [None] * (width - i - 1)
 
 
 @dataclass

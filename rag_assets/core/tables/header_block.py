@@ -1,29 +1,28 @@
-"""Which rows of a table head it, and the names they give its columns.
+"""The header block: which rows of a grid head it (a title row, rows of headings, the
+columns' numbers), read from what their cells are (`cells`).
 
-A cell is read as a value (`NUMERIC`: a number, footnote marks and all) or a label (a
-year or period naming a column counts as a label, `YEAR`; so does a unit, `%`). The first
-rows of labels above the values are the header, stacked into each column's name: a
-heading over several columns leads the **header path** of each (`Permit > Handgun`). See
-`identify_header`; `core/structure/tables.py` joins and linearizes the tables.
+The first rows of labels above the values are the header; the path of headings each
+column is read under comes from `heading_tree` (a heading over several columns leads the
+**header path** of each: `Permit > Handgun`). See `identify_header`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
-# a footnote mark after a value: a symbol, `1)` or `(a)`
-MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"
-NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€-]+(?:\s*{MARK})?$")
-# a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
-YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
-UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
+from rag_assets.core.tables.cells import (
+    COLUMN_NUMBER,
+    NUMERIC,
+    SMALL_NUMBER,
+    UNIT,
+    YEAR,
+    blank,
+    header_cell,
+    numeric,
+)
+from rag_assets.core.tables.heading_tree import heading_paths, spread
+
 MAX_HEADER_ROWS = 4  # a lone heading over the value columns, then up to three
-HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
-COLUMN_NUMBER = re.compile(r"^\(?(\d{1,2})\)?=?$")  # `1`, `(2)`, `2=`: a column's number
-PATH_SEP = " > "  # between a group heading and the column names under it
 
 
 def looks_like_header(row: Sequence[str]) -> bool:
@@ -43,27 +42,10 @@ def header_for(rows: Sequence[Sequence[str]]) -> list[str]:
     return [f"Coluna {i + 1}" for i in range(width)]
 
 
-def _blank(cell: str | None) -> bool:
-    return cell is None or not cell.strip()
-
-
-def _numeric(cell: str | None) -> bool:
-    return cell is not None and bool(cell.strip()) and bool(NUMERIC.match(cell.strip()))
-
-
-def _header_cell(cell: str | None) -> bool:
-    """A cell a header row may hold: empty, merged, or a short label that is not a number."""
-    if _blank(cell):
-        return True
-    text = " ".join((cell or "").split())
-    label = not _numeric(text) or bool(YEAR.match(text)) or bool(UNIT.match(text))
-    return label and len(text) <= HEADER_CELL_MAX_CHARS
-
-
 def column_numbers(cells: Sequence[str | None]) -> bool:
     """Whether a row numbers the columns (`1 | 2= | 3 | ... | 11`; statistical tables cite
     them in formulas): three or more numbers counting up one by one, nothing else."""
-    filled = [(c or "").strip() for c in cells if not _blank(c)]
+    filled = [(c or "").strip() for c in cells if not blank(c)]
     found = [COLUMN_NUMBER.match(c) for c in filled]
     numbers = [int(m.group(1)) for m in found if m]
     return len(numbers) == len(filled) >= 3 and all(
@@ -79,15 +61,12 @@ def _name_rest(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool
         return False
     row = list(rows[i]) + [None] * (width - len(rows[i]))
     above = list(rows[i - 1]) + [None] * (width - len(rows[i - 1]))
-    filled = [j for j, c in enumerate(row) if not _blank(c)]
+    filled = [j for j, c in enumerate(row) if not blank(c)]
     return (
         bool(filled)
-        and _blank(row[0])
-        and all(_header_cell(row[j]) and not _blank(above[j]) for j in filled)
+        and blank(row[0])
+        and all(header_cell(row[j]) and not blank(above[j]) for j in filled)
     )
-
-
-SMALL_NUMBER = re.compile(r"^\d{1,3}$")  # a grade, an age or a rank naming a column
 
 
 def _names_over_values(rows: Sequence[Sequence[str | None]], i: int) -> bool:
@@ -95,14 +74,14 @@ def _names_over_values(rows: Sequence[Sequence[str | None]], i: int) -> bool:
     K | 1 | 2 | 3`): each number in it is a short integer, and one of its other cells is
     a label over a column of values."""
     row = rows[i]
-    numbers = [c for c in row[1:] if _numeric(c) and not YEAR.match((c or "").strip())]
+    numbers = [c for c in row[1:] if numeric(c) and not YEAR.match((c or "").strip())]
     if not numbers or not all(SMALL_NUMBER.match((c or "").strip()) for c in numbers):
         return False
     for j, cell in enumerate(row):
-        if j == 0 or _blank(cell) or _numeric(cell):
+        if j == 0 or blank(cell) or numeric(cell):
             continue
-        below = [r[j] for r in rows[i + 1 :] if j < len(r) and not _blank(r[j])]
-        if len(below) >= 2 and sum(1 for v in below if _numeric(v)) >= 0.8 * len(below):
+        below = [r[j] for r in rows[i + 1 :] if j < len(r) and not blank(r[j])]
+        if len(below) >= 2 and sum(1 for v in below if numeric(v)) >= 0.8 * len(below):
             return True
     return False
 
@@ -113,7 +92,7 @@ def _header_goes_on(rows: Sequence[Sequence[str | None]], i: int, width: int) ->
     if i + 1 >= len(rows):
         return False
     row = list(rows[i]) + [None] * (width - len(rows[i]))
-    return None in row and any(not _blank(c) for c in row) and all(_header_cell(c) for c in row)
+    return None in row and any(not blank(c) for c in row) and all(header_cell(c) for c in row)
 
 
 def _spanner_row(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
@@ -122,17 +101,8 @@ def _spanner_row(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bo
     of headings."""
     row = list(rows[0]) + [None] * (width - len(rows[0]))
     below = list(rows[1]) + [None] * (width - len(rows[1]))
-    headings = all(_header_cell(c) for c in below) or _names_over_values(rows, 1)
-    return i >= 1 and _blank(row[0]) and any(not _blank(c) for c in below) and headings
-
-
-def _spread(row: Sequence[str | None], i: int, width: int) -> list[str | None]:
-    """A lone heading over the columns after it: those it is printed over when known (its
-    merged positions), else every column to the table's end."""
-    out = list(row) + [None] * (width - len(row))
-    if i + 1 < width and out[i + 1] is None:
-        return out  # merged positions say how far it reaches
-    return out[: i + 1] + [None] * (width - i - 1)
+    headings = all(header_cell(c) for c in below) or _names_over_values(rows, 1)
+    return i >= 1 and blank(row[0]) and any(not blank(c) for c in below) and headings
 
 
 def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, list[str]]:
@@ -156,18 +126,18 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
         return "", 0, []
     width = max(len(r) for r in rows)
     start, title = 0, ""
-    filled = [i for i, c in enumerate(rows[0]) if not _blank(c)]
+    filled = [i for i, c in enumerate(rows[0]) if not blank(c)]
     if width >= 3 and len(filled) == 1 and len(rows) > 2:
         if _spanner_row(rows, filled[0], width):
-            rows = [_spread(rows[0], filled[0], width), *rows[1:]]
+            rows = [spread(rows[0], filled[0], width), *rows[1:]]
         else:
             title, start = " ".join((rows[0][filled[0]] or "").split()), 1
     first = [c or "" for c in rows[start]] if start < len(rows) else []
-    corner = first[1:] if first and _blank(first[0]) else first  # the stub's empty corner
+    corner = first[1:] if first and blank(first[0]) else first  # the stub's empty corner
     numbered = start < len(rows) and _names_over_values(rows, start)
     if first and len(first) == width and start + 1 < len(rows):
         more = _header_goes_on(rows, start + 1, width)
-        named = numbered or (looks_like_header(corner) and all(_header_cell(c) for c in first))
+        named = numbered or (looks_like_header(corner) and all(header_cell(c) for c in first))
         if named and len(corner) >= 2 and not more:
             names = [" ".join(c.split()) for c in first]
             end = start + 1
@@ -178,43 +148,17 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
     stacked: list[list[str | None]] = []
     for r, row in enumerate(rows[start : start + MAX_HEADER_ROWS], start=start):
         cells = list(row) + [None] * (width - len(row))
-        labels = all(_header_cell(c) for c in cells) or _names_over_values(rows, r)
-        if all(_blank(c) for c in cells) or not labels:
+        labels = all(header_cell(c) for c in cells) or _names_over_values(rows, r)
+        if all(blank(c) for c in cells) or not labels:
             break
         stacked.append(cells)
-        if not any(_blank(c) for c in cells) and not _header_goes_on(
+        if not any(blank(c) for c in cells) and not _header_goes_on(
             rows, start + len(stacked), width
         ):
             break  # a complete row closes the header
     if not stacked or start + len(stacked) >= len(rows):
         return title, start, []
-    names = [""] * width
-    group = [False] * width  # the name so far ends with a heading over several columns
-    last: list[tuple[int, int]] = [(-1, -1)] * width  # the columns that heading spans
-    for r, cells in enumerate(stacked):
-        values, origins = [""] * width, [-1] * width
-        spanning: set[int] = set()  # cells that head several columns
-        carried, origin = "", -1
-        for i, cell in enumerate(cells):
-            if cell is None:
-                below = any(not _blank(s[i]) for s in stacked[r + 1 :])
-                values[i] = carried if below else ""  # a group heading over sub-headings
-                if values[i]:
-                    spanning.add(origin)
-            else:
-                values[i] = carried = " ".join(cell.split())
-                origin = i
-            origins[i] = origin
-        ends = {origins[i]: i for i, value in enumerate(values) if value}
-        for i, value in enumerate(values):
-            if value:
-                extent = (origins[i], ends[origins[i]])
-                # a heading over the same columns as the one above it continues it (one
-                # heading printed on two lines); under a wider one, it is a level down
-                sep = PATH_SEP if group[i] and extent != last[i] else " "
-                names[i] = f"{names[i]}{sep}{value}" if names[i] else value
-                group[i] = origins[i] in spanning
-                last[i] = extent
+    names = heading_paths(stacked, width)
     if sum(1 for n in names if n) < max(2, (width + 1) // 2):
         return title, start, []  # too sparse to name the columns
     return title, _with_numbers(rows, start + len(stacked), width, names), names

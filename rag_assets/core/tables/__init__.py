@@ -1,0 +1,79 @@
+"""Tables: found on a page, read into rows under their headings, joined across pages and
+linearized so that no value is indexed apart from its header.
+
+The stages, one module each, with typed values between them (`model`):
+
+1. `regions`: where tables are (`Region`): pdfplumber's ruled tables, boxes proposed
+   from outside; the aligned reader finds runs of aligned text itself.
+2. `ruled` (repairs in `ruled_repair`, turned text in `upward`) and `aligned` (with
+   `words`): a region read into a `Grid`, rows and columns with merged spans.
+3. `cells`: the one cell classifier (figure, not-available mark, unit, period,
+   footnote mark, label).
+4. `header_block`: which rows head the grid.
+5. `heading_tree`: each heading's extent and each column's path of headings.
+6. `stub_tree`: each row label's path (label rests, labels beside the box, indentation).
+7. `finish`: 4 to 6 applied alike to both readers' grids, giving a `PageTable`;
+   `page.find_tables` runs 1 to 7 for one page.
+8. `logical` (pieces joined across pages, with `continuation`) and `linearize` (rows
+   written with their header).
+"""
+
+from __future__ import annotations
+
+from rag_assets.core.tables.cells import (
+    SUPERSCRIPTS,
+    CellKind,
+    classify,
+    separate_mark,
+)
+from rag_assets.core.tables.continuation import CONTINUED, TableLayout, continues
+from rag_assets.core.tables.header_block import header_for, identify_header, looks_like_header
+from rag_assets.core.tables.heading_tree import PATH_SEP
+from rag_assets.core.tables.linearize import (
+    TableRow,
+    column_names,
+    linearize,
+    linearize_tables,
+)
+from rag_assets.core.tables.logical import (
+    LogicalRow,
+    LogicalTable,
+    TablePart,
+    join_tables,
+    parts_from_pages,
+)
+from rag_assets.core.tables.model import Box, Grid, PageTable, Region
+from rag_assets.core.tables.page import find_tables
+from rag_assets.core.tables.regions import find_regions
+from rag_assets.core.tables.upward import is_upright, runs_upward
+
+__all__ = [
+    "CONTINUED",
+    "PATH_SEP",
+    "SUPERSCRIPTS",
+    "Box",
+    "CellKind",
+    "Grid",
+    "LogicalRow",
+    "LogicalTable",
+    "PageTable",
+    "Region",
+    "TableLayout",
+    "TablePart",
+    "TableRow",
+    "classify",
+    "column_names",
+    "continues",
+    "find_regions",
+    "find_tables",
+    "header_for",
+    "identify_header",
+    "is_upright",
+    "join_tables",
+    "linearize",
+    "linearize_tables",
+    "looks_like_header",
+    "parts_from_pages",
+    "runs_upward",
+    "separate_mark",
+]

@@ -1,0 +1,161 @@
+"""Logical tables: the pieces of a table printed over several pages joined into one, so
+that its rows on page 16 still carry the header printed on page 1."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TablePart:
+    """One page's piece of a table, as `page_text` found and stored it."""
+
+    page: int
+    index: int
+    rows: list[list[str]]
+    row_spans: list[tuple[int, int]] = field(default_factory=list)
+    char_start: int = -1
+    char_end: int = -1
+    header_rows: int = 0  # leading rows that are not data (title row and header rows)
+    header: list[str] = field(default_factory=list)  # column names; empty when none printed
+    title: str = ""  # a first row spanning the whole table that names it
+    continues: bool = False  # continues the last table of the previous page
+
+
+@dataclass
+class LogicalRow:
+    """One row of a logical table: its cells, page and span in the document text."""
+
+    index: int
+    cells: list[str]
+    page: int
+    char_start: int
+    char_end: int
+
+
+@dataclass
+class LogicalTable:
+    """A table as a reader sees it: one header, its data rows from every page it spans."""
+
+    parts: list[TablePart]
+    header: list[str]
+    has_header: bool
+    title: str
+    rows: list[LogicalRow]
+
+    @property
+    def structured(self) -> bool:
+        """Whether the table was read into rows under named columns; one that was not is
+        indexed as its printed lines (`table_text`) and flagged, never linearized."""
+        width = max((len(r.cells) for r in self.rows), default=0)
+        printed = all(s[0] >= 0 for p in self.parts for s in p.row_spans)  # a line per row
+        return self.has_header and width >= 2 and bool(self.rows) and printed
+
+    @property
+    def char_start(self) -> int:
+        """Start of the first piece in the document text."""
+        starts = [p.char_start for p in self.parts if p.char_start >= 0]
+        return min(starts) if starts else -1
+
+    @property
+    def char_end(self) -> int:
+        """End of the last piece in the document text."""
+        return max((p.char_end for p in self.parts), default=-1)
+
+    @property
+    def pages(self) -> tuple[int, int]:
+        """First and last page the table is printed on."""
+        return self.parts[0].page, self.parts[-1].page
+
+    @property
+    def keys(self) -> list[tuple[int, int]]:
+        """The (page, index) of every piece."""
+        return [(p.page, p.index) for p in self.parts]
+
+
+def norm_row(row: Sequence[str]) -> list[str]:
+    """A row's cells compared without case and spacing."""
+    return [" ".join(c.split()).lower() for c in row]
+
+
+def join_tables(parts: Sequence[TablePart]) -> list[LogicalTable]:
+    """Group page pieces into logical tables, in reading order.
+
+    A piece marked `continues` joins the table before it: its repeated header rows are
+    dropped, and a first row whose first cell is empty while every earlier row had one
+    is the rest of the previous row cut by the page break (its cells are appended).
+    Row indices run over the whole logical table (header rows first), so that a row keeps
+    its id whichever page it is printed on.
+    """
+    tables: list[LogicalTable] = []
+    for part in parts:
+        if part.continues and tables:
+            _append(tables[-1], part)
+            continue
+        lead = part.header_rows
+        header = list(part.header)
+        rows = [
+            LogicalRow(i, list(cells), part.page, *_span(part, i))
+            for i, cells in enumerate(part.rows)
+            if i >= lead
+        ]
+        tables.append(LogicalTable([part], header, bool(header), part.title, rows))
+    return tables
+
+
+def _span(part: TablePart, i: int) -> tuple[int, int]:
+    if i < len(part.row_spans) and part.row_spans[i][0] >= 0:
+        return part.row_spans[i][0], part.row_spans[i][1]
+    return part.char_start, part.char_end
+
+
+def _append(table: LogicalTable, part: TablePart) -> None:
+    first = table.parts[0]
+    skip = 0
+    header_rows = first.rows[: first.header_rows]
+    repeated = [norm_row(r) for r in header_rows if any(c.strip() for c in r)]
+    for row in part.rows:
+        if skip < len(part.rows) and repeated and norm_row(row) in repeated:
+            skip += 1
+            continue
+        break
+    table.parts.append(part)
+    next_index = (table.rows[-1].index + 1) if table.rows else first.header_rows
+    keyed = bool(table.rows) and all(r.cells and r.cells[0].strip() for r in table.rows)
+    for i in range(skip, len(part.rows)):
+        cells = list(part.rows[i])
+        start, end = _span(part, i)
+        if i == skip and keyed and cells and not cells[0].strip() and any(cells):
+            prev = table.rows[-1]  # the rest of a row cut by the page break
+            prev.cells = [
+                " ".join(x for x in (a, b) if x.strip())
+                for a, b in zip(prev.cells, cells + [""] * len(prev.cells), strict=False)
+            ]
+            prev.char_end = max(prev.char_end, end)
+            continue
+        table.rows.append(LogicalRow(next_index, cells, part.page, start, end))
+        next_index += 1
+
+
+def parts_from_pages(pages: Iterable[Mapping[str, Any]]) -> list[TablePart]:
+    """The table pieces of a version from the rows the `page_text` stage wrote."""
+    parts: list[TablePart] = []
+    for page in sorted(pages, key=lambda p: p["page"]):
+        for t in page.get("tables") or []:
+            parts.append(
+                TablePart(
+                    page=page["page"],
+                    index=t["index"],
+                    rows=[list(r) for r in t["rows"]],
+                    row_spans=[(s[0], s[1]) for s in t.get("row_spans") or []],
+                    char_start=t.get("char_start", -1),
+                    char_end=t.get("char_end", -1),
+                    header_rows=t.get("header_rows") or 0,
+                    header=list(t.get("header") or []),
+                    title=t.get("title") or "",
+                    continues=bool(t.get("continues")),
+                )
+            )
+    return parts

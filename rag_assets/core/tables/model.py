@@ -1,0 +1,92 @@
+"""The values passed between the table stages: a region, a grid, a page's table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag_assets.core.tables.logical import TablePart
+
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom in PDF points, origin top left
+Word = dict[str, Any]  # a word (or character) as pdfplumber gives it
+
+
+@dataclass(frozen=True)
+class Region:
+    """Where a table may be printed on a page, and who says so.
+
+    `kind` is `ruled` (a grid of rules pdfplumber's table finder cut into cells; `found`
+    is its `Table`) or `proposed` (a box given from outside, a layout model's; read by
+    alignment within it).
+    """
+
+    bbox: Box
+    kind: str
+    found: Any = None
+
+
+@dataclass
+class Grid:
+    """A table as a reader read it, before its header and stub are: the rows of cells
+    (`None` marks a position covered by a merged cell or a heading over several columns,
+    `""` an empty cell), each row's box, the column edges and the table's box.
+
+    `ruled`: rows cut by rules (the finish then joins label rests cut into rows of their
+    own and takes group labels printed beside the box); `beside`: the page's words the
+    table may take as labels beside its box.
+    """
+
+    bbox: Box
+    rows: list[list[str | None]]
+    row_boxes: list[Box]
+    columns: list[float]
+    ruled: bool = False
+    beside: list[Word] = field(default_factory=list)
+
+
+@dataclass
+class PageTable:
+    """A table found on a page: its cells and the span of each row in the text."""
+
+    index: int
+    bbox: Box
+    rows: list[list[str]]
+    row_bboxes: list[Box]
+    row_spans: list[tuple[int, int]] = field(default_factory=list)
+    char_start: int = -1
+    char_end: int = -1
+    header_rows: int = 0
+    header: list[str] = field(default_factory=list)
+    title: str = ""
+    continues: bool = False
+    columns: list[float] = field(default_factory=list)  # column edges (not stored)
+
+    def as_row(self) -> dict[str, Any]:
+        """The table as a Parquet struct."""
+        return {
+            "index": self.index,
+            "bbox": list(self.bbox),
+            "rows": self.rows,
+            "row_spans": [list(s) for s in self.row_spans],
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+            "header_rows": self.header_rows,
+            "header": self.header,
+            "title": self.title,
+            "continues": self.continues,
+        }
+
+    def part(self, page: int) -> TablePart:
+        """This piece as `logical.join_tables` joins it."""
+        return TablePart(
+            page=page,
+            index=self.index,
+            rows=self.rows,
+            row_spans=list(self.row_spans),
+            char_start=self.char_start,
+            char_end=self.char_end,
+            header_rows=self.header_rows,
+            header=list(self.header),
+            title=self.title,
+            continues=self.continues,
+        )

@@ -1,0 +1,82 @@
+"""A page's tables, stage by stage: regions (`regions`), each read by the ruled reader
+(`ruled`) or by alignment (`aligned`) into a grid, every grid finished the same way
+(`finish`: header block, heading paths, stub tree, clean cells)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rag_assets.core.tables.aligned import aligned_tables
+from rag_assets.core.tables.cells import NUMERIC, YEAR
+from rag_assets.core.tables.finish import finish
+from rag_assets.core.tables.model import Box, Grid, PageTable
+from rag_assets.core.tables.regions import find_regions
+from rag_assets.core.tables.ruled import read_ruled
+from rag_assets.core.tables.upward import holds
+
+
+def _labels_only(rows: list[list[str]]) -> bool:
+    """Whether a ruled table holds no value, only a few rows of labels: a header ruled as
+    a box over a body set by alignment below it."""
+    cells = [c.strip() for row in rows for c in row if c.strip()]
+    return len(rows) <= 4 and all(not NUMERIC.match(c) or YEAR.match(c) for c in cells)
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _heads(box: Box, table: Box) -> bool:
+    """Whether a ruled box of labels sits as the header of a table: at its top, across
+    (nearly) the same width."""
+    across = min(box[2], table[2]) - max(box[0], table[0])
+    width = max(box[2] - box[0], table[2] - table[0])
+    return across >= 0.8 * width and box[1] <= table[1] + 2 and box[3] < table[3]
+
+
+def _rules(page: Any) -> list[Box]:
+    """The page's horizontal rules."""
+    return [
+        (e["x0"], e["top"], e["x1"], e["bottom"]) for e in page.edges if e["orientation"] == "h"
+    ]
+
+
+def find_tables(page: Any, proposals: Sequence[Box] = ()) -> list[PageTable]:
+    """The page's tables: ruled ones, then those set by alignment, then those read by
+    alignment inside `proposals` (boxes from outside, see `regions.find_regions`); a
+    ruled box of labels only that heads an aligned body is that body's header, not a
+    table of its own."""
+    regions = find_regions(page, proposals)
+    ruled_regions = [r for r in regions if r.kind == "ruled"]
+    proposed = [r.bbox for r in regions if r.kind == "proposed"]
+    words = page.extract_words(x_tolerance=1.5)  # once: ruled tables' margins, then aligned
+    turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
+    ruled: list[PageTable] = []
+    for region in ruled_regions:
+        others = [r.bbox for r in ruled_regions if r is not region]
+        grid = read_ruled(page, region, others, words, turned)
+        if grid is not None:
+            ruled.append(finish(grid, words))
+    heads = {id(t) for t in ruled if _labels_only(t.rows)}
+    tables = [t for t in ruled if id(t) not in heads]
+    rules = _rules(page)
+    outside = [w for w in words if not any(holds(b, w) for b in proposed)]
+    grids: list[Grid] = aligned_tables(outside, rules, [t.bbox for t in tables])
+    for box in proposed:
+        inside = [w for w in words if holds(box, w)]
+        grids += aligned_tables(inside, rules, [t.bbox for t in tables])
+    for grid in grids:
+        table = finish(grid, words)
+        if not table.header:
+            continue  # a run of number lines without a header stays text
+        boxes = [t for t in ruled if id(t) in heads and _overlap(t.bbox, grid.bbox)]
+        if any(not _heads(t.bbox, grid.bbox) for t in boxes):
+            continue  # labels in a box beside or inside it (a chart's legend): no header
+        tables.append(table)
+        heads -= {id(t) for t in boxes}
+    kept = {id(t) for t in tables} | heads  # the header boxes no aligned body took
+    tables = [t for t in ruled if id(t) in kept] + [t for t in tables if t not in ruled]
+    for i, table in enumerate(tables):
+        table.index = i
+    return tables

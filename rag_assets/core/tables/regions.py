@@ -1,0 +1,40 @@
+"""Where a page's tables are: the regions the readers read.
+
+Ruled regions come from pdfplumber's table finder (rules joined into cells); boxes
+proposed from outside (a layout model's, `proposals`) are added where no ruled region
+already covers them, and read by alignment within their bounds. Tables set by alignment
+elsewhere on the page are found by the aligned reader itself, as runs of lines of values
+under a header (`aligned.aligned_tables`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rag_assets.core.tables.model import Box, Region
+
+COVERED = 0.5  # a proposal this much inside ruled regions is theirs
+
+
+def _area(box: Box) -> float:
+    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+
+def _intersection(a: Box, b: Box) -> float:
+    return _area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
+
+
+def find_regions(page: Any, proposals: Sequence[Box] = ()) -> list[Region]:
+    """The page's ruled regions, then the proposed boxes (PDF points, origin top left, as
+    pdfplumber gives positions: x0, top, x1, bottom, on the page as read, turned upright)
+    that ruled regions do not already cover."""
+    regions = [Region(tuple(t.bbox), "ruled", t) for t in page.find_tables()]
+    for box in proposals:
+        box = (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
+        if _area(box) <= 0:
+            continue
+        covered = sum(_intersection(box, r.bbox) for r in regions if r.kind == "ruled")
+        if covered < COVERED * _area(box):
+            regions.append(Region(box, "proposed"))
+    return regions

@@ -1,0 +1,77 @@
+"""Cells whose text runs upward (a narrow column's heading turned a quarter), read bottom
+to top: pdfplumber strings their characters top to bottom (`sretov` for `voters`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rag_assets.core.tables.model import Box, Word
+
+
+def is_upright(char: Word) -> bool:
+    """Whether a character runs left to right (a tilt under about 6 degrees allowed)."""
+    matrix = char.get("matrix") or (1, 0, 0, 1)
+    return matrix[0] > 0 and abs(matrix[1]) <= 0.1 * matrix[0]
+
+
+def runs_upward(chars: list[Word]) -> bool:
+    """Whether most of these characters run bottom to top (text turned a quarter
+    counter-clockwise, as a narrow column's heading is printed)."""
+    up = down = 0
+    for c in chars:
+        if c["text"].strip() and not is_upright(c):
+            b = (c.get("matrix") or (1, 0, 0, 1))[1]
+            up += b > 0
+            down += b < 0
+    return up > down
+
+
+def holds(box: Box, word: Word) -> bool:
+    """Whether a word is printed inside a box."""
+    return (
+        box[0] - 1 <= word["x0"]
+        and word["x1"] <= box[2] + 1
+        and box[1] - 1 <= word["top"]
+        and word["bottom"] <= box[3] + 1
+    )
+
+
+def read_upward(
+    page: Any, found: Any, raw_rows: list[list[str | None]], turned: list[Word]
+) -> None:
+    """Cells of a ruled table whose text runs upward read bottom to top, column by
+    column, in place; `turned` are the page's characters not upright, read once per
+    page."""
+    turned = [c for c in turned if holds(found.bbox, c) and not is_upright(c)]
+    if not runs_upward(turned):
+        return
+    chars = [c for c in page.chars if holds(found.bbox, c)]
+    for row, raw in zip(found.rows, raw_rows, strict=False):
+        for j, box in enumerate(row.cells):
+            if (
+                box is None
+                or j >= len(raw)
+                or not runs_upward([c for c in turned if holds(box, c)])
+            ):
+                continue
+            inside = [c for c in chars if holds(box, c)]
+            columns: list[list[Word]] = []
+            for c in sorted(inside, key=lambda c: c["x0"]):
+                if columns and c["x0"] - columns[-1][-1]["x0"] <= 0.5 * (c["x1"] - c["x0"]):
+                    columns[-1].append(c)
+                else:
+                    columns.append([c])
+            lines = [_upward_text(sorted(col, key=lambda c: -c["top"])) for col in columns]
+            raw[j] = "\n".join(" ".join(line.split()) for line in lines if line.strip())
+
+
+def _upward_text(chars: list[Word]) -> str:
+    """One column of upward characters, bottom first, as text: a gap between two glyphs
+    wider than a quarter of their size is a space (a PDF need not draw spaces)."""
+    out: list[str] = []
+    for before, char in zip([None, *chars], chars, strict=False):
+        gap = before["top"] - char["bottom"] if before is not None else 0.0
+        if gap > 0.25 * float(char.get("size") or 10) and out and out[-1] != " ":
+            out.append(" ")
+        out.append(char["text"])
+    return "".join(out)
