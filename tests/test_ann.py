@@ -16,6 +16,7 @@ from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, upkeep
 from rag_assets.core.lake.schemas import CHUNKS, Chunk
+from rag_assets.core.request import SearchRequest
 
 MIN_ROWS = 500
 FILLER_ROWS = 250
@@ -105,15 +106,19 @@ def test_search_through_the_index_matches_exact_search(
     filler(idx, 2)
     assert idx.index_stats().vector is not None
     queries = ["refund deadline", "limite de vibração do motor", "passwords", "garantia"]
-    approx = idx.search_many(queries, k=3, mode="vector")
-    exact = idx.search_many(queries, k=3, mode="vector", exact=True)
+    approx = idx.search_many([SearchRequest(query=q, k=3, mode="vector") for q in queries])
+    exact = idx.search_many(
+        [SearchRequest(query=q, k=3, mode="vector") for q in queries], exact=True
+    )
     for a, e in zip(approx, exact, strict=True):
         assert ids(a) == ids(e)
         # scores are exact cosines (re-ranked on the stored vectors), not SQ distances
         assert [h.score for h in a] == pytest.approx([h.score for h in e], abs=1e-5)
-    hybrid = idx.search("What is the refund deadline?", k=3, mode="hybrid")
+    hybrid = idx.search(SearchRequest(query="What is the refund deadline?", k=3, mode="hybrid"))
     assert hybrid[0].chunk_id == "doc-b@v1#refund"
-    assert ids(hybrid) == ids(idx.search("What is the refund deadline?", k=3, exact=True))
+    assert ids(hybrid) == ids(
+        idx.search(SearchRequest(query="What is the refund deadline?", k=3), exact=True)
+    )
 
 
 def test_rows_written_after_the_index_are_found_at_once(
@@ -127,10 +132,14 @@ def test_rows_written_after_the_index_are_found_at_once(
     stats = idx.index_stats()
     assert stats.vector is not None and stats.vector.unindexed_rows == 2
     for mode in ("vector", "fts", "hybrid"):
-        assert ids(idx.search("refund deadline", k=1, mode=mode)) == ["doc-b@v1#refund"], mode
+        assert ids(idx.search(SearchRequest(query="refund deadline", k=1, mode=mode))) == [
+            "doc-b@v1#refund"
+        ], mode
     upsert(idx, "doc-a@v2", rebuild_fts=False)
     assert actions(idx) == []
-    assert ids(idx.search("vibração do motor", k=1, mode="vector")) == ["doc-a@v2#sec-1"]
+    assert ids(idx.search(SearchRequest(query="vibração do motor", k=1, mode="vector"))) == [
+        "doc-a@v2#sec-1"
+    ]
     assert [a.split(" (")[0] for a in idx.update_indexes(max_lag_rows=0)] == [
         "indexes updated incrementally"
     ]
@@ -138,8 +147,12 @@ def test_rows_written_after_the_index_are_found_at_once(
     assert stats.vector is not None and stats.fts is not None
     assert (stats.vector.unindexed_rows, stats.fts.unindexed_rows) == (0, 0)
     assert stats.vector.segments == 2  # the index plus one delta
-    assert ids(idx.search("refund deadline", k=1, mode="vector")) == ["doc-b@v1#refund"]
-    assert ids(idx.search("vibração do motor", k=1, mode="vector")) == ["doc-a@v2#sec-1"]
+    assert ids(idx.search(SearchRequest(query="refund deadline", k=1, mode="vector"))) == [
+        "doc-b@v1#refund"
+    ]
+    assert ids(idx.search(SearchRequest(query="vibração do motor", k=1, mode="vector"))) == [
+        "doc-a@v2#sec-1"
+    ]
 
 
 def test_deleted_and_revoked_versions_leave_results_with_the_index(
@@ -150,15 +163,17 @@ def test_deleted_and_revoked_versions_leave_results_with_the_index(
     upsert(idx, "doc-b@v1")
     filler(idx, 2)
     assert idx.index_stats().vector is not None
-    assert idx.search("refund deadline", k=1, mode="vector")[0].doc_id == "doc-b"
+    assert (
+        idx.search(SearchRequest(query="refund deadline", k=1, mode="vector"))[0].doc_id == "doc-b"
+    )
     assert idx.delete_partition("doc-b@v1") == 2  # revocation: rows removed
     for mode in ("vector", "fts", "hybrid"):
-        hits = idx.search("refund deadline passwords", k=20, mode=mode)
+        hits = idx.search(SearchRequest(query="refund deadline passwords", k=20, mode=mode))
         assert hits or mode == "fts", mode  # doc-a still answers the vector side
         assert all(h.doc_id != "doc-b" for h in hits), mode
     upsert(idx, "doc-a@v2", status="revoked")  # revoked in place: filtered out
     for mode in ("vector", "fts", "hybrid"):
-        hits = idx.search("limite de vibração do motor", k=20, mode=mode)
+        hits = idx.search(SearchRequest(query="limite de vibração do motor", k=20, mode=mode))
         assert hits or mode == "fts", mode
         assert all(h.doc_id != "doc-a" for h in hits), mode
 
@@ -193,7 +208,9 @@ def test_ann_min_rows_zero_disables_the_index(
     assert stats.vector is None and "ANN disabled" in stats.summary()
     filler(off, 3)
     assert off.index_stats().vector is None
-    assert ids(off.search("refund deadline", k=1, mode="vector")) == ["doc-b@v1#refund"]
+    assert ids(off.search(SearchRequest(query="refund deadline", k=1, mode="vector"))) == [
+        "doc-b@v1#refund"
+    ]
 
 
 def test_settings_come_from_the_environment(
@@ -236,7 +253,9 @@ def test_the_default_search_breadth_grows_with_the_table_and_a_set_one_stays(
     assert index.index_stats().ann_ef == 1000
     assert "ef 1000" in index.index_stats().summary()
     assert Index(tmp_path, embedder, ann_min_rows=1, ann_ef=150).index_stats().ann_ef == 150
-    hits = index.search("zz3 qq1", k=3, mode="vector")  # searched at the wider breadth
+    hits = index.search(
+        SearchRequest(query="zz3 qq1", k=3, mode="vector")
+    )  # searched at the wider breadth
     assert len(hits) == 3 and all(h.doc_id.startswith("filler") for h in hits)
     monkeypatch.setattr(upkeep, "ANN_EF_ROWS", 10)  # 50x the rows: capped
     assert index.index_stats().ann_ef == upkeep.ANN_EF_MAX

@@ -240,11 +240,8 @@ def test_expand_hands_over_the_whole_parent_unit(materialized: Lake, capsys):
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (["search", "x", "-k", "0"], "argument -k: must be 1 or more, got 0"),
-        (["search", "x", "-k", "-1"], "argument -k: must be 1 or more, got -1"),
-        (["search", "x", "--as-of", "2026-13-45"], "argument --as-of: '2026-13-45' is not a date"),
-        (["search", "x", "--as-of", "yesterday"], "argument --as-of: 'yesterday' is not a date"),
         (["search", "x", "--mode", "bm25"], "argument --mode: invalid choice: 'bm25'"),
+        (["search", "x", "-k", "two"], "argument -k: invalid int value: 'two'"),
         (["eval", "--offsets", "0"], "argument --offsets: must be 1 or more"),
     ],
 )
@@ -252,6 +249,27 @@ def test_usage_errors_are_one_line_naming_the_flag_with_exit_2(args, named, tmp_
     with pytest.raises(SystemExit) as exit_:
         main([*args, "--lake", str(tmp_path)])
     assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and named in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["-k", "0"], "k must be between 1 and 50, got 0"),
+        (["-k", "-1"], "k must be between 1 and 50, got -1"),
+        (["--as-of", "2026-13-45"], "as_of '2026-13-45' is not a date (YYYY-MM-DD)"),
+        (["--as-of", "yesterday"], "as_of 'yesterday' is not a date (YYYY-MM-DD)"),
+        (["--min-score", "2"], "min_score must be a cosine from -1 to 1, got 2.0"),
+        (["--mode", "fts", "--min-score", "0.5"], "mode fts has none"),
+    ],
+)
+def test_a_search_the_api_refuses_is_refused_in_its_words_before_the_lake_is_read(
+    args, named, tmp_path, capsys
+):
+    """The flags become the request `POST /search` would get, checked by the same function:
+    one line, exit 2, before the lake (here: none) is even looked at."""
+    assert main(["search", "limite de vibração", *args, "--lake", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and named in err and "Traceback" not in err
 

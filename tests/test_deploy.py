@@ -31,6 +31,7 @@ from dagster import (
 
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake
+from rag_assets.core.request import SearchRequest
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.executors import (
     ExecutorConfigError,
@@ -87,7 +88,7 @@ def assert_searchable(lake: Lake, embedder) -> None:
     """The version is in the index, and search answers from it."""
     index = Index(lake.lancedb_dir, embedder)
     assert set(index.partition_counts()) == {KEY}
-    assert "85 dB" in index.search(QUESTION, k=1)[0].text
+    assert "85 dB" in index.search(SearchRequest(query=QUESTION, k=1))[0].text
 
 
 def dagster_home(path: Path, config: str) -> Path:

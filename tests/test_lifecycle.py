@@ -38,6 +38,7 @@ from rag_assets.core.index.cache import EmbeddingCache, embed_cached
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.schemas import content_hash
 from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.core.request import SearchRequest
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import carry_out_removals, plan_lake
@@ -110,7 +111,7 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     runs = run_requested(defs, instance, tick)
     assert set(runs) == {V6} and runs[V6].success
     index = Index(lake.lancedb_dir, embedder)
-    assert "60 dias" in index.search(REFUND, k=1)[0].text
+    assert "60 dias" in index.search(SearchRequest(query=REFUND, k=1))[0].text
 
     # v7 published without dates: both versions are live until v6 is revoked
     publish_v7(lake, tmp_path, valid_from=None, valid_to=None)
@@ -118,7 +119,7 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     assert [r.tags["trecho/reason"] for r in tick.run_requests] == ["new"]
     runs = run_requested(defs, instance, tick)
     assert runs[V7].success
-    assert {h.version for h in index.search(REFUND, k=10)} == {"v6", "v7"}
+    assert {h.version for h in index.search(SearchRequest(query=REFUND, k=10))} == {"v6", "v7"}
 
     set_sidecar(lake, V6, status="revoked")
     tick = evaluate_sensor(defs, instance, lake, tick.cursor)
@@ -126,8 +127,8 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     assert V6 not in instance.get_dynamic_partitions(DOC_VERSIONS)
     assert set(index.partition_counts()) == {V7}
     assert not any(lake.stage_path(s, V6).exists() for s in ("documents", "pages", "chunks"))
-    assert "30 dias" in index.search(REFUND, k=1)[0].text
-    assert not any("60 dias" in h.text for h in index.search(REFUND, k=20))
+    assert "30 dias" in index.search(SearchRequest(query=REFUND, k=1))[0].text
+    assert not any("60 dias" in h.text for h in index.search(SearchRequest(query=REFUND, k=20)))
 
     # the bytes of v7 change: only v7 runs again; the new deadline replaces the old one
     make_pdf(
@@ -147,7 +148,7 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     texts = texts_of(lake, embedder, V7)
     assert any("45 dias" in t for t in texts)
     assert not any("30 dias" in t for t in texts)
-    assert "45 dias" in index.search(REFUND, k=1)[0].text
+    assert "45 dias" in index.search(SearchRequest(query=REFUND, k=1))[0].text
 
 
 def test_an_operator_can_undo_a_revocation(
@@ -167,7 +168,10 @@ def test_an_operator_can_undo_a_revocation(
     ]
     runs = run_requested(defs, instance, tick)
     assert runs[V6].success
-    assert "60 dias" in Index(lake.lancedb_dir, embedder).search(REFUND, k=1)[0].text
+    assert (
+        "60 dias"
+        in Index(lake.lancedb_dir, embedder).search(SearchRequest(query=REFUND, k=1))[0].text
+    )
     history = [e["event"] for e in lake.tombstones()[V6]["history"]]
     assert history == ["removed", "indexed again"]
     # and the UI shows it on the version's raw_pdf materialization
@@ -217,9 +221,9 @@ def test_with_history_both_versions_stay_and_search_answers_as_of_a_date(
     runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
     assert set(runs) == {V6, V7} and all(r.success for r in runs.values())
     index = Index(lake.lancedb_dir, embedder)
-    then = index.search(REFUND, k=10, as_of=dt.date(2025, 6, 1))
+    then = index.search(SearchRequest(query=REFUND, k=10, as_of=dt.date(2025, 6, 1)))
     assert {h.version for h in then} == {"v6"} and "60 dias" in then[0].text
-    now = index.search(REFUND, k=10, as_of=dt.date(2026, 11, 29))
+    now = index.search(SearchRequest(query=REFUND, k=10, as_of=dt.date(2026, 11, 29)))
     assert {h.version for h in now} == {"v7"} and "30 dias" in now[0].text
 
 
@@ -257,7 +261,10 @@ def test_model_change_backfills_a_new_table_and_switches_when_complete(
     runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
     live = sorted(runs)
     old_table = Index(db, embedder).table_name
-    baseline = [h.chunk_id for h in Index(db, embedder).search("limite de vibração", k=3)]
+    baseline = [
+        h.chunk_id
+        for h in Index(db, embedder).search(SearchRequest(query="limite de vibração", k=3))
+    ]
 
     # the UI compares each partition's last code version with the asset's: all unsynced
     new_defs = build_definitions(str(lake.root), model=twin_model)
@@ -282,7 +289,9 @@ def test_model_change_backfills_a_new_table_and_switches_when_complete(
     serving = Index(db, active_embedder(db, embedder))
     assert serving.table_name != old_table and set(serving.partition_counts()) == set(live)
     assert old_table not in model_tables(db)  # dropped once the switch is done
-    assert [h.chunk_id for h in serving.search("limite de vibração", k=3)] == baseline
+    assert [
+        h.chunk_id for h in serving.search(SearchRequest(query="limite de vibração", k=3))
+    ] == baseline
 
 
 # -- separate processes: the way Dagster runs materializations in production -----------
@@ -376,7 +385,10 @@ def test_a_run_killed_while_embedding_leaves_the_previous_index_searchable(
         assert runs
         assert all(r.success for r in runs.values())
         before = sorted(texts_of(lake, embedder, OPS))
-        hits_before = [h.chunk_id for h in Index(lake.lancedb_dir, embedder).search("vibração")]
+        hits_before = [
+            h.chunk_id
+            for h in Index(lake.lancedb_dir, embedder).search(SearchRequest(query="vibração"))
+        ]
         # new chunk texts for the same version (another header mode), then a slow embed
         # run (no cache, one text per batch) killed once it is under way
         defs.resolve_job_def("index_documents").execute_in_process(
@@ -406,7 +418,7 @@ def test_a_run_killed_while_embedding_leaves_the_previous_index_searchable(
 
         assert sorted(texts_of(lake, embedder, OPS)) == before  # old rows, all of them
         index = Index(lake.lancedb_dir, embedder)
-        assert [h.chunk_id for h in index.search("vibração")] == hits_before
+        assert [h.chunk_id for h in index.search(SearchRequest(query="vibração"))] == hits_before
 
         rerun = subprocess.run(
             materialize_cmd(OPS, "embeddings"),
@@ -536,7 +548,7 @@ def test_a_failed_newer_version_changes_nothing_for_the_older_one(
     lake = small_lake
     instance, defs, tick = ticked
     index = Index(lake.lancedb_dir, embedder)
-    before = [h.chunk_id for h in index.search("limite de vibração", k=3)]
+    before = [h.chunk_id for h in index.search(SearchRequest(query="limite de vibração", k=3))]
     assert before and before[0].startswith(OPS)
 
     # a truncated v2, in force from today: its run fails, v1 stays searchable as it was
@@ -547,7 +559,9 @@ def test_a_failed_newer_version_changes_nothing_for_the_older_one(
     runs = run_requested(defs, instance, tick)
     assert not runs[OPS_V2].success
     assert OPS in scan_versions(lake).live
-    assert [h.chunk_id for h in index.search("limite de vibração", k=3)] == before
+    assert [
+        h.chunk_id for h in index.search(SearchRequest(query="limite de vibração", k=3))
+    ] == before
     evaluate_sensor(defs, instance, lake, tick.cursor)  # nor is anything removed later
     assert OPS in instance.get_dynamic_partitions(DOC_VERSIONS)
     assert OPS in index.partition_counts() and OPS not in lake.tombstones()
@@ -578,7 +592,9 @@ def test_a_failed_newer_version_changes_nothing_for_the_older_one(
     runs = run_requested(defs, instance, tick)
     assert runs[OPS].success
     assert set(index.partition_counts()) == {OPS, V7}
-    assert [h.chunk_id for h in index.search("limite de vibração", k=3)] == before
+    assert [
+        h.chunk_id for h in index.search(SearchRequest(query="limite de vibração", k=3))
+    ] == before
     events = [e["event"] for e in lake.tombstones()[OPS]["history"]]
     assert events == ["removed", "indexed again"]
 
@@ -618,7 +634,11 @@ def test_a_version_revoked_while_its_run_is_under_way_is_not_written(
     assert meta["rows"] == 0 and meta["not_written"] == "revoked"
     index = Index(lake.lancedb_dir, embedder)
     assert OPS not in index.partition_counts()
-    assert not [h for h in index.search("limite de vibração", k=10) if h.partition_key == OPS]
+    assert not [
+        h
+        for h in index.search(SearchRequest(query="limite de vibração", k=10))
+        if h.partition_key == OPS
+    ]
     # the files the run wrote before it knew are gone too; the next tick drops the key
     assert not any(lake.stage_path(s, OPS).exists() for s in ("documents", "pages", "chunks"))
     evaluate_sensor(defs, instance, lake)
@@ -657,7 +677,7 @@ def test_a_revoked_version_cannot_be_read_back_from_disk(
         assert tbl.count_rows(f"partition_key = '{OPS}'") == 0
     cache = index.db.open_table("embcache__" + embedder.model_id)
     assert cache.count_rows() == len(v7_hashes)  # only what the revoked version used left
-    assert index.search("desalinhamento da bomba", k=3)[0].partition_key == V7
+    assert index.search(SearchRequest(query="desalinhamento da bomba", k=3))[0].partition_key == V7
 
 
 @dataclasses.dataclass(eq=False)

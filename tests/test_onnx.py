@@ -26,6 +26,7 @@ from rag_assets.core.embedding.onnx_backend import TOLERANCE, OnnxMismatch, Onnx
 from rag_assets.core.index import Index
 from rag_assets.core.lake.schemas import CHUNKS
 from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.request import SearchRequest
 
 from .conftest import SAMPLE_LAKE
 
@@ -109,7 +110,9 @@ def test_top_k_is_the_same_with_either_backend(tmp_path, onnx_embedder, embedder
         for key, table in chunks.items():
             vectors = model.embed_passages(table.column("text").to_pylist())
             index.upsert_partition(key, table, vectors, "active", None, None, key)
-        results[name] = index.search_many(QUERIES, 5, "vector")
+        results[name] = index.search_many(
+            [SearchRequest(query=q, k=5, mode="vector") for q in QUERIES]
+        )
     for torch_hits, onnx_hits in zip(results["torch"], results["onnx"], strict=True):
         assert [h.chunk_id for h in onnx_hits] == [h.chunk_id for h in torch_hits]
         scores = [(h.score, g.score) for h, g in zip(onnx_hits, torch_hits, strict=True)]

@@ -11,6 +11,7 @@ from dagster import DagsterInstance
 
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake
+from rag_assets.core.request import SearchRequest
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 
@@ -82,12 +83,12 @@ def test_sensor_registers_live_versions_and_runs_them(indexed_once, embedder):
 def test_search_answers_from_the_table_and_never_from_revoked_v6(indexed_once, embedder):
     lake, *_ = indexed_once
     index = Index(lake.lancedb_dir, embedder)
-    hits = index.search("qual o limite de vibração?", k=3)
+    hits = index.search(SearchRequest(query="qual o limite de vibração?", k=3))
     table_hit = [h for h in hits if "4,5" in h.text and "Limite" in h.text]
     assert table_hit, [h.text for h in hits]
     assert table_hit[0].text.startswith("[manual-operacao | 3 Tabela de tolerância")
     assert "Tabela de tolerância" in table_hit[0].path
-    refund = index.search("Qual o prazo para receber o reembolso?", k=10)
+    refund = index.search(SearchRequest(query="Qual o prazo para receber o reembolso?", k=10))
     assert refund and all(h.version != "v6" for h in refund)
     assert "30 dias" in refund[0].text  # v7's deadline (v6 said 60)
     assert not any("60 dias" in h.text for h in refund)
@@ -103,7 +104,7 @@ def test_revoking_an_indexed_version_removes_it_everywhere(evaluate_sensor, inde
     index = Index(lake.lancedb_dir, embedder)
     assert set(index.partition_counts()) == {"manual-beneficiario@v7"}
     assert not any(lake.stage_path(s, "manual-operacao@v1").exists() for s in ("pages", "chunks"))
-    hits = index.search("limite de vibração", k=10)
+    hits = index.search(SearchRequest(query="limite de vibração", k=10))
     assert hits and all(h.doc_id != "manual-operacao" for h in hits)
 
 
@@ -155,7 +156,9 @@ def test_a_broken_sidecar_fails_its_version_and_keeps_what_is_indexed(
     messages = failure_messages(failed)
     assert any(str(sidecar) in m and "does not parse" in m for m in messages), messages
     assert Index(lake.lancedb_dir, embedder).partition_counts() == before
-    hits = Index(lake.lancedb_dir, embedder).search("qual o limite de vibração?", k=3)
+    hits = Index(lake.lancedb_dir, embedder).search(
+        SearchRequest(query="qual o limite de vibração?", k=3)
+    )
     assert any("4,5" in h.text for h in hits)
 
 

@@ -31,6 +31,7 @@ from rag_assets.cli import main
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake
+from rag_assets.core.request import SearchRequest
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.plans import plan_lake
 from rag_assets.settings import Settings
@@ -149,9 +150,11 @@ def test_a_sidecar_only_edit_reruns_the_version_and_reaches_the_index(
     trigger: str, lake: Lake, instance: DagsterInstance, embedder: Embedder
 ) -> None:
     index = Index(lake.lancedb_dir, embedder)
-    [before] = index.search(QUESTION, k=1, doc_id="manual-operacao")
+    [before] = index.search(SearchRequest(query=QUESTION, k=1, documents=["manual-operacao"]))
     assert before.title != TITLE
-    assert index.search(QUESTION, k=1, as_of=dt.date(2026, 1, 15))  # valid since January
+    assert index.search(
+        SearchRequest(query=QUESTION, k=1, as_of=dt.date(2026, 1, 15))
+    )  # valid since January
 
     _, path = lake.raw_paths(OPS)
     sidecar = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -159,12 +162,14 @@ def test_a_sidecar_only_edit_reruns_the_version_and_reaches_the_index(
     path.write_text(yaml.safe_dump(sidecar, allow_unicode=True), encoding="utf-8")
 
     assert TRIGGERS[trigger](lake, instance) == {OPS: "sidecar changed"}
-    [after] = index.search(QUESTION, k=1)
+    [after] = index.search(SearchRequest(query=QUESTION, k=1))
     assert after.title == TITLE  # what `trecho search` prints first on each hit
     assert f"v1 ({VALID_FROM})" in after.header  # the chunk header dates the version
     assert (after.valid_from, after.valid_to) == (VALID_FROM, VALID_TO)
-    assert index.search(QUESTION, k=1, as_of=dt.date(2026, 1, 15)) == []  # not yet valid
-    assert index.search(QUESTION, k=1, as_of=dt.date(2026, 2, 1))
+    assert (
+        index.search(SearchRequest(query=QUESTION, k=1, as_of=dt.date(2026, 1, 15))) == []
+    )  # not yet valid
+    assert index.search(SearchRequest(query=QUESTION, k=1, as_of=dt.date(2026, 2, 1)))
     # and once run, the edit is no longer a change under any of the three
     for name, again in TRIGGERS.items():
         assert again(lake, instance) == {}, name

@@ -17,12 +17,12 @@ import pytest
 
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import MINILM, Embedder
-from rag_assets.core.errors import ConfigError
 from rag_assets.core.index import Index, fts_terms, table_name, upkeep
 from rag_assets.core.index.citations import cited_articles
 from rag_assets.core.lake.layout import LakeError
 from rag_assets.core.lake.schemas import CHUNKS
 from rag_assets.core.lifecycle.purge import delete_partition_everywhere
+from rag_assets.core.request import RequestError, SearchRequest, search_request
 
 from .conftest import (
     DOCS,
@@ -59,8 +59,8 @@ def test_table_name_and_empty_store(tmp_path: Path, embedder: Embedder) -> None:
     assert not idx.exists()
     assert idx.partition_counts() == {}
     assert idx.delete_partition("doc-a@v1") == 0
-    assert idx.search("anything") == []
-    assert idx.search_many(["a", "b"], mode="fts") == [[], []]
+    assert idx.search(SearchRequest(query="anything")) == []
+    assert idx.search_many([SearchRequest(query=q, mode="fts") for q in ["a", "b"]]) == [[], []]
 
 
 def test_upsert_creates_table_and_counts(index: Index) -> None:
@@ -71,7 +71,7 @@ def test_upsert_creates_table_and_counts(index: Index) -> None:
 
 @pytest.mark.parametrize("mode", ["vector", "fts", "hybrid"])
 def test_each_mode_finds_the_right_chunk(index: Index, mode: str) -> None:
-    hits = index.search("refund deadline after purchase", k=3, mode=mode)
+    hits = index.search(SearchRequest(query="refund deadline after purchase", k=3, mode=mode))
     assert hits[0].chunk_id == "doc-b@v1#refund"
     assert hits[0].title == "Store Policy"
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
@@ -79,7 +79,7 @@ def test_each_mode_finds_the_right_chunk(index: Index, mode: str) -> None:
 
 def test_fts_is_accent_and_case_insensitive_for_portuguese(ids, index: Index) -> None:
     for query in ("vibração", "VIBRACAO", "limites de vibração"):
-        hits = index.search(query, k=1, mode="fts")
+        hits = index.search(SearchRequest(query=query, k=1, mode="fts"))
         assert ids(hits) == ["doc-a@v2#sec-1"], query
 
 
@@ -89,25 +89,30 @@ def test_fts_punctuation_does_not_raise(ids, index: Index) -> None:
         'garantia: "12 meses',
         "(motor) AND OR NOT * ~ ^ + - ! [ ] { } \\ /",
         "'; DROP TABLE chunks; --",
-        "???",
-        "",
     ]
     for query in nasty:
         for mode in ("fts", "hybrid"):
-            index.search(query, mode=mode)
-    assert ids(index.search("qual o limite de vibração?", k=1, mode="fts")) == ["doc-a@v2#sec-1"]
+            index.search(SearchRequest(query=query, mode=mode))
+    for query in ("???", "", "   "):  # no word: refused where the request is built
+        with pytest.raises(RequestError, match="no word|empty"):
+            search_request({"query": query, "mode": "fts"})
+    assert ids(
+        index.search(SearchRequest(query="qual o limite de vibração?", k=1, mode="fts"))
+    ) == ["doc-a@v2#sec-1"]
     assert fts_terms('garantia: "12 meses?') == "garantia 12 meses"
 
 
 def test_hybrid_reports_retrievers_and_ranks(index: Index) -> None:
-    hits = index.search("What is the refund deadline?", k=3, mode="hybrid")
+    hits = index.search(SearchRequest(query="What is the refund deadline?", k=3, mode="hybrid"))
     top = hits[0]
     assert top.chunk_id == "doc-b@v1#refund"
     assert sorted(top.retrievers) == ["fts", "vector"]
     assert top.ranks == {"vector": 1, "fts": 1}
     assert top.score == pytest.approx(2 / 61)
-    assert index.search("refund", k=1, mode="vector")[0].retrievers == ["vector"]
-    assert index.search("refund", k=1, mode="fts")[0].retrievers == ["fts"]
+    assert index.search(SearchRequest(query="refund", k=1, mode="vector"))[0].retrievers == [
+        "vector"
+    ]
+    assert index.search(SearchRequest(query="refund", k=1, mode="fts"))[0].retrievers == ["fts"]
     data = top.to_json()
     for key in (
         "chunk_id",
@@ -126,10 +131,10 @@ def test_hybrid_reports_retrievers_and_ranks(index: Index) -> None:
 
 
 def test_hybrid_degrades_to_vector_without_fts_match(index: Index) -> None:
-    hits = index.search("xyzzy quux", k=3, mode="hybrid")
+    hits = index.search(SearchRequest(query="xyzzy quux", k=3, mode="hybrid"))
     assert len(hits) == 3
     assert all(h.retrievers == ["vector"] for h in hits)
-    assert index.search("xyzzy quux", k=3, mode="fts") == []
+    assert index.search(SearchRequest(query="xyzzy quux", k=3, mode="fts")) == []
 
 
 def test_hybrid_answers_from_vectors_alone_and_says_so_when_full_text_fails(
@@ -141,7 +146,10 @@ def test_hybrid_answers_from_vectors_alone_and_says_so_when_full_text_fails(
     idx = Index(tmp_path / "lancedb", embedder)
     for key in DOCS:
         upsert(idx, key)
-    assert "fts" in idx.search("refund deadline", k=3, mode="hybrid")[0].retrievers
+    assert (
+        "fts"
+        in idx.search(SearchRequest(query="refund deadline", k=3, mode="hybrid"))[0].retrievers
+    )
     files = [f for f in (tmp_path / "lancedb" / f"{idx.table_name}.lance" / "_indices").rglob("*")]
     assert [f for f in files if f.is_file()]
     for f in files:
@@ -149,13 +157,13 @@ def test_hybrid_answers_from_vectors_alone_and_says_so_when_full_text_fails(
             f.write_bytes(b"not an index")
     idx = Index(tmp_path / "lancedb", embedder)  # a new connection: nothing cached in memory
     with caplog.at_level(logging.WARNING, logger="rag_assets.core.index"):
-        hits = idx.search("refund deadline", k=3, mode="hybrid")
+        hits = idx.search(SearchRequest(query="refund deadline", k=3, mode="hybrid"))
     assert ids(hits)[0] == "doc-b@v1#refund"
     assert [h.retrievers for h in hits] == [["vector"]] * 3
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any("full-text search failed" in m and idx.table_name in m for m in warnings)
     with pytest.raises(RuntimeError):
-        idx.search("refund deadline", k=3, mode="fts")
+        idx.search(SearchRequest(query="refund deadline", k=3, mode="fts"))
 
 
 def test_search_works_before_the_fts_index_is_built(
@@ -163,11 +171,14 @@ def test_search_works_before_the_fts_index_is_built(
 ) -> None:
     idx = Index(tmp_path / "lancedb", embedder)
     upsert(idx, "doc-b@v1", rebuild_fts=False)
-    assert ids(idx.search("refund deadline", k=2, mode="hybrid"))[0] == "doc-b@v1#refund"
+    assert (
+        ids(idx.search(SearchRequest(query="refund deadline", k=2, mode="hybrid")))[0]
+        == "doc-b@v1#refund"
+    )
     idx.build_fts_index()
     upsert(idx, "doc-a@v2", rebuild_fts=False)  # rows newer than the index are found too
-    assert ids(idx.search("REFUND", k=1, mode="fts")) == ["doc-b@v1#refund"]
-    assert ids(idx.search("vibracao", k=1, mode="fts")) == ["doc-a@v2#sec-1"]
+    assert ids(idx.search(SearchRequest(query="REFUND", k=1, mode="fts"))) == ["doc-b@v1#refund"]
+    assert ids(idx.search(SearchRequest(query="vibracao", k=1, mode="fts"))) == ["doc-a@v2#sec-1"]
 
 
 def test_fts_index_is_updated_incrementally_not_rebuilt(
@@ -187,17 +198,21 @@ def test_fts_index_is_updated_incrementally_not_rebuilt(
     assert fts is not None and (fts.indexed_rows, fts.unindexed_rows) == (2, 3)
     old = dt.date(2023, 6, 1)
     query = "lubrificacao rolamentos"
-    assert ids(idx.search(query, k=3, mode="fts", as_of=old)) == ["doc-a@v1#sec-3"]
+    assert ids(idx.search(SearchRequest(query=query, k=3, mode="fts", as_of=old))) == [
+        "doc-a@v1#sec-3"
+    ]
     done = idx.update_indexes(max_lag_rows=0)
     assert [a.split(" (")[0] for a in done] == ["indexes updated incrementally"]
     fts = idx.index_stats().fts
     assert fts is not None and (fts.indexed_rows, fts.unindexed_rows) == (5, 0)
     assert fts.segments == 1
-    assert ids(idx.search(query, k=3, mode="fts", as_of=old)) == ["doc-a@v1#sec-3"]
+    assert ids(idx.search(SearchRequest(query=query, k=3, mode="fts", as_of=old))) == [
+        "doc-a@v1#sec-3"
+    ]
     assert idx.delete_partition("doc-a@v1") == 3
-    assert idx.search(query, k=3, mode="fts", as_of=old) == []
-    assert idx.search("vibração garantia", k=10, mode="fts", as_of=old) == []
-    assert ids(idx.search("refund", k=1, mode="fts")) == ["doc-b@v1#refund"]
+    assert idx.search(SearchRequest(query=query, k=3, mode="fts", as_of=old)) == []
+    assert idx.search(SearchRequest(query="vibração garantia", k=10, mode="fts", as_of=old)) == []
+    assert ids(idx.search(SearchRequest(query="refund", k=1, mode="fts"))) == ["doc-b@v1#refund"]
 
 
 def test_upsert_updates_the_fts_index_past_the_lag(
@@ -221,7 +236,9 @@ def test_fts_index_with_another_analyzer_is_rebuilt(
     english = Index(tmp_path / "lancedb", embedder, fts_language="English")
     assert [a.split(" (")[0] for a in english.update_indexes()] == ["full-text index built"]
     assert english.update_indexes() == []  # up to date: nothing to do
-    assert ids(english.search("refunds", k=1, mode="fts")) == ["doc-b@v1#refund"]
+    assert ids(english.search(SearchRequest(query="refunds", k=1, mode="fts"))) == [
+        "doc-b@v1#refund"
+    ]
 
 
 def test_a_purge_rebuilds_the_full_text_index_with_its_own_analyzer(
@@ -235,22 +252,32 @@ def test_a_purge_rebuilds_the_full_text_index_with_its_own_analyzer(
     english.update_indexes()
     delete_partition_everywhere(tmp_path / "lancedb", "doc-a@v1")
     assert english.update_indexes() == []  # still English: nothing to rebuild
-    assert ids(english.search("refunds", k=1, mode="fts")) == ["doc-b@v1#refund"]
+    assert ids(english.search(SearchRequest(query="refunds", k=1, mode="fts"))) == [
+        "doc-b@v1#refund"
+    ]
 
 
 def test_reupsert_with_fewer_chunks_replaces_only_that_partition(ids, upsert, index: Index) -> None:
-    before_b = index.search("passwords rotated", k=1, mode="vector", doc_id="doc-b")
+    before_b = index.search(
+        SearchRequest(query="passwords rotated", k=1, mode="vector", documents=["doc-b"])
+    )
     n = upsert(index, "doc-a@v1", only=["sec-2"])
     assert n == 1
     assert index.partition_counts() == {"doc-a@v1": 1, "doc-a@v2": 2, "doc-b@v1": 2}
     old = dt.date(2023, 6, 1)
-    hits = index.search("garantia", k=10, mode="fts", version="v1", as_of=old)
+    hits = index.search(
+        SearchRequest(query="garantia", k=10, mode="fts", versions=["v1"], as_of=old)
+    )
     assert ids(hits) == ["doc-a@v1#sec-2"]
-    assert index.search("lubrifique rolamentos", k=5, mode="fts", as_of=old) == []
+    assert (
+        index.search(SearchRequest(query="lubrifique rolamentos", k=5, mode="fts", as_of=old)) == []
+    )
     # the same partition written twice leaves no duplicates
     assert upsert(index, "doc-a@v1", only=["sec-2"]) == 1
     assert index.partition_counts()["doc-a@v1"] == 1
-    after_b = index.search("passwords rotated", k=1, mode="vector", doc_id="doc-b")
+    after_b = index.search(
+        SearchRequest(query="passwords rotated", k=1, mode="vector", documents=["doc-b"])
+    )
     assert ids(after_b) == ids(before_b) == ["doc-b@v1#passwords"]
 
 
@@ -265,54 +292,75 @@ def test_upsert_accepts_polars_and_updates_text(index: Index) -> None:
     )
     vectors = index.embedder.embed_passages(df["text"].to_list())
     assert index.upsert_partition("doc-b@v1", df, vectors, "active", None, None, "Policy") == 2
-    hit = index.search("refund", k=1, mode="fts")[0]
+    hit = index.search(SearchRequest(query="refund", k=1, mode="fts"))[0]
     assert "forty-five" in hit.text and hit.title == "Policy"
 
 
 def test_revoked_rows_are_never_returned(ids, upsert, index: Index) -> None:
     upsert(index, "doc-b@v1", status="revoked")
     for mode in ("vector", "fts", "hybrid"):
-        hits = index.search("refund deadline passwords", k=10, mode=mode)
+        hits = index.search(SearchRequest(query="refund deadline passwords", k=10, mode=mode))
         assert hits or mode == "fts", mode  # doc-a answers the vector side
         assert all(h.doc_id != "doc-b" for h in hits), mode
-    revoked = index.search("refund deadline", k=1, mode="hybrid", include_revoked=True)
+    revoked = index.search(
+        SearchRequest(query="refund deadline", k=1, mode="hybrid"), include_revoked=True
+    )
     assert ids(revoked) == ["doc-b@v1#refund"] and revoked[0].status == "revoked"
 
 
 def test_as_of_picks_the_version_valid_on_that_day(ids, index: Index) -> None:
     q = "limite de vibração do motor"
     for mode in ("vector", "fts", "hybrid"):
-        old = index.search(q, k=10, mode=mode, doc_id="doc-a", as_of=dt.date(2023, 6, 1))
-        new = index.search(q, k=10, mode=mode, doc_id="doc-a", as_of=dt.date(2024, 6, 1))
-        today = index.search(q, k=10, mode=mode, doc_id="doc-a")
+        old = index.search(
+            SearchRequest(query=q, k=10, mode=mode, documents=["doc-a"], as_of=dt.date(2023, 6, 1))
+        )
+        new = index.search(
+            SearchRequest(query=q, k=10, mode=mode, documents=["doc-a"], as_of=dt.date(2024, 6, 1))
+        )
+        today = index.search(SearchRequest(query=q, k=10, mode=mode, documents=["doc-a"]))
         assert {h.version for h in old} == {"v1"}, mode
         assert {h.version for h in new} == {"v2"}, mode
         assert ids(today) == ids(new), mode
         assert old[0].chunk_id == "doc-a@v1#sec-1" and "92 Hz" in old[0].body
     # boundaries are inclusive on both ends
-    assert {h.version for h in index.search(q, k=10, doc_id="doc-a", as_of=V1_END)} == {"v1"}
-    assert {h.version for h in index.search(q, k=10, doc_id="doc-a", as_of=V2_START)} == {"v2"}
+    assert {
+        h.version
+        for h in index.search(SearchRequest(query=q, k=10, documents=["doc-a"], as_of=V1_END))
+    } == {"v1"}
+    assert {
+        h.version
+        for h in index.search(SearchRequest(query=q, k=10, documents=["doc-a"], as_of=V2_START))
+    } == {"v2"}
 
 
 def test_doc_id_and_version_filters(ids, index: Index) -> None:
-    hits = index.search("garantia meses", k=10, mode="hybrid", doc_id="doc-b")
+    hits = index.search(
+        SearchRequest(query="garantia meses", k=10, mode="hybrid", documents=["doc-b"])
+    )
     assert hits and {h.doc_id for h in hits} == {"doc-b"}
     old = dt.date(2023, 6, 1)
-    hits = index.search("garantia", k=10, mode="fts", version="v1", as_of=old)
+    hits = index.search(
+        SearchRequest(query="garantia", k=10, mode="fts", versions=["v1"], as_of=old)
+    )
     assert ids(hits) == ["doc-a@v1#sec-2"]
-    assert index.search("garantia", k=10, mode="fts", version="v9", as_of=old) == []
+    assert (
+        index.search(SearchRequest(query="garantia", k=10, mode="fts", versions=["v9"], as_of=old))
+        == []
+    )
     with pytest.raises(LakeError):
-        index.search("x", doc_id="a' OR '1'='1")
+        index.search(SearchRequest(query="x", documents=["a' OR '1'='1"]))
     with pytest.raises(LakeError):
-        index.search("x", version="V1")
+        index.search(SearchRequest(query="x", versions=["V1"]))
 
 
 def test_delete_partition_removes_only_that_partition(ids, index: Index) -> None:
     assert index.delete_partition("doc-a@v2") == 2
     assert index.partition_counts() == {"doc-a@v1": 3, "doc-b@v1": 2}
     assert index.delete_partition("doc-a@v2") == 0
-    assert index.search("vibração", k=5, mode="fts") == []  # v1 expired, v2 gone
-    assert ids(index.search("refund", k=1, mode="fts")) == ["doc-b@v1#refund"]
+    assert (
+        index.search(SearchRequest(query="vibração", k=5, mode="fts")) == []
+    )  # v1 expired, v2 gone
+    assert ids(index.search(SearchRequest(query="refund", k=1, mode="fts"))) == ["doc-b@v1#refund"]
 
 
 def test_search_many_matches_search(ids, index: Index) -> None:
@@ -320,10 +368,10 @@ def test_search_many_matches_search(ids, index: Index) -> None:
     fields; the cosines up to float rounding (a batch and a single text are embedded by
     different kernels: 1e-7 apart on an AVX2 CPU)."""
     queries = ["refund deadline", "passwords rotation", "vibração do motor"]
-    many = index.search_many(queries, k=2, mode="hybrid")
+    many = index.search_many([SearchRequest(query=q, k=2, mode="hybrid") for q in queries])
     assert len(many) == 3
     for query, hits in zip(queries, many, strict=True):
-        alone = [h.to_json() for h in index.search(query, k=2, mode="hybrid")]
+        alone = [h.to_json() for h in index.search(SearchRequest(query=query, k=2, mode="hybrid"))]
         together = [h.to_json() for h in hits]
         assert [{**h, "cosine": None} for h in together] == [{**h, "cosine": None} for h in alone]
         for a, b in zip(together, alone, strict=True):
@@ -338,9 +386,12 @@ def test_hybrid_hits_are_their_chunks_rows_at_each_retrievers_rank(
     carries its own chunk's text, citation and validity, and the rank each retriever
     gave it on its own."""
     everything = 7  # every chunk of the index (those in force), in each retriever's order
-    alone = {mode: index.search(query, k=everything, mode=mode) for mode in ("vector", "fts")}
+    alone = {
+        mode: index.search(SearchRequest(query=query, k=everything, mode=mode))
+        for mode in ("vector", "fts")
+    }
     rows = {h.chunk_id: h.to_json() for h in alone["vector"]}
-    hits = index.search(query, k=everything, mode="hybrid")
+    hits = index.search(SearchRequest(query=query, k=everything, mode="hybrid"))
     assert len(hits) == len(alone["vector"]) >= 3
     for hit in hits:
         got = hit.to_json()
@@ -365,23 +416,28 @@ def test_a_hybrid_hit_only_full_text_found_gets_its_cosine_from_its_stored_vecto
     where = index._where(tbl, None, None, dt.date.today(), False)
     fused = search.retrieval._rrf({"fts": index._fts(tbl, query, where, 3, True, True)}, 3)
     [hits] = search.retrieval._hits(tbl, [fused], index.embedder.embed_queries([query]))
-    cosines = {h.chunk_id: h.cosine for h in index.search(query, k=7, mode="vector")}
+    cosines = {
+        h.chunk_id: h.cosine for h in index.search(SearchRequest(query=query, k=7, mode="vector"))
+    }
     assert hits and all(h.retrievers == ["fts"] and h.bm25 is not None for h in hits)
     assert all(h.cosine == pytest.approx(cosines[h.chunk_id], abs=1e-5) for h in hits)
 
 
 def test_min_score_drops_the_hits_below_it_and_needs_a_cosine(index: Index) -> None:
-    every = index.search("refund deadline", k=7, mode="hybrid")
+    every = index.search(SearchRequest(query="refund deadline", k=7, mode="hybrid"))
     cut = sorted(h.cosine for h in every)[len(every) // 2]
-    kept = index.search("refund deadline", k=7, mode="hybrid", min_score=cut)
+    kept = index.search(SearchRequest(query="refund deadline", k=7, mode="hybrid", min_score=cut))
     assert [h.chunk_id for h in kept] == [h.chunk_id for h in every if h.cosine >= cut]
     assert 0 < len(kept) < len(every)
-    assert index.search("refund deadline", k=7, mode="vector", min_score=1.0) == []
+    assert (
+        index.search(SearchRequest(query="refund deadline", k=7, mode="vector", min_score=1.0))
+        == []
+    )
     assert index.min_score_for("hybrid") == index.min_score  # the model's default
     assert index.min_score_for("vector", 0.3) == 0.3
     assert index.min_score_for("fts") is None
-    with pytest.raises(ConfigError, match="mode fts has none"):
-        index.min_score_for("fts", 0.3)
+    with pytest.raises(RequestError, match="mode fts has none"):
+        search_request({"query": "refund", "mode": "fts", "min_score": 0.3})
 
 
 def test_a_ranked_chunk_that_cannot_be_read_back_is_a_clear_error(index: Index) -> None:
@@ -407,7 +463,7 @@ def test_bad_input_is_rejected(index: Index) -> None:
             "doc-b@v1", chunks, np.ones((2, 8), np.float32), "active", None, None, "t"
         )
     with pytest.raises(ValueError, match="mode"):
-        index.search("x", mode="bm25")  # type: ignore[arg-type]
+        index.search(SearchRequest(query="x", mode="bm25"))  # type: ignore[arg-type]
     assert index.partition_counts()["doc-b@v1"] == 2
 
 
@@ -495,7 +551,7 @@ def test_equal_scores_rank_the_same_whatever_order_they_were_written(
             vectors = embedder.embed_passages(table.column("text").to_pylist())
             idx.upsert_partition(key, table, vectors, "active", None, None, "Manual do Motor")
         idx.update_indexes(max_lag_rows=0)  # both rows in the full-text index: same BM25
-        hits = idx.search("garantia cobre defeitos", k=2, mode=mode)
+        hits = idx.search(SearchRequest(query="garantia cobre defeitos", k=2, mode=mode))
         assert len(hits) == 2
         if mode != "hybrid":  # hybrid scores follow the ranks, so they differ by design
             assert hits[0].score == pytest.approx(hits[1].score)
@@ -507,14 +563,14 @@ def test_the_vector_weight_decides_which_retriever_wins_a_disagreement(index: In
     """A query whose words are in one chunk and whose meaning is in another: the hybrid
     top follows the retriever the fusion weighs more (e5 weighs the vector list 8x)."""
     query = "how long until my password must be changed: the deadline?"
-    vector_top = index.search(query, k=1, mode="vector")[0].chunk_id
-    fts_top = index.search(query, k=1, mode="fts")[0].chunk_id
+    vector_top = index.search(SearchRequest(query=query, k=1, mode="vector"))[0].chunk_id
+    fts_top = index.search(SearchRequest(query=query, k=1, mode="fts"))[0].chunk_id
     assert vector_top != fts_top  # the disagreement this test is about
     assert index.vector_weight == 1.0  # MiniLM: plain reciprocal rank fusion
     index.vector_weight = 8.0
-    assert index.search(query, k=1, mode="hybrid")[0].chunk_id == vector_top
+    assert index.search(SearchRequest(query=query, k=1, mode="hybrid"))[0].chunk_id == vector_top
     index.vector_weight = 0.125
-    assert index.search(query, k=1, mode="hybrid")[0].chunk_id == fts_top
+    assert index.search(SearchRequest(query=query, k=1, mode="hybrid"))[0].chunk_id == fts_top
 
 
 def test_the_vector_weight_defaults_by_model_and_settings(
@@ -565,11 +621,13 @@ def test_a_query_citing_an_article_gets_that_article_first(
     vectors = embedder.embed_passages(chunks.column("text").to_pylist())
     index.upsert_partition("lei@2018", chunks, vectors, "active", None, None, "Lei")
     query = "Qual é o conteúdo do art. 37?"
-    hits = index.search(query, k=4, mode="hybrid")
+    hits = index.search(SearchRequest(query=query, k=4, mode="hybrid"))
     assert hits[0].path.endswith("> Art. 37")
     assert [h.path for h in hits if "citation" in h.retrievers] == [hits[0].path]
     # the same question without a citation: no such list
-    plain = index.search("Qual é o conteúdo do artigo trinta e sete?", k=4, mode="hybrid")
+    plain = index.search(
+        SearchRequest(query="Qual é o conteúdo do artigo trinta e sete?", k=4, mode="hybrid")
+    )
     assert not any("citation" in h.retrievers for h in plain)
 
 
@@ -605,7 +663,7 @@ def test_searches_never_fail_while_versions_are_purged(
         reader = Index(tmp_path / "lancedb", embedder)
         while not stop.is_set():
             try:
-                hits = reader.search("limite de vibração", k=3, mode=mode)  # type: ignore[arg-type]
+                hits = reader.search(SearchRequest(query="limite de vibração", k=3, mode=mode))  # type: ignore[arg-type]
             except Exception as exc:  # what a client would get: an error
                 failures.append(f"{mode}: {exc}"[:200])
                 continue
@@ -627,7 +685,11 @@ def test_searches_never_fail_while_versions_are_purged(
     assert failures == []
     assert all(answered.values())
     assert "doc-a@v1" not in idx.partition_counts()
-    assert not [h for h in idx.search("garantia", k=10) if h.partition_key == "doc-a@v1"]
+    assert not [
+        h
+        for h in idx.search(SearchRequest(query="garantia", k=10))
+        if h.partition_key == "doc-a@v1"
+    ]
 
 
 def test_a_server_keeps_answering_while_versions_are_purged(
@@ -654,7 +716,9 @@ def test_a_server_keeps_answering_while_versions_are_purged(
     def search(mode: str) -> None:
         while not stop.is_set():
             try:
-                engine.search("limite de vibração", k=3, mode=mode, documents=["doc-a"])
+                engine.search(
+                    SearchRequest(query="limite de vibração", k=3, mode=mode, documents=["doc-a"])
+                )
                 answered[0] += 1
             except Exception as exc:  # what a client would get: an HTTP 500
                 failures.append(f"{mode}: {exc}"[:200])
@@ -672,5 +736,5 @@ def test_a_server_keeps_answering_while_versions_are_purged(
             thread.join()
     assert failures == []
     assert answered[0]
-    hits = engine.search("garantia", k=10, documents=["doc-a"])["hits"]
+    hits = engine.search(SearchRequest(query="garantia", k=10, documents=["doc-a"]))["hits"]
     assert hits and not [h for h in hits if h["partition_key"] == "doc-a@v1"]

@@ -16,6 +16,7 @@ from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import read_pdf
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake
+from rag_assets.core.request import SearchRequest
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
@@ -107,7 +108,7 @@ def test_an_unstructured_table_is_indexed_as_its_lines_with_a_warning(indexed, e
         assert any(" ".join(row) in " ".join(t.split()) for t in table_chunks), row
     index = Index(lake.lancedb_dir, embedder)
     assert index.partition_counts() == {KEY: chunks.height}
-    hits = index.search("containers handled 2011 55,120", k=3)
+    hits = index.search(SearchRequest(query="containers handled 2011 55,120", k=3))
     assert any("55,120" in h.text and h.kind == "table_text" for h in hits), [h.text for h in hits]
 
 

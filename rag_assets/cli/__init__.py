@@ -115,46 +115,41 @@ def cmd_backfill(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    """Print the best chunks for a question. The request is checked as `POST /search`
-    checks it (serve/validation.py, the server's default limits): what the API refuses,
-    this refuses with the same words."""
+    """Print the best chunks for a question. The flags become a `SearchRequest` by
+    `search_request`, as `POST /search`'s body does: what the API refuses, this refuses
+    with the same words."""
+    from rag_assets.core.index.empty import no_results
     from rag_assets.core.index.hits import hit_rows
     from rag_assets.core.lake.layout import split_key
-    from rag_assets.serve.validation import (
-        Limits,
-        check_in_index,
-        check_request,
-        min_score_floor,
-        parse_search,
-        search_fields,
-    )
+    from rag_assets.core.request import check_in_index, search_request
 
-    documents = [args.doc] if args.doc is not None else None
-    versions = [args.version] if args.version is not None else None
-    fields = search_fields(
-        args.query, args.k, args.mode, documents, versions, args.as_of, min_score=args.min_score
-    )
-    search = check_request(parse_search(fields), Limits())
+    given = {
+        "query": args.query,
+        "k": args.k,
+        "mode": args.mode,
+        "documents": [args.doc] if args.doc is not None else None,
+        "versions": [args.version] if args.version is not None else None,
+        "as_of": args.as_of,
+        "expand": args.expand,
+        "min_score": args.min_score,
+        "model": args.model,
+    }
+    request = search_request({name: value for name, value in given.items() if value is not None})
     lake = _lake(args)
     index = _serving_index(args, lake)
     if not index.exists():
         raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
-    from rag_assets.core.index.empty import no_results
-
-    filtered = documents is not None or versions is not None
+    filtered = request.documents is not None or request.versions is not None
     held = [split_key(key) for key in index.partition_counts()] if filtered else []
-    search = check_in_index(search, held, index.embedder)
-    filters = {"doc_id": search.documents, "version": search.versions, "as_of": search.as_of}
-    floor = min_score_floor(index, search)
-    hits = index.search(
-        search.query, k=search.k, mode=search.mode, exact=args.exact, min_score=floor, **filters
-    )
-    rows = hit_rows(lake, hits, args.expand)
+    floor = index.min_score_for(request.mode, request.min_score)
+    request = check_in_index(request, held, index.embedder, floor)
+    hits = index.search(request, exact=args.exact)
+    rows = hit_rows(lake, hits, request.expand)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
         return 0
     if not hits:  # say why: a filter, a date, or the score
-        print(no_results(index, floor, args.doc, args.version, search.as_of))
+        print(no_results(index, request.min_score, args.doc, args.version, request.as_of))
     for rank, (hit, row) in enumerate(zip(hits, rows, strict=True), start=1):
         parent = row.get("parent_text")
         end = f"–{hit.page_end}" if hit.page_end != hit.page_start else ""

@@ -8,12 +8,13 @@ subcommand is offered only the options it reads (the command texts are in `HELP`
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import NoReturn
 
-MAX_BODY = 65536
-"""The largest HTTP request `trecho serve` reads, in bytes (--max-body)."""
+from rag_assets.core.request import MODES, Limits
+
+LIMITS = Limits()
+"""The default limits of a request (`--max-k`, `--max-query-chars`, `--max-body`)."""
 
 Handler = Callable[[argparse.Namespace], int]
 """A subcommand: the parsed arguments in, the exit code out."""
@@ -140,25 +141,6 @@ def positive_int(text: str) -> int:
     return value
 
 
-def cosine(text: str) -> float:
-    """A cosine similarity, from -1 to 1 (argparse type)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not -1 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"a cosine is from -1 to 1, got {value}")
-    return value
-
-
-def iso_date(text: str) -> dt.date:
-    """A YYYY-MM-DD date (argparse type)."""
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
-
-
 def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     """The argument parser of every subcommand, each bound to its handler in `handlers`
     (by command name, `-` as `_`)."""
@@ -201,22 +183,22 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.add_argument(
         "query", help="the question, in the documents' language (checked as POST /search checks it)"
     )
-    p.add_argument("-k", type=positive_int, default=5, help="hits to return (1 to 50)")
+    p.add_argument("-k", type=int, default=5, help=f"hits to return (1 to {LIMITS.max_k})")
     p.add_argument(
         "--mode",
-        choices=["hybrid", "vector", "fts"],
+        choices=MODES,
         default="hybrid",
         help="hybrid (vector + full text, fused by rank), vector, or fts (exact words)",
     )
     p.add_argument("--doc", help="only this doc_id")
     p.add_argument("--version", help="only this version")
-    p.add_argument("--as-of", type=iso_date, help="validity date YYYY-MM-DD (default: today)")
+    p.add_argument("--as-of", help="validity date YYYY-MM-DD (default: today)")
     p.add_argument("--json", action="store_true", help="print a JSON array of hits")
     p.add_argument("--exact", action="store_true", help="scan every vector (skip the ANN index)")
     p.add_argument("--expand", action="store_true", help="also give each hit's parent unit")
     p.add_argument(
         "--min-score",
-        type=cosine,
+        type=float,
         help="drop hits whose cosine to the query is below this (default: the model's, or "
         "$TRECHO_MIN_SCORE; -1 keeps every hit; not with --mode fts)",
     )
@@ -229,9 +211,7 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
         help="strategies to compare with the default: names (see docs/eval.md), 'all' (the full "
         "list) or 'standard' (a quick set, the default)",
     )
-    p.add_argument(
-        "--mode", choices=["hybrid", "vector", "fts"], default="hybrid", help="retrieval mode"
-    )
+    p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval mode")
     p.add_argument("--offsets", type=positive_int, default=4, help="start offsets (size-based)")
     models = p.add_mutually_exclusive_group()
     models.add_argument("--model", help="the model to score (default: the one search uses)")
@@ -251,13 +231,18 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.add_argument("--model", required=True, help="the model whose table and cache to drop")
 
     limits = Parser(add_help=False)  # what one request may ask for, and query embedding
-    limits.add_argument("--max-k", type=int, default=50, help="most hits a request may ask for")
-    limits.add_argument("--max-query-chars", type=int, default=2000, help="longest query")
+    most = "most hits a request may ask for"
+    limits.add_argument("--max-k", type=int, default=LIMITS.max_k, help=most)
+    limits.add_argument(
+        "--max-query-chars", type=int, default=LIMITS.max_query_chars, help="longest query"
+    )
     limits.add_argument("--threads", type=int, default=1, help="threads embedding one query")
     cache = "remember the vectors of this many recent queries (0: none)"
     limits.add_argument("--query-cache", type=int, default=1024, help=cache)
     p = command("serve", [*common, limits])
-    p.add_argument("--max-body", type=int, default=MAX_BODY, help="largest request, in bytes")
+    p.add_argument(
+        "--max-body", type=int, default=LIMITS.max_body_bytes, help="largest request, in bytes"
+    )
     p.add_argument("--host", default="127.0.0.1", help="listen address (loopback)")
     p.add_argument("--port", type=int, default=8000, help="listen port")
     p.add_argument("--max-connections", type=int, default=2048, help="open connections (then 503)")
@@ -267,5 +252,5 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.add_argument("--allow-host", action="append", metavar="NAME", help=allow)
 
     p = command("mcp", [*common, limits])
-    p.set_defaults(max_body=MAX_BODY)  # stdio has no request body to limit
+    p.set_defaults(max_body=LIMITS.max_body_bytes)  # stdio has no request body to limit
     return parser

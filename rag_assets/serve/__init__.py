@@ -9,19 +9,21 @@ import sys
 from collections.abc import Sequence
 
 from rag_assets.core.chunking.contextual import is_loopback_host
+from rag_assets.core.request import Limits, RequestError, SearchRequest, search_request
 from rag_assets.serve.connections import ConnectionLimits
 from rag_assets.serve.engine import Engine
-from rag_assets.serve.validation import Limits, RequestError
 
 __all__ = [
     "ConnectionLimits",
     "Engine",
     "Limits",
     "RequestError",
+    "SearchRequest",
     "is_loopback",
     "query_threads",
     "run_http",
     "run_stdio",
+    "search_request",
 ]
 
 TOKEN_ENV = "TRECHO_SERVE_TOKEN"

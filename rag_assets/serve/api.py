@@ -31,11 +31,24 @@ from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from rag_assets.core.chunking.contextual import is_loopback_host
+from rag_assets.core.request import (
+    RequestError,
+    SearchRequest,
+    describe,
+    printable,
+    search_request,
+)
 from rag_assets.serve.engine import Engine
 from rag_assets.serve.mcp_server import build_mcp
-from rag_assets.serve.validation import RequestError, SearchRequest, describe, printable
 
 access_log = logging.getLogger("trecho.access")
+
+SEARCH_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": SearchRequest.model_json_schema()}},
+}
+"""`POST /search`'s body in the OpenAPI document: a `SearchRequest`, which the route
+checks itself (`search_request`, within the server's limits), as every edge does."""
 
 
 class SearchAnswer(BaseModel):
@@ -330,20 +343,18 @@ def create_app(
         request.state.log["error"] = detail
         return JSONResponse({"detail": detail}, status_code=422)
 
-    @app.post("/search", response_model=SearchAnswer, dependencies=guarded)
-    def search(body: SearchRequest, request: Request) -> dict[str, Any]:
-        """The k best chunks for a question, with citations (see `trecho search --json`)."""
-        request.state.log.update(mode=body.mode, k=body.k, query_chars=len(body.query))
-        answer = engine.search(
-            body.query,
-            k=body.k,
-            mode=body.mode,
-            documents=body.documents,
-            versions=body.versions,
-            as_of=body.as_of,
-            expand=body.expand,
-            min_score=body.min_score,
-        )
+    @app.post(
+        "/search",
+        response_model=SearchAnswer,
+        dependencies=guarded,
+        openapi_extra={"requestBody": SEARCH_BODY},
+    )
+    def search(body: dict[str, Any], request: Request) -> dict[str, Any]:
+        """The k best chunks for a question, with citations (see `trecho search --json`);
+        the body is a `SearchRequest`, checked once (`search_request`)."""
+        asked = search_request(body, engine.limits)
+        request.state.log.update(mode=asked.mode, k=asked.k, query_chars=len(asked.query))
+        answer = engine.search(asked)
         request.state.log["hits"] = len(answer["hits"])
         return answer
 

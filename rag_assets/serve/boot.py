@@ -7,9 +7,9 @@ from __future__ import annotations
 import dataclasses
 
 from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.request import Limits
 from rag_assets.serve import TOKEN_ENV, is_loopback, query_threads
 from rag_assets.serve.engine import Engine
-from rag_assets.serve.validation import Limits
 from rag_assets.settings import Settings
 
 

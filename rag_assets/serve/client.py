@@ -1,4 +1,5 @@
-"""A small Python client of `trecho serve`, for RAG applications (standard library only).
+"""A small Python client of `trecho serve`, for RAG applications (the standard library's
+HTTP, and trecho's `SearchRequest`: a bad request is refused before it is sent).
 
     from rag_assets.serve.client import TrechoClient, context_block
 
@@ -18,6 +19,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from typing import Any
+
+from rag_assets.core.request import Limits, SearchRequest, search_request
 
 
 class TrechoError(RuntimeError):
@@ -45,12 +48,15 @@ class TrechoClient:
         base_url: str | None = None,
         token: str | None = None,
         timeout: float = 30.0,
+        limits: Limits | None = None,
     ) -> None:
         """`base_url` defaults to TRECHO_URL, else http://127.0.0.1:8000; `token` to
-        TRECHO_SERVE_TOKEN (sent as a bearer token when set)."""
+        TRECHO_SERVE_TOKEN (sent as a bearer token when set); `limits`: the server's, when
+        it runs with other ones than the defaults (`trecho serve --max-k ...`)."""
         self.base_url = server_url(base_url).rstrip("/")
         self.token = token if token is not None else os.environ.get("TRECHO_SERVE_TOKEN")
         self.timeout = timeout
+        self.limits = limits or Limits()
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         headers = {"Accept": "application/json"}
@@ -75,30 +81,18 @@ class TrechoClient:
         except urllib.error.URLError as exc:
             raise TrechoError(f"{self.base_url}: {exc.reason}") from None
 
-    def search(
-        self,
-        query: str,
-        k: int = 5,
-        mode: str = "hybrid",
-        documents: Sequence[str] | None = None,
-        versions: Sequence[str] | None = None,
-        as_of: str | None = None,
-        expand: bool = False,
-        min_score: float | None = None,
-    ) -> list[dict[str, Any]]:
-        """The `k` best hits for `query` whose cosine is at least `min_score` (default:
-        the server's; see `POST /search`); an empty list means the documents hold no
-        answer."""
-        body: dict[str, Any] = {"query": query, "k": k, "mode": mode, "expand": expand}
-        if min_score is not None:
-            body["min_score"] = min_score
-        if documents is not None:
-            body["documents"] = list(documents)
-        if versions is not None:
-            body["versions"] = list(versions)
-        if as_of is not None:
-            body["as_of"] = as_of
-        return list(self._call("POST", "/search", body)["hits"])
+    def search(self, query: str | SearchRequest, **fields: Any) -> list[dict[str, Any]]:
+        """The hits of a search: a `SearchRequest`, or a query and the request's other
+        fields (`k`, `mode`, `documents`, `versions`, `as_of`, `expand`, `min_score`,
+        `model`), checked here by `search_request` within the client's limits, so a bad
+        request is refused before it is sent. Only hits whose cosine is at least
+        `min_score` (default: the server's) come back: an empty list means the documents
+        hold no answer."""
+        if isinstance(query, SearchRequest):
+            request = query if not fields else search_request(query.fields() | fields, self.limits)
+        else:
+            request = search_request({"query": query, **fields}, self.limits)
+        return list(self._call("POST", "/search", request.fields())["hits"])
 
     def documents(self) -> list[dict[str, Any]]:
         """Every version the server answers from (`GET /documents`)."""

@@ -22,7 +22,8 @@ restart:
 - the vectors of recent queries are remembered (`query_cache`, an LRU per model), so a
   repeated question skips the embedding (the model's cost, most of a search).
 
-Every check of a request is serve/validation.py's (the CLI's too), and fails with a
+A request comes checked (`rag_assets.core.request.search_request`, at each edge: HTTP,
+MCP, the CLI, the client); what only the index can refuse (`check_in_index`) fails with a
 `RequestError` whose message says what is wrong, so the CLI, HTTP and MCP refuse the same
 requests with the same words.
 """
@@ -48,15 +49,8 @@ from rag_assets.core.index.hits import hit_rows
 from rag_assets.core.index.store import read_latest
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lifecycle.rules import searchable
+from rag_assets.core.request import Limits, RequestError, SearchRequest, check_in_index
 from rag_assets.serve.followed import FollowedTable
-from rag_assets.serve.validation import (
-    Limits,
-    check_in_index,
-    check_request,
-    min_score_floor,
-    parse_search,
-    search_fields,
-)
 
 CATALOG_COLUMNS = ["partition_key", "doc_id", "version", "title", "status", "valid_from"]
 
@@ -229,7 +223,7 @@ class Engine:
         index = self.index()
         index.embedder.embed_queries(["warm-up"])
         if index.exists():
-            index.search("warm-up", k=1)
+            index.search(SearchRequest(query="warm-up", k=1))
         return index
 
     def catalog(self, index: ServedIndex) -> Catalog:
@@ -276,46 +270,33 @@ class Engine:
 
     # -- requests ----------------------------------------------------------------------
 
-    def search(
-        self,
-        query: str,
-        k: int = 5,
-        mode: str = "hybrid",
-        documents: Sequence[str] | None = None,
-        versions: Sequence[str] | None = None,
-        as_of: str | dt.date | None = None,
-        expand: bool = False,
-        min_score: float | None = None,
-    ) -> dict[str, Any]:
-        """The `k` best chunks for `query` whose cosine is at least `min_score` (None: the
-        index's, `Index.min_score_for`), each as `trecho search --json` gives it, with the
-        model, date and min_score the search used. Raises RequestError for a bad request
-        (the checks of serve/validation.py, the CLI's and MCP's too)."""
-        fields = search_fields(query, k, mode, documents, versions, as_of, expand, min_score)
-        checked = check_request(parse_search(fields), self.limits)
+    def search(self, request: SearchRequest) -> dict[str, Any]:
+        """The hits of a request (built and checked at the edge by `search_request`),
+        each as `trecho search --json` gives it, with the model, date and min_score the
+        search used (`min_score` None: the index's, `Index.min_score_for`). Raises
+        RequestError for what only the index can refuse (`check_in_index`), or for a
+        request naming a model this server does not answer from."""
         index = self.index()
+        model_id = index.embedder.model_id
+        if request.model is not None and request.model not in (model_id, index.embedder.model):
+            raise RequestError(
+                f"model {request.model!r}: this server answers from {model_id} (the model "
+                "search uses); leave model out, or ask a server of that model"
+            )
         with index.pinned() as (tbl, version):
             catalog = self._catalog(index, tbl, version)
             held = [(v["doc_id"], v["version"]) for v in catalog.versions]
-            checked = check_in_index(checked, held, index.embedder)
-            floor = min_score_floor(index, checked)
-            hits = index.search(
-                checked.query,
-                k=checked.k,
-                mode=checked.mode,  # type: ignore[arg-type]
-                doc_id=checked.documents,
-                version=checked.versions,
-                as_of=checked.as_of,
-                min_score=floor,
-            )
+            floor = index.min_score_for(request.mode, request.min_score)
+            request = check_in_index(request, held, index.embedder, floor)
+            hits = index.search(request)
         return {
-            "query": checked.query,
-            "mode": checked.mode,
-            "k": checked.k,
-            "as_of": (checked.as_of or dt.date.today()).isoformat(),
-            "model": index.embedder.model_id,
-            "min_score": floor,
-            "hits": hit_rows(self.lake, hits, checked.expand),
+            "query": request.query,
+            "mode": request.mode,
+            "k": request.k,
+            "as_of": (request.as_of or dt.date.today()).isoformat(),
+            "model": model_id,
+            "min_score": request.min_score,
+            "hits": hit_rows(self.lake, hits, request.expand),
         }
 
     def documents(self) -> dict[str, Any]:

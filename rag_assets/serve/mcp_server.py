@@ -4,7 +4,7 @@
 Two transports: stdio (`trecho mcp`, an agent launches the process) and streamable HTTP
 (`trecho serve` answers MCP at `/mcp`, next to the JSON API, one model load for both).
 
-A tool's arguments are checked by serve/validation.py before the SDK reads them (strict
+A tool's arguments are checked by `search_request` before the SDK reads them (strict
 types, no unknown argument), so MCP refuses what `POST /search` and `trecho search`
 refuse, with the same words. Over stdio, a request whose JSON holds a lone surrogate
 (`"\\ud800"`: JSON, but not Unicode text) is answered with an error; the SDK alone
@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, Literal
+from typing import Any
 
 import anyio
 import mcp_types
@@ -28,10 +28,10 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
+from rag_assets.core.request import RequestError, SearchRequest, printable, search_request
 from rag_assets.serve.engine import Engine
-from rag_assets.serve.validation import RequestError, parse_search, printable
 
 INSTRUCTIONS = (
     "Search versioned documents (laws, manuals, policies) indexed by trecho. Call "
@@ -75,14 +75,28 @@ def _refusal(exc: RequestError) -> ToolError:
 
 
 class TrechoMCP(MCPServer):
-    """The SDK's server, with each call's arguments checked first (module doc)."""
+    """The SDK's server, with each call's arguments checked first (module doc): a
+    search's by `search_request`, the one check of every edge, within the engine's
+    limits; the tool then gets the `SearchRequest` itself."""
+
+    def __init__(self, engine: Engine, **options: Any) -> None:
+        super().__init__("trecho", **options)
+        self.engine = engine
+
+    async def list_tools(self) -> list[Any]:
+        """The tools, `search_documents` taking a `SearchRequest`'s fields."""
+        tools = await super().list_tools()
+        for tool in tools:
+            if tool.name == "search_documents":
+                tool.input_schema = SEARCH_ARGUMENTS
+        return tools
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """Refuse arguments `POST /search` would refuse (a tool error saying why), then
         call the tool."""
         if name == "search_documents":
             try:
-                parse_search(arguments)
+                arguments = {"request": search_request(arguments, self.engine.limits)}
             except RequestError as exc:
                 raise _refusal(exc) from exc
         elif name == "list_documents" and arguments:
@@ -91,41 +105,18 @@ class TrechoMCP(MCPServer):
         return await super().call_tool(name, arguments, context)
 
 
+SEARCH_ARGUMENTS = SearchRequest.model_json_schema()
+"""What `search_documents` takes: the fields of a `SearchRequest`."""
+
+
 def build_mcp(engine: Engine) -> MCPServer:
     """An MCP server whose two tools answer from `engine`."""
-    server = TrechoMCP("trecho", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = TrechoMCP(engine, instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool(description=SEARCH)
-    def search_documents(
-        query: Annotated[str, Field(description="the question, in the documents' language")],
-        k: Annotated[int, Field(description="how many hits (1 to the server's --max-k)")] = 5,
-        mode: Annotated[
-            Literal["hybrid", "vector", "fts"],
-            Field(description="hybrid (vector + full text), vector, or fts (exact words)"),
-        ] = "hybrid",
-        documents: Annotated[
-            list[str] | None, Field(description="only these doc ids (see list_documents)")
-        ] = None,
-        versions: Annotated[
-            list[str] | None, Field(description="only these versions, e.g. v7")
-        ] = None,
-        as_of: Annotated[
-            str | None,
-            Field(description="validity date YYYY-MM-DD: the versions in force that day"),
-        ] = None,
-        expand: Annotated[
-            bool, Field(description="add each hit's whole parent unit as parent_text")
-        ] = False,
-        min_score: Annotated[
-            float | None,
-            Field(
-                description="lowest cosine to the query a hit may have, -1 to 1 (default: "
-                "the model's; -1 keeps every hit; not with mode fts)"
-            ),
-        ] = None,
-    ) -> dict[str, Any]:
+    def search_documents(request: SearchRequest) -> dict[str, Any]:
         try:
-            return engine.search(query, k, mode, documents, versions, as_of, expand, min_score)
+            return engine.search(request)
         except RequestError as exc:
             raise _refusal(exc) from exc
 

@@ -39,6 +39,7 @@ from rag_assets.core.eval.questions import (
 from rag_assets.core.index import Index, Mode
 from rag_assets.core.index.cache import EmbeddingCache
 from rag_assets.core.lake.schemas import Chunk, content_hash
+from rag_assets.core.request import SearchRequest
 
 METRICS = (
     "hit@1",
@@ -142,7 +143,9 @@ def run_chunks(
     metrics, with the abstention figures at `min_score` when given, + per-question
     results."""
     # exact: an ANN index would make the figures depend on its state, not on the chunks
-    hits = index.search_many([q.question for q in questions], k=k, mode=mode, exact=True)
+    hits = index.search_many(
+        [SearchRequest(query=q.question, k=k, mode=mode) for q in questions], exact=True
+    )
     results = [judge(q, h, versions) for q, h in zip(questions, hits, strict=True)]
     metrics = summarize(results, min_score)
     metrics.update(_damage(chunks, versions))

@@ -98,8 +98,6 @@ from rag_assets.core.index.retrieval import (
     CANDIDATES_PER_K,
     MAX_QUERY_TERMS,
     MIN_CANDIDATES,
-    MODES,
-    Mode,
     fts_terms,
 )
 from rag_assets.core.index.scoring import (
@@ -128,6 +126,15 @@ from rag_assets.core.index.upkeep import (
     IndexStats,
     fts_config,
 )
+from rag_assets.core.request import (
+    MODES,
+    Limits,
+    Mode,
+    RequestError,
+    SearchRequest,
+    check_in_index,
+    search_request,
+)
 
 __all__ = [
     "ACTIVE_TABLE",
@@ -140,6 +147,11 @@ __all__ = [
     "FTS_LANGUAGE",
     "HIT_COLUMNS",
     "KEY_COLUMNS",
+    "Limits",
+    "RequestError",
+    "SearchRequest",
+    "check_in_index",
+    "search_request",
     "Hit",
     "INDEX_LAG_ROWS",
     "Index",

@@ -7,11 +7,10 @@ import logging
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.citations import cited_articles, path_filter
 from rag_assets.core.index.fusion import Ranked, _Fused, _rrf, _tie_order
 from rag_assets.core.index.hits import Hit, _hits, _ranked_hits, above_min_score
@@ -26,11 +25,10 @@ from rag_assets.core.index.upkeep import ann_ef_for
 from rag_assets.core.lake.layout import validate_key_part
 from rag_assets.core.lake.sidecar import ACTIVE
 from rag_assets.core.lifecycle.rules import searchable, searchable_sql, superseded
+from rag_assets.core.request import SearchRequest
 
 log = logging.getLogger(__name__)
 
-Mode = Literal["hybrid", "vector", "fts"]
-MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
 CANDIDATES_PER_K = 4
 """Hybrid search fetches this many times `k` candidates from each retriever."""
 MIN_CANDIDATES = 20
@@ -77,118 +75,72 @@ class _Retrieval(_ModelTable):
     _where_cache: dict[tuple[Any, ...], str | None]
 
     def search(
-        self,
-        query: str,
-        k: int = 5,
-        mode: Mode = "hybrid",
-        doc_id: str | Sequence[str] | None = None,
-        version: str | Sequence[str] | None = None,
-        as_of: dt.date | None = None,
-        include_revoked: bool = False,
-        *,
-        exact: bool = False,
-        min_score: float | None = None,
+        self, request: SearchRequest, *, exact: bool = False, include_revoked: bool = False
     ) -> list[Hit]:
-        """The `k` best chunks for a query, among active versions valid on `as_of`.
+        """The `request.k` best chunks for a request (`rag_assets.core.request`, checked
+        where it was built), among active versions valid on `request.as_of`.
 
         `exact=True` scans every vector instead of using the vector index (evaluations:
         results that do not depend on the index); without an index it changes nothing.
-        `min_score` drops the hits whose cosine is below it (so fewer than `k`, or none,
-        may come back); None keeps them all, as does mode fts (no cosine): the served
-        default is `self.min_score`, resolved by `min_score_for`.
+        `request.min_score` drops the hits whose cosine is below it (so fewer than `k`,
+        or none, may come back); None keeps them all, as does mode fts (no cosine): the
+        served default is resolved at the edge (`check_in_index`, `min_score_for`).
+        `include_revoked` also searches revoked versions (the lifecycle's tests).
         """
-        return self.search_many(
-            [query],
-            k,
-            mode,
-            doc_id,
-            version,
-            as_of,
-            include_revoked,
-            exact=exact,
-            min_score=min_score,
-        )[0]
+        return self.search_many([request], exact=exact, include_revoked=include_revoked)[0]
 
     def search_many(
         self,
-        queries: Sequence[str],
-        k: int = 5,
-        mode: Mode = "hybrid",
-        doc_id: str | Sequence[str] | None = None,
-        version: str | Sequence[str] | None = None,
-        as_of: dt.date | None = None,
-        include_revoked: bool = False,
+        requests: Sequence[SearchRequest],
         *,
         exact: bool = False,
-        min_score: float | None = None,
+        include_revoked: bool = False,
     ) -> list[list[Hit]]:
-        """`search` for many queries, embedding them in one batch (for evaluations)."""
-        answers = self._search_many(
-            queries, k, mode, doc_id, version, as_of, include_revoked, exact=exact
-        )
-        return [above_min_score(hits, min_score) for hits in answers]
+        """`search` for many requests; those that differ only in their query share one
+        batch of embeddings and one filter (evaluations)."""
+        groups: dict[str, list[int]] = {}
+        for i, request in enumerate(requests):
+            groups.setdefault(request.model_dump_json(exclude={"query", "expand"}), []).append(i)
+        answers: list[list[Hit]] = [[] for _ in requests]
+        for members in groups.values():
+            batch = [requests[i] for i in members]
+            found = self._search_many(batch, exact, include_revoked)
+            for i, hits in zip(members, found, strict=True):
+                answers[i] = above_min_score(hits, requests[i].min_score)
+        return answers
 
     def min_score_for(self, mode: str, given: float | None = None) -> float | None:
         """The `min_score` a served search applies: `given`, else this index's
         (`self.min_score`: TRECHO_MIN_SCORE, else the model's `default_min_score`); None
-        in mode fts, which has no cosine (a `given` one there is refused)."""
+        in mode fts, which has no cosine (`SearchRequest` refuses one given there)."""
         if mode == "fts":
-            if given is not None:
-                raise ConfigError(
-                    "min_score is a cosine similarity and mode fts has none: "
-                    "use mode hybrid or vector, or leave min_score out"
-                )
             return None
         return self.min_score if given is None else given
 
     def _search_many(
-        self,
-        queries: Sequence[str],
-        k: int,
-        mode: Mode,
-        doc_id: str | Sequence[str] | None,
-        version: str | Sequence[str] | None,
-        as_of: dt.date | None,
-        include_revoked: bool,
-        *,
-        exact: bool,
+        self, requests: list[SearchRequest], exact: bool, include_revoked: bool
     ) -> list[list[Hit]]:
-        """`search_many` before `min_score`.
+        """`search_many` of requests that differ only in their query, before `min_score`.
 
         A read may start on a table version whose files a purge then deletes (the purge
         keeps only the latest version: a revoked text must leave the disk): it is read
         again from the latest version (`read_latest`), so a search never fails
         because a newer version removed a file under it."""
-        if mode not in MODES:
-            raise ConfigError(f"mode {mode!r} must be one of {list(MODES)}")
-        if k < 1:
-            raise ConfigError(f"k must be at least 1, got {k}")
-        queries = list(queries)
         tbl = self._open()
-        if tbl is None or not queries:
-            return [[] for _ in queries]
+        if tbl is None:
+            return [[] for _ in requests]
         return read_latest(
-            tbl,
-            lambda t: self._search_on(
-                t, queries, k, mode, doc_id, version, as_of, include_revoked, exact
-            ),
-            self._reopen,
+            tbl, lambda t: self._search_on(t, requests, exact, include_revoked), self._reopen
         )
 
     def _search_on(
-        self,
-        tbl: Any,
-        queries: list[str],
-        k: int,
-        mode: Mode,
-        doc_id: str | Sequence[str] | None,
-        version: str | Sequence[str] | None,
-        as_of: dt.date | None,
-        include_revoked: bool,
-        exact: bool,
+        self, tbl: Any, requests: list[SearchRequest], exact: bool, include_revoked: bool
     ) -> list[list[Hit]]:
-        """`search_many` on one table handle (one table version)."""
-        where = self._where(tbl, doc_id, version, as_of or dt.date.today(), include_revoked)
+        """`_search_many` on one table handle (one table version)."""
+        first = requests[0]
+        k, mode, queries = first.k, first.mode, [r.query for r in requests]
+        day = first.as_of or dt.date.today()
+        where = self._where(tbl, first.documents, first.versions, day, include_revoked)
         if mode == "fts":  # k rows: the hit columns come with them
             return [_ranked_hits(self._fts(tbl, q, where, k, strict=True), "fts") for q in queries]
         if mode == "vector":
