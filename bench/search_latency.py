@@ -331,7 +331,7 @@ def sweep_ef(
     speed-up (median of paired ratios), recall@10 and mean cosine of the top 10 / exact's."""
     vectors = embedder.embed_queries(queries)
     where = Index.filter_sql()
-    tbl = index._open()
+    tbl = index.current_table()
     sides: dict[str, Any] = {"exact": None, "LanceDB default": "default"}
     sides |= {f"ef={ef}": ef for ef in ef_sweep}
     sides |= {f"ef={ef}, re-ranking {r} x k": (ef, r) for ef in ef_sweep for r in refine}

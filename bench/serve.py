@@ -75,7 +75,7 @@ from search_latency import Source, load_queries, real_source, synthesize
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, Mode, ModelRef, read_active, write_active
-from rag_assets.core.index.hits import _hits as late_fetch
+from rag_assets.core.index.hits import fetch_hits as late_fetch
 from rag_assets.core.index.hits import hit_rows
 from rag_assets.core.index.retrieval import fts_terms
 from rag_assets.core.lake.layout import Lake
@@ -240,7 +240,7 @@ def lancedb_hybrid(engine: Engine) -> Callable[[str], Any]:
     from lancedb.rerankers import RRFReranker
 
     index = engine.index()
-    tbl = index._open()
+    tbl = index.current_table()
     reranker = RRFReranker()
 
     def run(query: str) -> Any:
@@ -254,7 +254,7 @@ def lancedb_hybrid(engine: Engine) -> Callable[[str], Any]:
 def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[float]]:
     """Part 2: each part of a search alone, per query (see the module doc)."""
     index = engine.index()
-    tbl = index._open()
+    tbl = index.current_table()
     today = dt.date.today()
     one_doc = sorted(engine.catalog(index).doc_ids)[0]
     where_doc = index._where(tbl, one_doc, None, today, False)
@@ -267,7 +267,7 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
         for i in range(len(queries))
     ]
     weights = {"vector": index.vector_weight}
-    fused = [search._rrf(r, K, weights, index.rrf_k) for r in ranked]
+    fused = [search.rrf(r, K, weights, index.rrf_k) for r in ranked]
     hits = [late_fetch(tbl, [f])[0] for f in fused]
     answers = [engine.search(SearchRequest(query=q, k=K)) for q in queries]
 
@@ -278,7 +278,7 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
         fts.join()
 
     parts: dict[str, Callable[[int], Any]] = {
-        "active model + table version check": lambda i: engine.index()._open(),
+        "active model + table version check": lambda i: engine.index().current_table(),
         "table version check (one table)": lambda i: index.followed.snapshot(),
         "documents catalog (cached per table version)": lambda i: engine.catalog(index),
         "filter: none needed": lambda i: index._where(tbl, None, None, today, False),
@@ -308,7 +308,7 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
         "full-text query, one-document filter, keys": lambda i: index._fts(
             tbl, queries[i], where_doc, N, False, light=True
         ),
-        "fusion (weighted RRF)": lambda i: search._rrf(ranked[i], K, weights, index.rrf_k),
+        "fusion (weighted RRF)": lambda i: search.rrf(ranked[i], K, weights, index.rrf_k),
         f"late fetch: hit columns of the {K} fused hits by row id": lambda i: late_fetch(
             tbl, [fused[i]]
         ),
@@ -349,7 +349,7 @@ def stages(engine: Engine, lake: Lake, queries: list[str]) -> dict[str, list[flo
 def knobs(index: Index, queries: list[str]) -> list[tuple[str, float, float, float]]:
     """Part 3: (setting, recall of N candidates, recall of K hits, p50 s) per knob pair,
     against the exact scan; the pairs run in rotated order per query."""
-    tbl = index._open()
+    tbl = index.current_table()
     vectors = index.embedder.embed_queries(queries)
 
     def ids(query: Any) -> list[str]:

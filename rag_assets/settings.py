@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_assets.core.errors import ConfigError
@@ -166,6 +167,30 @@ class Settings:
         if not (model or query_prefix is not None or passage_prefix is not None):
             embedder = active_embedder(uri, embedder)
         return self.index(uri, embedder)
+
+
+def cache_root(env: Mapping[str, str] | None = None) -> Path:
+    """Where trecho keeps per-machine caches (tokenizers, ONNX exports):
+    `TRECHO_CACHE_DIR`, else `$XDG_CACHE_HOME/trecho`, else `~/.cache/trecho`. Read at
+    each call: the core asks for it where a cache is opened."""
+    env = os.environ if env is None else env
+    if env.get("TRECHO_CACHE_DIR", "").strip():
+        return Path(env["TRECHO_CACHE_DIR"].strip()).expanduser()
+    base = env.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "trecho"
+
+
+def onnx_root(env: Mapping[str, str] | None = None) -> Path:
+    """Where ONNX exports live: `TRECHO_ONNX_DIR`, else `<cache_root>/onnx`."""
+    env = os.environ if env is None else env
+    given = env.get("TRECHO_ONNX_DIR", "").strip()
+    return Path(given).expanduser() if given else cache_root(env) / "onnx"
+
+
+def secret(name: str | None) -> str | None:
+    """The value of the environment variable `name` (an API key a setting names, never
+    stored in configuration); None when unset, empty or not named."""
+    return (os.environ.get(name) or None) if name else None
 
 
 def e5_query_path(setting: str, *, server: bool) -> str:

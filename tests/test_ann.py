@@ -67,7 +67,7 @@ def actions(index: Index) -> list[str]:
 def plan(index: Index, query: str, exact: bool = False) -> str:
     """LanceDB's plan for the vector query `search` would run."""
     vector = index.embedder.embed_queries([query])[0]
-    tbl = index._open()
+    tbl = index.current_table()
     return str(index._vector_query(tbl, vector, Index.filter_sql(), 10, exact).explain_plan())
 
 

@@ -11,7 +11,7 @@ import pytest
 from rag_assets.core.lake.layout import Lake, LakeError, make_key, split_key
 from rag_assets.core.lake.parquet import first_rows, write_stage
 from rag_assets.core.lake.sidecar import Sidecar
-from rag_assets.core.lifecycle.rules import is_live
+from rag_assets.core.lifecycle.rules import why_not_live
 
 
 @pytest.mark.parametrize("key", ["lgpd@2018", "manual-beneficiario@v7", "a.b_c@1.0"])
@@ -45,10 +45,10 @@ def test_sidecar_errors_name_the_file(tmp_path: Path):
 
 def test_liveness_follows_status_and_validity():
     today = dt.date(2026, 6, 1)
-    assert is_live(Sidecar(), today)
-    assert not is_live(Sidecar(status="revoked"), today)
-    assert not is_live(Sidecar(valid_to=dt.date(2026, 2, 28)), today)
-    assert is_live(Sidecar(valid_to=dt.date(2026, 6, 1)), today)
+    assert why_not_live(Sidecar(), today) is None
+    assert why_not_live(Sidecar(status="revoked"), today) == "revoked"
+    assert why_not_live(Sidecar(valid_to=dt.date(2026, 2, 28)), today) == "expired on 2026-02-28"
+    assert why_not_live(Sidecar(valid_to=dt.date(2026, 6, 1)), today) is None
 
 
 def test_scan_finds_versions_and_reports_bad_names(tmp_path: Path):

@@ -412,10 +412,10 @@ def test_a_hybrid_hit_only_full_text_found_gets_its_cosine_from_its_stored_vecto
     index: Index,
 ) -> None:
     query = "garantia meses"
-    tbl = index._open()
+    tbl = index.current_table()
     where = index._where(tbl, None, None, dt.date.today(), False)
-    fused = search.retrieval._rrf({"fts": index._fts(tbl, query, where, 3, True, True)}, 3)
-    [hits] = search.retrieval._hits(tbl, [fused], index.embedder.embed_queries([query]))
+    fused = search.retrieval.rrf({"fts": index._fts(tbl, query, where, 3, True, True)}, 3)
+    [hits] = search.retrieval.fetch_hits(tbl, [fused], index.embedder.embed_queries([query]))
     cosines = {
         h.chunk_id: h.cosine for h in index.search(SearchRequest(query=query, k=7, mode="vector"))
     }
@@ -441,10 +441,10 @@ def test_min_score_drops_the_hits_below_it_and_needs_a_cosine(index: Index) -> N
 
 
 def test_a_ranked_chunk_that_cannot_be_read_back_is_a_clear_error(index: Index) -> None:
-    tbl = index._open()
-    gone = search.retrieval._Fused({"_rowid": 10**12, "partition_key": "x", "chunk_id": "y"})
+    tbl = index.current_table()
+    gone = search.retrieval.Fused({"_rowid": 10**12, "partition_key": "x", "chunk_id": "y"})
     with pytest.raises(RuntimeError, match=f"table {index.table_name} .* could not be read back"):
-        search.retrieval._hits(tbl, [[gone]])
+        search.retrieval.fetch_hits(tbl, [[gone]])
 
 
 def test_bad_input_is_rejected(index: Index) -> None:

@@ -22,8 +22,8 @@ from rag_assets.core.index.cache import EmbeddingCache, embed_cached
 from rag_assets.core.index.models import promote_if_complete
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.parquet import read_stage, remove_stage_files
-from rag_assets.core.lake.sidecar import ACTIVE
 from rag_assets.core.lifecycle.purge import purge_version
+from rag_assets.core.lifecycle.rules import is_active
 from rag_assets.core.lifecycle.versions import not_live_reason, replaced_once_committed
 from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLDERS, RAW_PDF
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
@@ -79,7 +79,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         reason = still_live()
         if reason is None:
             info, status, valid_to = load_info(lake.lake, key)
-            reason = None if status == ACTIVE else f"{status} when its run read it"
+            reason = None if is_active(status) else f"{status} when its run read it"
         if reason is not None:
             return not_written(context, lake.lake, key, reason, index.table_name)
         table = read_stage(lake.lake, FOLDERS[CHUNKS], key)

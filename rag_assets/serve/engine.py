@@ -141,7 +141,7 @@ class ServedIndex(Index):
         finally:
             del self._local.snapshot
 
-    def _open(self) -> Any | None:
+    def current_table(self) -> Any | None:
         snapshot = getattr(self._local, "snapshot", None)
         return snapshot[0] if snapshot is not None else self.followed.current()
 
@@ -153,7 +153,7 @@ class ServedIndex(Index):
             self._local.snapshot = snapshot
         return snapshot
 
-    def _reopen(self) -> Any | None:
+    def reopen_table(self) -> Any | None:
         return self.refresh()[0]
 
 

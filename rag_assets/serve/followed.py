@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.index.store import _open_table
+from rag_assets.core.index.store import table_or_none
 
 SETTLED_NS = 2_000_000_000
 """How long (2 s) after the last change of a table's `_versions` folder an unchanged
@@ -113,7 +113,7 @@ class FollowedTable:
         return int(self._probe.version)
 
     def _open(self) -> Any | None:
-        return _open_table(self.db, self.name)
+        return table_or_none(self.db, self.name)
 
 
 def _versions_folder(uri: str) -> Path | None:

@@ -349,7 +349,9 @@ class SituatorConfig:
         """The configured `Situator`, or None when the step is off."""
         if not self.enabled:
             return None
-        api_key = os.environ.get(self.api_key_env) if self.api_key_env else None
+        from rag_assets.settings import secret  # the settings read the environment
+
+        api_key = secret(self.api_key_env)
         return Situator(
             url=self.url,
             model=self.model,

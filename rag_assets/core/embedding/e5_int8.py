@@ -39,7 +39,7 @@ import numpy as np
 
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import WeightsFile
-from rag_assets.core.embedding.e5_onnx import PROBES, E5Onnx, _Graph, dequantize
+from rag_assets.core.embedding.e5_onnx import PROBES, E5Onnx, OnnxGraph, dequantize
 from rag_assets.core.embedding.tokens import importable, publish_dir, versions
 from rag_assets.core.errors import UserError
 
@@ -78,7 +78,7 @@ def require(variant: str) -> None:
         )
 
 
-class _Dense(_Graph):
+class _Dense(OnnxGraph):
     """The encoder as a float32 ONNX graph for `quantize_dynamic`: `e5_onnx`'s graph (one
     text a call) with plain `MatMul`s on the dequantized weights, which get quantized."""
 

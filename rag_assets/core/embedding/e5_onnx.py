@@ -89,7 +89,7 @@ def _matmul_nbits(blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return packed, blocks["d"].astype(np.float32).reshape(-1)
 
 
-class _Graph:
+class OnnxGraph:
     """Builds the encoder's ONNX graph node by node (names are generated)."""
 
     def __init__(self, weights: WeightsFile) -> None:
@@ -221,7 +221,7 @@ class E5Onnx:
     def graph(self) -> bytes | str:
         """The ONNX model the session runs: the MatMulNBits graph, built in memory (a
         subclass may give a file path instead)."""
-        return _Graph(self.weights).model()
+        return OnnxGraph(self.weights).model()
 
     @cached_property
     def tokenizer(self) -> e5_backend.E5Tokenizer:

@@ -35,7 +35,6 @@ import numpy as np
 
 from rag_assets.core.embedding.tokens import (
     ModelInfo,
-    cache_root,
     cached_info,
     fingerprint,
     publish_dir,
@@ -103,9 +102,11 @@ class OnnxMismatch(UserError, RuntimeError):
 
 
 def onnx_root() -> Path:
-    """Where exports live: `TRECHO_ONNX_DIR`, else `<trecho cache>/onnx`."""
-    env = os.environ.get("TRECHO_ONNX_DIR")
-    return Path(env).expanduser() if env else cache_root() / "onnx"
+    """Where exports live (`rag_assets.settings.onnx_root`: `TRECHO_ONNX_DIR`, else
+    `<trecho cache>/onnx`; the settings read the environment)."""
+    from rag_assets.settings import onnx_root as configured
+
+    return configured()
 
 
 def export_dir(model_dir: Path, slug: str) -> Path:

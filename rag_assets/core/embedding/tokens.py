@@ -214,12 +214,11 @@ class ModelInfo:
 
 
 def cache_root() -> Path:
-    """Where trecho keeps per-machine caches: `TRECHO_CACHE_DIR`, else
-    `$XDG_CACHE_HOME/trecho`, else `~/.cache/trecho`."""
-    if os.environ.get("TRECHO_CACHE_DIR"):
-        return Path(os.environ["TRECHO_CACHE_DIR"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base).expanduser() / "trecho"
+    """Where trecho keeps per-machine caches (`rag_assets.settings.cache_root`: the
+    settings read the environment)."""
+    from rag_assets.settings import cache_root as configured
+
+    return configured()
 
 
 def importable(*modules: str) -> bool:

@@ -12,7 +12,15 @@ fusion of the retrievers' lists), `models` (model switching), `hits` (hits as ro
 parent text), `citations` (cited articles) and `index` (`Index`, which writes a model's
 table and inherits upkeep and retrieval).
 Names are re-exported here; a tunable constant (`INDEX_LAG_ROWS`...) is read from the
-module that defines it.
+module that defines it. A search is asked as a `SearchRequest` (`rag_assets.core.request`,
+re-exported here), built and checked once at the edge, and run as it is.
+
+`Index` is the one class of the project assembled from mixins, and the documented
+exception to composition: `ModelTable` (store: the table, its handle, opening it again)
+is the base of `IndexUpkeep` (upkeep) and `Retrieval` (retrieval), which `Index` joins.
+The three share one table handle, its cached state and the write lock, which a
+composition would pass between three objects at every call; the mixins keep each job in
+its own module, and none is used alone.
 
 Choices written down here:
 
@@ -90,7 +98,7 @@ from rag_assets.core.index.active import (
     ref_in,
     write_active,
 )
-from rag_assets.core.index.fusion import RRF_K, _rrf
+from rag_assets.core.index.fusion import RRF_K, rrf
 from rag_assets.core.index.hits import Hit
 from rag_assets.core.index.index import Index
 from rag_assets.core.index.retrieval import (
@@ -166,7 +174,7 @@ __all__ = [
     "RRF_K",
     "RRF_K_E5",
     "VECTOR_WEIGHT_E5",
-    "_rrf",
+    "rrf",
     "active_embedder",
     "committed_keys",
     "default_min_score",

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index.locking import _retry, _table_lock
-from rag_assets.core.index.store import _open_table, model_tables, table_name
+from rag_assets.core.index.locking import retry_commit, table_lock
+from rag_assets.core.index.store import model_tables, table_name, table_or_none
 from rag_assets.core.lake.layout import validate_key_part
 
 ACTIVE_TABLE = "trecho_active_model"
@@ -54,7 +54,7 @@ class ModelRef:
 
 def read_active(uri: str | os.PathLike[str]) -> ModelRef | None:
     """The model search uses in this database, or None before anything was indexed."""
-    return ref_in(_open_table(lancedb.connect(str(uri)), ACTIVE_TABLE))
+    return ref_in(table_or_none(lancedb.connect(str(uri)), ACTIVE_TABLE))
 
 
 def ref_in(pointer: Any | None) -> ModelRef | None:
@@ -73,9 +73,9 @@ def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
         [asdict(ref)],
         schema=pa.schema([(name, pa.string()) for name in asdict(ref)]),
     )
-    with _table_lock(str(uri), ACTIVE_TABLE):
+    with table_lock(str(uri), ACTIVE_TABLE):
         mode = "overwrite" if ACTIVE_TABLE in model_tables(uri, prefix="") else "create"
-        _retry(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
+        retry_commit(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
 
 
 def committed_keys(uri: str | os.PathLike[str], doc_id: str | None = None) -> set[str]:
@@ -86,7 +86,7 @@ def committed_keys(uri: str | os.PathLike[str], doc_id: str | None = None) -> se
     active = read_active(uri)
     if active is None:
         return set()
-    tbl = _open_table(lancedb.connect(str(uri)), table_name(active.model_id))
+    tbl = table_or_none(lancedb.connect(str(uri)), table_name(active.model_id))
     if tbl is None:
         return set()
     query = tbl.search()

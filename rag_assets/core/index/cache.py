@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index.locking import _retry, _table_lock
-from rag_assets.core.index.store import _open_table, table_name
+from rag_assets.core.index.locking import retry_commit, table_lock
+from rag_assets.core.index.store import table_name, table_or_none
 from rag_assets.core.index.upkeep import COMPACT_FRAGMENTS, upkeep_table
 from rag_assets.core.lake.schemas import content_hash
 
@@ -52,7 +52,7 @@ class EmbeddingCache:
         self.table_name = CACHE_PREFIX + embedder.model_id
 
     def _open(self) -> Any | None:
-        return _open_table(self.db, self.table_name)
+        return table_or_none(self.db, self.table_name)
 
     def lookup(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
         """The cached vectors among `hashes` (missing ones are simply absent)."""
@@ -112,8 +112,8 @@ class EmbeddingCache:
                     tbl = self.db.open_table(self.table_name)
             tbl.merge_insert("text_hash").when_not_matched_insert_all().execute(data)
 
-        with _table_lock(self.uri, self.table_name):
-            _retry(merge, f"cache {self.table_name}")
+        with table_lock(self.uri, self.table_name):
+            retry_commit(merge, f"cache {self.table_name}")
             tbl = self._open()
             if tbl is not None and int(tbl.version) % COMPACT_FRAGMENTS == 0:
                 upkeep_table(tbl)  # one fragment per write: lookups would open them all
@@ -181,9 +181,9 @@ def unused_entries(uri: str | os.PathLike[str], model_id: str) -> set[str]:
     vectors of texts removed (a revoked version's, or left by a run before entries were
     written with their rows). Compared in Arrow: only the unused ones become strings."""
     db = lancedb.connect(str(uri))
-    cached = hash_column(_open_table(db, CACHE_PREFIX + model_id), "text_hash")
+    cached = hash_column(table_or_none(db, CACHE_PREFIX + model_id), "text_hash")
     if not len(cached):
         return set()
-    used = hash_column(_open_table(db, table_name(model_id)), "content_hash")
+    used = hash_column(table_or_none(db, table_name(model_id)), "content_hash")
     unused = pc.filter(cached, pc.invert(pc.is_in(cached, value_set=pc.unique(used))))
     return set(unused.to_pylist())

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rag_assets.core.lifecycle.rules import ACTIVE, searchable
+from rag_assets.core.lifecycle.rules import is_active, searchable, started
 
 
 def why_no_hits(
@@ -39,9 +39,9 @@ def why_no_hits(
 
 def _not_in_force(row: Mapping[str, Any], day: dt.date) -> str:
     """Why one version is not searched on `day`: its status, or its validity."""
-    if row["status"] != ACTIVE:
+    if not is_active(row["status"]):
         return f"is {row['status']}"
-    if row["valid_from"] is not None and row["valid_from"] > day:
+    if not started(row["valid_from"], day):
         return f"is valid from {row['valid_from']}"
     return f"ended on {row['valid_to']}"
 

@@ -9,7 +9,7 @@ RRF_K = 60
 """Reciprocal rank fusion constant: score = sum over retrievers of 1 / (RRF_K + rank)."""
 
 
-def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
+def tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
     """Rank order of one retriever's rows: best score first, equal scores (rows of one
     table share BM25 scores) by key and chunk id, so the same index state always gives
     the same ranking, whatever order the store returned them in."""
@@ -17,11 +17,11 @@ def _tie_order(score: float, row: dict[str, Any]) -> tuple[float, str, str]:
 
 
 Ranked = list[tuple[float, dict[str, Any]]]
-"""One retriever's answer: (score, row) pairs, best first (`_tie_order`)."""
+"""One retriever's answer: (score, row) pairs, best first (`tie_order`)."""
 
 
 @dataclass
-class _Fused:
+class Fused:
     """One chunk of a fused ranking: its row as the retrievers read it (key columns and
     row id), its fused score, each retriever's rank and its own score (cosine, BM25)."""
 
@@ -37,19 +37,19 @@ class _Fused:
         return self.scores.get("vector", self.scores.get("citation"))
 
 
-def _rrf(
+def rrf(
     ranked: dict[str, Ranked],
     k: int,
     weights: dict[str, float] | None = None,
     rrf_k: int = RRF_K,
-) -> list[_Fused]:
+) -> list[Fused]:
     """Reciprocal rank fusion of several ranked lists, keeping each retriever's rank;
     a retriever's `weights` entry (1 when absent) multiplies its 1 / (rrf_k + rank)."""
-    fused: dict[tuple[str, str], _Fused] = {}
+    fused: dict[tuple[str, str], Fused] = {}
     for retriever, rows in ranked.items():
         weight = (weights or {}).get(retriever, 1.0)
         for rank, (score, row) in enumerate(rows, start=1):
-            entry = fused.setdefault((row["partition_key"], row["chunk_id"]), _Fused(row))
+            entry = fused.setdefault((row["partition_key"], row["chunk_id"]), Fused(row))
             entry.score += weight / (rrf_k + rank)
             entry.ranks[retriever] = rank
             entry.scores[retriever] = score

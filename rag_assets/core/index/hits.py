@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from rag_assets.core.index.fusion import Ranked, _Fused
+from rag_assets.core.index.fusion import Fused, Ranked
 from rag_assets.core.index.store import (
     HIT_COLUMNS,
     TableMoved,
@@ -109,8 +109,8 @@ class Hit:
         return out
 
 
-def _hits(
-    tbl: Any, answers: list[list[_Fused]], vectors: np.ndarray | None = None
+def fetch_hits(
+    tbl: Any, answers: list[list[Fused]], vectors: np.ndarray | None = None
 ) -> list[list[Hit]]:
     """The hits of fused rankings, their hit columns read by row id for these chunks only
     (one read for every answer), on the handle the retrievers read: the same table
@@ -148,7 +148,7 @@ def _cosine(query: np.ndarray, stored: Sequence[float]) -> float:
     return float(np.dot(query, other) / norm) if norm else 0.0
 
 
-def _ranked_hits(rows: Ranked, retriever: str) -> list[Hit]:
+def ranked_hits(rows: Ranked, retriever: str) -> list[Hit]:
     """One retriever's answer as hits (its rows hold the hit columns); its score is the
     hit's `cosine` (vector) or `bm25` (fts)."""
     vector = retriever == "vector"

@@ -15,16 +15,16 @@ import pyarrow.compute as pc
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.index.locking import _retry
-from rag_assets.core.index.retrieval import _Retrieval, _VersionRow
+from rag_assets.core.index.locking import retry_commit
+from rag_assets.core.index.retrieval import Retrieval, VersionRow
 from rag_assets.core.index.scoring import default_min_score, default_rrf_k, default_vector_weight
-from rag_assets.core.index.store import NoLongerLive, _as_chunk_table, store_schema
-from rag_assets.core.index.upkeep import ANN_EF, ANN_MIN_ROWS, FTS_LANGUAGE, _IndexUpkeep
+from rag_assets.core.index.store import NoLongerLive, as_chunk_table, store_schema
+from rag_assets.core.index.upkeep import ANN_EF, ANN_MIN_ROWS, FTS_LANGUAGE, IndexUpkeep
 from rag_assets.core.lake.layout import split_key
 from rag_assets.core.lake.sidecar import STATUSES
 
 
-class Index(_IndexUpkeep, _Retrieval):
+class Index(IndexUpkeep, Retrieval):
     """The LanceDB table of one embedding model: write partitions, search chunks.
 
     Every call opens the table afresh, so writes by other processes (Dagster runs in
@@ -69,7 +69,7 @@ class Index(_IndexUpkeep, _Retrieval):
         if self.ann_min_rows < 0 or self.ann_ef < 1:
             raise ConfigError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
         self.db = lancedb.connect(self.uri)
-        self._versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]] = ((-1, -1), {})
+        self._versions_cache: tuple[tuple[int, int], dict[str, VersionRow]] = ((-1, -1), {})
         self._versions_seen = None
         self._where_cache = {}
         self.last_index_update: list[str] = []
@@ -117,7 +117,7 @@ class Index(_IndexUpkeep, _Retrieval):
         split_key(partition_key)
         if status not in STATUSES:
             raise ValueError(f"status {status!r} must be one of {list(STATUSES)}")
-        table = _as_chunk_table(chunks)
+        table = as_chunk_table(chunks)
         keys = set(table.column("partition_key").to_pylist())
         if keys - {partition_key}:
             raise ValueError(
@@ -141,7 +141,7 @@ class Index(_IndexUpkeep, _Retrieval):
         gone = where + "".join(f" OR partition_key = '{old}'" for old in replaces)
 
         def merge() -> Any:
-            tbl = self._open()  # a fresh handle: a retry must see the winner's commit
+            tbl = self.current_table()  # a fresh handle: a retry must see the winner's commit
             if tbl is None:
                 try:
                     return self.db.create_table(self.table_name, data, mode="create")
@@ -163,7 +163,7 @@ class Index(_IndexUpkeep, _Retrieval):
             reason = still_live() if still_live is not None else None
             if reason:
                 raise NoLongerLive(f"{partition_key}: not written: {reason}")
-            tbl = _retry(merge, f"upsert {partition_key}")
+            tbl = retry_commit(merge, f"upsert {partition_key}")
             stored = int(tbl.count_rows(where))
             if on_commit is not None:
                 on_commit()
@@ -218,12 +218,12 @@ class Index(_IndexUpkeep, _Retrieval):
         with self._write_lock():
             n = int(self.db.open_table(self.table_name).count_rows(where))
             if n:
-                _retry(lambda: self.db.open_table(self.table_name).delete(where), "delete")
+                retry_commit(lambda: self.db.open_table(self.table_name).delete(where), "delete")
         return n
 
     def partition_counts(self) -> dict[str, int]:
         """Rows per partition key (empty when the table does not exist)."""
-        tbl = self._open()
+        tbl = self.current_table()
         if tbl is None:
             return {}
         keys = tbl.search().select(["partition_key"]).limit(None).to_arrow()
@@ -239,7 +239,7 @@ class Index(_IndexUpkeep, _Retrieval):
     def version_rows(self) -> list[dict[str, Any]]:
         """One row per version the table holds (partition_key, doc_id, version, status,
         valid_from, valid_to); empty when the table does not exist."""
-        tbl = self._open()
+        tbl = self.current_table()
         if tbl is None:
             return []
         columns = ["partition_key", "doc_id", "version", "status", "valid_from", "valid_to"]

@@ -27,14 +27,14 @@ def _is_conflict(exc: Exception) -> bool:
 
 
 @contextmanager
-def _table_lock(uri: str, name: str) -> Iterator[None]:
+def table_lock(uri: str, name: str) -> Iterator[None]:
     """Serialize writes to one table: across processes for a local database, across the
     processes of one host for an object store (hosts race through LanceDB's commit retry)."""
     with file_lock(local_lock_path(uri, f".{name}.lock")):
         yield
 
 
-def _retry(action: Callable[[], _T], what: str, attempts: int = 8) -> _T:
+def retry_commit(action: Callable[[], _T], what: str, attempts: int = 8) -> _T:
     """Run a LanceDB write, retrying commit conflicts with another writer (with backoff)."""
     for attempt in range(1, attempts + 1):
         try:

@@ -12,19 +12,18 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from rag_assets.core.index.citations import cited_articles, path_filter
-from rag_assets.core.index.fusion import Ranked, _Fused, _rrf, _tie_order
-from rag_assets.core.index.hits import Hit, _hits, _ranked_hits, above_min_score
+from rag_assets.core.index.fusion import Fused, Ranked, rrf, tie_order
+from rag_assets.core.index.hits import Hit, above_min_score, fetch_hits, ranked_hits
 from rag_assets.core.index.store import (
     HIT_COLUMNS,
     KEY_COLUMNS,
-    _ModelTable,
+    ModelTable,
     read_latest,
     vanished,
 )
 from rag_assets.core.index.upkeep import ann_ef_for
 from rag_assets.core.lake.layout import validate_key_part
-from rag_assets.core.lake.sidecar import ACTIVE
-from rag_assets.core.lifecycle.rules import searchable, searchable_sql, superseded
+from rag_assets.core.lifecycle.rules import is_active, searchable, searchable_sql, superseded
 from rag_assets.core.request import SearchRequest
 
 log = logging.getLogger(__name__)
@@ -51,7 +50,7 @@ def fts_terms(query: str) -> str:
     return " ".join(re.findall(r"\w+", query)[:MAX_QUERY_TERMS])
 
 
-class _VersionRow(NamedTuple):
+class VersionRow(NamedTuple):
     """What the search filter looks at, per version (see `Index._where`)."""
 
     partition_key: str
@@ -62,7 +61,7 @@ class _VersionRow(NamedTuple):
     valid_to: dt.date | None
 
 
-class _Retrieval(_ModelTable):
+class Retrieval(ModelTable):
     """The `Index` methods that search: vector, full-text and hybrid, with filters."""
 
     ann_min_rows: int
@@ -70,8 +69,8 @@ class _Retrieval(_ModelTable):
     ann_ef_grows: bool
     vector_weight: float
     min_score: float
-    _versions_cache: tuple[tuple[int, int], dict[str, _VersionRow]]
-    _versions_seen: tuple[Any, tuple[tuple[int, int], dict[str, _VersionRow]]] | None
+    _versions_cache: tuple[tuple[int, int], dict[str, VersionRow]]
+    _versions_seen: tuple[Any, tuple[tuple[int, int], dict[str, VersionRow]]] | None
     _where_cache: dict[tuple[Any, ...], str | None]
 
     def search(
@@ -126,11 +125,11 @@ class _Retrieval(_ModelTable):
         keeps only the latest version: a revoked text must leave the disk): it is read
         again from the latest version (`read_latest`), so a search never fails
         because a newer version removed a file under it."""
-        tbl = self._open()
+        tbl = self.current_table()
         if tbl is None:
             return [[] for _ in requests]
         return read_latest(
-            tbl, lambda t: self._search_on(t, requests, exact, include_revoked), self._reopen
+            tbl, lambda t: self._search_on(t, requests, exact, include_revoked), self.reopen_table
         )
 
     def _search_on(
@@ -142,10 +141,10 @@ class _Retrieval(_ModelTable):
         day = first.as_of or dt.date.today()
         where = self._where(tbl, first.documents, first.versions, day, include_revoked)
         if mode == "fts":  # k rows: the hit columns come with them
-            return [_ranked_hits(self._fts(tbl, q, where, k, strict=True), "fts") for q in queries]
+            return [ranked_hits(self._fts(tbl, q, where, k, strict=True), "fts") for q in queries]
         if mode == "vector":
             vectors = self.embedder.embed_queries(queries)
-            return [_ranked_hits(self._vector(tbl, v, where, k, exact), "vector") for v in vectors]
+            return [ranked_hits(self._vector(tbl, v, where, k, exact), "vector") for v in vectors]
         # hybrid: each retriever's candidates are read as keys, scores and row ids only, and
         # the hit columns for the fused top k alone; the full-text queries run on another
         # thread while the queries are embedded and the vector queries run (LanceDB
@@ -153,7 +152,7 @@ class _Retrieval(_ModelTable):
         n = max(CANDIDATES_PER_K * k, MIN_CANDIDATES)
         fts = [_RETRIEVERS.submit(self._fts, tbl, q, where, n, False, True) for q in queries]
         vectors = self.embedder.embed_queries(queries)
-        answers: list[list[_Fused]] = []
+        answers: list[list[Fused]] = []
         for i, query in enumerate(queries):
             lists = {"vector": self._vector(tbl, vectors[i], where, n, exact, light=True)}
             lists["fts"] = fts[i].result()
@@ -162,16 +161,16 @@ class _Retrieval(_ModelTable):
                 within = cited if where is None else f"{where} AND {cited}"
                 lists["citation"] = self._vector(tbl, vectors[i], within, n, exact, light=True)
             weight = self.vector_weight
-            answers.append(_rrf(lists, k, {"vector": weight, "citation": weight}, self.rrf_k))
-        return _hits(tbl, answers, vectors)
+            answers.append(rrf(lists, k, {"vector": weight, "citation": weight}, self.rrf_k))
+        return fetch_hits(tbl, answers, vectors)
 
-    def _versions(self, tbl: Any) -> dict[str, _VersionRow]:
+    def _versions(self, tbl: Any) -> dict[str, VersionRow]:
         """Each version in the table with its doc id, version name, status and validity
         (the same on every row of a version: a version is written in one commit), read
         once per table state."""
         return self._state(tbl)[1]
 
-    def _state(self, tbl: Any) -> tuple[tuple[int, int], dict[str, _VersionRow]]:
+    def _state(self, tbl: Any) -> tuple[tuple[int, int], dict[str, VersionRow]]:
         """(version, rows) of the table `tbl` reads, and `_versions`; asked of LanceDB
         once per handle (a handle reads one version: a server keeps its handle)."""
         seen = self._versions_seen
@@ -180,9 +179,9 @@ class _Retrieval(_ModelTable):
         state = (int(tbl.version), int(tbl.count_rows()))
         cached = self._versions_cache
         if cached[0] != state:
-            rows = tbl.search().select(list(_VersionRow._fields)).limit(None).to_arrow()
-            unique = rows.group_by(list(_VersionRow._fields)).aggregate([]).to_pylist()
-            cached = (state, {row["partition_key"]: _VersionRow(**row) for row in unique})
+            rows = tbl.search().select(list(VersionRow._fields)).limit(None).to_arrow()
+            unique = rows.group_by(list(VersionRow._fields)).aggregate([]).to_pylist()
+            cached = (state, {row["partition_key"]: VersionRow(**row) for row in unique})
             self._versions_cache = cached
         self._versions_seen = (tbl, cached)
         return cached
@@ -224,14 +223,14 @@ class _Retrieval(_ModelTable):
 
     def _filter(
         self,
-        versions: dict[str, _VersionRow],
+        versions: dict[str, VersionRow],
         doc_id: str | Sequence[str] | None,
         version: str | Sequence[str] | None,
         day: dt.date,
         include_revoked: bool,
     ) -> str | None:
         """`_where`, computed (`_where` keeps it per table state and request filters)."""
-        starts = {k: v.valid_from for k, v in versions.items() if v.status == ACTIVE}
+        starts = {k: v.valid_from for k, v in versions.items() if is_active(v.status)}
         replaced = set(superseded(starts, day))
         docs = {doc_id} if isinstance(doc_id, str) else set(doc_id or ())
         names = {version} if isinstance(version, str) else set(version or ())
@@ -309,7 +308,7 @@ class _Retrieval(_ModelTable):
         query = self._vector_query(tbl, vector, where, n, exact, _columns(light))
         rows = query.with_row_id(light).to_list()
         ranked = [(1.0 - float(row["_distance"]), row) for row in rows]
-        return sorted(ranked, key=lambda pair: _tie_order(*pair))
+        return sorted(ranked, key=lambda pair: tie_order(*pair))
 
     @staticmethod
     def _fts(
@@ -340,7 +339,7 @@ class _Retrieval(_ModelTable):
             )
             return []
         ranked = [(float(row["_score"]), row) for row in rows]
-        return sorted(ranked, key=lambda pair: _tie_order(*pair))
+        return sorted(ranked, key=lambda pair: tie_order(*pair))
 
 
 def _columns(light: bool) -> list[str]:

@@ -14,7 +14,7 @@ import polars as pl
 import pyarrow as pa
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index.locking import _table_lock
+from rag_assets.core.index.locking import table_lock
 from rag_assets.core.lake.schemas import CHUNKS
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def store_schema(dimension: int) -> pa.Schema:
     )
 
 
-def _as_chunk_table(chunks: pa.Table | pl.DataFrame) -> pa.Table:
+def as_chunk_table(chunks: pa.Table | pl.DataFrame) -> pa.Table:
     table = chunks.to_arrow() if isinstance(chunks, pl.DataFrame) else chunks
     missing = [name for name in CHUNKS.names if name not in table.column_names]
     if missing:
@@ -59,7 +59,7 @@ def _as_chunk_table(chunks: pa.Table | pl.DataFrame) -> pa.Table:
     return table.select(CHUNKS.names).cast(CHUNKS)
 
 
-def _open_table(db: Any, name: str) -> Any | None:
+def table_or_none(db: Any, name: str) -> Any | None:
     """A table of `db`, or None when it does not exist (yet)."""
     try:
         return db.open_table(name)
@@ -136,7 +136,7 @@ class NoLongerLive(Exception):
     while its run was under way): nothing of it was written."""
 
 
-class _ModelTable:
+class ModelTable:
     """One embedding model's LanceDB table, opened afresh at each call, and its write
     lock: what an `Index`'s writing, upkeep and retrieval share."""
 
@@ -149,18 +149,18 @@ class _ModelTable:
         """This model's table name."""
         return table_name(self.embedder.model_id)
 
-    def _open(self) -> Any | None:
+    def current_table(self) -> Any | None:
         """The table, or None when it does not exist yet."""
-        return _open_table(self.db, self.table_name)
+        return table_or_none(self.db, self.table_name)
 
-    def _reopen(self) -> Any | None:
+    def reopen_table(self) -> Any | None:
         """The table at its latest version, after a read of an older one found files
         gone (`vanished`)."""
-        return self._open()
+        return self.current_table()
 
     def exists(self) -> bool:
         """Whether this model's table has been created."""
-        return self._open() is not None
+        return self.current_table() is not None
 
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
@@ -173,5 +173,5 @@ class _ModelTable:
         worth measuring. Object stores get no lock: there, never write one partition
         from two runs at once.
         """
-        with _table_lock(self.uri, self.table_name):
+        with table_lock(self.uri, self.table_name):
             yield

@@ -15,8 +15,8 @@ from typing import Any
 import lancedb
 from lancedb.index import FTS, HnswSq
 
-from rag_assets.core.index.locking import _retry, _table_lock
-from rag_assets.core.index.store import _ModelTable, _open_table, model_tables
+from rag_assets.core.index.locking import retry_commit, table_lock
+from rag_assets.core.index.store import ModelTable, model_tables, table_or_none
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ class IndexStats:
 _KINDS = {"IvfHnswSq": "IVF_HNSW_SQ", "IvfHnswPq": "IVF_HNSW_PQ", "IvfPq": "IVF_PQ"}
 
 
-class _IndexUpkeep(_ModelTable):
+class IndexUpkeep(ModelTable):
     """The `Index` methods that keep its full-text and vector indexes current."""
 
     fts_language: str
@@ -149,11 +149,11 @@ class _IndexUpkeep(_ModelTable):
         """
 
         with self._write_lock():
-            _retry(self._create_fts_index, f"fts index on {self.table_name}")
+            retry_commit(self._create_fts_index, f"fts index on {self.table_name}")
 
     def _create_fts_index(self) -> None:
         """Build the full-text index over every row now (the caller holds the lock)."""
-        tbl = self._open()
+        tbl = self.current_table()
         if tbl is not None:
             tbl.create_index("text", config=self._fts_config(), replace=True)
 
@@ -189,31 +189,33 @@ class _IndexUpkeep(_ModelTable):
 
         def step(what: str, action: Callable[[], Any]) -> None:
             start = time.perf_counter()
-            _retry(action, f"{what} on {self.table_name}")
+            retry_commit(action, f"{what} on {self.table_name}")
             done.append(f"{what} ({time.perf_counter() - start:.2f}s)")
 
         with self._write_lock():
-            tbl = self._open()
+            tbl = self.current_table()
             if tbl is None:
                 self.last_index_update = []
                 return []
             stats = self._stats(tbl)
             if not self._fts_is_current(stats.fts, tbl):
                 step("full-text index built", self._create_fts_index)
-                stats = self._stats(self._open())
+                stats = self._stats(self.current_table())
             pending = max(
                 [s.unindexed_rows for s in (stats.vector, stats.fts) if s is not None] or [0]
             )
             if pending and pending >= lag:
                 step(
                     "indexes updated incrementally",
-                    lambda: self._open().optimize(cleanup_older_than=KEEP_VERSIONS),
+                    lambda: self.current_table().optimize(cleanup_older_than=KEEP_VERSIONS),
                 )
-                stats = self._stats(self._open())
+                stats = self._stats(self.current_table())
             vector = stats.vector
             if self.ann_min_rows == 0:
                 if vector is not None:
-                    step("vector index dropped", lambda: self._open().drop_index(vector.name))
+                    step(
+                        "vector index dropped", lambda: self.current_table().drop_index(vector.name)
+                    )
             elif vector is None and stats.rows >= self.ann_min_rows:
                 step("vector index built", self._build_vector_index)
             elif vector is not None and vector.segments > ANN_MAX_SEGMENTS:
@@ -226,11 +228,11 @@ class _IndexUpkeep(_ModelTable):
     def _build_vector_index(self) -> None:
         """Train the HNSW index on every row (see the module docstring for the choice)."""
         config = HnswSq(distance_type="cosine", num_partitions=1)
-        self._open().create_index("vector", config=config, replace=True)
+        self.current_table().create_index("vector", config=config, replace=True)
 
     def index_stats(self) -> IndexStats:
         """Which indexes the table has, and how many rows each covers or leaves flat."""
-        tbl = self._open()
+        tbl = self.current_table()
         if tbl is None:
             return IndexStats(0, None, None, self.ann_min_rows, self.ann_ef)
         return self._stats(tbl)
@@ -303,7 +305,7 @@ def upkeep_table(
     fragments = _fragments(versions)
     if fragments < compact_from and not _older_than(versions, keep):
         return None
-    _retry(lambda: tbl.optimize(cleanup_older_than=keep), f"upkeep of {tbl.name}")
+    retry_commit(lambda: tbl.optimize(cleanup_older_than=keep), f"upkeep of {tbl.name}")
     after = table_shape(tbl)
     elapsed = time.perf_counter() - start
     return TableUpkeep(tbl.name, (fragments, after[0]), (len(versions), after[1]), elapsed)
@@ -320,8 +322,8 @@ def upkeep_tables(
     db = lancedb.connect(str(uri))
     done = []
     for name in model_tables(uri, prefix=""):
-        with _table_lock(str(uri), name):
-            tbl = _open_table(db, name)
+        with table_lock(str(uri), name):
+            tbl = table_or_none(db, name)
             result = upkeep_table(tbl, keep, compact_from) if tbl is not None else None
         if result is not None:
             log.info("%s", result)

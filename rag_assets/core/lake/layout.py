@@ -235,7 +235,7 @@ class Lake:
             data = self.tombstones()
             if not change(data):
                 return False
-            _write_atomically(
+            write_atomically(
                 self.tombstones_path,
                 (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"),
             )
@@ -538,7 +538,7 @@ def _removal(entry: dict[str, Any]) -> dict[str, str]:
     return {"reason": entry.get("reason", ""), "sha256": entry.get("sha256", "")}
 
 
-def _write_atomically(path: LakePath, data: bytes) -> None:
+def write_atomically(path: LakePath, data: bytes) -> None:
     """Replace a file's bytes so that readers see the old or the new content, never a
     part: temp file + rename locally; one PUT (atomic by itself) in an object store."""
     if not isinstance(path, Path):

@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from rag_assets.core.lake.layout import Lake, LakeError, LakePath, _write_atomically
+from rag_assets.core.lake.layout import Lake, LakeError, LakePath, write_atomically
 from rag_assets.core.lake.listing import folder_names, folder_states
 from rag_assets.core.stages import LAKE_FOLDERS, STAGE_OF
 
@@ -28,7 +28,7 @@ def write_stage(
     path = lake.stage_path(folder, key)
     sink = pa.BufferOutputStream()
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), sink)
-    _write_atomically(path, sink.getvalue().to_pybytes())
+    write_atomically(path, sink.getvalue().to_pybytes())
     return path
 
 

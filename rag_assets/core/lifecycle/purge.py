@@ -13,8 +13,8 @@ from typing import Any
 import lancedb
 
 from rag_assets.core.index.cache import CACHE_PREFIX, LOOKUP_BATCH, hashes_of
-from rag_assets.core.index.locking import _retry, _table_lock
-from rag_assets.core.index.store import _open_table, model_tables, table_name
+from rag_assets.core.index.locking import retry_commit, table_lock
+from rag_assets.core.index.store import model_tables, table_name, table_or_none
 from rag_assets.core.index.upkeep import fts_config
 from rag_assets.core.lake.layout import Lake, split_key
 from rag_assets.core.lake.parquet import remove_stage_files
@@ -99,11 +99,11 @@ def _delete_everywhere(
     caches = set(model_tables(uri, prefix=CACHE_PREFIX))
     for model_id in _model_ids(tables, caches):
         name, cache = table_name(model_id), CACHE_PREFIX + model_id
-        with _table_lock(str(uri), name):
+        with table_lock(str(uri), name):
             for key in _delete_many(db, name, keys, out) if name in tables else ():
                 out[key].tables_purged.append(name)
             if cache in caches:
-                used = hashes_of(_open_table(db, name), "content_hash")
+                used = hashes_of(table_or_none(db, name), "content_hash")
                 _delete_cached(db, str(uri), cache, used, swept)
     return out, swept
 
@@ -117,8 +117,8 @@ def delete_unused_cached(uri: str | os.PathLike[str]) -> int:
     caches = set(model_tables(uri, prefix=CACHE_PREFIX))
     for model_id in _model_ids(set(), caches):
         name = table_name(model_id)
-        with _table_lock(str(uri), name):
-            used = hashes_of(_open_table(db, name), "content_hash")
+        with table_lock(str(uri), name):
+            used = hashes_of(table_or_none(db, name), "content_hash")
             _delete_cached(db, str(uri), CACHE_PREFIX + model_id, used, out)
     return out.cache_entries
 
@@ -132,16 +132,16 @@ def _model_ids(tables: set[str], caches: set[str]) -> list[str]:
 def _delete_cached(db: Any, uri: str, name: str, used: set[str], out: Removal) -> None:
     """Delete the cached vectors of texts not in `used` from a cache table, then purge it
     from disk."""
-    with _table_lock(uri, name):
-        tbl = _open_table(db, name)
+    with table_lock(uri, name):
+        tbl = table_or_none(db, name)
         unused = sorted(h for h in hashes_of(tbl, "text_hash") - used if HASH.fullmatch(h))
         if not unused:
             return
         for start in range(0, len(unused), LOOKUP_BATCH):
             listed = ", ".join(f"'{h}'" for h in unused[start : start + LOOKUP_BATCH])
             where = f"text_hash IN ({listed})"
-            _retry(lambda where=where: db.open_table(name).delete(where), f"delete in {name}")
-        _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
+            retry_commit(lambda where=where: db.open_table(name).delete(where), f"delete in {name}")
+        retry_commit(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
         out.cache_entries += len(unused)
         out.tables_purged.append(name)
 
@@ -210,8 +210,8 @@ def _delete_many(db: Any, name: str, keys: list[str], out: dict[str, Removal]) -
     for start in range(0, len(gone), KEYS_PER_FILTER):
         listed = ", ".join(f"'{k}'" for k in gone[start : start + KEYS_PER_FILTER])
         where = f"partition_key IN ({listed})"
-        _retry(lambda where=where: db.open_table(name).delete(where), f"delete in {name}")
+        retry_commit(lambda where=where: db.open_table(name).delete(where), f"delete in {name}")
     for key, n in held.items():
         out[key].rows += n
-    _retry(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
+    retry_commit(lambda: purge_old_versions(db.open_table(name)), f"purge {name}")
     return gone

@@ -11,6 +11,12 @@ from rag_assets.core.lake.layout import split_key
 from rag_assets.core.lake.sidecar import ACTIVE, Sidecar
 
 
+def is_active(status: str) -> bool:
+    """Whether a version's status lets it be indexed and answer searches (not revoked or
+    deleted)."""
+    return status == ACTIVE
+
+
 def started(valid_from: dt.date | None, day: dt.date) -> bool:
     """Whether a version's validity has begun on `day` (no `valid_from`: since forever)."""
     return valid_from is None or valid_from <= day
@@ -36,7 +42,7 @@ def searchable(
 ) -> bool:
     """Whether search answers from a version asked as of `day`: active (any status with
     `include_revoked`) and in force that day. `/documents` calls it `in_force`."""
-    return (include_revoked or status == ACTIVE) and in_force(valid_from, valid_to, day)
+    return (include_revoked or is_active(status)) and in_force(valid_from, valid_to, day)
 
 
 def _sql_date(day: dt.date) -> str:
@@ -58,19 +64,13 @@ def searchable_sql(day: dt.date, include_revoked: bool = False) -> str:
 
 def why_not_live(sidecar: Sidecar, as_of: dt.date) -> str | None:
     """Why a version must not be in the index on `as_of` (its status, or `expired on
-    <valid_to>`); None when it is live."""
-    if sidecar.status != ACTIVE:
+    <valid_to>`); None when it is live. A version whose validity has not begun yet is
+    live: indexed ahead, search finds it from its `valid_from` on (`searchable`)."""
+    if not is_active(sidecar.status):
         return sidecar.status
     if expired(sidecar.valid_to, as_of):
         return f"expired on {sidecar.valid_to}"
     return None
-
-
-def is_live(sidecar: Sidecar, as_of: dt.date | None = None) -> bool:
-    """Whether a version should be in the index: not revoked and not expired. A version
-    whose validity has not begun yet is live: indexed ahead, search finds it from its
-    `valid_from` on (`searchable`)."""
-    return why_not_live(sidecar, as_of or dt.date.today()) is None
 
 
 def superseded(starts: dict[str, dt.date | None], today: dt.date) -> dict[str, str]:
