@@ -574,3 +574,22 @@ def location_of(url: str, process: subprocess.Popen[bytes], tmp_path: Path) -> s
             pass
         time.sleep(1)
     return "never loaded"
+
+
+def test_status_says_the_embedding_paths_the_last_runs_recorded(tmp_path, capsys):
+    """`trecho status` reads what each role last ran on, and says when nothing ran yet,
+    without loading a model; `--check-runtime` builds the paths and says so."""
+    from rag_assets.core.embedding.runtime import record_path
+    from rag_assets.settings import Settings
+
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    assert main(["status", "--lake", str(lake.root)]) == 0
+    out = capsys.readouterr().out
+    assert "passages on not yet measured, queries on not yet measured" in out
+    assert "--check-runtime" in out
+    model_id = Settings.from_env().embedder().model_id
+    record_path(lake.local_cache_dir, model_id, "passages", "onnxruntime", "no OpenVINO here")
+    assert main(["status", "--lake", str(lake.root)]) == 0
+    out = capsys.readouterr().out
+    assert "passages on onnxruntime (" in out and "queries on not yet measured" in out
+    assert "passages fell back: no OpenVINO here" in out

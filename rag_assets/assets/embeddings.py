@@ -87,6 +87,8 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         # new vectors enter the cache in the commit of the rows that use them (under the
         # table's lock): a version revoked meanwhile leaves none (`Index.upsert_partition`)
         vectors, stats = embed_cached(model, cache, table["text"].to_list(), store=False)
+        if stats.misses:  # the passage path ran: what `trecho status` says it runs on
+            model.record_runtime(lake.lake.local_cache_dir, "passages")
 
         def cache_fresh() -> None:
             try:

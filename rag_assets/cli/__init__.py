@@ -144,6 +144,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     floor = index.min_score_for(request.mode, request.min_score)
     request = check_in_index(request, held, index.embedder, floor)
     hits = index.search(request, exact=args.exact)
+    if request.mode != "fts":  # the query path ran: what `trecho status` says it runs on
+        index.embedder.record_runtime(lake.local_cache_dir, "queries")
     rows = hit_rows(lake, hits, request.expand)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
@@ -217,10 +219,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """What is live, what search serves, and anything pending, from the stores themselves
     (not from Dagster's event log, which keeps a removed version's old events)."""
+    from rag_assets.core.embedding.runtime import NOT_MEASURED
     from rag_assets.orchestration.status import lake_status
 
     lake = _lake(args)
-    status = lake_status(lake, _db(args, lake), _embedder(args), args.settings)
+    embedder = _embedder(args)
+    status = lake_status(lake, _db(args, lake), embedder, args.settings, args.check_runtime)
     active = status.active
     print(f"lake: {status.lake}")
     print(
@@ -238,7 +242,13 @@ def cmd_status(args: argparse.Namespace) -> int:
         )
     print(f"model tables: {', '.join(status.tables) or '(none)'}")
     paths = status.embedding
-    print(f"embedding: passages on {paths['passages']}, queries on {paths['queries']}")
+    said = []
+    for role in ("passages", "queries"):
+        at = "checked now" if args.check_runtime else paths.get(f"{role}_at")
+        said.append(f"{role} on {paths[role]}" + (f" ({at})" if at else ""))
+    print(f"embedding: {', '.join(said)}")
+    if NOT_MEASURED in (paths["passages"], paths["queries"]):
+        print("  no run recorded it yet: `trecho status --check-runtime` measures it now")
     for role in ("passages", "queries"):
         if paths[f"{role}_fallback"]:
             print(f"  {role} fell back: {paths[f'{role}_fallback']}")

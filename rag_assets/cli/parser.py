@@ -225,7 +225,11 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true", help="also write reports/<timestamp>/")
     p.add_argument("-v", "--verbose", action="store_true", help="full report with tag table")
 
-    command("status", common)
+    p = command("status", common)
+    check = (
+        "build and check the embedding paths now (seconds) instead of reading what runs recorded"
+    )
+    p.add_argument("--check-runtime", action="store_true", help=check)
     command("backfill", common)
     p = command("drop-model", [store, prefixes])
     p.add_argument("--model", required=True, help="the model whose table and cache to drop")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding.runtime import recorded_paths
 from rag_assets.core.index import ModelRef, embedder_for, model_tables, read_active
 from rag_assets.core.index.models import ModelProgress, model_progress
 from rag_assets.core.lake.layout import Lake, LakeError
@@ -64,14 +65,18 @@ class Status:
     """Files under `raw/` that are no version (with why)."""
     embedding: dict[str, str] = field(default_factory=dict)
     """What embeds the configured model's passages and queries here, and why faster paths
-    were refused (`Embedder.paths`)."""
+    were refused: as the last runs recorded it (`recorded_paths`, with when), or built
+    now (`Embedder.paths`, `--check-runtime`)."""
 
 
-def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings) -> Status:
+def lake_status(
+    lake: Lake, db_uri: str, embedder: Embedder, settings: Settings, check_runtime: bool = False
+) -> Status:
     """The state of `lake` and its database `db_uri`, `embedder` being the configured
     model (its index built by `settings`). The lake is listed once; a file is read
     (a PDF hashed, a footer read) only when it changed since a command last read it
-    (`Lake.memo`)."""
+    (`Lake.memo`). The embedding paths are those the last runs recorded (`recorded_paths`:
+    no model is loaded), or, with `check_runtime`, built and checked here."""
     active = read_active(db_uri)
     serving = settings.index(db_uri, embedder_for(active, embedder))
     counts = serving.partition_counts() if serving.exists() else {}
@@ -89,7 +94,9 @@ def lake_status(lake: Lake, db_uri: str, embedder: Embedder, settings: Settings)
         else None,
         model_tables(db_uri),
         problems=list(scan.problems),
-        embedding=embedder.paths(),
+        embedding=embedder.paths()
+        if check_runtime
+        else recorded_paths(lake.local_cache_dir, embedder.model_id),
     )
     derived = Derived(lake)
     for key in scan.live:

