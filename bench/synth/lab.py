@@ -186,6 +186,7 @@ class Writer:
         return h
 
     def measure_text(self, text: str, width: float, size: float) -> float:
+        """The height a paragraph would take (to leave out prose the page has no room for)."""
         from reportlab.lib.styles import ParagraphStyle
         from reportlab.platypus import Paragraph
 
