@@ -16,6 +16,9 @@ The stages, one module each, with typed values between them (`model`):
    `page.find_tables` runs 1 to 7 for one page.
 8. `logical` (pieces joined across pages, with `continuation`) and `linearize` (rows
    written with their header).
+
+Every tolerance of every stage is a field of `TableSettings` (`settings`), passed down
+from `find_tables(page, settings)`.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from rag_assets.core.tables.logical import (
 from rag_assets.core.tables.model import Box, Grid, PageTable, Region
 from rag_assets.core.tables.page import find_tables
 from rag_assets.core.tables.regions import find_regions
+from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.upward import is_upright, runs_upward
 
 __all__ = [
@@ -61,6 +65,7 @@ __all__ = [
     "TableLayout",
     "TablePart",
     "TableRow",
+    "TableSettings",
     "classify",
     "column_names",
     "continues",

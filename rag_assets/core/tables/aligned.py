@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import re
 
-from rag_assets.core.tables.cells import LEADER, YEAR, is_label, is_value
+from rag_assets.core.tables.cells import is_label, is_period, is_value, without_leader
 from rag_assets.core.tables.header_block import column_numbers
-from rag_assets.core.tables.heading_tree import FULL_RULE, header_grid
+from rag_assets.core.tables.header_lines import column_of
+from rag_assets.core.tables.heading_tree import header_grid
 from rag_assets.core.tables.model import Box, Grid, Word
+from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import (
     bottom,
     height,
@@ -29,19 +31,17 @@ from rag_assets.core.tables.words import (
 )
 from rag_assets.core.tables.words import text as _text
 
-MIN_ROWS = 3  # data lines a table has at least
-MAX_HEADER_LINES = 4  # label lines over the columns, not counting their numbering (below)
 REFERENCE = re.compile(r"^[\d\s()+=×/–-]*(?:to[\d\s()+=×/–-]*)*$")  # `(3 to 6)+14`
 OPERATOR = re.compile(r"to|[+=×]")  # what makes a formula of column numbers
-LINE_PITCH = 2.2  # lines of one table are at most this many line heights apart
-OVERRUN = 0.1  # share of lines whose ink may cross a column gap (long row labels)
 CAPTION = re.compile(r"(?i)^(?:table|tabela|tableau|figure|figura|chart|gr[aá]fico|quadro)\b")
 
 
-def data_segments(line: list[Word]) -> list[list[Word]]:
+def data_segments(line: list[Word], settings: TableSettings) -> list[list[Word]]:
     """A body line's segments, two numbers side by side always apart (tightly set
     columns: `14,111 16,635`; a space-grouped `1 234` is one number, a space apart)."""
-    return split_tight(segments(line), lambda a, b: is_value(a["text"]) and is_value(b["text"]))
+    return split_tight(
+        segments(line, settings), lambda a, b: is_value(a["text"]) and is_value(b["text"]), settings
+    )
 
 
 def numbering(line: list[Word]) -> bool:
@@ -50,39 +50,39 @@ def numbering(line: list[Word]) -> bool:
     return column_numbers([w["text"] for w in line])
 
 
-def _references(line: list[Word]) -> bool:
+def _references(line: list[Word], settings: TableSettings) -> bool:
     """A line of formulas over some columns (`(3 to 6)+14`), printed under their numbers:
     each segment column numbers joined by `to`, `+`, `=` or `×` (a bare number, such as a
     page number, is no formula)."""
-    texts = [_text(s) for s in segments(line)]
+    texts = [_text(s) for s in segments(line, settings)]
     return all(
         any(c.isdigit() for c in t) and REFERENCE.match(t) and OPERATOR.search(t) for t in texts
     )
 
 
-def _is_data(line: list[Word]) -> bool:
+def _is_data(line: list[Word], settings: TableSettings) -> bool:
     """A line of a table body: two or more segments, and a value after the first (a line
     numbering the columns is the header's)."""
-    parts = data_segments(line)
+    parts = data_segments(line, settings)
     if len(parts) < 2 or numbering(line):
         return False
     values = [s for s in parts[1:] if all(is_value(w["text"]) for w in s)]
-    if all(YEAR.match(_text(s)) for s in values):
+    if all(is_period(_text(s)) for s in values):
         return False  # years over columns: a header line
     return len(values) >= max(1, (len(parts) - 1) // 2)
 
 
-def _columns(lines: list[list[Word]]) -> list[tuple[float, float]]:
+def _columns(lines: list[list[Word]], settings: TableSettings) -> list[tuple[float, float]]:
     """The x span of each column of a run of data lines: where their segments print ink,
     split where no more than a few lines (a long label running over) print any."""
     x0 = int(min(w["x0"] for line in lines for w in line))
     x1 = int(max(w["x1"] for line in lines for w in line)) + 1
     ink = [0] * (x1 - x0 + 1)
     for line in lines:
-        for segment in data_segments(line):
+        for segment in data_segments(line, settings):
             for x in range(int(segment[0]["x0"]) - x0, int(segment[-1]["x1"]) - x0 + 1):
                 ink[x] += 1
-    allowed = int(OVERRUN * len(lines))
+    allowed = int(settings.column_overrun * len(lines))
     spans: list[tuple[float, float]] = []
     start = -1
     for x, n in enumerate([*ink, 0]):
@@ -100,52 +100,57 @@ def _edges(spans: list[tuple[float, float]]) -> list[float]:
     return [spans[0][0], *inner, spans[-1][1]]
 
 
-def _column_of(x: float, edges: list[float]) -> int:
-    return max(0, min(len(edges) - 2, sum(1 for e in edges[1:-1] if x >= e)))
-
-
 def _cells(line: list[Word], edges: list[float]) -> list[str]:
     """A data line's text by column: each word goes where its middle is."""
     cells: list[list[str]] = [[] for _ in range(len(edges) - 1)]
     for word in line:
-        cells[_column_of((word["x0"] + word["x1"]) / 2, edges)].append(word["text"])
-    return [LEADER.sub("", " ".join(c)) for c in cells]
+        cells[column_of((word["x0"] + word["x1"]) / 2, edges)].append(word["text"])
+    return [without_leader(" ".join(c)) for c in cells]
 
 
-def _is_header(line: list[Word], edges: list[float]) -> bool:
+def _is_header(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
     """A line that can head the columns: labels only, not a caption or a sentence; or
     the columns' numbers and the formulas citing them."""
-    if numbering(line) or _references(line):
+    if numbering(line) or _references(line, settings):
         return True
     text = _text(line)
     labels = sum(1 for w in line if is_label(w["text"]))
-    if CAPTION.match(text) or _is_data(line) or 2 * labels < len(line):
+    if (
+        CAPTION.match(text)
+        or _is_data(line, settings)
+        or labels < settings.header_label_share * len(line)
+    ):
         return False
-    widest = max(s[-1]["x1"] - s[0]["x0"] for s in segments(line))
-    return widest <= 0.6 * (edges[-1] - edges[0])
+    widest = max(s[-1]["x1"] - s[0]["x0"] for s in segments(line, settings))
+    return widest <= settings.header_line_width * (edges[-1] - edges[0])
 
 
-def joined_rules(rules: list[Box]) -> list[Box]:
+def joined_rules(rules: list[Box], settings: TableSettings) -> list[Box]:
     """Horizontal rules with the pieces of one printed rule joined: segments at the same
     height that touch (a rule drawn as each cell's border) are one rule."""
     out: list[list[float]] = []
     for r in sorted(rules, key=lambda r: (round(r[1]), r[0])):
         last = out[-1] if out else None
-        if last is not None and abs(last[1] - r[1]) <= 1 and r[0] <= last[2] + 1:
+        join = settings.rule_join
+        if last is not None and abs(last[1] - r[1]) <= join and r[0] <= last[2] + join:
             last[2] = max(last[2], r[2])
         else:
             out.append(list(r))
     return [(r[0], r[1], r[2], r[3]) for r in out]
 
 
-def _rule_between(rules: list[Box], upper: float, lower: float, x0: float, x1: float) -> bool:
+def _rule_between(
+    rules: list[Box], upper: float, lower: float, x0: float, x1: float, settings: TableSettings
+) -> bool:
     """Whether a rule across the table (not a spanner's underline, shorter) lies between
     two heights (`rules` joined)."""
-    slack = (1 - FULL_RULE) / 2 * (x1 - x0)
+    slack = (1 - settings.full_rule) / 2 * (x1 - x0)
     return any(upper <= r[1] <= lower and r[0] <= x0 + slack and r[2] >= x1 - slack for r in rules)
 
 
-def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> list[Grid]:
+def aligned_tables(
+    words: list[Word], rules: list[Box], taken: list[Box], settings: TableSettings
+) -> list[Grid]:
     """The tables set by alignment alone among a page's `words` (those inside `taken`
     boxes, the ruled tables, left out), given the page's horizontal `rules`.
 
@@ -158,12 +163,12 @@ def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> lis
 
     def free(word: Word) -> bool:  # not at the height of a ruled table
         middle = (word["top"] + word["bottom"]) / 2
-        return not any(b[1] - 1 <= middle <= b[3] + 1 for b in taken)
+        return not any(b[1] - settings.slack <= middle <= b[3] + settings.slack for b in taken)
 
     lines = printed_lines(
-        [w for w in words if w.get("upright", True) and free(w) and w["text"].strip()]
+        [w for w in words if w.get("upright", True) and free(w) and w["text"].strip()], settings
     )
-    data = [_is_data(line) for line in lines]
+    data = [_is_data(line, settings) for line in lines]
     out: list[Grid] = []
     i = 0
     while i < len(lines):
@@ -172,35 +177,41 @@ def aligned_tables(words: list[Word], rules: list[Box], taken: list[Box]) -> lis
             continue
         end = i + 1
         while end < len(lines):
-            pitch = LINE_PITCH * height(lines[end - 1])
+            pitch = settings.line_pitch * height(lines[end - 1])
             if top(lines[end]) - bottom(lines[end - 1]) > pitch:
                 break
             if data[end]:
                 end += 1
-            elif end + 1 < len(lines) and data[end + 1] and len(segments(lines[end])) == 1:
+            elif (
+                end + 1 < len(lines) and data[end + 1] and len(segments(lines[end], settings)) == 1
+            ):
                 end += 1  # a label line inside the table
             else:
                 break
         body = lines[i:end]
-        table = _read(lines[:i], body, rules)
+        table = _read(lines[:i], body, rules, settings)
         if table is not None:
             out.append(table)
         i = end
     return out
 
 
-def _names_columns(line: list[Word], rest: list[list[Word]], edges: list[float]) -> bool:
+def _names_columns(
+    line: list[Word], rest: list[list[Word]], edges: list[float], settings: TableSettings
+) -> bool:
     """Whether a first line of a run names columns rather than holding values: a label
     (`K`, `grades`) in a column where the lines below print values, as a header line of
     small numbers (`Year K 1 2 3`) has."""
     cells = _cells(line, edges)
-    below = [_cells(other, edges) for other in rest if _is_data(other)]
+    below = [_cells(other, edges) for other in rest if _is_data(other, settings)]
     for j in range(1, len(cells)):
         cell = cells[j].strip()
         if not cell or is_value(cell) or not is_label(cell):
             continue
         filled = [r[j] for r in below if r[j].strip()]
-        if len(filled) >= 2 and sum(1 for v in filled if is_value(v)) >= 0.8 * len(filled):
+        if len(filled) >= 2 and sum(
+            1 for v in filled if is_value(v)
+        ) >= settings.column_values * len(filled):
             return True
     return False
 
@@ -215,42 +226,44 @@ def _numbered_below(header: list[list[Word]]) -> list[list[Word]]:
     return []
 
 
-def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> Grid | None:
+def _read(
+    above: list[list[Word]], body: list[list[Word]], rules: list[Box], settings: TableSettings
+) -> Grid | None:
     """One run of data lines (and the lines above it) read into a table, or None."""
-    values = [line for line in body if _is_data(line)]
-    if len(values) < MIN_ROWS:
+    values = [line for line in body if _is_data(line, settings)]
+    if len(values) < settings.min_data_lines:
         return None
-    spans = _columns(values)
+    spans = _columns(values, settings)
     if len(spans) < 2:
         return None
     edges = _edges(spans)
     x0, x1 = edges[0], edges[-1]
     named: list[list[Word]] = []  # first lines of the run that name columns
-    while len(named) < MAX_HEADER_LINES and len(body) > MIN_ROWS:
-        if not _names_columns(body[0], body[1:], edges):
+    while len(named) < settings.max_header_lines and len(body) > settings.min_data_lines:
+        if not _names_columns(body[0], body[1:], edges, settings):
             break
         named.append(body[0])
         body = body[1:]
     if named:
-        spans = _columns([line for line in body if _is_data(line)] + named)
+        spans = _columns([line for line in body if _is_data(line, settings)] + named, settings)
     header: list[list[Word]] = list(named)
     rules_crossed = 0
-    across = joined_rules(rules)
+    across = joined_rules(rules, settings)
     lower = top(header[0] if header else body[0])
-    for line in reversed(above[-(MAX_HEADER_LINES + 2) :]):
-        labels = sum(1 for h in header if not numbering(h) and not _references(h))
-        if labels >= MAX_HEADER_LINES:
+    for line in reversed(above[-(settings.max_header_lines + 2) :]):
+        labels = sum(1 for h in header if not numbering(h) and not _references(h, settings))
+        if labels >= settings.max_header_lines:
             break
-        if lower - bottom(line) > LINE_PITCH * height(line) * (2 if rules_crossed else 1):
+        if lower - bottom(line) > settings.line_pitch * height(line) * (2 if rules_crossed else 1):
             break
-        if _rule_between(across, bottom(line), lower, x0, x1):
+        if _rule_between(across, bottom(line), lower, x0, x1, settings):
             rules_crossed += 1
             # the table's top rule, unless the header goes on above it: under column
             # labels a rule may set off their numbers (`1 2 3`), as booktabs' midrule
-            inner = any(numbering(h) for h in header) and len(segments(line)) >= 2
+            inner = any(numbering(h) for h in header) and len(segments(line, settings)) >= 2
             if not inner and (rules_crossed > 1 or (header and rules_crossed)):
                 break
-        if line[-1]["x1"] < x0 or line[0]["x0"] > x1 or not _is_header(line, edges):
+        if line[-1]["x1"] < x0 or line[0]["x0"] > x1 or not _is_header(line, edges, settings):
             break
         header.insert(0, line)
         lower = top(line)
@@ -258,14 +271,14 @@ def _read(above: list[list[Word]], body: list[list[Word]], rules: list[Box]) -> 
     header = header[: len(header) - len(notes)]
     if not header:
         return None
-    grid = header_grid(header, edges, spans, rules)
+    grid = header_grid(header, edges, spans, rules, settings)
     for line in notes:  # the columns' numbers and formulas, each under its column
         grid.append(["", *_cells(line, edges)[1:]])
     header += notes
     boxes: list[Box] = [(x0, top(line), x1, bottom(line)) for line in header]
     for line in body:
         cells: list[str | None] = list(_cells(line, edges))
-        if not _is_data(line) and grid[len(header) :] and (cells[0] or "")[:1].islower():
+        if not _is_data(line, settings) and grid[len(header) :] and (cells[0] or "")[:1].islower():
             last = grid[-1]
             last[0] = f"{last[0] or ''} {cells[0]}".strip()
             boxes[-1] = (x0, boxes[-1][1], x1, bottom(line))

@@ -19,6 +19,7 @@ import re
 from enum import Enum
 
 from rag_assets.core.hyphens import one_line
+from rag_assets.core.tables.settings import TableSettings
 
 SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
@@ -34,7 +35,6 @@ MARK_ONLY = re.compile(rf"^(?:{SYMBOL_MARK}|\(?[a-z]\))$")
 LEADER = re.compile(r"\s*(?:\.\s?){3,}$")  # leader dots running to the next column
 COLUMN_NUMBER = re.compile(r"^\(?(\d{1,2})\)?=?$")  # `1`, `(2)`, `2=`: a column's number
 SMALL_NUMBER = re.compile(r"^\d{1,3}$")  # a grade, an age or a rank naming a column
-HEADER_CELL_MAX_CHARS = 120  # a longer cell is data, not a column name
 # a value with its mark printed against it; a digit before `)` is a mark only where it
 # breaks the number's thousands groups (`54,8761)`)
 MARKED = re.compile(
@@ -91,6 +91,40 @@ def is_value(text: str) -> bool:
     return classify(text) in (CellKind.FIGURE, CellKind.PERIOD, CellKind.MISSING, CellKind.UNIT)
 
 
+def is_period(text: str) -> bool:
+    """A year or period (`1990`, `2009/10`, `Q1 2008`): a label over a column."""
+    return classify(text) is CellKind.PERIOD
+
+
+def not_available(text: str) -> bool:
+    """A not-available mark (`..`, `-`, `n.a.`, `x`), whatever else its pattern matches."""
+    return text.strip().lower() in MISSING
+
+
+def small_number(text: str | None) -> bool:
+    """A short integer (`1`, `12`, `250`): a grade, an age or a rank may name a column."""
+    return bool(SMALL_NUMBER.match((text or "").strip()))
+
+
+def column_number(text: str | None) -> int | None:
+    """The number a cell gives its column (`1`, `(2)`, `2=`), or None."""
+    match = COLUMN_NUMBER.match((text or "").strip())
+    return int(match.group(1)) if match else None
+
+
+def without_leader(text: str) -> str:
+    """A cell's text without the leader dots running from it to the next column."""
+    return LEADER.sub("", text)
+
+
+def header_label(cell: str | None) -> bool:
+    """A filled cell that can name a column: not a figure, or a period or a unit."""
+    if blank(cell):
+        return False
+    text = (cell or "").strip()
+    return not NUMERIC.match(text) or classify(text) in (CellKind.PERIOD, CellKind.UNIT)
+
+
 def is_label(text: str) -> bool:
     """A text a header may hold: not a figure (a period naming a column is a label)."""
     kind = classify(text)
@@ -99,13 +133,12 @@ def is_label(text: str) -> bool:
     return not NUMERIC.match(text.strip()) or kind is CellKind.PERIOD
 
 
-def header_cell(cell: str | None) -> bool:
+def header_cell(cell: str | None, settings: TableSettings) -> bool:
     """A cell a header row may hold: empty, merged, or a short label, period or unit."""
     if blank(cell):
         return True
     text = " ".join((cell or "").split())
-    label = not numeric(text) or classify(text) in (CellKind.PERIOD, CellKind.UNIT)
-    return label and len(text) <= HEADER_CELL_MAX_CHARS
+    return header_label(text) and len(text) <= settings.header_cell_max_chars
 
 
 def names_column(cell: str | None) -> bool:

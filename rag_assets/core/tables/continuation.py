@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_assets.core.tables.logical import norm_row
+from rag_assets.core.tables.settings import DEFAULT, TableSettings
 
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
-COLUMN_TOLERANCE = 0.015  # column edges of a continued table agree within this share of width
 
 
 @dataclass
@@ -24,10 +24,12 @@ class TableLayout:
     last_on_page: bool  # no text below it (running footers and "continued" notes aside)
 
 
-def _columns_agree(a: Sequence[float], b: Sequence[float], page_width: float) -> bool:
+def _columns_agree(
+    a: Sequence[float], b: Sequence[float], page_width: float, settings: TableSettings
+) -> bool:
     if len(a) != len(b) or not a:
         return False
-    tolerance = max(3.0, page_width * COLUMN_TOLERANCE)
+    tolerance = max(settings.min_continued_columns, page_width * settings.continued_columns)
     return all(abs(x - y) <= tolerance for x, y in zip(a, b, strict=True))
 
 
@@ -36,6 +38,7 @@ def continues(
     current: TableLayout,
     previous_header: Sequence[str],
     current_first_row: Sequence[str],
+    settings: TableSettings = DEFAULT,
 ) -> bool:
     """Whether `current` continues `previous` on the next page: one logical table.
 
@@ -51,4 +54,4 @@ def continues(
         return False
     if previous_header and norm_row(current_first_row) == norm_row(previous_header):
         return True
-    return _columns_agree(previous.columns, current.columns, current.page_width)
+    return _columns_agree(previous.columns, current.columns, current.page_width, settings)

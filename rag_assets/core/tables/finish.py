@@ -6,6 +6,7 @@ from __future__ import annotations
 from rag_assets.core.tables.cells import clean_cell
 from rag_assets.core.tables.header_block import identify_header
 from rag_assets.core.tables.model import Grid, PageTable, Word
+from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.stub_tree import (
     carry_row_labels,
     indent_paths,
@@ -14,20 +15,20 @@ from rag_assets.core.tables.stub_tree import (
 )
 
 
-def finish(grid: Grid, words: list[Word]) -> PageTable:
+def finish(grid: Grid, words: list[Word], settings: TableSettings) -> PageTable:
     """A grid read as a table: which rows head it and the path of headings each column
     is read under (`header_block`), each stub label's path (`stub_tree`: label rests and
     labels beside the box where rows are ruled, indentation, labels merged over rows),
     every cell on one line. `words` are the page's words. The grid is left as it was."""
     rows = [list(r) for r in grid.rows]
     boxes = list(grid.row_boxes)
-    title, header_rows, header = identify_header(rows)
+    title, header_rows, header = identify_header(rows, settings)
     if grid.ruled:
         join_label_rests(rows, boxes, header_rows)
-    indent_paths(rows, header_rows, boxes, grid.columns, words)
+    indent_paths(rows, header_rows, boxes, grid.columns, words, settings)
     bbox = grid.bbox
     if grid.ruled:
-        bbox = outer_labels(grid.beside, bbox, rows, header_rows, boxes)
+        bbox = outer_labels(grid.beside, bbox, rows, header_rows, boxes, settings)
     carry_row_labels(rows[header_rows:])
     return PageTable(
         index=0,

@@ -8,30 +8,26 @@ column is read under comes from `heading_tree` (a heading over several columns l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from rag_assets.core.tables.cells import (
-    COLUMN_NUMBER,
-    NUMERIC,
-    SMALL_NUMBER,
-    UNIT,
-    YEAR,
     blank,
+    column_number,
     header_cell,
+    header_label,
+    is_period,
     numeric,
+    small_number,
 )
 from rag_assets.core.tables.heading_tree import heading_paths, spread
-
-MAX_HEADER_ROWS = 4  # a lone heading over the value columns, then up to three
+from rag_assets.core.tables.settings import DEFAULT, TableSettings
 
 
 def looks_like_header(row: Sequence[str]) -> bool:
     """A header row names its columns: every cell filled, none a bare number (a year
     naming a column is a name)."""
-    return bool(row) and all(
-        c.strip() and (not NUMERIC.match(c) or YEAR.match(c.strip()) or UNIT.match(c.strip()))
-        for c in row
-    )
+    return bool(row) and all(header_label(c) for c in row)
 
 
 def header_for(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -46,14 +42,15 @@ def column_numbers(cells: Sequence[str | None]) -> bool:
     """Whether a row numbers the columns (`1 | 2= | 3 | ... | 11`; statistical tables cite
     them in formulas): three or more numbers counting up one by one, nothing else."""
     filled = [(c or "").strip() for c in cells if not blank(c)]
-    found = [COLUMN_NUMBER.match(c) for c in filled]
-    numbers = [int(m.group(1)) for m in found if m]
+    numbers = [n for n in (column_number(c) for c in filled) if n is not None]
     return len(numbers) == len(filled) >= 3 and all(
         b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False)
     )
 
 
-def _name_rest(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+def _name_rest(
+    rows: Sequence[Sequence[str | None]], i: int, width: int, settings: TableSettings
+) -> bool:
     """Whether row `i` only goes on with the names of the header row above it (labels
     printed on two lines, `Fraction of` / `Wealth Lost`): its stub cell empty, labels
     only, each under a named cell, and a row still to follow."""
@@ -65,47 +62,61 @@ def _name_rest(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool
     return (
         bool(filled)
         and blank(row[0])
-        and all(header_cell(row[j]) and not blank(above[j]) for j in filled)
+        and all(header_cell(row[j], settings) and not blank(above[j]) for j in filled)
     )
 
 
-def _names_over_values(rows: Sequence[Sequence[str | None]], i: int) -> bool:
+def _names_over_values(
+    rows: Sequence[Sequence[str | None]], i: int, settings: TableSettings
+) -> bool:
     """Whether row `i` names columns although some of its cells are small numbers (`Year |
     K | 1 | 2 | 3`): each number in it is a short integer, and one of its other cells is
     a label over a column of values."""
     row = rows[i]
-    numbers = [c for c in row[1:] if numeric(c) and not YEAR.match((c or "").strip())]
-    if not numbers or not all(SMALL_NUMBER.match((c or "").strip()) for c in numbers):
+    numbers = [c for c in row[1:] if numeric(c) and not is_period(c or "")]
+    if not numbers or not all(small_number(c) for c in numbers):
         return False
     for j, cell in enumerate(row):
         if j == 0 or blank(cell) or numeric(cell):
             continue
         below = [r[j] for r in rows[i + 1 :] if j < len(r) and not blank(r[j])]
-        if len(below) >= 2 and sum(1 for v in below if numeric(v)) >= 0.8 * len(below):
+        if len(below) >= 2 and sum(1 for v in below if numeric(v)) >= settings.column_values * len(
+            below
+        ):
             return True
     return False
 
 
-def _header_goes_on(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+def _header_goes_on(
+    rows: Sequence[Sequence[str | None]], i: int, width: int, settings: TableSettings
+) -> bool:
     """Whether row `i` continues the header above it: a cell merged down from the header
     row (`None`) beside short labels, and a data row still to follow."""
     if i + 1 >= len(rows):
         return False
     row = list(rows[i]) + [None] * (width - len(rows[i]))
-    return None in row and any(not blank(c) for c in row) and all(header_cell(c) for c in row)
+    return (
+        None in row
+        and any(not blank(c) for c in row)
+        and all(header_cell(c, settings) for c in row)
+    )
 
 
-def _spanner_row(rows: Sequence[Sequence[str | None]], i: int, width: int) -> bool:
+def _spanner_row(
+    rows: Sequence[Sequence[str | None]], i: int, width: int, settings: TableSettings
+) -> bool:
     """Whether a first row whose one filled cell is at `i` heads value columns rather
     than titling the table: not over the stub column (its corner empty), and over a row
     of headings."""
     row = list(rows[0]) + [None] * (width - len(rows[0]))
     below = list(rows[1]) + [None] * (width - len(rows[1]))
-    headings = all(header_cell(c) for c in below) or _names_over_values(rows, 1)
+    headings = all(header_cell(c, settings) for c in below) or _names_over_values(rows, 1, settings)
     return i >= 1 and blank(row[0]) and any(not blank(c) for c in below) and headings
 
 
-def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, list[str]]:
+def identify_header(
+    rows: Sequence[Sequence[str | None]], settings: TableSettings = DEFAULT
+) -> tuple[str, int, list[str]]:
     """Find a table's title row and header rows: (title, leading non-data rows, names).
 
     `rows` are cells as pdfplumber extracts them: `None` marks a position covered by a
@@ -127,41 +138,45 @@ def identify_header(rows: Sequence[Sequence[str | None]]) -> tuple[str, int, lis
     width = max(len(r) for r in rows)
     start, title = 0, ""
     filled = [i for i, c in enumerate(rows[0]) if not blank(c)]
-    if width >= 3 and len(filled) == 1 and len(rows) > 2:
-        if _spanner_row(rows, filled[0], width):
+    if width >= settings.title_min_columns and len(filled) == 1 and len(rows) > 2:
+        if _spanner_row(rows, filled[0], width, settings):
             rows = [spread(rows[0], filled[0], width), *rows[1:]]
         else:
             title, start = " ".join((rows[0][filled[0]] or "").split()), 1
     first = [c or "" for c in rows[start]] if start < len(rows) else []
     corner = first[1:] if first and blank(first[0]) else first  # the stub's empty corner
-    numbered = start < len(rows) and _names_over_values(rows, start)
+    numbered = start < len(rows) and _names_over_values(rows, start, settings)
     if first and len(first) == width and start + 1 < len(rows):
-        more = _header_goes_on(rows, start + 1, width)
-        named = numbered or (looks_like_header(corner) and all(header_cell(c) for c in first))
+        more = _header_goes_on(rows, start + 1, width, settings)
+        named = numbered or (
+            looks_like_header(corner) and all(header_cell(c, settings) for c in first)
+        )
         if named and len(corner) >= 2 and not more:
             names = [" ".join(c.split()) for c in first]
             end = start + 1
-            while end - start < MAX_HEADER_ROWS and _name_rest(rows, end, width):
+            while end - start < settings.max_header_rows and _name_rest(rows, end, width, settings):
                 _join_names(names, rows[end])
                 end += 1
-            return title, _with_numbers(rows, end, width, names), names
+            return title, _with_numbers(rows, end, width, names, settings), names
     stacked: list[list[str | None]] = []
-    for r, row in enumerate(rows[start : start + MAX_HEADER_ROWS], start=start):
+    for r, row in enumerate(rows[start : start + settings.max_header_rows], start=start):
         cells = list(row) + [None] * (width - len(row))
-        labels = all(header_cell(c) for c in cells) or _names_over_values(rows, r)
+        labels = all(header_cell(c, settings) for c in cells) or _names_over_values(
+            rows, r, settings
+        )
         if all(blank(c) for c in cells) or not labels:
             break
         stacked.append(cells)
         if not any(blank(c) for c in cells) and not _header_goes_on(
-            rows, start + len(stacked), width
+            rows, start + len(stacked), width, settings
         ):
             break  # a complete row closes the header
     if not stacked or start + len(stacked) >= len(rows):
         return title, start, []
     names = heading_paths(stacked, width)
-    if sum(1 for n in names if n) < max(2, (width + 1) // 2):
+    if sum(1 for n in names if n) < max(2, math.ceil(settings.named_columns * width)):
         return title, start, []  # too sparse to name the columns
-    return title, _with_numbers(rows, start + len(stacked), width, names), names
+    return title, _with_numbers(rows, start + len(stacked), width, names, settings), names
 
 
 def _join_names(names: list[str], row: Sequence[str | None]) -> None:
@@ -171,7 +186,11 @@ def _join_names(names: list[str], row: Sequence[str | None]) -> None:
 
 
 def _with_numbers(
-    rows: Sequence[Sequence[str | None]], end: int, width: int, names: list[str]
+    rows: Sequence[Sequence[str | None]],
+    end: int,
+    width: int,
+    names: list[str],
+    settings: TableSettings,
 ) -> int:
     """Where the header ends once the columns' numbers (`1 | 2= | 3`) and the formulas
     under them (`(3 to 6)+14`), printed right under the header rows that end at `end`,
@@ -179,7 +198,7 @@ def _with_numbers(
     if end + 1 >= len(rows) or not column_numbers(rows[end]):
         return end
     first = end
-    while end == first or _name_rest(rows, end, width):
+    while end == first or _name_rest(rows, end, width, settings):
         _join_names(names, rows[end])
         end += 1
     return end

@@ -35,15 +35,20 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from rag_assets.core.tables.cells import blank
+from rag_assets.core.tables.header_lines import (
+    Heading,
+    column_of,
+    header_segments,
+    line_headings,
+    placed_cells,
+    text_under,
+)
 from rag_assets.core.tables.model import Box, Word
-from rag_assets.core.tables.words import bottom, segments, split_tight, text, top
+from rag_assets.core.tables.settings import TableSettings
+from rag_assets.core.tables.words import bottom, text, top
 
-FULL_RULE = 0.85  # a rule at least this share of the table's width is not an underline
-CENTRED = 0.25  # a spanner's middle is within this share of a column pitch of its run's
-TIGHT = 0.1  # the first line of a column's heading: centred within this share of a pitch
 PATH_SEP = " > "  # between a group heading and the column names under it
 
 
@@ -92,81 +97,17 @@ def spread(row: Sequence[str | None], i: int, width: int) -> list[str | None]:
     return out[: i + 1] + [None] * (width - i - 1)
 
 
-@dataclass
-class _Heading:
-    """One heading of a header line: its words, its ink and the columns under its ink."""
-
-    words: list[Word]
-    x0: float
-    x1: float
-    over: list[int]
-
-    @property
-    def middle(self) -> float:
-        """The middle of its ink, what centring is judged by."""
-        return (self.x0 + self.x1) / 2
-
-
-def _column_of(x: float, edges: list[float]) -> int:
-    return max(0, min(len(edges) - 2, sum(1 for e in edges[1:-1] if x >= e)))
-
-
-def _header_segments(line: list[Word], edges: list[float], lowest: bool) -> list[list[Word]]:
-    """A header line's segments, cut also where two words closer than a column gap sit
-    on either side of a column edge of the body (headings of tightly set columns): on
-    the lowest line, whatever the space between them (there each heading is one
-    column's), above it only when they are wider apart than a space."""
-
-    def apart(left: Word, right: Word) -> bool:
-        return any(left["x1"] <= e <= right["x0"] for e in edges[1:-1])
-
-    if not lowest:
-        return split_tight(segments(line), apart)
-    out: list[list[Word]] = []
-    for part in segments(line):
-        out.append([part[0]])
-        for left, right in zip(part, part[1:], strict=False):
-            if apart(left, right):
-                out.append([])
-            out[-1].append(right)
-    return out
-
-
-def _headings(line: list[Word], extents: list[list[float]], edges: list[float]) -> list[_Heading]:
-    out = []
-    for seg in _header_segments(line, edges, lowest=False):
-        x0, x1 = seg[0]["x0"], seg[-1]["x1"]
-        over = [j for j, (lo, hi) in enumerate(extents) if x0 < hi and x1 > lo]
-        out.append(_Heading(seg, x0, x1, over or [_column_of((x0 + x1) / 2, edges)]))
-    return out
-
-
-def _lowest(line: list[Word], edges: list[float]) -> list[tuple[list[Word], list[int]]]:
+def _lowest(
+    line: list[Word], edges: list[float], settings: TableSettings
+) -> list[tuple[list[Word], list[int]]]:
     """The lowest header line's headings, each with the columns whose middle it is
     printed over (or the column its middle is in)."""
     middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
     out = []
-    for seg in _header_segments(line, edges, lowest=True):
+    for seg in header_segments(line, edges, lowest=True, settings=settings):
         x0, x1 = seg[0]["x0"], seg[-1]["x1"]
         inside = [j for j, m in enumerate(middles) if x0 <= m <= x1]
-        out.append((seg, inside or [_column_of((x0 + x1) / 2, edges)]))
-    return out
-
-
-def _cells(placed: list[tuple[list[Word], list[int]]], width: int) -> list[str | None]:
-    """Headings placed at their columns: text at the first, `None` on the others."""
-    out: list[str | None] = [""] * width
-    taken: set[int] = set()
-    for words, cols in sorted(placed, key=lambda p: min(p[1])):
-        first, last = min(cols), max(cols)
-        if first in taken:
-            out[first] = f"{out[first] or ''} {text(words)}".strip()
-            continue
-        out[first] = text(words)
-        for j in range(first + 1, last + 1):
-            if j not in taken:
-                out[j] = None
-        taken.update(range(first, last + 1))
+        out.append((seg, inside or [column_of((x0 + x1) / 2, edges)]))
     return out
 
 
@@ -181,6 +122,7 @@ class _Spans:
         rules: list[Box],
         gap: tuple[float, float],
         edges: list[float],
+        settings: TableSettings,
     ) -> None:
         self.extents = extents
         self.below = below
@@ -190,31 +132,35 @@ class _Spans:
         pitches = [b - a for a, b in zip(edges[1:-1], edges[2:-1], strict=False)] or [
             edges[-1] - edges[0]
         ]
-        self.tolerance = max(3.0, CENTRED * statistics.median(pitches))
-        self.tight = max(2.0, TIGHT * statistics.median(pitches))
+        self.settings = settings
+        self.tolerance = max(settings.min_centred, settings.centred * statistics.median(pitches))
+        self.tight = max(settings.min_tight, settings.tight * statistics.median(pitches))
         self.heads: list[tuple[float, float] | None] = [None] * len(extents)
 
     def middle(self, a: int, b: int) -> float:
         run = self.extents[a : b + 1]
         return (min(e[0] for e in run) + max(e[1] for e in run)) / 2
 
-    def underline(self, heading: _Heading, others: list[_Heading]) -> list[int] | None:
+    def underline(self, heading: Heading, others: list[Heading]) -> list[int] | None:
         """The columns under a short rule printed just under the heading, if any; a rule
         under several headings of the line is shared out: each of its columns goes to
         the heading nearest to it."""
         width = self.edges[-1] - self.edges[0]
+        slack, reach = self.settings.slack, self.settings.underline_reach
         under = [
             r
             for r in self.rules
-            if self.gap[0] - 1 <= r[1] <= self.gap[1] + 1
-            and r[2] - r[0] < FULL_RULE * width
-            and r[0] - 2 <= heading.middle <= r[2] + 2
+            if self.gap[0] - slack <= r[1] <= self.gap[1] + slack
+            and r[2] - r[0] < self.settings.full_rule * width
+            and r[0] - reach <= heading.middle <= r[2] + reach
         ]
         if not under:
             return None
         r = min(under, key=lambda r: r[1])
-        cols = [j for j in range(len(self.extents)) if r[0] - 2 <= self.middle(j, j) <= r[2] + 2]
-        sharing = [o for o in others if r[0] - 2 <= o.middle <= r[2] + 2]
+        cols = [
+            j for j in range(len(self.extents)) if r[0] - reach <= self.middle(j, j) <= r[2] + reach
+        ]
+        sharing = [o for o in others if r[0] - reach <= o.middle <= r[2] + reach]
         if sharing:
             cols = [
                 j
@@ -224,14 +170,14 @@ class _Spans:
             ]
         return sorted(set(cols) | set(heading.over)) or None
 
-    def wraps(self, heading: _Heading, j: int) -> bool:
+    def wraps(self, heading: Heading, j: int) -> bool:
         """Whether a heading sits as the first line of column j's heading: centred on
         the heading below it, or flush left with it."""
         below = self.heads[j]
         if below is None:
             return False
         centre = abs(heading.middle - (below[0] + below[1]) / 2) <= self.tight
-        return centre or abs(heading.x0 - below[0]) <= 1.5
+        return centre or abs(heading.x0 - below[0]) <= self.settings.flush
 
     def repeated(self, a: int, b: int) -> bool:
         """Whether the sub-headings of columns a..b are printed again elsewhere on the
@@ -251,7 +197,7 @@ Span = tuple[list[int], bool]  # the columns a heading spans, and whether that i
 
 
 def _span(
-    heading: _Heading, others: list[_Heading], spans: _Spans, lower: str, taken: set[int]
+    heading: Heading, others: list[Heading], spans: _Spans, lower: str, taken: set[int]
 ) -> Span:
     """The columns one upper heading spans (see the module docstring), and whether they
     are sure (an underline, or sub-headings printed again elsewhere). `taken`: columns
@@ -295,12 +241,12 @@ def _span(
     return list(range(chosen[0], chosen[1] + 1)), bool(repeated)
 
 
-def _distance(x: float, heading: _Heading) -> float:
+def _distance(x: float, heading: Heading) -> float:
     """How far a position is from a heading's ink (0 inside it)."""
     return 0.0 if heading.x0 <= x <= heading.x1 else min(abs(x - heading.x0), abs(x - heading.x1))
 
 
-def _nearest(heading: _Heading, others: list[_Heading], spans: _Spans) -> list[int]:
+def _nearest(heading: Heading, others: list[Heading], spans: _Spans) -> list[int]:
     """A heading centred over no run: the columns whose middle is nearer to it than to
     any other heading of its line (just those under it when it is alone on its line)."""
     if not others:
@@ -316,32 +262,37 @@ def _nearest(heading: _Heading, others: list[_Heading], spans: _Spans) -> list[i
 
 
 def header_grid(
-    header: list[list[Word]], edges: list[float], spans: list[tuple[float, float]], rules: list[Box]
+    header: list[list[Word]],
+    edges: list[float],
+    spans: list[tuple[float, float]],
+    rules: list[Box],
+    settings: TableSettings,
 ) -> list[list[str | None]]:
     """The header lines of an aligned table as grid rows: each heading at the first
     column it spans, `None` on the others. `edges` are the column edges, `spans` the ink
     of each column in the table's body, `rules` the page's horizontal rules."""
     width = len(edges) - 1
     extents = [[lo, hi] for lo, hi in spans]
-    placed = _lowest(header[-1], edges)
+    placed = _lowest(header[-1], edges, settings)
     below = [""] * width
     for words, cols in placed:
         for j in cols:
             extents[j] = [min(extents[j][0], words[0]["x0"]), max(extents[j][1], words[-1]["x1"])]
             below[j] = f"{below[j]} {text(words)}".strip().casefold()
-    rows: list[list[str | None]] = [_cells(placed, width)]
-    spanned: list[tuple[_Heading, list[int]]] = []  # the line below's spanners (none: lowest)
+    rows: list[list[str | None]] = [placed_cells(placed, width)]
+    spanned: list[tuple[Heading, list[int]]] = []  # the line below's spanners (none: lowest)
     for i in range(len(header) - 2, -1, -1):  # upwards: each line knows the one below
         line = header[i]
-        judge = _Spans(extents, below, rules, (bottom(line), top(header[i + 1])), edges)
+        gap = (bottom(line), top(header[i + 1]))
+        judge = _Spans(extents, below, rules, gap, edges, settings)
         for words, cols in placed:
             if len(cols) == 1:
                 judge.heads[cols[0]] = (words[0]["x0"], words[-1]["x1"])
-        headings = _headings(line, extents, edges)
-        lower = [_lower_text(h, header[i + 1]) for h in headings]
+        headings = line_headings(line, extents, edges, settings)
+        lower = [text_under(h, header[i + 1]) for h in headings]
         others = [[o for o in headings if o is not h] for h in headings]
         found = [
-            _continued(h, spanned, t) or _span(h, o, judge, t, set())
+            _continued(h, spanned, t, settings) or _span(h, o, judge, t, set())
             for h, o, t in zip(headings, others, lower, strict=True)
         ]
         for k, (h, o, t) in enumerate(zip(headings, others, lower, strict=True)):
@@ -349,25 +300,31 @@ def header_grid(
                 sure = {j for n, (cols, ok) in enumerate(found) if ok and n != k for j in cols}
                 found[k] = _span(h, o, judge, t, sure)
         spans = _shared_out(headings, [cols for cols, _ in found], judge)
-        rows.insert(0, _cells([(h.words, c) for h, c in zip(headings, spans, strict=True)], width))
+        rows.insert(
+            0, placed_cells([(h.words, c) for h, c in zip(headings, spans, strict=True)], width)
+        )
         spanned = [(h, c) for h, c in zip(headings, spans, strict=True) if len(c) > 1]
     return rows
 
 
 def _continued(
-    heading: _Heading, spanned: list[tuple[_Heading, list[int]]], lower: str
+    heading: Heading,
+    spanned: list[tuple[Heading, list[int]]],
+    lower: str,
+    settings: TableSettings,
 ) -> Span | None:
     """The span of the spanner printed under a heading that it begins (`Private` over
     `transfer`, whose text goes on in lower case, or one centred on it): the same."""
     for below, cols in spanned:
         if below.x0 < heading.x1 and below.x1 > heading.x0:
-            centred = abs(below.middle - heading.middle) <= 2.0
-            if lower[:1].islower() or centred or abs(below.x0 - heading.x0) <= 1.5:
+            centred = abs(below.middle - heading.middle) <= settings.centred_on
+            flush = abs(below.x0 - heading.x0) <= settings.flush
+            if lower[:1].islower() or centred or flush:
                 return cols, True
     return None
 
 
-def _shared_out(headings: list[_Heading], spans: list[list[int]], judge: _Spans) -> list[list[int]]:
+def _shared_out(headings: list[Heading], spans: list[list[int]], judge: _Spans) -> list[list[int]]:
     """The spans of one line's headings with each column claimed by several given to
     the heading nearest to it (its own columns kept by each)."""
     claims: dict[int, list[int]] = {}
@@ -384,9 +341,3 @@ def _shared_out(headings: list[_Heading], spans: list[list[int]], judge: _Spans)
             if k != keep and j not in headings[k].over and len(out[k]) > 1:
                 out[k].remove(j)
     return out
-
-
-def _lower_text(heading: _Heading, line: list[Word]) -> str:
-    """The text printed just under a heading on the next line."""
-    under = [w for w in line if w["x0"] < heading.x1 and w["x1"] > heading.x0]
-    return text(under)

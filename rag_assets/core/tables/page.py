@@ -8,31 +8,33 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag_assets.core.tables.aligned import aligned_tables
-from rag_assets.core.tables.cells import NUMERIC, YEAR
+from rag_assets.core.tables.cells import is_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.model import Box, Grid, PageTable
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.ruled import read_ruled
+from rag_assets.core.tables.settings import DEFAULT, TableSettings
 from rag_assets.core.tables.upward import holds
 
 
-def _labels_only(rows: list[list[str]]) -> bool:
+def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:
     """Whether a ruled table holds no value, only a few rows of labels: a header ruled as
     a box over a body set by alignment below it."""
     cells = [c.strip() for row in rows for c in row if c.strip()]
-    return len(rows) <= 4 and all(not NUMERIC.match(c) or YEAR.match(c) for c in cells)
+    return len(rows) <= settings.header_box_max_rows and all(is_label(c) for c in cells)
 
 
 def _overlap(a: Box, b: Box) -> bool:
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
-def _heads(box: Box, table: Box) -> bool:
+def _heads(box: Box, table: Box, settings: TableSettings) -> bool:
     """Whether a ruled box of labels sits as the header of a table: at its top, across
     (nearly) the same width."""
     across = min(box[2], table[2]) - max(box[0], table[0])
     width = max(box[2] - box[0], table[2] - table[0])
-    return across >= 0.8 * width and box[1] <= table[1] + 2 and box[3] < table[3]
+    top = box[1] <= table[1] + settings.header_box_top
+    return across >= settings.header_box_width * width and top and box[3] < table[3]
 
 
 def _rules(page: Any) -> list[Box]:
@@ -42,36 +44,40 @@ def _rules(page: Any) -> list[Box]:
     ]
 
 
-def find_tables(page: Any, proposals: Sequence[Box] = ()) -> list[PageTable]:
+def find_tables(
+    page: Any, settings: TableSettings = DEFAULT, proposals: Sequence[Box] = ()
+) -> list[PageTable]:
     """The page's tables: ruled ones, then those set by alignment, then those read by
     alignment inside `proposals` (boxes from outside, see `regions.find_regions`); a
     ruled box of labels only that heads an aligned body is that body's header, not a
     table of its own."""
-    regions = find_regions(page, proposals)
+    regions = find_regions(page, settings, proposals)
     ruled_regions = [r for r in regions if r.kind == "ruled"]
     proposed = [r.bbox for r in regions if r.kind == "proposed"]
-    words = page.extract_words(x_tolerance=1.5)  # once: ruled tables' margins, then aligned
+    words = page.extract_words(
+        x_tolerance=settings.word_x_tolerance
+    )  # once: ruled tables' margins, then aligned
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
     ruled: list[PageTable] = []
     for region in ruled_regions:
         others = [r.bbox for r in ruled_regions if r is not region]
-        grid = read_ruled(page, region, others, words, turned)
+        grid = read_ruled(page, region, others, words, turned, settings)
         if grid is not None:
-            ruled.append(finish(grid, words))
-    heads = {id(t) for t in ruled if _labels_only(t.rows)}
+            ruled.append(finish(grid, words, settings))
+    heads = {id(t) for t in ruled if _labels_only(t.rows, settings)}
     tables = [t for t in ruled if id(t) not in heads]
     rules = _rules(page)
-    outside = [w for w in words if not any(holds(b, w) for b in proposed)]
-    grids: list[Grid] = aligned_tables(outside, rules, [t.bbox for t in tables])
+    outside = [w for w in words if not any(holds(b, w, settings) for b in proposed)]
+    grids: list[Grid] = aligned_tables(outside, rules, [t.bbox for t in tables], settings)
     for box in proposed:
-        inside = [w for w in words if holds(box, w)]
-        grids += aligned_tables(inside, rules, [t.bbox for t in tables])
+        inside = [w for w in words if holds(box, w, settings)]
+        grids += aligned_tables(inside, rules, [t.bbox for t in tables], settings)
     for grid in grids:
-        table = finish(grid, words)
+        table = finish(grid, words, settings)
         if not table.header:
             continue  # a run of number lines without a header stays text
         boxes = [t for t in ruled if id(t) in heads and _overlap(t.bbox, grid.bbox)]
-        if any(not _heads(t.bbox, grid.bbox) for t in boxes):
+        if any(not _heads(t.bbox, grid.bbox, settings) for t in boxes):
             continue  # labels in a box beside or inside it (a chart's legend): no header
         tables.append(table)
         heads -= {id(t) for t in boxes}

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag_assets.core.tables.model import Box, Region
-
-COVERED = 0.5  # a proposal this much inside ruled regions is theirs
+from rag_assets.core.tables.settings import DEFAULT, TableSettings
 
 
 def _area(box: Box) -> float:
@@ -25,7 +24,9 @@ def _intersection(a: Box, b: Box) -> float:
     return _area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
 
 
-def find_regions(page: Any, proposals: Sequence[Box] = ()) -> list[Region]:
+def find_regions(
+    page: Any, settings: TableSettings = DEFAULT, proposals: Sequence[Box] = ()
+) -> list[Region]:
     """The page's ruled regions, then the proposed boxes (PDF points, origin top left, as
     pdfplumber gives positions: x0, top, x1, bottom, on the page as read, turned upright)
     that ruled regions do not already cover."""
@@ -35,6 +36,6 @@ def find_regions(page: Any, proposals: Sequence[Box] = ()) -> list[Region]:
         if _area(box) <= 0:
             continue
         covered = sum(_intersection(box, r.bbox) for r in regions if r.kind == "ruled")
-        if covered < COVERED * _area(box):
+        if covered < settings.proposal_covered * _area(box):
             regions.append(Region(box, "proposed"))
     return regions

@@ -16,6 +16,7 @@ from rag_assets.core.tables.ruled_repair import (
     split_merged,
     widen,
 )
+from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.upward import holds, read_upward
 
 
@@ -27,13 +28,15 @@ class _Row:
 
 
 def _same_line_twice(
-    previous: tuple[Any, list[str | None]], row: tuple[Any, list[str | None]]
+    previous: tuple[Any, list[str | None]],
+    row: tuple[Any, list[str | None]],
+    settings: TableSettings,
 ) -> bool:
     """Whether two ruled rows hold the same printed line (a shading grid drawn over the
     rule grid repeats every value)."""
     (a, cells_a), (b, cells_b) = previous, row
     overlap = min(a.bbox[3], b.bbox[3]) - max(a.bbox[1], b.bbox[1])
-    if overlap < 0.5 * (b.bbox[3] - b.bbox[1]):
+    if overlap < settings.same_line_twice * (b.bbox[3] - b.bbox[1]):
         return False
     texts_a = sorted(clean_cell(c) for c in cells_a if not blank(c))
     return bool(texts_a) and texts_a == sorted(clean_cell(c) for c in cells_b if not blank(c))
@@ -45,35 +48,40 @@ def _under(cells: list[str | None], head: list[str | None]) -> int:
 
 
 def read_ruled(
-    page: Any, region: Region, others: list[Box], words: list[Word], turned: list[Word]
+    page: Any,
+    region: Region,
+    others: list[Box],
+    words: list[Word],
+    turned: list[Word],
+    settings: TableSettings,
 ) -> Grid | None:
     """One ruled region's grid with its rows and columns repaired (None: a box around
     text, not a table). `others` are the page's other ruled boxes, `words` the page's
     words, `turned` its characters not upright."""
     found = region.found
     raw_rows = found.extract()
-    read_upward(page, found, raw_rows, turned)
-    spans = column_spans(found, max((len(r) for r in raw_rows), default=0))
+    read_upward(page, found, raw_rows, turned, settings)
+    spans = column_spans(found, max((len(r) for r in raw_rows), default=0), settings)
     kept: list[tuple[Any, list[str | None]]] = []
     for row, raw in zip(found.rows, raw_rows, strict=False):
         if not any(clean_cell(c) for c in raw):
             continue
-        if kept and _same_line_twice(kept[-1], (row, raw)):
+        if kept and _same_line_twice(kept[-1], (row, raw), settings):
             if _under(raw, raw_rows[0]) <= _under(kept[-1][1], raw_rows[0]):
                 continue  # one printed line read twice: the one under the headings
             kept.pop()
         lines = any("\n" in (c or "") for c in raw)
-        split = split_by_lines(page, row, spans) if lines else None
+        split = split_by_lines(page, row, spans, settings) if lines else None
         if split is None:
-            raw = split_merged(page, row, raw, spans)
+            raw = split_merged(page, row, raw, spans, settings)
             kept.append((row, list(raw)))
         else:
             kept.extend((_Row(bbox), cells) for bbox, cells in split)
-    edges = column_edges([c[0] for c in found.cells] + [c[2] for c in found.cells])
-    grid, columns = collapse_columns([list(raw) for _, raw in kept], edges)
+    edges = column_edges([c[0] for c in found.cells] + [c[2] for c in found.cells], settings)
+    grid, columns = collapse_columns([list(raw) for _, raw in kept], edges, settings)
     if len(grid) < 2 or max(len(r) for r in grid) < 2:
         return None  # a box around text, not a table
     row_boxes: list[Box] = [tuple(row.bbox) for row, _ in kept]  # type: ignore[misc]
-    free = [w for w in words if not any(holds(b, w) for b in others)]
-    grid, columns, bbox = widen(free, region.bbox, row_boxes, grid, columns)
+    free = [w for w in words if not any(holds(b, w, settings) for b in others)]
+    grid, columns, bbox = widen(free, region.bbox, row_boxes, grid, columns, settings)
     return Grid(bbox, grid, row_boxes, columns, ruled=True, beside=free)

@@ -16,28 +16,29 @@ from typing import Any
 from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
 from rag_assets.core.tables.cells import (
-    LEADER,
-    MISSING,
     blank,
     names_column,
+    not_available,
     plain_number,
     values_cell,
+    without_leader,
 )
 from rag_assets.core.tables.model import Box
+from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import printed_lines
 
 
-def column_edges(values: Iterable[float]) -> list[float]:
-    """Distinct x positions, sorted: positions within 1.5 pt of the last kept are one."""
+def column_edges(values: Iterable[float], settings: TableSettings) -> list[float]:
+    """Distinct x positions, sorted: positions within `same_edge` of the last kept are one."""
     edges: list[float] = []
     for x in sorted(values):
-        if not edges or x - edges[-1] > 1.5:
+        if not edges or x - edges[-1] > settings.same_edge:
             edges.append(x)
     return edges
 
 
 def collapse_columns(
-    rows: list[list[str | None]], edges: list[float]
+    rows: list[list[str | None]], edges: list[float], settings: TableSettings
 ) -> tuple[list[list[str | None]], list[float]]:
     """Merge neighbouring grid columns that no row fills both of.
 
@@ -51,7 +52,7 @@ def collapse_columns(
     i = 0
     while i + 1 < width:
         both = any(not blank(r[i]) and not blank(r[i + 1]) for r in rows)
-        named = [any(names_column(r[j]) for r in rows[:3]) for j in (i, i + 1)]
+        named = [any(names_column(r[j]) for r in rows[: settings.heading_rows]) for j in (i, i + 1)]
         if both or all(named):  # two headings of their own: two columns, however sparse
             i += 1
             continue
@@ -67,19 +68,23 @@ def collapse_columns(
     return rows, edges
 
 
-def _cells_of(line: list[dict[str, Any]], boxes: list[Any]) -> list[str]:
+def _cells_of(line: list[dict[str, Any]], boxes: list[Any], settings: TableSettings) -> list[str]:
     """A printed line's text by column: a word goes to the column it starts in (a long
     word running over into the next column stays in its own)."""
     parts: list[list[dict[str, Any]]] = [[] for _ in boxes]
     column, previous = -1, None
     for char in sorted(line, key=lambda c: c["x0"]):
         middle = (char["x0"] + char["x1"]) / 2
-        if previous is None or char["x0"] - previous["x1"] > 1.5 or column < 0:
+        gap = char["x0"] - previous["x1"] if previous is not None else 0.0
+        if previous is None or gap > settings.word_x_tolerance or column < 0:
             column = next((j for j, b in enumerate(boxes) if b[0] <= middle < b[2]), -1)
         if column >= 0:
             parts[column].append(char)
         previous = char
-    return [" ".join(extract_text(p, x_tolerance=1.5).split()) if p else "" for p in parts]
+    return [
+        " ".join(extract_text(p, x_tolerance=settings.word_x_tolerance).split()) if p else ""
+        for p in parts
+    ]
 
 
 def _chars_in(page: Any, bbox: Any) -> list[dict[str, Any]]:
@@ -96,7 +101,7 @@ def _chars_in(page: Any, bbox: Any) -> list[dict[str, Any]]:
 
 
 def split_by_lines(
-    page: Any, row: Any, spans: list[tuple[float, float]] | None = None
+    page: Any, row: Any, spans: list[tuple[float, float]] | None, settings: TableSettings
 ) -> list[tuple[tuple[float, ...], list[str | None]]] | None:
     """A ruled row that holds several table rows, cut at its printed lines.
 
@@ -114,17 +119,17 @@ def split_by_lines(
     if len(boxes) < 2 or any(b is None for b in boxes):
         return None
     chars = [c for c in _chars_in(page, row.bbox) if c["text"].strip()]
-    lines = printed_lines(chars)
+    lines = printed_lines(chars, settings)
     if len(lines) < 2:
         return None
-    grid = [_cells_of(line, boxes) for line in lines]
+    grid = [_cells_of(line, boxes, settings) for line in lines]
     for cells in grid:
-        cells[0] = LEADER.sub("", cells[0])  # `Robbery . . . . .`: dots leading to the values
+        cells[0] = without_leader(cells[0])  # `Robbery . . . . .`: dots leading to the values
     numeric = [
         i
         for i in range(1, len(boxes))
         if sum(1 for r in grid if values_cell(r[i])) >= 2
-        and all(not r[i] or values_cell(r[i]) or r[i].lower() in MISSING for r in grid)
+        and all(not r[i] or values_cell(r[i]) or not_available(r[i]) for r in grid)
     ]
     if not numeric:
         return None
@@ -154,17 +159,23 @@ def split_by_lines(
     return out if len(out) >= 2 else None
 
 
-def column_spans(found: Any, width: int) -> list[tuple[float, float]] | None:
+def column_spans(
+    found: Any, width: int, settings: TableSettings
+) -> list[tuple[float, float]] | None:
     """The x range of each grid column of a found table (None when the grid's starts do
     not give one per column)."""
-    starts = column_edges(c[0] for c in found.cells)
+    starts = column_edges((c[0] for c in found.cells), settings)
     if len(starts) != width:
         return None
     return list(zip(starts, [*starts[1:], found.bbox[2]], strict=True))
 
 
 def split_merged(
-    page: Any, row: Any, raw: list[str | None], spans: list[tuple[float, float]] | None
+    page: Any,
+    row: Any,
+    raw: list[str | None],
+    spans: list[tuple[float, float]] | None,
+    settings: TableSettings,
 ) -> list[str | None]:
     """A row printed as one cell over several ruled columns, cut into those columns.
 
@@ -187,15 +198,17 @@ def split_merged(
             continue
         words = [
             w
-            for w in extract_words(_chars_in(page, box), x_tolerance=1.5)
-            if w["bottom"] - w["top"] > 1  # not a line above or below clipped to the edge
+            for w in extract_words(_chars_in(page, box), x_tolerance=settings.word_x_tolerance)
+            if w["bottom"] - w["top"]
+            > settings.min_word_height  # not a line above or below clipped to the edge
         ]
         cells: list[list[str]] = [[] for _ in range(j, end)]
         for word in words:
             inside = [
                 k
                 for k in range(j, end)
-                if spans[k][0] - 1 <= word["x0"] and word["x1"] <= spans[k][1] + 1
+                if spans[k][0] - settings.slack <= word["x0"]
+                and word["x1"] <= spans[k][1] + settings.slack
             ]
             if not inside:
                 break  # a word across a column edge: one cell indeed
@@ -210,7 +223,9 @@ def split_merged(
     return out
 
 
-def _side_columns(words: list[dict[str, Any]], row_boxes: list[Box]) -> list[list[str]]:
+def _side_columns(
+    words: list[dict[str, Any]], row_boxes: list[Box], settings: TableSettings
+) -> list[list[str]]:
     """Words printed beside a table's rows as columns: one list of cells per row.
 
     Word spans from every row that overlap or nearly touch (a space apart) are one
@@ -218,7 +233,7 @@ def _side_columns(words: list[dict[str, Any]], row_boxes: list[Box]) -> list[lis
     """
     spans: list[list[float]] = []
     for word in sorted(words, key=lambda w: w["x0"]):
-        gap = (word["bottom"] - word["top"]) * 0.6
+        gap = (word["bottom"] - word["top"]) * settings.side_column_gap_em
         if spans and word["x0"] <= spans[-1][1] + gap:
             spans[-1][1] = max(spans[-1][1], word["x1"])
         else:
@@ -228,7 +243,7 @@ def _side_columns(words: list[dict[str, Any]], row_boxes: list[Box]) -> list[lis
         row = [""] * len(spans)
         for word in sorted(words, key=lambda w: (w["top"], w["x0"])):
             middle = (word["top"] + word["bottom"]) / 2
-            if top - 1 <= middle <= bottom + 1:
+            if top - settings.slack <= middle <= bottom + settings.slack:
                 j = next(i for i, (x0, x1) in enumerate(spans) if x0 <= word["x0"] <= x1)
                 row[j] = f"{row[j]} {word['text']}".strip()
         cells.append(row)
@@ -241,6 +256,7 @@ def widen(
     row_boxes: list[Box],
     grid: list[list[str | None]],
     columns: list[float],
+    settings: TableSettings,
 ) -> tuple[list[list[str | None]], list[float], Box]:
     """A table whose ruled box leaves out columns printed beside it, with those columns.
 
@@ -251,27 +267,30 @@ def widen(
     if not row_boxes:
         return grid, columns, bbox
     top, bottom = row_boxes[0][1], row_boxes[-1][3]
-    within = [w for w in words if bbox[0] - 1 <= w["x0"] and w["x1"] <= bbox[2] + 1]
-    baselines = [w["bottom"] for w in within if top - 1 <= w["top"] and w["bottom"] <= bottom + 1]
+    slack = settings.slack
+    within = [w for w in words if bbox[0] - slack <= w["x0"] and w["x1"] <= bbox[2] + slack]
+    baselines = [
+        w["bottom"] for w in within if top - slack <= w["top"] and w["bottom"] <= bottom + slack
+    ]
     # beside a row, on the baseline of a word printed in the table (a chart's labels next
     # to a table are not)
     level = [
         w
         for w in words
-        if top - 1 <= (w["top"] + w["bottom"]) / 2 <= bottom + 1
-        and any(abs(w["bottom"] - b) <= 1.5 for b in baselines)
+        if top - slack <= (w["top"] + w["bottom"]) / 2 <= bottom + slack
+        and any(abs(w["bottom"] - b) <= settings.same_edge for b in baselines)
     ]
     x0, x1 = bbox[0], bbox[2]
     for side in ("left", "right"):
         beside = [
             w
             for w in level
-            if (w["x1"] <= bbox[0] + 1 if side == "left" else w["x0"] >= bbox[2] - 1)
+            if (w["x1"] <= bbox[0] + slack if side == "left" else w["x0"] >= bbox[2] - slack)
         ]
         if not beside:
             continue
-        cells = _side_columns(beside, row_boxes)
-        enough = max(2, len(row_boxes) // 2)
+        cells = _side_columns(beside, row_boxes, settings)
+        enough = max(2, int(settings.beside_rows * len(row_boxes)))
         keep = [j for j in range(len(cells[0])) if sum(1 for r in cells if r[j]) >= enough]
         if not keep:
             continue

@@ -22,23 +22,21 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from rag_assets.core.tables.cells import NUMERIC, blank, names_column
+from rag_assets.core.tables.cells import blank, names_column, numeric
 from rag_assets.core.tables.heading_tree import PATH_SEP
 from rag_assets.core.tables.model import Box, Word
-
-MAX_LEVELS = 5
-STEP_EM = (0.6, 4.0)  # an indent step, in character heights
+from rag_assets.core.tables.settings import TableSettings
 
 
 def _stub_ink(
-    words: list[Word], box: Box, stub: tuple[float, float]
+    words: list[Word], box: Box, stub: tuple[float, float], settings: TableSettings
 ) -> tuple[float, float, float] | None:
     """Where the stub label of one row is printed: (left, right, word height)."""
     inside = [
         w
         for w in words
-        if box[1] - 1 <= (w["top"] + w["bottom"]) / 2 <= box[3] + 1
-        and stub[0] - 1 <= w["x0"] < stub[1]
+        if box[1] - settings.slack <= (w["top"] + w["bottom"]) / 2 <= box[3] + settings.slack
+        and stub[0] - settings.slack <= w["x0"] < stub[1]
         and w["text"].strip()
     ]
     if not inside:
@@ -65,6 +63,7 @@ def indent_paths(
     row_boxes: Sequence[Box],
     columns: Sequence[float],
     words: list[Word],
+    settings: TableSettings,
 ) -> int:
     """Give each indented stub label the labels of the rows it is indented under
     (`Group > Row`), in place; returns how many labels got a path. `row_boxes` are the
@@ -76,22 +75,23 @@ def indent_paths(
     ink: dict[int, tuple[float, float, float]] = {}
     for i in range(header_rows, len(rows)):
         label = (rows[i][0] or "").strip() if rows[i] else ""
-        if not label or NUMERIC.match(label):
+        if not label or numeric(label):
             continue
-        found = _stub_ink(words, row_boxes[i], stub)
+        found = _stub_ink(words, row_boxes[i], stub, settings)
         if found is not None:
             ink[i] = found
-    if len(ink) < 3:
+    if len(ink) < settings.min_stub_rows:
         return 0
     em = statistics.median(h for _, _, h in ink.values())
-    tolerance = max(1.0, 0.25 * em)
+    tolerance = max(settings.min_indent_tolerance, settings.indent_tolerance_em * em)
     lefts = [x0 for x0, _, _ in ink.values()]
     rights = [x1 for _, x1, _ in ink.values()]
     levels = _levels(lefts, tolerance)
-    if not 2 <= len(levels) <= MAX_LEVELS:
+    if not 2 <= len(levels) <= settings.max_indent_levels:
         return 0
     steps = [b - a for a, b in zip(levels, levels[1:], strict=False)]
-    if not all(STEP_EM[0] * em <= s <= STEP_EM[1] * em for s in steps):
+    low, high = settings.indent_step_em
+    if not all(low * em <= s <= high * em for s in steps):
         return 0
     middles = [(a + b) / 2 for a, b in zip(lefts, rights, strict=True)]
     if max(rights) - min(rights) <= tolerance or max(middles) - min(middles) <= tolerance:
@@ -116,6 +116,7 @@ def outer_labels(
     rows: list[list[str | None]],
     header_rows: int,
     row_boxes: Sequence[Box],
+    settings: TableSettings,
 ) -> Box:
     """Group labels printed left of a ruled table, beside some of its rows only (`1991`
     beside the middle one of `Men`, `Women`, `Total`), led onto the labels of the rows
@@ -127,12 +128,12 @@ def outer_labels(
     rows and fewer than half of them (a column beside most rows is the table's own), is
     read so."""
     data = list(range(header_rows, min(len(rows), len(row_boxes))))
-    if len(data) < 3:
+    if len(data) < settings.min_stub_rows:
         return bbox
     labels: dict[int, list[Word]] = {}
     for w in words:
         middle = (w["top"] + w["bottom"]) / 2
-        if w["x1"] > bbox[0] + 1 or not w["text"].strip():
+        if w["x1"] > bbox[0] + settings.slack or not w["text"].strip():
             continue
         row = next((i for i in data if row_boxes[i][1] <= middle <= row_boxes[i][3]), None)
         if row is not None:
@@ -146,9 +147,11 @@ def outer_labels(
     }
     lefts = [min(w["x0"] for w in ws) for ws in labels.values()]
     rights = [max(w["x1"] for w in ws) for ws in labels.values()]
-    if max(lefts) > min(rights) or bbox[0] - max(rights) > 3 * em:
+    if max(lefts) > min(rights) or bbox[0] - max(rights) > settings.outer_label_gap_em * em:
         return bbox  # not one column just beside the box
-    if any(len(t) > 40 for t in texts.values()) or not all(rows[i][0] for i in data):
+    if any(len(t) > settings.outer_label_max_chars for t in texts.values()) or not all(
+        rows[i][0] for i in data
+    ):
         return bbox
     marked = sorted(texts)
     at_top = marked[0] == data[0]

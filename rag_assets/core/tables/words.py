@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
-from typing import Any
 
-Word = dict[str, Any]
-Box = tuple[float, float, float, float]
-
-GAP_EM = 0.8  # words at least this many character heights apart are in different columns
-TIGHT_GAP_EM = 0.45  # ... or this far apart, when both are numbers or a column gap is there
+from rag_assets.core.tables.model import Word
+from rag_assets.core.tables.settings import TableSettings
 
 
-def printed_lines(words: list[Word]) -> list[list[Word]]:
+def printed_lines(words: list[Word], settings: TableSettings) -> list[list[Word]]:
     """Words (or characters) grouped into printed lines by the middle of their height, top
     to bottom, each left to right: the one line grouper of table reading."""
     lines: list[list[Word]] = []
@@ -25,7 +21,7 @@ def printed_lines(words: list[Word]) -> list[list[Word]]:
         if lines:
             last = lines[-1]
             mid = statistics.median((w["top"] + w["bottom"]) / 2 for w in last)
-            if abs(middle - mid) <= 0.4 * (word["bottom"] - word["top"]):
+            if abs(middle - mid) <= settings.same_line_em * (word["bottom"] - word["top"]):
                 last.append(word)
                 continue
         lines.append([word])
@@ -37,9 +33,9 @@ def height(line: list[Word]) -> float:
     return statistics.median(w["bottom"] - w["top"] for w in line)
 
 
-def segments(line: list[Word]) -> list[list[Word]]:
+def segments(line: list[Word], settings: TableSettings) -> list[list[Word]]:
     """A line's words in runs separated by wide gaps (a column gap, not a space)."""
-    gap = max(4.0, GAP_EM * height(line))
+    gap = max(settings.min_column_gap, settings.column_gap_em * height(line))
     out: list[list[Word]] = []
     for word in line:
         if out and word["x0"] - out[-1][-1]["x1"] < gap:
@@ -49,13 +45,15 @@ def segments(line: list[Word]) -> list[list[Word]]:
     return out
 
 
-def split_tight(parts: list[list[Word]], apart: Callable[[Word, Word], bool]) -> list[list[Word]]:
+def split_tight(
+    parts: list[list[Word]], apart: Callable[[Word, Word], bool], settings: TableSettings
+) -> list[list[Word]]:
     """Segments cut further between two words closer than a column gap yet wider apart
-    than a space (`TIGHT_GAP_EM`), where `apart(left, right)` says they are in two
+    than a space (`tight_gap_em`), where `apart(left, right)` says they are in two
     columns: numbers in tightly set columns (`14,111 16,635`), headings over them."""
     out: list[list[Word]] = []
     for part in parts:
-        gap = TIGHT_GAP_EM * height(part)
+        gap = settings.tight_gap_em * height(part)
         current = [part[0]]
         for left, right in zip(part, part[1:], strict=False):
             if right["x0"] - left["x1"] >= gap and apart(left, right):

@@ -1,0 +1,90 @@
+"""The headings a header line prints: its segments cut at the body's column edges, each
+heading's words, ink and the columns under its ink, and headings placed into grid cells.
+What columns a heading spans is decided in `heading_tree` from these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rag_assets.core.tables.model import Word
+from rag_assets.core.tables.settings import TableSettings
+from rag_assets.core.tables.words import segments, split_tight, text
+
+
+@dataclass
+class Heading:
+    """One heading of a header line: its words, its ink and the columns under its ink."""
+
+    words: list[Word]
+    x0: float
+    x1: float
+    over: list[int]
+
+    @property
+    def middle(self) -> float:
+        """The middle of its ink, what centring is judged by."""
+        return (self.x0 + self.x1) / 2
+
+
+def column_of(x: float, edges: list[float]) -> int:
+    """The column a position falls in, between the table's column `edges`."""
+    return max(0, min(len(edges) - 2, sum(1 for e in edges[1:-1] if x >= e)))
+
+
+def header_segments(
+    line: list[Word], edges: list[float], lowest: bool, settings: TableSettings
+) -> list[list[Word]]:
+    """A header line's segments, cut also where two words closer than a column gap sit
+    on either side of a column edge of the body (headings of tightly set columns): on
+    the lowest line, whatever the space between them (there each heading is one
+    column's), above it only when they are wider apart than a space."""
+
+    def apart(left: Word, right: Word) -> bool:
+        return any(left["x1"] <= e <= right["x0"] for e in edges[1:-1])
+
+    if not lowest:
+        return split_tight(segments(line, settings), apart, settings)
+    out: list[list[Word]] = []
+    for part in segments(line, settings):
+        out.append([part[0]])
+        for left, right in zip(part, part[1:], strict=False):
+            if apart(left, right):
+                out.append([])
+            out[-1].append(right)
+    return out
+
+
+def line_headings(
+    line: list[Word], extents: list[list[float]], edges: list[float], settings: TableSettings
+) -> list[Heading]:
+    """An upper header line's headings, each with the columns its ink is over (`extents`:
+    each column's ink; the column its middle is in where it is over none)."""
+    out = []
+    for seg in header_segments(line, edges, lowest=False, settings=settings):
+        x0, x1 = seg[0]["x0"], seg[-1]["x1"]
+        over = [j for j, (lo, hi) in enumerate(extents) if x0 < hi and x1 > lo]
+        out.append(Heading(seg, x0, x1, over or [column_of((x0 + x1) / 2, edges)]))
+    return out
+
+
+def placed_cells(placed: list[tuple[list[Word], list[int]]], width: int) -> list[str | None]:
+    """Headings placed at their columns: text at the first, `None` on the others."""
+    out: list[str | None] = [""] * width
+    taken: set[int] = set()
+    for words, cols in sorted(placed, key=lambda p: min(p[1])):
+        first, last = min(cols), max(cols)
+        if first in taken:
+            out[first] = f"{out[first] or ''} {text(words)}".strip()
+            continue
+        out[first] = text(words)
+        for j in range(first + 1, last + 1):
+            if j not in taken:
+                out[j] = None
+        taken.update(range(first, last + 1))
+    return out
+
+
+def text_under(heading: Heading, line: list[Word]) -> str:
+    """The text printed just under a heading on the next line."""
+    under = [w for w in line if w["x0"] < heading.x1 and w["x1"] > heading.x0]
+    return text(under)

@@ -1,0 +1,140 @@
+"""Every tolerance of table reading, named, in one place (`TableSettings`).
+
+Units: `pt` is a PDF point (1/72 inch); `em` a share of the type's height (a word's
+height on the page, near enough its size); `share` a fraction of what the name says.
+The defaults are what the readers were tuned with (`bench/tables.py`); a stage takes the
+settings as an argument, so a tuning run can try others without touching the code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TableSettings:
+    """The tolerances of every table stage (see the module docstring for units)."""
+
+    # --- positions and words (every stage)
+    slack: float = 1.0
+    """pt: a word or line this far outside a box still counts as inside it."""
+    word_x_tolerance: float = 1.5
+    """pt: characters at most this far apart are one word (pdfplumber's x_tolerance)."""
+    same_edge: float = 1.5
+    """pt: cell edges (or baselines) this close are one position."""
+    same_line_em: float = 0.4
+    """em: words whose middles are within this of a line's are on that line."""
+    column_gap_em: float = 0.8
+    """em: words at least this far apart are in different columns (segments)."""
+    min_column_gap: float = 4.0
+    """pt: a column gap is at least this wide, whatever the type size."""
+    tight_gap_em: float = 0.45
+    """em: two numbers (or words across a column edge) this far apart are two columns."""
+
+    # --- regions
+    proposal_covered: float = 0.5
+    """share: a proposed box this much inside ruled regions is theirs, not read again."""
+    header_box_max_rows: int = 4
+    """rows: a ruled box of labels only, no more rows than this, may head an aligned body."""
+    header_box_width: float = 0.8
+    """share: ... when it is at least this share of the body's width across it."""
+    header_box_top: float = 2.0
+    """pt: ... and starts no more than this below the body's top."""
+
+    # --- the ruled reader and its repairs
+    same_line_twice: float = 0.5
+    """share: two ruled rows overlapping by this share of a row's height may be one
+    printed line read twice (a shading grid over the rule grid)."""
+    heading_rows: int = 3
+    """rows: the first rows searched for a column's own heading when collapsing columns."""
+    min_word_height: float = 1.0
+    """pt: a word no taller than this is a line above or below clipped to a cell's edge."""
+    side_column_gap_em: float = 0.6
+    """em: words beside a ruled box this close are one column."""
+    beside_rows: float = 0.5
+    """share: words beside a ruled box make a column when they sit beside this share of
+    its rows (and at least two)."""
+    upright_tilt: float = 0.1
+    """share: a character whose slant (matrix b/a) is within this is upright."""
+    upward_column_share: float = 0.5
+    """share of a glyph's width: upward characters this close across are one line."""
+    upward_space_share: float = 0.25
+    """share of a glyph's size: a gap wider between upward characters is a space."""
+
+    # --- the aligned reader
+    min_data_lines: int = 3
+    """lines: a table body has at least this many lines of values."""
+    max_header_lines: int = 4
+    """lines: label lines over the columns at most (the columns' numbers not counted)."""
+    line_pitch: float = 2.2
+    """em: lines of one table are at most this many line heights apart (twice that
+    above a rule crossed in the header)."""
+    column_overrun: float = 0.1
+    """share of lines: ink in a column gap on no more than this many lines (long row
+    labels running over) leaves the gap open."""
+    header_line_width: float = 0.6
+    """share of the table's width: a header line's widest segment is at most this (a
+    wider one is a sentence or a caption)."""
+    header_label_share: float = 0.5
+    """share of a line's words: a header line holds at least this many labels."""
+    column_values: float = 0.8
+    """share: a column is one of values when this share of its filled cells are values."""
+    rule_join: float = 1.0
+    """pt: rule pieces at this height and touching within this are one rule."""
+
+    # --- the heading tree
+    full_rule: float = 0.85
+    """share of the table's width: a rule at least this long is the table's, not a
+    heading's underline."""
+    centred: float = 0.25
+    """share of a column pitch: a heading's middle within this of a run's is centred
+    over it."""
+    min_centred: float = 3.0
+    """pt: ... and never less than this."""
+    tight: float = 0.1
+    """share of a column pitch: a heading centred within this on a column's heading is
+    that heading's first line."""
+    min_tight: float = 2.0
+    """pt: ... and never less than this."""
+    flush: float = 1.5
+    """pt: a heading's left edge this close to another's is flush left with it."""
+    centred_on: float = 2.0
+    """pt: a heading centred within this on the spanner under it begins that spanner."""
+    underline_reach: float = 2.0
+    """pt: a rule reaching this close to a heading's middle (or a column's) is under it."""
+
+    # --- the header block
+    max_header_rows: int = 4
+    """rows: a lone heading over the value columns, then up to three rows of headings."""
+    header_cell_max_chars: int = 120
+    """characters: a longer cell is data, not a column's name."""
+    title_min_columns: int = 3
+    """columns: a first row with one filled cell is a title only in a table this wide."""
+    named_columns: float = 0.5
+    """share of columns: stacked header rows must name at least this many (and two)."""
+
+    # --- the stub tree
+    min_stub_rows: int = 3
+    """rows: indentation, or labels beside a ruled box, are read only for at least this
+    many labelled rows."""
+    max_indent_levels: int = 5
+    """levels: more distinct left edges than this are no indent steps."""
+    indent_step_em: tuple[float, float] = (0.6, 4.0)
+    """em: an indent step is at least the first and at most the second."""
+    indent_tolerance_em: float = 0.25
+    """em: left edges within this (and at least `min_indent_tolerance`) are one level."""
+    min_indent_tolerance: float = 1.0
+    """pt: ... never less than this."""
+    outer_label_gap_em: float = 3.0
+    """em: group labels beside a ruled box stand at most this far left of it."""
+    outer_label_max_chars: int = 40
+    """characters: a group label beside a ruled box is at most this long."""
+
+    # --- tables continued across pages
+    continued_columns: float = 0.015
+    """share of the page width: column edges of a continued table agree within this."""
+    min_continued_columns: float = 3.0
+    """pt: ... and never less than this."""
+
+
+DEFAULT = TableSettings()

@@ -1,0 +1,85 @@
+"""The table package's stages on small generated PDFs: one classifier for cells, both
+readers finished alike, regions proposed from outside, and the settings every stage
+reads its tolerances from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pdfplumber
+import pytest
+
+from rag_assets.core.tables import CellKind, TableSettings, classify, find_regions, find_tables
+
+from .table_layouts import GRADES, grade_pdf, grade_rows
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("1,234", CellKind.FIGURE),
+        ("-12.5", CellKind.FIGURE),
+        ("54,876*", CellKind.FIGURE),
+        ("n.a.", CellKind.MISSING),
+        ("x", CellKind.MISSING),
+        ("%", CellKind.UNIT),
+        ("(%)", CellKind.UNIT),
+        ("2009/10", CellKind.PERIOD),
+        ("Q1 2008", CellKind.PERIOD),
+        ("†", CellKind.MARK),
+        ("Total occupied units", CellKind.LABEL),
+        ("  ", CellKind.EMPTY),
+        (None, CellKind.EMPTY),
+    ],
+)
+def test_one_classifier_names_what_a_cell_holds(text: str | None, kind: CellKind):
+    """Figures (marks and all), not-available marks, units, periods, footnote marks and
+    labels are told apart by the one classifier."""
+    assert classify(text) is kind
+
+
+def _tables(path: Path, **kwargs) -> list:
+    with pdfplumber.open(path) as pdf:
+        return find_tables(pdf.pages[0], **kwargs)
+
+
+def _body(table) -> list[list[str]]:
+    return [[" ".join(c.split()) for c in row] for row in table.rows[table.header_rows :]]
+
+
+def test_ruled_and_aligned_readers_finish_alike(tmp_path: Path):
+    """The same table boxed cell by cell and printed with no rule at all: the ruled and
+    the aligned reader give the same header paths and the same rows (one finish)."""
+    grid = _tables(grade_pdf(tmp_path / "grid.pdf", "grid"))
+    bare = _tables(grade_pdf(tmp_path / "none.pdf", "none"))
+    assert len(grid) == len(bare) == 1
+    expected = ["Year", *(f"Grade > {g}" for g in GRADES), "All grades"]
+    assert grid[0].header == bare[0].header == expected
+    assert _body(grid[0]) == _body(bare[0]) == [list(r) for r in grade_rows()]
+
+
+def test_regions_proposed_from_outside(tmp_path: Path):
+    """A proposed box over a ruled table is that table's region, not a second one; a box
+    over an unruled table reads the same table; a box over a note adds no table."""
+    ruled = grade_pdf(tmp_path / "grid.pdf", "grid")
+    with pdfplumber.open(ruled) as pdf:
+        page = pdf.pages[0]
+        alone = find_regions(page)
+        box = next(r.bbox for r in alone if r.kind == "ruled")
+        assert [r.kind for r in find_regions(page, proposals=[box])] == [r.kind for r in alone]
+    bare = grade_pdf(tmp_path / "none.pdf", "none")
+    table = _tables(bare)[0]
+    (proposed,) = _tables(bare, proposals=[table.bbox])
+    assert (proposed.header, proposed.rows) == (table.header, table.rows)
+    with pdfplumber.open(bare) as pdf:
+        note = next(w for w in pdf.pages[0].extract_words() if w["text"] == "NOTE:")
+    box = (note["x0"] - 2, note["top"] - 2, note["x0"] + 300, note["bottom"] + 2)
+    assert [t.header for t in _tables(bare, proposals=[box])] == [table.header]
+
+
+def test_settings_are_what_the_stages_read(tmp_path: Path):
+    """A tolerance changed in `TableSettings` changes the reading: lines of one table
+    asked to stand closer than they are printed leave an unruled table's lines as text."""
+    bare = grade_pdf(tmp_path / "none.pdf", "none")
+    assert len(_tables(bare, settings=TableSettings())) == 1
+    assert _tables(bare, settings=TableSettings(line_pitch=0.1)) == []
