@@ -40,6 +40,9 @@ Client and server share the machine's cores, as they would on one host.
 
     python bench/serve.py [--quick] [--sizes 100000] [--models M1,M2] [--queries 30]
                           [--clients 8] [--cold 3] [--tables DIR] [--against REF]
+                          [--latency-only]
+
+`--latency-only` runs part 1 alone (served, in process and LanceDB's own hybrid query).
 
 `--tables DIR` keeps the synthetic tables (DIR/<model id>/t<size>) and reuses them on the
 next run (building the vector index at 100k takes 40 s on an idle machine, over 10
@@ -458,6 +461,9 @@ def main() -> None:
     parser.add_argument(
         "--tables", default=None, help="keep the tables in this folder and reuse them"
     )
+    parser.add_argument(
+        "--latency-only", action="store_true", help="part 1 only (served vs LanceDB's own)"
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in (args.sizes or ("5000" if args.quick else "100000")).split(",")]
     n_queries = args.queries or (12 if args.quick else 30)
@@ -496,12 +502,15 @@ def main() -> None:
                             client.post("/search", {"query": q, "k": K})
                         engine.search(SearchRequest(query=q, k=K))
                     lat, same = served_latency(clients, engine, queries)
-                    parts = stages(engine, lake, queries)
-                    ann = knobs(engine.index(), queries) if index.index_stats().vector else []
-                    flow = flows({s: url for s, (_, url) in running.items()}, queries, args.clients)
-                    memo = repeated(Engine(lake, uri, embedder, Limits()), queries)
-                    pairs = []
-                    if m == 0 and n == 0 and args.cold:
+                    parts, ann, flow, memo, pairs = {}, [], {}, None, []
+                    if not args.latency_only:
+                        parts = stages(engine, lake, queries)
+                        if index.index_stats().vector:
+                            ann = knobs(engine.index(), queries)
+                        urls = {s: url for s, (_, url) in running.items()}
+                        flow = flows(urls, queries, args.clients)
+                        memo = repeated(Engine(lake, uri, embedder, Limits()), queries)
+                    if m == 0 and n == 0 and args.cold and not args.latency_only:
                         pairs = cold(running["now"][1], lake_dir, uri, model, queries[: args.cold])
                 finally:
                     for process, _ in running.values():
@@ -559,6 +568,8 @@ def report(results: list[Any], clients: int) -> None:
                 f"median, min | {median(shared):.0f}, {min(shared)} | | |"
             )
 
+    if all(not r[4] for r in results):  # --latency-only: part 1 alone
+        return
     print("\n-- 2. where one search spends its time (in process, ms, each part alone)")
     print("| model | chunks | part | p50 | p95 |")
     print("|---|---:|---|---:|---:|")
