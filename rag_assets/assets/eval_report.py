@@ -65,6 +65,8 @@ def eval_report(
         progress=lambda name: context.log.info(f"evaluating {name}"),
         history=lake.keep_history,
     )
+    if files and config.mode != "fts":  # the queries ran: what `trecho status` says
+        model.record_runtime(lake.lake.local_cache_dir, "queries")
     sources = [f.name for f in files]
     folder = write_report(result, lake.lake.reports_dir, sources)
     previous = previous_report(lake.lake.reports_dir, folder, sources, result.mode)
