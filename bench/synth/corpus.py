@@ -8,6 +8,7 @@ table a page). The PDF and its truth (`<seed>.json`) are written once into
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -62,7 +63,8 @@ def generate(root: Path, seeds: Iterable[int], progress: bool = False) -> int:
     session = None
     try:
         for k, doc in enumerate(docs):
-            pdf = out / f"{doc.seed}.pdf"
+            # written aside, then renamed: another process reading the cache sees whole files
+            pdf = out / f"{doc.seed}.pdf.{os.getpid()}"
             if doc.producer == "chromium":
                 from . import chromium
 
@@ -80,7 +82,10 @@ def generate(root: Path, seeds: Iterable[int], progress: bool = False) -> int:
                 "fits": fits,
                 "tables": [dump(t) for t in tables],
             }
-            (out / f"{doc.seed}.json").write_text(json.dumps(record))
+            os.replace(pdf, out / f"{doc.seed}.pdf")
+            aside = out / f"{doc.seed}.json.{os.getpid()}"
+            aside.write_text(json.dumps(record))
+            os.replace(aside, out / f"{doc.seed}.json")
             if progress and (k + 1) % 50 == 0:
                 print(f"  {k + 1}/{len(docs)} written", file=sys.stderr, flush=True)
     finally:
