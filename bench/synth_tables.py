@@ -4,12 +4,15 @@ feature by feature.
     python bench/synth_tables.py generate [--seeds tune|report|A-B] [--dir DIR]
     python bench/synth_tables.py check [--seeds ...] [--dir DIR]
     python bench/synth_tables.py score [--seeds ...] [--dir DIR] [--limit N]
+    python bench/synth_tables.py show --seeds 5159 [--dir DIR] [--out DIR]
 
 `generate` writes the PDFs and truth not yet cached (one seed, one PDF); `check` reads
 every truth cell back with pdfplumber inside its box; `score` runs trecho's default
 policy on each PDF (bench/tables.py's reader and figures) and prints cells held,
 heading-path and row-label-path accuracy and region recall, overall and by each feature
-a table was drawn with (style, heading depth, columns, stub, producer, page, layout, ...).
+a table was drawn with (style, heading depth, columns, stub, producer, page, layout, ...);
+`show` renders the seeds' pages as PNG (to look at a table trecho misses; its misses:
+`bench/tables.py --source synth --synth-seeds N --files synth-N --misses 5`).
 Seed ranges: `tune` 0-1999 (tune the reader on these), `report` 5000-5499 (report only).
 """
 
@@ -46,6 +49,24 @@ def cmd_check(args: argparse.Namespace) -> None:
             print(f"seed {seed} ({record['producer']}): fits={record['fits']} {found[:3]}")
     print(f"{len(seeds) - bad}/{len(seeds)} PDFs hold their truth")
     sys.exit(1 if bad else 0)
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    import pypdfium2
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for seed, pdf, tables, _ in cases(Path(args.dir), parse_seeds(args.seeds)):
+        doc = pypdfium2.PdfDocument(pdf)
+        for i in range(len(doc)):
+            png = out / f"synth-{seed}-p{i + 1}.png"
+            doc[i].render(scale=1.5).to_pil().save(png)
+            print(png)
+        doc.close()
+        for t in tables:
+            print(
+                f"  {t.name} page {t.page}: " + ", ".join(f"{k}={v}" for k, v in t.features.items())
+            )
 
 
 def cmd_score(args: argparse.Namespace) -> None:
@@ -96,12 +117,14 @@ def _line(name: str, s: object) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["generate", "check", "score"])
+    parser.add_argument("command", choices=["generate", "check", "score", "show"])
     parser.add_argument("--seeds", default="tune", help="tune, report, A-B or a,b,c")
     parser.add_argument("--dir", default=str(DEFAULT_DIR), help="where PDFs and truth are cached")
     parser.add_argument("--limit", type=int, default=0, help="score: the first N seeds only")
+    parser.add_argument("--out", default="/tmp/trecho-synth-png", help="show: where PNGs go")
     args = parser.parse_args()
-    {"generate": cmd_generate, "check": cmd_check, "score": cmd_score}[args.command](args)
+    commands = {"generate": cmd_generate, "check": cmd_check, "score": cmd_score, "show": cmd_show}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":
