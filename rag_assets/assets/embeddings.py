@@ -17,9 +17,14 @@ from dagster import (
 from rag_assets.assets.chunks import chunks
 from rag_assets.core.corpus import load_info
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import NoLongerLive, committed_keys, read_active
-from rag_assets.core.index.cache import EmbeddingCache, embed_cached
-from rag_assets.core.index.models import promote_if_complete
+from rag_assets.core.index import (
+    EmbeddingCache,
+    NoLongerLive,
+    committed_keys,
+    embed_cached,
+    promote_if_complete,
+    read_active,
+)
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.parquet import read_stage, remove_stage_files
 from rag_assets.core.lifecycle.purge import purge_version

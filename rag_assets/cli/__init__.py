@@ -118,8 +118,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     """Print the best chunks for a question. The flags become a `SearchRequest` by
     `search_request`, as `POST /search`'s body does: what the API refuses, this refuses
     with the same words."""
-    from rag_assets.core.index.empty import no_results
-    from rag_assets.core.index.hits import hit_rows
+    from rag_assets.core.index import hit_rows, no_results
     from rag_assets.core.lake.layout import split_key
     from rag_assets.core.request import check_in_index, search_request
 
@@ -310,7 +309,7 @@ def cmd_drop_model(args: argparse.Namespace) -> int:
     lake = _lake(args)
     if not args.model:
         raise LakeError("name the model whose table to drop with --model")
-    from rag_assets.core.index.models import drop_model
+    from rag_assets.core.index import drop_model
 
     dropped = drop_model(_db(args, lake), _embedder(args))
     print(f"dropped {', '.join(dropped)}" if dropped else "nothing to drop")

@@ -3,7 +3,7 @@ LanceDB tables compact."""
 
 from dagster import AssetSelection, OpExecutionContext, define_asset_job, job, op
 
-from rag_assets.core.index.upkeep import upkeep_tables
+from rag_assets.core.index import upkeep_tables
 from rag_assets.core.stages import EMBED_STAGES, PIPELINE
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource, LanceDBResource

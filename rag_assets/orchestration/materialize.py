@@ -21,9 +21,7 @@ from typing import Any
 
 from dagster import AssetCheckSeverity, DagsterInstance, Definitions
 
-from rag_assets.core.index import Index
-from rag_assets.core.index.models import ModelProgress, model_progress
-from rag_assets.core.index.upkeep import upkeep_tables
+from rag_assets.core.index import Index, ModelProgress, model_progress, upkeep_tables
 from rag_assets.core.lifecycle.reconcile import Plan
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import WHERE

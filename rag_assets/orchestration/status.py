@@ -9,8 +9,14 @@ from pathlib import Path
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.embedding.runtime import recorded_paths
-from rag_assets.core.index import ModelRef, embedder_for, model_tables, read_active
-from rag_assets.core.index.models import ModelProgress, model_progress
+from rag_assets.core.index import (
+    ModelProgress,
+    ModelRef,
+    embedder_for,
+    model_progress,
+    model_tables,
+    read_active,
+)
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.lake.listing import version_sha256
 from rag_assets.core.lake.parquet import Derived

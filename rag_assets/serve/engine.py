@@ -44,9 +44,15 @@ import numpy as np
 import polars as pl
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import ACTIVE_TABLE, Index, ModelRef, embedder_for, ref_in
-from rag_assets.core.index.hits import hit_rows
-from rag_assets.core.index.store import read_latest
+from rag_assets.core.index import (
+    ACTIVE_TABLE,
+    Index,
+    ModelRef,
+    embedder_for,
+    hit_rows,
+    read_latest,
+    ref_in,
+)
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lifecycle.rules import searchable
 from rag_assets.core.request import Limits, RequestError, SearchRequest, check_in_index

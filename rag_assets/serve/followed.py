@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.index.store import table_or_none
+from rag_assets.core.index import table_or_none
 
 SETTLED_NS = 2_000_000_000
 """How long (2 s) after the last change of a table's `_versions` folder an unchanged

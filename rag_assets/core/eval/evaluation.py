@@ -36,8 +36,7 @@ from rag_assets.core.eval.questions import (
     summarize,
     sweep_thresholds,
 )
-from rag_assets.core.index import Index, Mode
-from rag_assets.core.index.cache import EmbeddingCache
+from rag_assets.core.index import EmbeddingCache, Index, Mode
 from rag_assets.core.lake.schemas import Chunk, content_hash
 from rag_assets.core.request import SearchRequest
 

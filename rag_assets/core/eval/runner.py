@@ -11,10 +11,10 @@ from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.eval.evaluation import Chunker, EvalResult, evaluate
 from rag_assets.core.eval.questions import Question, load_questions
 from rag_assets.core.index import (
+    EmbeddingCache,
     Index,
     Mode,
 )
-from rag_assets.core.index.cache import EmbeddingCache
 from rag_assets.core.lake.layout import Lake, LakeError, LakePath
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS

@@ -6,13 +6,9 @@ import os
 from dataclasses import dataclass, field
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import (
-    Index,
-    ModelRef,
-    read_active,
-    table_name,
-    write_active,
-)
+from rag_assets.core.index.active import ModelRef, read_active, write_active
+from rag_assets.core.index.index import Index
+from rag_assets.core.index.store import table_name
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lifecycle.versions import scan_versions

@@ -12,10 +12,17 @@ from typing import Any
 
 import lancedb
 
-from rag_assets.core.index.cache import CACHE_PREFIX, LOOKUP_BATCH, hashes_of
-from rag_assets.core.index.locking import retry_commit, table_lock
-from rag_assets.core.index.store import model_tables, table_name, table_or_none
-from rag_assets.core.index.upkeep import fts_config
+from rag_assets.core.index import (
+    CACHE_PREFIX,
+    LOOKUP_BATCH,
+    fts_config,
+    hashes_of,
+    model_tables,
+    retry_commit,
+    table_lock,
+    table_name,
+    table_or_none,
+)
 from rag_assets.core.lake.layout import Lake, split_key
 from rag_assets.core.lake.parquet import remove_stage_files
 

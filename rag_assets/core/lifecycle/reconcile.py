@@ -23,8 +23,7 @@ from functools import cached_property
 from typing import Any
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import Index, committed_keys, read_active, table_name
-from rag_assets.core.index.cache import unused_entries
+from rag_assets.core.index import Index, committed_keys, read_active, table_name, unused_entries
 from rag_assets.core.lake.layout import Lake, LakeError, sha256_file, split_key
 from rag_assets.core.lake.listing import version_sha256
 from rag_assets.core.lake.parquet import Derived
