@@ -89,6 +89,10 @@ from rag_assets.settings import Settings
 MODES: tuple[Mode, ...] = ("vector", "fts", "hybrid")
 LANCEDB = "lancedb hybrid"
 """The side of part 1 that is LanceDB's own hybrid query, in process (hybrid only)."""
+NATIVE = "lancedb hybrid + trecho fusion"
+"""The side of part 1 that is LanceDB's hybrid query with trecho's candidates (40 a
+retriever, the hit columns) and trecho's weighted rank fusion as its reranker: the one
+native call trecho could make instead of its own (hybrid only, in process)."""
 MODELS = "multilingual-e5-small,all-MiniLM-L6-v2"
 K = 10
 N = max(search.CANDIDATES_PER_K * K, search.MIN_CANDIDATES)
@@ -208,16 +212,23 @@ def served_latency(
     """Part 1: every (side, mode) per query in rotated order; hybrid answers kept, before
     and now, for comparison."""
     sides = [*clients, "in-process"]
-    pairs = [(side, mode) for mode in MODES for side in sides] + [(LANCEDB, "hybrid")]
+    natives = [(LANCEDB, "hybrid"), (NATIVE, "hybrid")]
+    pairs = [(side, mode) for mode in MODES for side in sides] + natives
     out: dict[str, dict[str, list[float]]] = {side: {m: [] for m in MODES} for side in sides}
-    out[LANCEDB] = {"hybrid": []}
-    own = lancedb_hybrid(engine)
+    out[LANCEDB], out[NATIVE] = {"hybrid": []}, {"hybrid": []}
+    own, native = lancedb_hybrid(engine), lancedb_native(engine)
     same: list[tuple[Answer, Answer]] = []
     for step, q in enumerate(queries):
         answers: dict[str, Any] = {}
         for side, mode in rotated(pairs, step):
             if side == LANCEDB:
                 t, _ = timed(lambda q=q: own(q))
+            elif side == NATIVE:
+                t, got = timed(lambda q=q: native(q))
+                NATIVE_SAME.append(
+                    got
+                    == [h["chunk_id"] for h in engine.search(SearchRequest(query=q, k=K))["hits"]]
+                )
             elif side == "in-process":
                 t, answer = timed(
                     lambda q=q, m=mode: engine.search(SearchRequest(query=q, k=K, mode=m))
@@ -250,6 +261,51 @@ def lancedb_hybrid(engine: Engine) -> Callable[[str], Any]:
         vector = index.embedder.embed_queries([query])[0]
         hybrid = tbl.search(query_type="hybrid").vector(vector).text(fts_terms(query))
         return hybrid.select(search.HIT_COLUMNS).limit(K).rerank(reranker).to_arrow()
+
+    return run
+
+
+NATIVE_SAME: list[bool] = []
+"""Per query: whether the native side's hit ids, in order, are the engine's."""
+
+
+def lancedb_native(engine: Engine) -> Callable[[str], list[str]]:
+    """LanceDB's hybrid query with trecho's candidates and fusion: both retrievers in one
+    call (`N` candidates each, the hit columns), fused by `rrf` with the model's weights as
+    LanceDB's reranker; the hit ids, in order."""
+    import pyarrow as pa
+    from lancedb.rerankers import Reranker
+
+    index = engine.index()
+    tbl = index.current_table()
+    weights = {"vector": index.vector_weight}
+    columns = [*search.HIT_COLUMNS, "_rowid"]
+
+    class Fusion(Reranker):
+        def rerank_hybrid(self, query: str, vector_results: Any, fts_results: Any) -> Any:
+            lists = {
+                name: [(0.0, row) for row in results.select(columns).to_pylist()]
+                for name, results in (("vector", vector_results), ("fts", fts_results))
+            }
+            fused = search.rrf(lists, K, weights, index.rrf_k)
+            table = pa.Table.from_pylist(
+                [f.row for f in fused], schema=vector_results.select(columns).schema
+            )
+            return table.append_column(
+                "_relevance_score", pa.array([f.score for f in fused], pa.float32())
+            )
+
+    fusion = Fusion()
+
+    def run(query: str) -> list[str]:
+        vector = index.embedder.embed_queries([query])[0]
+        hybrid = tbl.search(query_type="hybrid", vector_column_name="vector", fts_columns="text")
+        hybrid = hybrid.vector(vector).text(fts_terms(query)).distance_type("cosine")
+        hybrid = hybrid.ef(max(index.ann_ef, N * search.ANN_REFINE)).refine_factor(
+            search.ANN_REFINE
+        )
+        found = hybrid.select(search.HIT_COLUMNS).limit(N).rerank(fusion).to_arrow()
+        return found.column("chunk_id").to_pylist()
 
     return run
 
@@ -545,6 +601,19 @@ def report(results: list[Any], clients: int) -> None:
                 own, served = lat[LANCEDB]["hybrid"], lat["now"]["hybrid"]
                 ratio = median([x / y for x, y in zip(served, own, strict=True)])
                 print(f"| {model} | {size} | hybrid | served ÷ {LANCEDB} | | | **{ratio:.2f}** |")
+                inner = median(
+                    [
+                        x / y
+                        for x, y in zip(
+                            lat["in-process"]["hybrid"], lat[NATIVE]["hybrid"], strict=True
+                        )
+                    ]
+                )
+                print(f"| {model} | {size} | hybrid | in-process ÷ {NATIVE} | | | {inner:.2f} |")
+                print(
+                    f"| {model} | {size} | hybrid | {NATIVE}: the engine's hit ids in order "
+                    f"| {sum(NATIVE_SAME)}/{len(NATIVE_SAME)} | | |"
+                )
             if "before" in lat:
                 b, a = lat["before"][mode], lat["now"][mode]
                 speed = median([x / y for x, y in zip(b, a, strict=True)])
