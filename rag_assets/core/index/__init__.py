@@ -80,6 +80,11 @@ Choices written down here:
   take 11 ms with keys against 20 with every column, full text 9 against 16, and the
   10 hits' columns 8 ms (bench/serve.py part 2). Vector and full-text modes read only k
   rows, where a second read would cost what it saves, so they read the columns at once.
+  LanceDB's own hybrid query with this fusion as its reranker (one native call) measured
+  slower: `Engine.search` ÷ it 0.71 at 100k rows (bench/serve.py part 1, `lancedb hybrid
+  + trecho fusion`), since it embeds the question before either retriever starts and
+  reads every hit column of 40 candidates a retriever; served search ÷ LanceDB's own
+  hybrid query (k rows a retriever, its RRF) was 0.68 to 0.98 over three runs.
 - Writes to a table (create, merge, delete, index build) are serialized by a file lock
   next to it, because LanceDB 0.40 alone loses rows when two processes create the table
   at once and duplicates rows when two runs merge the same partition at once. Commit
