@@ -66,13 +66,14 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     """Carry out the reconcile plan in-process (every live version with --force), then
     the eval report: one line per version (ok, skipped and why, failed and why, or
     removed and why), a summary, and Dagster's full logs in a file."""
-    from rag_assets.orchestration.materialize import materialize
+    from rag_assets.orchestration.materialize import hold_lake, materialize
 
     lake = _lake(args)
-    defs, instance = _pipeline(args, lake)
     config = {"offsets": args.eval_offsets} if args.eval_offsets else {}
     config = None if args.skip_eval else config
-    done = materialize(defs, instance, force=args.force, eval_config=config, say=_say)
+    with hold_lake(lake, "trecho materialize", _err):  # one command's runs at a time
+        defs, instance = _pipeline(args, lake)
+        done = materialize(defs, instance, force=args.force, eval_config=config, say=_say)
     print()
     others = done.live - done.indexed - done.live_failed
     pending = f", {others} not indexed" if others > 0 else ""
@@ -101,12 +102,13 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     """Fill the configured model's table for every live version (after a model change):
     what runs is the reconcile plan's, as for `materialize` (`orchestration.materialize`).
     Search switches to the new model's table when the last version is in."""
-    from rag_assets.orchestration.materialize import backfill
+    from rag_assets.orchestration.materialize import backfill, hold_lake
 
     lake = _lake(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)
-    defs, instance = _pipeline(args, lake)
-    done = backfill(defs, instance, say=_say)
+    with hold_lake(lake, "trecho backfill", _err):
+        defs, instance = _pipeline(args, lake)
+        done = backfill(defs, instance, say=_say)
     progress = done.progress
     missing = f"; still missing in {progress.configured}: {progress.missing}"
     print(f"search uses {progress.active}{'' if progress.complete else missing}")

@@ -15,6 +15,7 @@ import logging
 import os
 import textwrap
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from typing import Any
 from dagster import AssetCheckSeverity, DagsterInstance, Definitions
 
 from rag_assets.core.index import Index, ModelProgress, model_progress, upkeep_tables
+from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake.locks import file_lock, this_process, waited_lock
 from rag_assets.core.lifecycle.reconcile import Plan
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import WHERE
@@ -59,15 +62,35 @@ def say_skipped(say: Say, reasons: Mapping[str, str], what: str) -> None:
     say(f"skipped  {len(reasons):,} versions {what} (`trecho status` lists each)")
 
 
+INSTANCE_LOCK = ".trecho-instance.lock"
+"""The file in a Dagster home locked while its instance is made and its storage created
+or migrated: commands started at once on a new lake make it one after the other."""
+
+RUNS_LOCK = ".trecho-runs.lock"
+"""The file of a lake (`Lake.lock_path`) locked while a command runs its jobs: a second
+`materialize` or `backfill` on the lake waits for the first, saying so in one line."""
+
+
 def open_instance(home: Path) -> DagsterInstance:
     """The persistent Dagster instance in `home` (made, with a `dagster.yaml` turning
-    telemetry off, when missing); `DAGSTER_HOME` is set to it, as Dagster reads it."""
+    telemetry off, when missing); `DAGSTER_HOME` is set to it, as Dagster reads it. The
+    instance is opened under `INSTANCE_LOCK`: its SQLite storage is created and stamped
+    by one process at a time (processes racing there left two migration heads)."""
     home.mkdir(parents=True, exist_ok=True)
-    config = home / "dagster.yaml"
-    if not config.exists():
-        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
-    os.environ["DAGSTER_HOME"] = str(home.resolve())
-    return DagsterInstance.get()
+    with file_lock(home / INSTANCE_LOCK):
+        config = home / "dagster.yaml"
+        if not config.exists():
+            tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
+            tmp.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+            os.replace(tmp, config)
+        os.environ["DAGSTER_HOME"] = str(home.resolve())
+        return DagsterInstance.get()
+
+
+def hold_lake(lake: Lake, command: str, say: Say) -> AbstractContextManager[None]:
+    """The lake's `RUNS_LOCK`, held for a command that runs jobs: another such command on
+    the lake waits for it, `say` naming the lock and its holder once."""
+    return waited_lock(lake.lock_path(RUNS_LOCK), this_process(command), say)
 
 
 class RunLog:
