@@ -31,8 +31,10 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 # Playwright through /usr/bin/chromium: Playwright's own browser download is never used).
 # PostgreSQL for the test of the Postgres-backed Dagster instance (deploy/dagster.yaml).
 # fonts-dejavu-extra: the condensed and oblique faces of bench/synth's generated tables.
+# strace: the test that nothing connects outside loopback; time: GNU time -v for the
+# peak-memory figures of hostile PDFs (docs/lifecycle.md).
 APT_PACKAGES=(fonts-dejavu-core fonts-dejavu-extra tesseract-ocr tesseract-ocr-por tesseract-ocr-eng chromium
-    postgresql)
+    postgresql strace time)
 
 say() { printf '==> %s\n' "$*"; }
 
