@@ -143,3 +143,96 @@ def test_status_materialize_and_a_served_search_connect_to_nothing_outside(
     assert "fork" not in err, err
     assert not (home / "intel").exists()  # OpenVINO's client id and stats
     assert not (home / ".cache" / "Microsoft").exists()  # ONNX Runtime's device id, events
+
+
+# -- bounded memory for any PDF ---------------------------------------------------------
+
+PEAK = """
+import resource, sys
+from pathlib import Path
+from rag_assets.core.extract import PdfError, extract
+for name in sys.argv[1:]:
+    try:
+        extract(Path(name))
+        print("read", name)
+    except PdfError as exc:
+        print(str(exc))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory) -> dict[str, Path]:
+    """One of each hostile PDF."""
+    from .hostile_pdfs import giant_image, huge_page, inflating_stream
+
+    folder = tmp_path_factory.mktemp("hostile")
+    return {
+        "huge": huge_page(folder / "huge.pdf"),
+        "user_unit": huge_page(folder / "user-unit.pdf", 14400, user_unit=75000),
+        "inflating": inflating_stream(folder / "inflating.pdf", 96),
+        "giant_image": giant_image(folder / "giant-image.pdf"),
+    }
+
+
+def test_hostile_pdfs_fail_with_one_line_each_in_bounded_memory(
+    hostile: dict[str, Path],
+) -> None:
+    """A 200-inch page (with or without /UserUnit), a stream inflating past the limit and
+    an image declaring 40 billion pixels: each fails with one line naming the file and
+    the limit, and the process never grows past a few hundred megabytes (the 200-inch
+    page took 6.3 GB and 74 s before the render cap)."""
+    files = [str(p) for p in hostile.values()]
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, *files],
+        capture_output=True,
+        text=True,
+        env=serve_env(),
+        cwd=REPO,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    *lines, peak = done.stdout.splitlines()
+    assert len(lines) == 4
+    huge, user_unit, inflating, giant = lines
+    assert huge.startswith(f"{hostile['huge']}: page 1 is 200 x 200 inches")
+    assert "under the 70 dpi text needs" in huge
+    assert user_unit.startswith(f"{hostile['user_unit']}: page 1 is 200 x 200 inches")
+    assert inflating.startswith(f"{hostile['inflating']}: stream 4 inflates to over 67,108,864")
+    assert giant.startswith(f"{hostile['giant_image']}: page 1 holds an image of 200,000 x")
+    assert int(peak) < 600_000  # kilobytes
+
+
+def test_a_large_page_is_read_by_ocr_at_a_resolution_within_the_pixel_cap(
+    tmp_path: Path,
+) -> None:
+    """A 3,000-point page (with a /UserUnit pdfium and pdfplumber ignore as well) is
+    rendered at the resolution that fits the cap, not at 200 dpi (35 million pixels)."""
+    import pdfplumber
+    from PIL import Image
+
+    from rag_assets.core.extract.ocr import _render, ocr_dpi
+    from rag_assets.core.layout.render import MAX_RENDER_PIXELS
+
+    from .hostile_pdfs import huge_page
+
+    path = huge_page(tmp_path / "large.pdf", 3000, user_unit=10)
+    with pdfplumber.open(path) as pdf:
+        dpi = ocr_dpi(path, pdf.pages[0], 1, 200)
+        image = _render(pdf.pages[0], dpi, tmp_path, 1)
+    width, height = Image.open(image).size
+    assert 70 <= dpi < 200
+    assert width * height <= MAX_RENDER_PIXELS
+    assert width == pytest.approx(3000 / 72 * dpi, abs=2)
+
+
+def test_stream_sizes_are_measured_without_inflating_them_whole() -> None:
+    """`inflated_size` counts exactly up to the limit and stops just past it."""
+    import zlib
+
+    from rag_assets.core.extract.bounds import inflated_size
+
+    data = zlib.compress(b"x" * (5 << 20) + b"end")
+    assert inflated_size(data, 10 << 20) == (5 << 20) + 3
+    assert (1 << 20) < inflated_size(data, 1 << 20) <= (2 << 20)
+    assert inflated_size(b"not zlib", 100) == 0

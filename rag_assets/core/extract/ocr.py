@@ -14,11 +14,17 @@ from typing import Any
 
 from rag_assets.core.extract.model import Line, PdfError
 from rag_assets.core.lake.layout import LakePath
+from rag_assets.core.layout.render import MAX_RENDER_PIXELS, render_scale
 
 # a page that is mostly one image with under this many characters of text is a scan
 # (a signature stamp or a page number printed on it): it is read by OCR too
 THIN_TEXT_CHARS = 200
 SCAN_COVER = 0.6
+
+MIN_OCR_DPI = 70
+"""The coarsest resolution a page is read by OCR at: a page so large that the render cap
+(`MAX_RENDER_PIXELS`) leaves it under this (over about 2 square metres) fails its
+version, as its text would be too small to read."""
 
 
 @dataclass
@@ -131,17 +137,35 @@ def _image_cover(page: Any) -> float:
     return min(1.0, covered / area)
 
 
+def ocr_dpi(path: LakePath, page: Any, number: int, dpi: int) -> int:
+    """The resolution a page (pdfplumber's) is read by OCR at: `dpi`, lowered so its
+    image holds at most `MAX_RENDER_PIXELS` pixels; a page that would need less than
+    `MIN_OCR_DPI` fails its version here, before anything is rendered."""
+    width, height = float(page.width), float(page.height)
+    resolution = int(render_scale(width, height, dpi) * 72)
+    if resolution < MIN_OCR_DPI:
+        raise PdfError(
+            f"{path}: page {number} is {width / 72:,.0f} x {height / 72:,.0f} inches; within "
+            f"the cap of {MAX_RENDER_PIXELS:,} pixels OCR would read it at {resolution} dpi, "
+            f"under the {MIN_OCR_DPI} dpi text needs; the PDF is refused"
+        )
+    return resolution
+
+
 def _render(page: Any, dpi: int, folder: Path, number: int) -> Path:
+    """The page as a greyscale PNG at `dpi` (from `ocr_dpi`: within the pixel cap)."""
     image = page.to_image(resolution=dpi).original.convert("L")
     target = folder / f"page-{number:05d}.png"
     image.save(target, dpi=(dpi, dpi))
     return target
 
 
-def _tesseract(exe: str, image: Path, settings: OcrSettings, path: LakePath, number: int) -> str:
+def _tesseract(
+    exe: str, image: Path, dpi: int, settings: OcrSettings, path: LakePath, number: int
+) -> str:
     env = dict(os.environ)
     env.setdefault("OMP_THREAD_LIMIT", "1")  # one thread a page: several pages at once
-    command = [exe, str(image), "stdout", "-l", settings.languages, "--dpi", str(settings.dpi)]
+    command = [exe, str(image), "stdout", "-l", settings.languages, "--dpi", str(dpi)]
     try:
         done = subprocess.run(
             [*command, "hocr"],
@@ -160,15 +184,17 @@ def _tesseract(exe: str, image: Path, settings: OcrSettings, path: LakePath, num
 
 
 def _ocr(
-    path: LakePath, exe: str, images: dict[int, Path], settings: OcrSettings
+    path: LakePath, exe: str, images: dict[int, tuple[Path, int]], settings: OcrSettings
 ) -> dict[int, list[Line]]:
-    """OCR rendered pages with Tesseract, a few at a time; lines per page number."""
+    """OCR rendered pages (each with the dpi it was rendered at) with Tesseract, a few at
+    a time; lines per page number."""
     workers = settings.workers or min(4, os.cpu_count() or 1)
 
     def run(number: int) -> tuple[int, list[Line]]:
-        hocr = _tesseract(exe, images[number], settings, path, number)
+        image, dpi = images[number]
+        hocr = _tesseract(exe, image, dpi, settings, path, number)
         try:
-            return number, ocr_lines(hocr, settings.dpi, settings.min_confidence)
+            return number, ocr_lines(hocr, dpi, settings.min_confidence)
         except ET.ParseError as exc:
             raise PdfError(f"{path}: OCR of page {number} gave unreadable output ({exc})") from exc
 

@@ -13,6 +13,7 @@ from typing import Any
 import pdfplumber
 
 from rag_assets.core.extract.bidi import logical_order, right_to_left
+from rag_assets.core.extract.bounds import check_images, check_streams
 from rag_assets.core.extract.columns import _column_order
 from rag_assets.core.extract.glyphs import _has_duplicate_chars, _mark_superscripts, _readable
 from rag_assets.core.extract.hyphenation import _join_hyphenated
@@ -25,6 +26,7 @@ from rag_assets.core.extract.ocr import (
     _ocr,
     _render,
     _tesseract_ready,
+    ocr_dpi,
 )
 from rag_assets.core.extract.offsets import _assign_offsets
 from rag_assets.core.extract.rotation import _upright, _without_sideways, sideways_in_place
@@ -175,6 +177,7 @@ def extract(
     stats: Counter[str] = Counter()
     with _open(path) as pdf, tempfile.TemporaryDirectory(prefix="trecho-ocr-") as tmp:
         _page_count(path, pdf, max_pages)
+        check_streams(path, pdf.doc)  # before pdfminer inflates any of them whole
         pages: list[Page] = []
         scanned: list[int] = []  # pages without a text layer that show something
         thin: list[int] = []  # pages that are an image with a few characters of text on it
@@ -199,12 +202,15 @@ def extract(
                 "OCR, and OCR is not enabled"
             )
         to_read = sorted(scanned + thin) if settings.enabled else []
-        images: dict[int, Path] = {}
+        images: dict[int, tuple[Path, int]] = {}
         if to_read:
             exe = _tesseract_ready(path, to_read, settings)
             for number in to_read:
+                raw_page = pdf.pages[number - 1]
+                dpi = ocr_dpi(path, raw_page, number, settings.dpi)  # within the pixel cap
+                check_images(path, raw_page, number)
                 try:
-                    images[number] = _render(pdf.pages[number - 1], settings.dpi, Path(tmp), number)
+                    images[number] = (_render(raw_page, dpi, Path(tmp), number), dpi)
                 except Exception as exc:
                     raise PdfError(f"{path}: page {number} cannot be rendered ({exc})") from exc
             for number, lines in _ocr(path, exe, images, settings).items():
