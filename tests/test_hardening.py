@@ -179,6 +179,36 @@ def test_mcp_over_stdio_answers_a_request_holding_a_lone_surrogate(stdio: StdioM
     assert not refused  # and the server still answers
 
 
+def test_mcp_over_stdio_answers_a_line_that_is_not_json_with_a_parse_error(
+    stdio: StdioMcp,
+) -> None:
+    """JSON-RPC's answer to what cannot be parsed: -32700 with a null id (over HTTP the
+    SDK says the same); the client is never left waiting, and the server goes on."""
+    stdio.send('{"jsonrpc": "2.0", "id": 7, "method": ')
+    assert stdio.process.stdout is not None
+    ready, _, _ = select.select([stdio.process.stdout], [], [], 60)
+    assert ready, "no answer to a line that is not JSON"
+    answer = json.loads(stdio.process.stdout.readline())
+    assert answer["id"] is None and answer["error"]["code"] == -32700
+    assert "not JSON" in answer["error"]["message"]
+    refused, _ = stdio.tool("search_documents", {"query": VIBRATION, "k": 1})
+    assert not refused
+
+
+def test_a_body_that_is_not_utf8_is_refused_with_422(server: Server) -> None:
+    """docs/serve.md: text that is not Unicode gets 422, bytes as much as escapes."""
+    connection = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)
+    try:
+        body = '{"query": "vibração"}'.encode("latin-1")
+        connection.request("POST", "/search", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        status, text = response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+    assert status == 422 and "not UTF-8" in detail(text), text
+    assert f"0xe7 at byte {body.index(0xE7)}" in detail(text)
+
+
 def test_the_cli_refuses_text_that_is_not_utf8_on_one_line(lake: Lake, capsys) -> None:
     # bytes that are not UTF-8 in argv reach Python as lone surrogates (surrogateescape)
     code, err = cli(lake, capsys, "\udcff vibração")

@@ -236,3 +236,128 @@ def test_stream_sizes_are_measured_without_inflating_them_whole() -> None:
     assert inflated_size(data, 10 << 20) == (5 << 20) + 3
     assert (1 << 20) < inflated_size(data, 1 << 20) <= (2 << 20)
     assert inflated_size(b"not zlib", 100) == 0
+
+
+# -- status that tells the truth --------------------------------------------------------
+
+
+def run_closed(*args: str) -> subprocess.CompletedProcess[str]:
+    """A `trecho` command whose stdout reader is gone before it starts (`| head -0`)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "rag_assets.cli", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=serve_env(),
+            cwd=REPO,
+            timeout=900,
+        )
+    finally:
+        os.close(write_end)
+
+
+def status_lines(lake_root: Path) -> dict[str, str]:
+    """`trecho status`'s live lines, by key: the rest of the line after the key."""
+    process = trecho("status", "--lake", str(lake_root))
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 0, out + err
+    lines = [line.split(None, 2) for line in out.splitlines() if line.startswith("  live ")]
+    return {key: rest for _, key, rest in lines}
+
+
+@pytest.mark.slow
+def test_status_names_a_replaced_file_and_why_a_run_failed(tmp_path: Path) -> None:
+    """A run whose reader left goes on to the end; a file replaced since it was indexed
+    reads `changed, not yet indexed` with both hashes; a failed run's reason shows."""
+    from rag_assets.core.lake.layout import sha256_file
+
+    from .hostile_pdfs import huge_page, inflating_stream
+
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    pdf = lake.root / "raw" / "manual-operacao" / "v1.pdf"
+    (lake.root / "raw" / "poster").mkdir()
+    huge_page(lake.root / "raw" / "poster" / "v1.pdf")
+    done = run_closed("materialize", "--skip-eval", "--lake", str(lake.root))
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr  # one failed
+    assert "Failed: poster@v1" in done.stderr
+    first = status_lines(lake.root)
+    assert first["manual-operacao@v1"].endswith("chunks  indexed")  # not abandoned
+    assert first["poster@v1"].endswith(
+        "FAILED (not indexed): page 1 is 200 x 200 inches; within the cap of 16,000,000 "
+        "pixels OCR would read it at 20 dpi, under the 70 dpi text needs; the PDF is refused"
+    )
+    old = sha256_file(pdf)
+    inflating_stream(pdf, 80)
+    new = sha256_file(pdf)
+    changed = f"changed, not yet indexed (indexed {old[:12]}, now {new[:12]})"
+    assert status_lines(lake.root)["manual-operacao@v1"].endswith(changed)
+    process = trecho("materialize", "--skip-eval", "--lake", str(lake.root))
+    out, err = process.communicate(timeout=600)
+    assert process.returncode == 1 and "Traceback" not in err
+    assert status_lines(lake.root)["manual-operacao@v1"].endswith(
+        f"{changed}; its run failed: stream 4 inflates to over 67,108,864 bytes (the limit "
+        "of one stream's content); the PDF is refused"
+    )
+
+
+@pytest.mark.parametrize(
+    "memo",
+    [
+        {"entries": []},
+        {"entries": {"sha256": ["not", "an object"]}},
+        {"entries": "x"},
+        [1, 2],
+        "{not json",
+    ],
+)
+def test_a_memo_of_the_wrong_shape_is_rebuilt_with_one_warning(
+    tmp_path: Path, memo: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Before, an `entries` that was no object failed every command (AttributeError)
+    and the file was never rewritten."""
+    import json
+
+    from rag_assets.core.lake.layout import Lake
+    from rag_assets.core.lake.listing import MEMO_FORMAT, MEMO_NAME
+
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    path = lake.local_cache_dir / MEMO_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shaped = (
+        {"format": MEMO_FORMAT, "root": str(lake.root), **memo} if isinstance(memo, dict) else memo
+    )
+    path.write_text(shaped if isinstance(shaped, str) else json.dumps(shaped))
+    with caplog.at_level("WARNING"):
+        fresh = Lake(lake.root)
+        assert fresh.memo.get("sha256", "manual-operacao@v1", "1:2:3:4") is None
+        fresh.memo.save()
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "memo is discarded and rebuilt" in warnings[0]
+    assert str(path) in warnings[0]
+    rewritten = json.loads(path.read_text())
+    assert rewritten["format"] == MEMO_FORMAT and isinstance(rewritten["entries"], dict)
+    with caplog.at_level("WARNING"):
+        caplog.clear()
+        Lake(lake.root).memo.get("sha256", "manual-operacao@v1", None)
+    assert not caplog.records  # rebuilt once, quiet after
+
+
+def test_a_sidecar_naming_a_key_twice_is_refused_by_name(tmp_path: Path) -> None:
+    """YAML takes the last of two `valid_to` without a word; the sidecar is refused."""
+    from rag_assets.core.lake.layout import LakeError
+    from rag_assets.core.lake.sidecar import Sidecar
+
+    path = tmp_path / "v1.yaml"
+    path.write_text("title: Manual\nvalid_to: 2024-12-31\nstatus: active\nvalid_to: 2030-01-01\n")
+    with pytest.raises(
+        LakeError, match=r"v1.yaml: sidecar key 'valid_to' is given twice \(lines 2 and 4\)"
+    ):
+        Sidecar.read(path)
+    path.write_text("metadata: {owner: a, owner: b}\n")
+    with pytest.raises(LakeError, match="sidecar key 'owner' is given twice"):
+        Sidecar.read(path)
+    path.write_text("title: Manual\nmetadata: {owner: a, unit: b}\n")
+    assert Sidecar.read(path).metadata == {"owner": "a", "unit": "b"}

@@ -27,6 +27,7 @@ from rag_assets.core.index import (
 )
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.parquet import read_stage, remove_stage_files
+from rag_assets.core.lifecycle.outcomes import note_indexed
 from rag_assets.core.lifecycle.purge import purge_version
 from rag_assets.core.lifecycle.rules import is_active
 from rag_assets.core.lifecycle.versions import not_live_reason, replaced_once_committed
@@ -128,6 +129,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             retired[old] = removal.counts()
         sha = read_stage(lake.lake, FOLDERS[RAW_PDF], key)["sha256"][0]
         returned = lake.lake.note_indexed_again(key, sha)
+        note_indexed(lake.lake, key, sha)  # what `trecho status` compares the file with
         switch = promote_if_complete(
             lake.lake, uri, model, lancedb.drop_old_tables, lake.keep_history
         )

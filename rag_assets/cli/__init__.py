@@ -56,8 +56,16 @@ def _pipeline(args: argparse.Namespace, lake: Lake) -> tuple[Any, Any]:
     return defs, open_instance(Path(args.settings.dagster_home or lake.dagster_home))
 
 
-_say = partial(print, flush=True)
-"""Progress lines (`orchestration.materialize.Say`), shown at once."""
+def _say(*args: Any, **kwargs: Any) -> None:
+    """Progress lines (`orchestration.materialize.Say`), shown at once. A reader that left
+    (`trecho materialize | head -1`) ends the lines, never the runs: stdout goes to the
+    null device and the command carries on to its end."""
+    try:
+        print(*args, **kwargs, flush=True)
+    except BrokenPipeError:
+        _quiet_stdout()
+
+
 _err = partial(print, file=sys.stderr)
 """A line for stderr: what is not the command's output."""
 

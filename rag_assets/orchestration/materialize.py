@@ -25,6 +25,7 @@ from dagster import AssetCheckSeverity, DagsterInstance, Definitions
 from rag_assets.core.index import Index, ModelProgress, model_progress, upkeep_tables
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.locks import file_lock, this_process, waited_lock
+from rag_assets.core.lifecycle.outcomes import note_failed
 from rag_assets.core.lifecycle.reconcile import Plan
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import WHERE
@@ -310,6 +311,7 @@ def materialize(
     say_skipped(say, dict.fromkeys(plan.up_to_date, UP_TO_DATE), UP_TO_DATE)
     jobs = {k: job_of(plan.run[k]) for k in plan.run_order()}  # newest first per document
     runs = run_partitions(defs, instance, jobs, log, say, plan.replaced_by)
+    note_failed(lake.lake, runs.failed, plan.hashes)  # `trecho status` shows why
     if runs.ok or runs.failed or runs.skipped:  # what a newly indexed version superseded
         after = plan_removals(instance, lake, lancedb, embedder)
     else:  # nothing ran: the plan's removals are done, nothing else changed
@@ -377,6 +379,7 @@ def backfill(defs: Definitions, instance: DagsterInstance, *, say: Say = print) 
     for key in plan.up_to_date:
         say(f"skipped  {key}: {UP_TO_DATE}")
     runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
+    note_failed(lake.lake, runs.failed, plan.hashes)
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)
     db = lancedb.uri_for(lake.lake)
     keep_tables(db, say)

@@ -20,6 +20,7 @@ from rag_assets.core.index import (
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.lake.listing import version_sha256
 from rag_assets.core.lake.parquet import Derived
+from rag_assets.core.lifecycle.outcomes import failure_of, read_outcomes
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS, RAW_PDF
 from rag_assets.settings import Settings
@@ -28,8 +29,10 @@ from rag_assets.settings import Settings
 @dataclass(frozen=True)
 class LiveVersion:
     """A live version: its file's sha256, its rows in the table search uses, and its
-    state there (`indexed`, `PENDING (not indexed)`, `UNSYNCED (N chunks in Parquet)`),
-    followed by its sidecar's error when the sidecar does not parse (its runs fail)."""
+    state there (`indexed`, `PENDING (not indexed)`, `FAILED (not indexed): why`,
+    `changed, not yet indexed (indexed <sha>, now <sha>)`, `UNSYNCED (N chunks in
+    Parquet)`), followed by its sidecar's error when the sidecar does not parse (its
+    runs fail)."""
 
     key: str
     sha256: str
@@ -105,11 +108,20 @@ def lake_status(
         else recorded_paths(lake.local_cache_dir, embedder.model_id),
     )
     derived = Derived(lake)
+    outcomes = read_outcomes(lake)
+    documents = derived.documents(scan.live)
     for key in scan.live:
+        sha = version_sha256(lake, scan.files[key])
+        outcome = outcomes.get(key, {})
+        indexed = outcome.get("indexed") or documents.get(key, {}).get("sha256")
+        failed = failure_of(outcome, sha)
         expected = derived.rows(FOLDERS[CHUNKS], key)
         have = counts.get(key, 0)
         if not have:
-            state = "PENDING (not indexed)"
+            state = f"FAILED (not indexed): {failed}" if failed else "PENDING (not indexed)"
+        elif indexed and indexed != sha:  # the rows are of the file it replaced
+            state = f"changed, not yet indexed (indexed {indexed[:12]}, now {sha[:12]})"
+            state += f"; its run failed: {failed}" if failed else ""
         elif expected is not None and expected != have:
             state = f"UNSYNCED ({expected} chunks in Parquet)"
         else:
@@ -117,7 +129,6 @@ def lake_status(
         sidecar = scan.sidecars.get(key)
         if isinstance(sidecar, LakeError):  # live, but every run fails until it is fixed
             state += f"; its sidecar is wrong: {sidecar}"
-        sha = version_sha256(lake, scan.files[key])
         status.live.append(LiveVersion(key, sha, have, state))
     for key in scan.dead:
         leftover = counts.get(key, 0) or any(

@@ -71,7 +71,9 @@ class SearchAnswer(BaseModel):
 
 class BodyLimit:
     """Refuse request bodies over `max_bytes` with 413, before the app reads them: the
-    body is read here (declared by Content-Length or chunked) and handed on whole."""
+    body is read here (declared by Content-Length or chunked) and handed on whole. A body
+    of the JSON API that is not UTF-8 is refused here too, with the 422 docs/serve.md
+    gives text that is not Unicode (MCP's endpoint answers its own parse error)."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -96,6 +98,12 @@ class BodyLimit:
                 return
             if not message.get("more_body", False):
                 break
+        if not scope.get("path", "").startswith("/mcp"):
+            try:
+                body.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                await self._refuse(scope, send, 422, _not_utf8(body, exc.start))
+                return
         whole: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
 
         async def replay() -> Message:
@@ -103,11 +111,19 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, scope: Scope, send: Send) -> None:
-        detail = f"request body over {self.max_bytes} bytes"
-        response = JSONResponse({"detail": detail}, status_code=413)
+    async def _refuse(self, scope: Scope, send: Send, status: int = 413, detail: str = "") -> None:
+        detail = detail or f"request body over {self.max_bytes} bytes"
+        response = JSONResponse({"detail": detail}, status_code=status)
         await response(scope, _no_body, send)
-        _log(scope, 413, 0.0, {"error": detail})
+        _log(scope, status, 0.0, {"error": detail})
+
+
+def _not_utf8(body: bytearray, at: int) -> str:
+    """Why a request body that is not UTF-8 is refused, naming its first bad byte."""
+    return (
+        f"the request body is not UTF-8 text (byte 0x{body[at]:02x} at byte {at}); "
+        "send JSON encoded as UTF-8"
+    )
 
 
 class HostCheck:

@@ -145,9 +145,10 @@ async def _serve_stdio(server: MCPServer) -> None:
 
 
 class AnsweredLines:
-    """stdin's lines for the SDK's stdio reader, less the requests it would drop without
-    an answer: JSON holding a lone surrogate, which the SDK's parser refuses (not
-    Unicode) and then ignores. Those get an error answer here, with the request's id."""
+    """stdin's lines for the SDK's stdio reader, less those it would drop without an
+    answer: a line that is not JSON (answered with JSON-RPC's parse error, -32700, and a
+    null id, as over HTTP) and JSON holding a lone surrogate, which the SDK's parser
+    refuses (not Unicode) and then ignores (answered with the request's id)."""
 
     def __init__(self, lines: Any) -> None:
         self.lines = lines
@@ -170,8 +171,9 @@ class AnsweredLines:
 
 
 def not_text(line: str) -> mcp_types.JSONRPCError | None:
-    """The error answer to `line` when it is a JSON-RPC request the SDK cannot read
-    because it holds a lone surrogate; None for any other line (the SDK reads it)."""
+    """The error answer to `line` when the SDK would leave it unanswered: a line that is
+    not JSON at all (parse error, null id: no id can be read from it) or a JSON-RPC
+    request holding a lone surrogate; None for any other line (the SDK reads it)."""
     try:
         mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         return None
@@ -179,8 +181,13 @@ def not_text(line: str) -> mcp_types.JSONRPCError | None:
         pass
     try:
         message = json.loads(line)
-    except ValueError:
-        return None
+    except ValueError as exc:
+        if not line.strip():
+            return None  # a blank line: nothing was sent
+        error = mcp_types.ErrorData(
+            code=mcp_types.PARSE_ERROR, message=f"the line is not JSON: {printable(str(exc))}"
+        )
+        return mcp_types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
     if not isinstance(message, dict) or "method" not in message:
         return None
     request_id = message.get("id")

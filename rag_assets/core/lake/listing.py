@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +32,8 @@ from rag_assets.core.lake.layout import Lake, LakePath, RawVersion, sha256_file
 MEMO_NAME = "lake-state.json"
 MEMO_FORMAT = 2
 """Bumped when what an entry holds changes: a memo of another format is ignored."""
+
+log = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -122,11 +125,29 @@ class LakeMemo:
         try:
             with gc_paused():
                 loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            loaded = {}
-        same = isinstance(loaded, dict) and loaded.get("root") == root  # not a moved lake's
-        if same and loaded.get("format") == MEMO_FORMAT:
-            self._data = {k: v for k, v in loaded.get("entries", {}).items() if isinstance(v, dict)}
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            self._discard(f"it cannot be read as JSON ({exc})")
+            return
+        if not isinstance(loaded, dict):
+            self._discard(f"it holds a {type(loaded).__name__}, not an object")
+            return
+        if loaded.get("root") != root or loaded.get("format") != MEMO_FORMAT:
+            return  # a moved lake's, or another format's: ignored, replaced on save
+        entries = loaded.get("entries")
+        wrong = _wrong_shape(entries)
+        if wrong:
+            self._discard(wrong)
+            return
+        self._data = entries
+
+    def _discard(self, why: str) -> None:
+        """Start empty in place of a memo of the wrong shape (one warning) and have it
+        rewritten on `save` (before, an `entries` that was no object failed every
+        command and was never rewritten)."""
+        log.warning("trecho: %s: the lake's memo is discarded and rebuilt: %s", self.path, why)
+        self._dirty = True
 
     def get(self, kind: str, key: str, state: str | None) -> Any | None:
         """The value of `kind` kept for `key` when its file had `state` (None: not kept,
@@ -167,6 +188,17 @@ class LakeMemo:
             self._dirty = False
         except OSError:  # a read-only lake: nothing kept, every file read next time
             tmp.unlink(missing_ok=True)
+
+
+def _wrong_shape(entries: Any) -> str:
+    """What is wrong with a memo's entries (empty when nothing): they must map each kind
+    to an object of keys (an entry of any other shape is ignored by `get`)."""
+    if not isinstance(entries, dict):
+        return f"its entries are a {type(entries).__name__}, not an object"
+    kinds = [kind for kind, values in entries.items() if not isinstance(values, dict)]
+    if kinds:
+        return f"its entries of {', '.join(map(repr, kinds[:3]))} are not an object"
+    return ""
 
 
 def version_sha256(lake: Lake, raw: RawVersion) -> str:

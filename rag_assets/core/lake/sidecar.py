@@ -11,9 +11,37 @@ import yaml
 
 from rag_assets.core.lake.layout import LakeError, LakePath
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML has it (7x faster here, the same types), else the
-pure-Python one."""
+_BASE = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class DuplicateKeyError(yaml.YAMLError):
+    """A mapping of the sidecar names one key twice."""
+
+
+class _Loader(_BASE):  # type: ignore[misc, valid-type]
+    """libyaml's safe loader when PyYAML has it (7x faster here, the same types), else the
+    pure-Python one; a key given twice in one mapping is refused (YAML itself takes the
+    last and says nothing, so a sidecar's first `valid_to` would silently not count)."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE:
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in seen:
+                    where = f"lines {seen[key]} and {line}" if seen[key] != line else f"line {line}"
+                    raise DuplicateKeyError(f"key {key!r} is given twice ({where})")
+                seen[key] = line
+            except TypeError:  # an unhashable key: the base constructor refuses it
+                continue
+        return super().construct_mapping(node, deep=deep)
+
+
+_LOADER = _Loader
 
 ACTIVE = "active"
 """The status of a version in effect; `revoked` takes it out of the index."""
@@ -49,13 +77,15 @@ class Sidecar:
     def read(cls, path: LakePath) -> Sidecar:
         """Parse a sidecar file; any problem is a LakeError naming the file and the key.
 
-        Checked: the YAML parses to a mapping, every key is known, dates are real
-        YYYY-MM-DD dates, `valid_to` is not before `valid_from`, `status` is known and
-        `metadata` is a mapping."""
+        Checked: the YAML parses to a mapping, no key is given twice, every key is known,
+        dates are real YYYY-MM-DD dates, `valid_to` is not before `valid_from`, `status`
+        is known and `metadata` is a mapping."""
         if not path.exists():
             return cls()
         try:
             data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+        except DuplicateKeyError as exc:
+            raise LakeError(f"{path}: sidecar {exc}; keep one") from exc
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             problem = " ".join(str(exc).split())
             raise LakeError(f"{path}: sidecar does not parse as YAML: {problem}") from exc
