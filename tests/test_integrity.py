@@ -279,14 +279,14 @@ def test_status_names_a_replaced_file_and_why_a_run_failed(tmp_path: Path) -> No
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
     pdf = lake.root / "raw" / "manual-operacao" / "v1.pdf"
     (lake.root / "raw" / "poster").mkdir()
-    huge_page(lake.root / "raw" / "poster" / "v1.pdf")
+    poster = huge_page(lake.root / "raw" / "poster" / "v1.pdf")
     done = run_closed("materialize", "--skip-eval", "--lake", str(lake.root))
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr  # one failed
     assert "Failed: poster@v1" in done.stderr
     first = status_lines(lake.root)
     assert first["manual-operacao@v1"].endswith("chunks  indexed")  # not abandoned
     assert first["poster@v1"].endswith(
-        "FAILED (not indexed): page 1 is 200 x 200 inches; within the cap of 16,000,000 "
+        f"FAILED (not indexed): {poster}: page 1 is 200 x 200 inches; within the cap of 16,000,000 "
         "pixels OCR would read it at 20 dpi, under the 70 dpi text needs; the PDF is refused"
     )
     old = sha256_file(pdf)
@@ -298,7 +298,7 @@ def test_status_names_a_replaced_file_and_why_a_run_failed(tmp_path: Path) -> No
     out, err = process.communicate(timeout=600)
     assert process.returncode == 1 and "Traceback" not in err
     assert status_lines(lake.root)["manual-operacao@v1"].endswith(
-        f"{changed}; its run failed: stream 4 inflates to over 67,108,864 bytes (the limit "
+        f"{changed}; its run failed: {pdf}: stream 4 inflates to over 67,108,864 bytes (the limit "
         "of one stream's content); the PDF is refused"
     )
 
