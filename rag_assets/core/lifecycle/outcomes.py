@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.lake.layout import Lake, _write_atomically
+from rag_assets.core.lake.layout import Lake, write_atomically
 from rag_assets.core.lake.locks import file_lock
 
 OUTCOMES_NAME = "version-outcomes.json"
@@ -44,7 +44,7 @@ def _update(lake: Lake, change: Any) -> None:
     with file_lock(path.with_name(f".{OUTCOMES_NAME}.lock")):
         data = read_outcomes(lake)
         change(data)
-        _write_atomically(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+        write_atomically(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
 
 
 def note_indexed(lake: Lake, key: str, sha256: str) -> None:
