@@ -54,12 +54,13 @@ def trecho_reader() -> Reader:
             return Reading(refused=str(exc))
         except Exception as exc:  # noqa: BLE001 - a crash on a public PDF is a result
             return Reading(refused=f"failed: {type(exc).__name__}: {exc}")
-        regions = []
-        for page in extraction.pages:
-            for table in page.tables:
-                x0, top, x1, bottom = table.bbox
-                box = (x0, page.height - bottom, x1, page.height - top)
-                regions.append(region(page.page, box, table.rows))
+        regions = [
+            region(
+                page.page, displayed(table.bbox, page.rotation, page.width, page.height), table.rows
+            )
+            for page in extraction.pages
+            for table in page.tables
+        ]
         unstructured = sum(1 for n in source.nodes if n.kind == "table_text")
         chunks = chunker(source, counter)
         damage = chunk_damage(chunks, source.rows, {source.info.partition_key: source.doc.text})
@@ -69,6 +70,20 @@ def trecho_reader() -> Reader:
         return Reading([c.text for c in chunks], regions, refused, unstructured)
 
     return read
+
+
+def displayed(bbox: Box, angle: int, width: float, height: float) -> Box:
+    """A box trecho read on a page it turned upright by `angle` degrees clockwise (x0, top,
+    x1, bottom on the turned page of `width` x `height`), on the page as displayed, origin
+    bottom left (as the truth's boxes)."""
+    x0, top, x1, bottom = bbox
+    if angle % 360 == 90:
+        return (top, x0, bottom, x1)
+    if angle % 360 == 180:
+        return (width - x1, top, width - x0, bottom)
+    if angle % 360 == 270:
+        return (height - bottom, width - x1, height - top, width - x0)
+    return (x0, height - bottom, x1, height - top)
 
 
 # --- Camelot -----------------------------------------------------------------------------
