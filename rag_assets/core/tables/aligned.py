@@ -121,7 +121,8 @@ def _is_header(line: list[Word], edges: list[float], settings: TableSettings) ->
         or labels < settings.header_label_share * len(line)
     ):
         return False
-    widest = max(s[-1]["x1"] - s[0]["x0"] for s in segments(line, settings))
+    parts = split_tight(segments(line, settings), lambda a, b: True, settings)
+    widest = max(s[-1]["x1"] - s[0]["x0"] for s in parts)  # headings apart wider than a space
     return widest <= settings.header_line_width * (edges[-1] - edges[0])
 
 
@@ -216,6 +217,29 @@ def _names_columns(
     return False
 
 
+def _group_rows(
+    above: list[list[Word]],
+    first: list[Word],
+    edges: list[float],
+    rules: list[Box],
+    settings: TableSettings,
+) -> int:
+    """How many of the lines just above a body's first line are its group rows without
+    values (`Durable goods` over the industries indented under it): each one segment
+    whose middle is in the stub column, a line pitch apart, no rule across the table between them
+    and the body (under a header, a rule sets the body off)."""
+    count, lower = 0, top(first)
+    for line in reversed(above):
+        if len(segments(line, settings)) != 1 or (line[0]["x0"] + line[-1]["x1"]) / 2 > edges[1]:
+            break
+        if lower - bottom(line) > settings.line_pitch * height(line):
+            break
+        if _rule_between(rules, bottom(line), lower, edges[0], edges[-1], settings):
+            break
+        count, lower = count + 1, top(line)
+    return count
+
+
 def _numbered_below(header: list[list[Word]]) -> list[list[Word]]:
     """The last lines of a header from its line of column numbers down (the numbers and
     the formulas under them), when label lines stand above: read apart from the labels,
@@ -244,11 +268,16 @@ def _read(
             break
         named.append(body[0])
         body = body[1:]
+    across = joined_rules(rules, settings)
     if named:
         spans = _columns([line for line in body if _is_data(line, settings)] + named, settings)
+    else:
+        groups = _group_rows(above, body[0], edges, across, settings)
+        above, body = above[: len(above) - groups], above[len(above) - groups :] + body
+        if groups:  # group rows may be printed left of the rows under them
+            edges[0] = x0 = min(x0, *(line[0]["x0"] for line in body[:groups]))
     header: list[list[Word]] = list(named)
     rules_crossed = 0
-    across = joined_rules(rules, settings)
     lower = top(header[0] if header else body[0])
     for line in reversed(above[-(settings.max_header_lines + 2) :]):
         labels = sum(1 for h in header if not numbering(h) and not _references(h, settings))
@@ -289,4 +318,4 @@ def _read(
     lowest = max(b[3] for b in boxes)
     left = min(x0, *(w["x0"] for line in header for w in line))
     right = max(x1, *(w["x1"] for line in header for w in line))
-    return Grid((left, upper, right, lowest), grid, boxes, edges)
+    return Grid((left, upper, right, lowest), grid, boxes, edges, header_rows=len(header))

@@ -22,7 +22,7 @@ def finish(grid: Grid, words: list[Word], settings: TableSettings) -> PageTable:
     every cell on one line. `words` are the page's words. The grid is left as it was."""
     rows = [list(r) for r in grid.rows]
     boxes = list(grid.row_boxes)
-    title, header_rows, header = identify_header(rows, settings)
+    title, header_rows, header = identify_header(rows, settings, grid.header_rows)
     if grid.ruled:
         join_label_rests(rows, boxes, header_rows)
     indent_paths(rows, header_rows, boxes, grid.columns, words, settings)

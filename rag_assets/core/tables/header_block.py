@@ -115,7 +115,9 @@ def _spanner_row(
 
 
 def identify_header(
-    rows: Sequence[Sequence[str | None]], settings: TableSettings = DEFAULT
+    rows: Sequence[Sequence[str | None]],
+    settings: TableSettings = DEFAULT,
+    printed: int | None = None,
 ) -> tuple[str, int, list[str]]:
     """Find a table's title row and header rows: (title, leading non-data rows, names).
 
@@ -132,6 +134,8 @@ def identify_header(
     have a sub-heading below, so the columns read `International > Cargo Ton` (the
     header path). A first row whose only empty cell is the stub column's corner is a
     header too. With no header found the names list is empty and every row is data.
+    `printed`: how many rows the reader saw printed as the header (the aligned reader's
+    header lines): no row below them is a header row, and each of them is one.
     """
     if not rows:
         return "", 0, []
@@ -157,9 +161,13 @@ def identify_header(
             while end - start < settings.max_header_rows and _name_rest(rows, end, width, settings):
                 _join_names(names, rows[end])
                 end += 1
-            return title, _with_numbers(rows, end, width, names, settings), names
+            end = _with_numbers(rows, end, width, names, settings)
+            return title, _printed_rest(rows, end, printed, names), names
     stacked: list[list[str | None]] = []
-    for r, row in enumerate(rows[start : start + settings.max_header_rows], start=start):
+    end = start + settings.max_header_rows
+    if printed is not None:  # the reader saw where the header ends: no row below it
+        end = min(end, max(printed, start + 1))
+    for r, row in enumerate(rows[start:end], start=start):
         cells = list(row) + [None] * (width - len(row))
         labels = all(header_cell(c, settings) for c in cells) or _names_over_values(
             rows, r, settings
@@ -176,7 +184,19 @@ def identify_header(
     names = heading_paths(stacked, width)
     if sum(1 for n in names if n) < max(2, math.ceil(settings.named_columns * width)):
         return title, start, []  # too sparse to name the columns
-    return title, _with_numbers(rows, start + len(stacked), width, names, settings), names
+    end = _with_numbers(rows, start + len(stacked), width, names, settings)
+    return title, _printed_rest(rows, end, printed, names), names
+
+
+def _printed_rest(
+    rows: Sequence[Sequence[str | None]], end: int, printed: int | None, names: list[str]
+) -> int:
+    """Where the header ends once the rows the reader saw printed as header lines below
+    `end` (a units row, `Index | ($) | Rate`) are added to the names, word by word."""
+    while printed is not None and end < min(printed, len(rows) - 1):
+        _join_names(names, rows[end])
+        end += 1
+    return end
 
 
 def _join_names(names: list[str], row: Sequence[str | None]) -> None:

@@ -37,13 +37,13 @@ def header_segments(
     """A header line's segments, cut also where two words closer than a column gap sit
     on either side of a column edge of the body (headings of tightly set columns): on
     the lowest line, whatever the space between them (there each heading is one
-    column's), above it only when they are wider apart than a space."""
+    column's), above it wherever they are wider apart than a space."""
 
     def apart(left: Word, right: Word) -> bool:
         return any(left["x1"] <= e <= right["x0"] for e in edges[1:-1])
 
-    if not lowest:
-        return split_tight(segments(line, settings), apart, settings)
+    if not lowest:  # headings set apart wider than a space are two, edge or none
+        return split_tight(segments(line, settings), lambda a, b: True, settings)
     out: list[list[Word]] = []
     for part in segments(line, settings):
         out.append([part[0]])

@@ -33,7 +33,8 @@ class Grid:
 
     `ruled`: rows cut by rules (the finish then joins label rests cut into rows of their
     own and takes group labels printed beside the box); `beside`: the page's words the
-    table may take as labels beside its box.
+    table may take as labels beside its box; `header_rows`: how many rows the reader saw
+    printed as the header (None: the header block decides alone).
     """
 
     bbox: Box
@@ -42,6 +43,7 @@ class Grid:
     columns: list[float]
     ruled: bool = False
     beside: list[Word] = field(default_factory=list)
+    header_rows: int | None = None
 
 
 @dataclass
