@@ -396,5 +396,5 @@ def synthesize(root: Path, specs: Sequence[VersionSpec], embedder: Any) -> dict[
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     with DagsterInstance.from_ref(InstanceRef.from_dir(str(home))) as instance:
         instance.add_dynamic_partitions(DOC_VERSIONS, live)
-        _record_materializations(instance, live, stage_code_versions(embedder.model_id))
+        _record_materializations(instance, live, stage_code_versions(embedder))
     return {"versions": len(specs), "live": len(live), "chunks": len(rows)}

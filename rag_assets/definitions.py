@@ -2,6 +2,8 @@
 executor that runs each run's steps (chosen by configuration:
 rag_assets/orchestration/executors.py)."""
 
+import warnings
+
 from dagster import (
     AssetSelection,
     AutomationCondition,
@@ -11,25 +13,39 @@ from dagster import (
 )
 
 from rag_assets.assets import ALL_ASSETS
+from rag_assets.assets.chunks import build_chunks
 from rag_assets.assets.embeddings import build_embeddings
-from rag_assets.core.stages import EMBEDDINGS, FOLLOWERS
+from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLLOWERS
+from rag_assets.orchestration.concurrency import one_run_per_version
 from rag_assets.orchestration.executors import select_executor
 from rag_assets.orchestration.jobs import embed_job, eval_job, index_job, upkeep_job
 from rag_assets.orchestration.schedules import build_schedules
-from rag_assets.orchestration.sensors import raw_folder_sensor
+from rag_assets.orchestration.sensors import AUTOMATION_INTERVAL_S, build_raw_folder_sensor
 from rag_assets.settings import Settings
 from resources import configured_resources
 
-automation_sensor = AutomationConditionSensorDefinition(
-    "stages_follow_upstream",
-    target=AssetSelection.keys(*FOLLOWERS),
-    default_status=DefaultSensorStatus.RUNNING,
-    minimum_interval_seconds=30,
-    description=(
-        "Declarative automation: a stage re-runs for a version when its upstream stage was "
-        "re-materialized (e.g. page_text by hand in the UI), down to embeddings."
-    ),
-)
+FOLLOW = one_run_per_version(AutomationCondition.eager())
+"""The automation of every stage below raw_pdf: Dagster's `eager()` (the stage before
+re-materialized, none of its own runs or its parents' in progress), and no run of the
+version in flight at all (`orchestration/concurrency.py`)."""
+
+with warnings.catch_warnings():  # `use_user_code_server` is beta in Dagster 1.13: said here
+    warnings.simplefilter("ignore")
+    automation_sensor = AutomationConditionSensorDefinition(
+        "stages_follow_upstream",
+        target=AssetSelection.keys(*FOLLOWERS),
+        default_status=DefaultSensorStatus.RUNNING,
+        minimum_interval_seconds=AUTOMATION_INTERVAL_S,
+        # evaluated on the code server: `FOLLOW` runs Python of this code location
+        use_user_code_server=True,
+        # one run per version, never a backfill: the backfill daemon would wait its 30 s loop
+        emit_backfills=False,
+        description=(
+            "Declarative automation: a stage re-runs for a version when its upstream stage was "
+            "re-materialized (e.g. page_text by hand in the UI), down to embeddings; never for "
+            "a version with a run in flight."
+        ),
+    )
 
 
 def build_definitions(
@@ -43,26 +59,29 @@ def build_definitions(
     settings: Settings | None = None,
 ) -> Definitions:
     """Definitions with resources from the arguments, else the settings (default: the
-    environment, read here once); an empty `db_uri` means `<lake>/lancedb`. The
-    embeddings asset's code version carries the model id, so a model change shows every
-    partition as changed in the UI. `executor` and `max_concurrent` default to
+    environment, read here once); an empty `db_uri` means `<lake>/lancedb`. The code
+    versions of chunks (cut to the model's tokenizer and token limit) and embeddings carry
+    the model id (and chunks its token limit), so a model change shows both stale for
+    every partition in the UI. The raw-folder sensor ticks every TRECHO_SENSOR_INTERVAL
+    seconds. `executor` and `max_concurrent` default to
     TRECHO_EXECUTOR and TRECHO_MAX_CONCURRENT; the index schedule's cron to
     TRECHO_INDEX_CRON, the eval report's to TRECHO_EVAL_CRON, the table upkeep's to
     TRECHO_UPKEEP_CRON."""
     settings = settings or Settings.from_env()
     embedder = settings.embedder(model, query_prefix, passage_prefix)
-    assets = [a for a in ALL_ASSETS if a.key.to_user_string() != EMBEDDINGS]
-    assets.append(build_embeddings(embedder.model_id))
+    built = {
+        CHUNKS: build_chunks(embedder.model_id, embedder.max_tokens),
+        EMBEDDINGS: build_embeddings(embedder.model_id),
+    }
+    assets = [built.get(a.key.to_user_string(), a) for a in ALL_ASSETS]
     assets = [
-        a.with_attributes(automation_condition=AutomationCondition.eager())
-        if a.key.to_user_string() in FOLLOWERS
-        else a
+        a.with_attributes(automation_condition=FOLLOW) if a.key.to_user_string() in FOLLOWERS else a
         for a in assets
     ]
     return Definitions(
         assets=assets,
         jobs=[index_job, embed_job, eval_job, upkeep_job],
-        sensors=[raw_folder_sensor, automation_sensor],
+        sensors=[build_raw_folder_sensor(settings.sensor_interval), automation_sensor],
         schedules=build_schedules(settings.index_cron, settings.eval_cron, settings.upkeep_cron),
         executor=select_executor(settings, executor, max_concurrent),
         resources=configured_resources(settings, lake_root, embedder, db_uri),

@@ -70,7 +70,9 @@ class Settings:
     index_cron: str = _var("TRECHO_INDEX_CRON", "cron", "0 5 * * *")
     eval_cron: str = _var("TRECHO_EVAL_CRON", "cron", "0 6 * * *")
     upkeep_cron: str = _var("TRECHO_UPKEEP_CRON", "cron", "40 * * * *")
-    executor: str = _var("TRECHO_EXECUTOR", "executor", "multiprocess")
+    sensor_interval: int = _var("TRECHO_SENSOR_INTERVAL", "positive", 5)
+    """Seconds between the raw-folder sensor's ticks."""
+    executor: str = _var("TRECHO_EXECUTOR", "executor", "in_process")
     max_concurrent: int = _var("TRECHO_MAX_CONCURRENT", "count", 0)
     """0: the executor's own default."""
     dask_address: str = _var("TRECHO_DASK_ADDRESS")

@@ -111,7 +111,14 @@ def test_the_executor_is_chosen_by_trecho_executor(name: str, monkeypatch) -> No
     validate_run_config(job, {})  # every executor runs with no run config at all
 
 
-def test_the_default_stays_multiprocess_with_its_max_concurrent(monkeypatch) -> None:
+def test_the_default_is_in_process_and_multiprocess_keeps_its_max_concurrent(
+    monkeypatch,
+) -> None:
+    # a version's steps are a chain: one process per run, not one per step
+    for job_name in ("index_documents", "embed_documents"):
+        job = build_definitions().resolve_job_def(job_name)
+        assert job.executor_def.name == "in_process"
+    monkeypatch.setenv("TRECHO_EXECUTOR", "multiprocess")
     job = build_definitions().resolve_job_def("index_documents")
     assert job.executor_def.name == "multiprocess"
     monkeypatch.setenv("TRECHO_MAX_CONCURRENT", "3")

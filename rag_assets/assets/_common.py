@@ -1,11 +1,15 @@
-"""What every stage asset shares: turning input problems into a clear, per-version failure."""
+"""What every stage asset shares: turning input problems into a clear, per-version failure,
+and one writer per version at a time."""
 
+import functools
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from dagster import Failure
+from dagster import AssetExecutionContext, Failure
 
 from rag_assets.core.errors import UserError
+from rag_assets.core.lake.layout import split_key
+from rag_assets.core.lake.locks import this_process, waited_lock
 
 T = TypeVar("T")
 
@@ -21,3 +25,21 @@ def failing_clearly(key: str, action: Callable[[], T]) -> T:
             metadata={"partition": key, "reason": str(exc)},
             allow_retries=False,
         ) from exc
+
+
+def one_writer(stage: Callable[..., T]) -> Callable[..., T]:
+    """A stage's body run under its version's lock (`<lake>/.locks`, one per version): a
+    step of another run of the same version (the sensor's, the automation's, one started
+    by hand, `trecho materialize`) waits, saying so in its log, instead of rewriting the
+    files this one reads (`rag_assets/orchestration/concurrency.py`)."""
+
+    @functools.wraps(stage)
+    def locked(context: AssetExecutionContext, *args: Any, **kwargs: Any) -> T:
+        key = context.partition_key
+        split_key(key)  # a partition key names a lock file below: checked first
+        lake = kwargs["lake"].lake
+        holder = this_process(f"run {context.run_id[:8]} of {key}")
+        with waited_lock(lake.lock_path(f".locks/{key}.lock"), holder, context.log.info):
+            return stage(context, *args, **kwargs)
+
+    return locked

@@ -4,9 +4,17 @@ import dataclasses
 import statistics
 from collections import Counter
 
-from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    AssetsDefinition,
+    Config,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 from pydantic import Field
 
+from rag_assets.assets._common import one_writer
 from rag_assets.assets.linearized_tables import linearized_tables
 from rag_assets.core import stages
 from rag_assets.core.chunking import build_chunker
@@ -16,7 +24,9 @@ from rag_assets.core.corpus import load_version
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.metrics import chunk_damage, orphans
 from rag_assets.core.lake.parquet import read_stage, write_stage
-from rag_assets.core.lake.schemas import CHUNKS, Chunk
+from rag_assets.core.lake.schemas import CHUNKS as CHUNK_SCHEMA
+from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.stages import CHUNKS
 from rag_assets.core.tables import TableRow
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
@@ -52,15 +62,35 @@ class ChunksConfig(Config):
     llm_api_key_env: str = Field("OPENAI_API_KEY", description="Env var holding its API key")
 
 
-@asset(
-    partitions_def=doc_versions,
-    deps=[linearized_tables],
-    group_name="chunks",
-    code_version="2",
-    check_specs=chunk_checks,
-    description="Chunks cut by the document's structure, sized by the model's tokenizer.",
-)
-def chunks(
+CODE_VERSION = "2"
+
+
+def code_version(model_id: str, max_tokens: int) -> str:
+    """The chunks asset's code version for a model: chunks are cut to its tokenizer and
+    token limit, so a model change shows `chunks` stale in the UI with `embeddings`, and
+    the reconcile plan re-cuts them (extraction kept)."""
+    return f"{CODE_VERSION}+{model_id}+{max_tokens}t"
+
+
+def build_chunks(model_id: str | None = None, max_tokens: int | None = None) -> AssetsDefinition:
+    """The chunks asset for a configured model (its id and token limit in the code
+    version); without one, the bare code version (what a lineage needs: its key)."""
+    version = CODE_VERSION
+    if model_id is not None and max_tokens is not None:
+        version = code_version(model_id, max_tokens)
+    return asset(
+        name=CHUNKS,
+        partitions_def=doc_versions,
+        deps=[linearized_tables],
+        group_name="chunks",
+        code_version=version,
+        check_specs=chunk_checks,
+        description="Chunks cut by the document's structure, sized by the model's tokenizer.",
+    )(cut_chunks)
+
+
+@one_writer
+def cut_chunks(
     context: AssetExecutionContext,
     config: ChunksConfig,
     lake: LakeResource,
@@ -98,7 +128,7 @@ def chunks(
         for failure in situated.failures[:5]:
             context.log.warning(f"situating sentence failed: {failure}")
     folder = stages.FOLDERS[stages.CHUNKS]
-    path = write_stage(lake.lake, folder, key, [c.as_row() for c in result], CHUNKS)
+    path = write_stage(lake.lake, folder, key, [c.as_row() for c in result], CHUNK_SCHEMA)
     damage = chunk_damage(result, version.rows, {key: version.doc.text})
     where = _first_orphan(damage.orphans, result, version.rows)
     if where:
@@ -107,6 +137,7 @@ def chunks(
             f"header (the first: {where})"
         )
     tokens = sorted(c.token_count for c in result) or [0]
+    among = f"the {len(result)} chunks of {key}"
     return MaterializeResult(
         metadata={
             "chunks": len(result),
@@ -125,16 +156,18 @@ def chunks(
             "parquet": MetadataValue.path(str(path)),
         },
         check_results=[
-            count_check(CHUNKS_FIT_MODEL, damage.truncated, "truncated"),
+            count_check(CHUNKS_FIT_MODEL, damage.truncated, "truncated", among=among),
             count_check(
-                NO_ORPHAN_TABLE_VALUES,
-                damage.orphans,
-                "orphans",
-                where=where,
+                NO_ORPHAN_TABLE_VALUES, damage.orphans, "orphans", where=where, among=among
             ),
-            count_check(NO_MID_LINE_STARTS, damage.mid_line_starts, "mid_line_starts", True),
+            count_check(
+                NO_MID_LINE_STARTS, damage.mid_line_starts, "mid_line_starts", True, among=among
+            ),
         ],
     )
+
+
+chunks = build_chunks()
 
 
 def _first_orphan(count: int, chunks: list[Chunk], rows: list[TableRow]) -> str:

@@ -14,6 +14,7 @@ from dagster import (
     asset,
 )
 
+from rag_assets.assets._common import one_writer
 from rag_assets.assets.chunks import chunks
 from rag_assets.core.corpus import load_info
 from rag_assets.core.embedding.embedder import Embedder
@@ -60,6 +61,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             "replaced in one commit, texts already embedded come from the cache."
         ),
     )
+    @one_writer
     def embeddings(
         context: AssetExecutionContext,
         lake: LakeResource,
@@ -158,6 +160,10 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                     check_name=INDEX_MATCHES_CHUNKS,
                     passed=stored == table.height,
                     metadata={"stored": stored, "expected": table.height},
+                    description=(
+                        f"{stored} rows of {key} in {index.table_name} for its "
+                        f"{table.height} chunks in Parquet"
+                    ),
                 )
             ],
         )

@@ -11,6 +11,7 @@ from dagster import (
     asset,
 )
 
+from rag_assets.assets._common import one_writer
 from rag_assets.assets.structure_tree import structure_tree
 from rag_assets.core.corpus import load_nodes
 from rag_assets.core.lake.parquet import read_stage, write_stage
@@ -31,6 +32,7 @@ from resources import LakeResource
     check_specs=table_checks,
     description="Table rows linearized so every value carries its column header.",
 )
+@one_writer
 def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     """Linearize one version's tables into `derived/tables/`."""
     key = context.partition_key
@@ -68,6 +70,10 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
                 check_name=TABLES_STRUCTURED,
                 passed=not as_text,
                 severity=AssetCheckSeverity.WARN,
+                description=(
+                    f"{len(as_text)} tables of {key} indexed as their printed lines, "
+                    f"{len({r.table_id for r in rows})} read into rows under named columns"
+                ),
                 metadata={
                     "tables_as_text": len(as_text),
                     "tables": MetadataValue.json(as_text),

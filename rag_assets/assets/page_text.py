@@ -3,7 +3,7 @@ pages without a text layer read by OCR."""
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
 
-from rag_assets.assets._common import failing_clearly
+from rag_assets.assets._common import failing_clearly, one_writer
 from rag_assets.assets.raw_pdf import raw_pdf
 from rag_assets.core.extract import OcrSettings, extract
 from rag_assets.core.lake.parquet import write_stage
@@ -32,6 +32,7 @@ class PageTextConfig(Config):
         "pages without a text layer read by Tesseract OCR."
     ),
 )
+@one_writer
 def page_text(
     context: AssetExecutionContext, config: PageTextConfig, lake: LakeResource
 ) -> MaterializeResult:

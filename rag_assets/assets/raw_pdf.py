@@ -5,7 +5,7 @@ import json
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
-from rag_assets.assets._common import failing_clearly
+from rag_assets.assets._common import failing_clearly, one_writer
 from rag_assets.core.extract import count_pages
 from rag_assets.core.lake.layout import sha256_file, split_key
 from rag_assets.core.lake.parquet import write_stage
@@ -22,6 +22,7 @@ from resources import LakeResource
     code_version="1",
     description="The PDF of one document version: sha256, pages, sidecar (title, validity).",
 )
+@one_writer
 def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     """Register one version's file and sidecar in `derived/documents/`."""
     key = context.partition_key

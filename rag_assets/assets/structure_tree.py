@@ -12,6 +12,7 @@ from dagster import (
     asset,
 )
 
+from rag_assets.assets._common import one_writer
 from rag_assets.assets.page_text import page_text
 from rag_assets.core.corpus import doc_from_pages, load_info
 from rag_assets.core.extract import Line
@@ -38,6 +39,7 @@ from resources import LakeResource
     check_specs=structure_checks,
     description="The document's own units detected from numbering and typography.",
 )
+@one_writer
 def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     """Build one version's tree into `derived/nodes/`."""
     key = context.partition_key
@@ -68,6 +70,10 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
                 check_name=UNTITLED_TEXT_SHARE,
                 passed=share <= UNTITLED_THRESHOLD,
                 severity=AssetCheckSeverity.WARN,
+                description=(
+                    f"{share:.1%} of the {len(doc.text):,} characters of {key} outside any "
+                    f"titled unit (at most {UNTITLED_THRESHOLD:.0%})"
+                ),
                 metadata={"share": round(share, 4), "threshold": UNTITLED_THRESHOLD},
             )
         ],

@@ -18,6 +18,7 @@ from dagster import (
 )
 
 from rag_assets.assets import PARTITIONED
+from rag_assets.assets.chunks import code_version as chunks_code_version
 from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.lifecycle.purge import delete_unused_cached, purge_versions
@@ -28,7 +29,7 @@ from rag_assets.core.lifecycle.reconcile import (
     reconcile,
     removal_plan,
 )
-from rag_assets.core.stages import EMBED_STAGES, EMBEDDINGS, PIPELINE
+from rag_assets.core.stages import CHUNKS, EMBED_STAGES, EMBEDDINGS, PIPELINE
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from resources import LakeResource, LanceDBResource
 
@@ -38,15 +39,17 @@ LIVE_SHOWN = 20
 `trecho status`, and every removal of a large lake would store it whole."""
 
 
-def stage_code_versions(model_id: str) -> dict[str, str]:
-    """The code version of each stage a version's run goes through, for `model_id` (the
-    embeddings stage's carries it)."""
+def stage_code_versions(embedder: Embedder) -> dict[str, str]:
+    """The code version of each stage a version's run goes through, for the configured
+    model (the chunks stage's carries its id and token limit, the embeddings stage's its
+    id), as `build_definitions` gives them."""
     current = {
         a.key.to_user_string(): str(a.code_versions_by_key[a.key])
         for a in PARTITIONED
-        if a.key.to_user_string() != EMBEDDINGS
+        if a.key.to_user_string() not in EMBED_STAGES
     }
-    current[EMBEDDINGS] = code_version(model_id)
+    current[CHUNKS] = chunks_code_version(embedder.model_id, embedder.max_tokens)
+    current[EMBEDDINGS] = code_version(embedder.model_id)
     return current
 
 
@@ -130,7 +133,7 @@ def plan_lake(
     """The reconcile plan for the lake, against what `instance` knows: its registered
     partitions and the code version each stage last ran with (`sweep_cache`: look for
     cached vectors no index row uses; the sensor's frequent ticks do not)."""
-    code = CodeVersions(stage_code_versions(embedder.model_id), ran_with(instance))
+    code = CodeVersions(stage_code_versions(embedder), ran_with(instance))
     return reconcile(
         lake.lake,
         lancedb.uri_for(lake.lake),

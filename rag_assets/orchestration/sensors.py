@@ -1,18 +1,21 @@
 """The raw-folder sensor: carries out the reconcile plan (`rag_assets.orchestration.plans`)
 every tick:
 registers new document versions, runs changed ones, and removes revoked, expired,
-superseded or deleted ones from every store."""
+superseded or deleted ones from every store; never asks for a run of a version that has
+one in flight (`orchestration/concurrency.py`)."""
 
 import json
 
 from dagster import (
     DefaultSensorStatus,
+    SensorDefinition,
     SensorEvaluationContext,
     SensorResult,
     SkipReason,
     sensor,
 )
 
+from rag_assets.orchestration.concurrency import keys_in_flight
 from rag_assets.orchestration.jobs import index_job
 from rag_assets.orchestration.partitions import doc_versions
 from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests
@@ -26,16 +29,15 @@ def read_cursor(cursor: str | None) -> dict[str, str]:
     return dict(data.get("requested", {})) if "files" in data else {}
 
 
-@sensor(
-    job=index_job,
-    minimum_interval_seconds=30,
-    default_status=DefaultSensorStatus.RUNNING,
-    description=(
-        "Watches raw/: new or changed versions (file, sidecar, code, model) are indexed, "
-        "versions no longer live removed."
-    ),
-)
-def raw_folder_sensor(
+SENSOR_INTERVAL_S = 5
+"""Seconds between the raw-folder sensor's ticks (TRECHO_SENSOR_INTERVAL): a tick of an
+unchanged lake lists it and reads nothing (the lake's memo), so a new file waits seconds,
+not half a minute, for its run (`bench/ui_latency.py`)."""
+AUTOMATION_INTERVAL_S = 30
+"""Seconds between the automation's ticks: it only follows re-materializations by hand."""
+
+
+def watch_raw_folder(
     context: SensorEvaluationContext,
     lake: LakeResource,
     lancedb: LanceDBResource,
@@ -46,7 +48,8 @@ def raw_folder_sensor(
     An unchanged file is not read again (the lake's memo, `core.lake.listing`). The
     cursor keeps the run key last requested for each version the plan still wants to
     run: a version whose inputs did not change since (same run key) is not asked again,
-    so a failed run is not retried every tick; a version once up to date leaves the
+    so a failed run is not retried every tick (a version with a run in flight is not
+    asked for: planned again once that run ended); a version once up to date leaves the
     cursor, which so stays as small as what is pending. The run key carries the
     fingerprint of the inputs (and the removal date of a restored version), so a
     request repeated after a lost cursor never runs twice.
@@ -57,6 +60,10 @@ def raw_folder_sensor(
         context.log.warning(problem)
     gone = carry_out_removals(context.instance, lake, lancedb, plan, context.log.info)
     pending = {key: requested[key] for key in plan.run if key in requested}
+    for key, run_id in keys_in_flight(context.instance, plan.run).items():
+        # a run of it is queued or running: what it leaves is planned again once it ended
+        context.log.info(f"{key}: run {run_id[:8]} in flight; planned again once it ends")
+        del plan.run[key]
     for key in [k for k, run in plan.run.items() if requested.get(k) == run.run_key]:
         del plan.run[key]  # asked for already, with the same inputs
     requested = pending | {key: run.run_key for key, run in plan.run.items()}
@@ -72,3 +79,21 @@ def raw_folder_sensor(
     return SensorResult(
         run_requests=run_requests(plan), dynamic_partitions_requests=requests, cursor=cursor
     )
+
+
+def build_raw_folder_sensor(interval: int = SENSOR_INTERVAL_S) -> SensorDefinition:
+    """The `raw_folder_sensor`, ticking at most every `interval` seconds."""
+    return sensor(
+        name="raw_folder_sensor",
+        job=index_job,
+        minimum_interval_seconds=interval,
+        default_status=DefaultSensorStatus.RUNNING,
+        description=(
+            f"Watches raw/ every {interval} s: new or changed versions (file, sidecar, code, "
+            "model) are indexed, versions no longer live removed; a version with a run in "
+            "flight waits for it."
+        ),
+    )(watch_raw_folder)
+
+
+raw_folder_sensor = build_raw_folder_sensor()

@@ -1,0 +1,90 @@
+"""One run per document version at a time.
+
+Two runs of one version write the same Parquet files and index rows: the second would
+rewrite the chunks the first is embedding. Three guards keep them apart, all set by the
+code location, so they hold under `dg dev` as in a deployment:
+
+- the raw-folder sensor and the cron schedule ask for no run of a version that has one in
+  flight (`keys_in_flight`): it is asked for again at a tick after that run ended, if
+  the plan still wants it;
+- the automation (`stages_follow_upstream`) asks for none either: its condition is
+  `eager()` without a run in progress for the partition (`definitions.py`);
+- a run holds its version's lock from its first step to its last (`LakeResource`, with
+  the in-process executor: the whole run; one process per step: each step), so a run
+  started by hand in the UI, or by `trecho materialize`, waits for the other to end.
+
+A deployment's instance adds Dagster's own limit on top, `dagster/partition` at one run
+per unique value (`PARTITION_RUN_LIMIT`, in `deploy/dagster.yaml` and in the
+`dagster.yaml` that `make ui` writes), so the queue does not even start the second run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from dagster import (
+    AutomationCondition,
+    AutomationContext,
+    AutomationResult,
+    DagsterInstance,
+    DagsterRunStatus,
+    RunsFilter,
+)
+
+PARTITION_TAG = "dagster/partition"
+IN_FLIGHT = [
+    DagsterRunStatus.QUEUED,
+    DagsterRunStatus.NOT_STARTED,
+    DagsterRunStatus.STARTING,
+    DagsterRunStatus.STARTED,
+    DagsterRunStatus.CANCELING,
+]
+"""Run states that may still write: queued or running, not yet ended."""
+
+PARTITION_RUN_LIMIT = {
+    "key": PARTITION_TAG,
+    "value": {"applyLimitPerUniqueValue": True},
+    "limit": 1,
+}
+"""The instance's run-queue limit that matches these guards (`concurrency: runs:
+tag_concurrency_limits`)."""
+
+
+def keys_in_flight(instance: DagsterInstance, keys: Iterable[str]) -> dict[str, str]:
+    """Of `keys`, the partitions that have a run queued or running: key -> its run id."""
+    out: dict[str, str] = {}
+    for key in keys:
+        records = instance.get_run_records(
+            RunsFilter(statuses=IN_FLIGHT, tags={PARTITION_TAG: key}), limit=1
+        )
+        if records:
+            out[key] = records[0].dagster_run.run_id
+    return out
+
+
+class PartitionRunInFlight(AutomationCondition):
+    """True for a partition that has a run queued or running, whatever stages that run
+    targets (Dagster's own `in_progress()` looks at the runs of the target itself). An
+    arbitrary-Python condition: the automation sensor that uses it is evaluated on the
+    code server (`use_user_code_server=True`)."""
+
+    @property
+    def name(self) -> str:
+        """The label the UI shows."""
+        return "partition_run_in_flight"
+
+    def evaluate(self, context: AutomationContext) -> AutomationResult:  # type: ignore[override]
+        """The candidate partitions that have a run in flight."""
+        candidates = context.candidate_subset
+        if candidates.is_empty or not candidates.is_partitioned:
+            return AutomationResult(context, context.get_empty_subset())
+        instance = context.asset_graph_view.instance
+        busy = keys_in_flight(instance, candidates.expensively_compute_partition_keys())
+        return AutomationResult(context, candidates.compute_intersection_with_partition_keys(busy))
+
+
+def one_run_per_version(condition: AutomationCondition) -> AutomationCondition:
+    """`condition`, never true for a partition that has a run in flight."""
+    return (condition & ~PartitionRunInFlight()).with_label(
+        f"{condition.get_label() or condition.name}, no run of the version in flight"
+    )
