@@ -29,11 +29,20 @@ FOLLOW = one_run_per_version(AutomationCondition.eager())
 re-materialized, none of its own runs or its parents' in progress), and no run of the
 version in flight at all (`orchestration/concurrency.py`)."""
 
+REPORT_FOLLOWS = (
+    AutomationCondition.any_deps_updated().since_last_handled()
+    & ~AutomationCondition.any_deps_in_progress()
+    & ~AutomationCondition.in_progress()
+).with_label("the index changed, and no version is being embedded")
+"""The eval report's automation: written again once the index changed and no embeddings
+run is in flight (one report after a batch of new versions, not one per version), so it
+is not left "Unsynced" until its daily schedule."""
+
 with warnings.catch_warnings():  # `use_user_code_server` is beta in Dagster 1.13: said here
     warnings.simplefilter("ignore")
     automation_sensor = AutomationConditionSensorDefinition(
         "stages_follow_upstream",
-        target=AssetSelection.keys(*FOLLOWERS),
+        target=AssetSelection.keys(*FOLLOWERS, "eval_report"),
         default_status=DefaultSensorStatus.RUNNING,
         minimum_interval_seconds=AUTOMATION_INTERVAL_S,
         # evaluated on the code server: `FOLLOW` runs Python of this code location
@@ -42,8 +51,9 @@ with warnings.catch_warnings():  # `use_user_code_server` is beta in Dagster 1.1
         emit_backfills=False,
         description=(
             "Declarative automation: a stage re-runs for a version when its upstream stage was "
-            "re-materialized (e.g. page_text by hand in the UI), down to embeddings; never for "
-            "a version with a run in flight."
+            "re-materialized (e.g. page_text by hand in the UI), down to embeddings, never for "
+            "a version with a run in flight; the eval report once the index changed and no "
+            "version is being embedded."
         ),
     )
 
@@ -74,8 +84,11 @@ def build_definitions(
         EMBEDDINGS: build_embeddings(embedder.model_id),
     }
     assets = [built.get(a.key.to_user_string(), a) for a in ALL_ASSETS]
+    conditions = dict.fromkeys(FOLLOWERS, FOLLOW) | {"eval_report": REPORT_FOLLOWS}
     assets = [
-        a.with_attributes(automation_condition=FOLLOW) if a.key.to_user_string() in FOLLOWERS else a
+        a.with_attributes(automation_condition=conditions[a.key.to_user_string()])
+        if a.key.to_user_string() in conditions
+        else a
         for a in assets
     ]
     return Definitions(

@@ -4,6 +4,7 @@ raw_pdf to eval_report with every stage partitioned by document version but the 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,30 @@ def test_lineage_and_partitions():
         partitions = graph.get(AssetKey(name)).partitions_def
         assert partitions is not None and partitions.name == DOC_VERSIONS
     assert graph.get(AssetKey("eval_report")).partitions_def is None
+
+
+def readme_edges() -> set[tuple[str, str]]:
+    """The edges of the README's asset graph (its mermaid flowchart)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"## The asset graph\n+```mermaid\nflowchart LR\n(.*?)```", text, re.S)
+    assert block, "README.md: no mermaid flowchart under '## The asset graph'"
+    edges = set()
+    for line in block.group(1).splitlines():
+        names = [n.strip() for n in line.split("-->")]
+        edges |= set(zip(names, names[1:], strict=False))
+    return edges
+
+
+def test_the_readme_draws_the_asset_graph_of_the_definitions():
+    graph = build_definitions().resolve_asset_graph()
+    drawn = {
+        (parent.to_user_string(), key.to_user_string())
+        for key in graph.get_all_asset_keys()
+        for parent in graph.get(key).parent_keys
+    }
+    assert readme_edges() == drawn
+
+
+def test_lineage_opens_on_one_group():
+    graph = build_definitions().resolve_asset_graph()
+    assert {graph.get(key).group_name for key in graph.get_all_asset_keys()} == {"trecho"}

@@ -197,11 +197,42 @@ def test_a_newer_version_in_force_supersedes_the_older_one(
 
     instance = DagsterInstance.ephemeral()
     defs = build_definitions(str(lake.root))
-    runs = run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
+    tick = evaluate_sensor(defs, instance, lake)
+    runs = run_requested(defs, instance, tick)
     assert set(runs) == {V6, V7}  # v6 leaves in the step that commits v7
     assert embedding_metadata(runs[V7])["superseded"] == V6
     assert set(Index(lake.lancedb_dir, embedder).partition_counts()) == {V7}
     assert not lake.stage_path("chunks", V6).exists()
+
+    # the next tick deletes v6's partition; its one removal record is the run's, with
+    # the rows and files that left (not a second one saying nothing was removed)
+    evaluate_sensor(defs, instance, lake, tick.cursor)
+    assert V6 not in instance.get_dynamic_partitions(DOC_VERSIONS)
+    records = [
+        r.event_log_entry.asset_observation.metadata
+        for r in instance.fetch_observations(AssetKey("embeddings"), limit=100).records
+    ]
+    (removed,) = [m for m in records if m["removed_version"].value == V6]
+    assert removed["reason"].value == f"superseded by {V7}"
+    assert removed["index_rows_removed"].value == embedding_metadata(runs[V6])["rows"] > 0
+    assert removed["files_removed"].value == 5  # documents, pages, nodes, tables, chunks
+
+    # a re-run of v7 does not say it superseded v6 again: v6 is gone already
+    again = defs.resolve_job_def("index_documents").execute_in_process(
+        partition_key=V7, instance=instance
+    )
+    assert embedding_metadata(again)["superseded"] == "none"
+
+
+def test_a_partition_added_by_hand_without_a_file_goes_as_never_indexed(
+    small_lake: Lake, embedder: Embedder
+) -> None:
+    instance = DagsterInstance.ephemeral()
+    defs = build_definitions(str(small_lake.root))
+    instance.add_dynamic_partitions(DOC_VERSIONS, ["ghost@v1"])
+    resources = defs.resources
+    plan = plan_lake(instance, resources["lake"], resources["lancedb"], embedder)
+    assert plan.remove == {"ghost@v1": "no file raw/ghost/v1.pdf (never indexed)"}
 
 
 def test_with_history_both_versions_stay_and_search_answers_as_of_a_date(

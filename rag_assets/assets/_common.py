@@ -13,6 +13,10 @@ from rag_assets.core.lake.locks import this_process, waited_lock
 
 T = TypeVar("T")
 
+GROUP = "trecho"
+"""Every asset's group: one group, so the UI's lineage opens on the whole chain from
+raw_pdf to eval_report (several groups open collapsed, the chain a click away)."""
+
 
 def failing_clearly(key: str, action: Callable[[], T]) -> T:
     """Run a core call; a user error (bad input, bad setting) fails only this version,

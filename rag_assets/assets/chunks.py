@@ -14,7 +14,7 @@ from dagster import (
 )
 from pydantic import Field
 
-from rag_assets.assets._common import one_writer
+from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.linearized_tables import linearized_tables
 from rag_assets.core import stages
 from rag_assets.core.chunking import build_chunker
@@ -82,7 +82,7 @@ def build_chunks(model_id: str | None = None, max_tokens: int | None = None) -> 
         name=CHUNKS,
         partitions_def=doc_versions,
         deps=[linearized_tables],
-        group_name="chunks",
+        group_name=GROUP,
         code_version=version,
         check_specs=chunk_checks,
         description="Chunks cut by the document's structure, sized by the model's tokenizer.",

@@ -9,12 +9,13 @@ version.
 from dagster import (
     AssetCheckResult,
     AssetExecutionContext,
+    AssetObservation,
     AssetsDefinition,
     MaterializeResult,
     asset,
 )
 
-from rag_assets.assets._common import one_writer
+from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.chunks import chunks
 from rag_assets.core.corpus import load_info
 from rag_assets.core.embedding.embedder import Embedder
@@ -53,7 +54,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         name=EMBEDDINGS,
         partitions_def=doc_versions,
         deps=[chunks],
-        group_name="index",
+        group_name=GROUP,
         code_version=code_version(model_id),
         check_specs=embedding_checks,
         description=(
@@ -127,8 +128,25 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         replaced = replaced_once_committed(lake.lake, key, uri, lake.keep_history, indexed=indexed)
         for old, why in replaced.items() if serving else ():
             removal = purge_version(lake.lake, uri, old, why)
+            if not (removal.rows or removal.files):
+                continue  # gone before (a re-run of this version): nothing retired now
             context.log.info(f"{old}: {why}; {removal.rows} index rows removed")
             retired[old] = removal.counts()
+            # the removal's record, with what left each store; the sensor that later
+            # deletes the partition adds none (`carry_out_removals`)
+            context.log_event(
+                AssetObservation(
+                    asset_key=EMBEDDINGS,
+                    metadata={
+                        "removed_version": old,
+                        "reason": why,
+                        "index_rows_removed": removal.rows,
+                        "files_removed": removal.files,
+                        "cached_vectors_removed": removal.cache_entries,
+                        "removed_by": key,
+                    },
+                )
+            )
         sha = read_stage(lake.lake, FOLDERS[RAW_PDF], key)["sha256"][0]
         returned = lake.lake.note_indexed_again(key, sha)
         note_indexed(lake.lake, key, sha)  # what `trecho status` compares the file with

@@ -3,6 +3,7 @@
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
 from pydantic import Field
 
+from rag_assets.assets._common import GROUP
 from rag_assets.assets.embeddings import embeddings
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.evaluation import ALL, STANDARD, resolve_strategies, strategy_families
@@ -35,7 +36,7 @@ class EvalConfig(Config):
 
 @asset(
     deps=[embeddings],
-    group_name="eval",
+    group_name=GROUP,
     check_specs=eval_checks,
     description="Hit@k, MRR, tokens sent and chunk damage per strategy, on eval/*.jsonl.",
 )

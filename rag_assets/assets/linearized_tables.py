@@ -11,7 +11,7 @@ from dagster import (
     asset,
 )
 
-from rag_assets.assets._common import one_writer
+from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.structure_tree import structure_tree
 from rag_assets.core.corpus import load_nodes
 from rag_assets.core.lake.parquet import read_stage, write_stage
@@ -27,7 +27,7 @@ from resources import LakeResource
 @asset(
     partitions_def=doc_versions,
     deps=[structure_tree],
-    group_name="structure",
+    group_name=GROUP,
     code_version="3",
     check_specs=table_checks,
     description="Table rows linearized so every value carries its column header.",

@@ -3,7 +3,7 @@ pages without a text layer read by OCR."""
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
 
-from rag_assets.assets._common import failing_clearly, one_writer
+from rag_assets.assets._common import GROUP, failing_clearly, one_writer
 from rag_assets.assets.raw_pdf import raw_pdf
 from rag_assets.core.extract import OcrSettings, extract
 from rag_assets.core.lake.parquet import write_stage
@@ -25,7 +25,7 @@ class PageTextConfig(Config):
 @asset(
     partitions_def=doc_versions,
     deps=[raw_pdf],
-    group_name="ingest",
+    group_name=GROUP,
     code_version="2",
     description=(
         "Page text from pdfplumber with char offsets, typography per line and tables; "

@@ -5,7 +5,7 @@ import json
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
-from rag_assets.assets._common import failing_clearly, one_writer
+from rag_assets.assets._common import GROUP, failing_clearly, one_writer
 from rag_assets.core.extract import count_pages
 from rag_assets.core.lake.layout import sha256_file, split_key
 from rag_assets.core.lake.parquet import write_stage
@@ -18,7 +18,7 @@ from resources import LakeResource
 
 @asset(
     partitions_def=doc_versions,
-    group_name="ingest",
+    group_name=GROUP,
     code_version="1",
     description="The PDF of one document version: sha256, pages, sidecar (title, validity).",
 )

@@ -12,7 +12,7 @@ from dagster import (
     asset,
 )
 
-from rag_assets.assets._common import one_writer
+from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.page_text import page_text
 from rag_assets.core.corpus import doc_from_pages, load_info
 from rag_assets.core.extract import Line
@@ -34,7 +34,7 @@ from resources import LakeResource
 @asset(
     partitions_def=doc_versions,
     deps=[page_text],
-    group_name="structure",
+    group_name=GROUP,
     code_version="2",
     check_specs=structure_checks,
     description="The document's own units detected from numbering and typography.",

@@ -175,13 +175,16 @@ def carry_out_removals(
     """Purge each version the plan removes from Parquet and LanceDB (all model tables),
     record why in `removed_versions.json` and as an observation on `embeddings`, one line
     each through `say`, with what `earlier` says a run already deleted of it (a version a
-    new one superseded: `Removal.counts` by key). Dagster OSS keeps a deleted partition's
+    new one superseded: `Removal.counts` by key). A version a run already removed (its
+    record written, nothing left here) gets no second observation: the run's carries
+    what left each store. Dagster OSS keeps a deleted partition's
     old materializations; the observation (and `trecho status`) says the version is
     gone. The removals go in one batch (`purge_versions`: each table purged once).
     Cached vectors no index row uses go with the removals (one more line when several
     versions were removed), or on their own (one more line) when there is none. Returns
     the removed keys that are registered partitions (for the caller to delete)."""
     db = lancedb.uri_for(lake.lake)
+    recorded = lake.lake.removed_keys() & set(plan.remove)  # by the run that removed them
     removals, swept = purge_versions(lake.lake, db, plan.remove)
     if len(plan.remove) == 1:  # the cached vectors its removal deleted were its own
         removals[next(iter(plan.remove))].cache_entries = swept
@@ -190,8 +193,11 @@ def carry_out_removals(
         f" and {len(live) - LIVE_SHOWN} more" if len(live) > LIVE_SHOWN else ""
     )
     for key, reason in plan.remove.items():
+        left = removals[key].rows or removals[key].files
         removal = removals[key].add((earlier or {}).get(key, {}))
         say(f"{key}: {reason}; {removal_counts(removal.counts())}")
+        if key in recorded and not left:
+            continue  # its removal was recorded, with its counts, by the run that did it
         instance.report_runless_asset_event(
             AssetObservation(
                 asset_key=EMBEDDINGS,

@@ -229,13 +229,23 @@ def removal_plan(
         plan.unused_cache = len(unused_entries(db_uri, embedder.model_id))
     plan.add = [k for k in scan.live if k not in plan.registered]
     for key in sorted((plan.registered - set(scan.live)) | set(scan.dead)):
-        left = key in plan.registered or key in counts or key in committed
-        if left or derived.any_file(key):
-            plan.remove[key] = scan.reasons.get(key, "file deleted")
+        held = key in counts or key in committed or derived.any_file(key)
+        if held or key in plan.registered:
+            plan.remove[key] = scan.reasons.get(key) or _gone_reason(lake, key, held)
     for kind in ("sidecar", "listing"):
         lake.memo.forget_unseen(kind)
     lake.memo.save()
     return plan
+
+
+def _gone_reason(lake: Lake, key: str, held: bool) -> str:
+    """Why a version with no file under raw/ goes: its file was deleted when the lake or
+    the index holds something of it; else it never had one here (a partition added by
+    hand, or a file removed before its run)."""
+    if held:
+        return "file deleted"
+    doc_id, version = split_key(key)
+    return f"no file raw/{doc_id}/{version}.pdf (never indexed)"
 
 
 def reconcile(
