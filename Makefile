@@ -10,12 +10,14 @@ PYTEST_ARGS ?=
 # quick report; `make demo EVAL_OFFSETS=4` for the mean and range over 4 offsets).
 EVAL_OFFSETS ?= 1
 
-# The lake's Dagster instance for `make ui`; telemetry off (written once, only if absent;
-# `trecho materialize` writes the same file itself).
+# The lake's Dagster instance for `make ui`; telemetry off, one run per document version
+# in the queue (written once, only if absent; `trecho materialize` writes the same file
+# itself: rag_assets/orchestration/concurrency.py).
 define dagster_home
 	@mkdir -p $(DAGSTER_HOME_DIR)
 	@test -f $(DAGSTER_HOME_DIR)/dagster.yaml || \
-		printf 'telemetry:\n  enabled: false\n' > $(DAGSTER_HOME_DIR)/dagster.yaml
+		$(BIN)/python -c 'from rag_assets.orchestration.concurrency import INSTANCE_YAML as y; print(y, end="")' \
+		> $(DAGSTER_HOME_DIR)/dagster.yaml
 endef
 
 export HF_HUB_OFFLINE := 1

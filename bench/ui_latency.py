@@ -29,20 +29,12 @@ from pathlib import Path
 
 from _common import machine
 
+from rag_assets.orchestration.concurrency import INSTANCE_YAML
+
 REPO = Path(__file__).resolve().parents[1]
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 BASE = "manual-operacao"
 NEW = "manual-bench/v1"
-INSTANCE = """telemetry:
-  enabled: false
-concurrency:
-  runs:
-    tag_concurrency_limits:
-      - key: dagster/partition
-        value:
-          applyLimitPerUniqueValue: true
-        limit: 1
-"""
 SIDES = {
     "before": (
         "sensor, before (multiprocess, 30 s ticks)",
@@ -98,7 +90,7 @@ def fresh_side(root: Path, name: str) -> tuple[Path, Path]:
     shutil.copytree(REPO / "data_lake" / "raw" / BASE, lake / "raw" / BASE)
     (lake / "eval").mkdir(parents=True)
     home.mkdir(parents=True)
-    (home / "dagster.yaml").write_text(INSTANCE, encoding="utf-8")
+    (home / "dagster.yaml").write_text(INSTANCE_YAML, encoding="utf-8")  # as trecho writes it
     return lake, home
 
 

@@ -50,6 +50,20 @@ PARTITION_RUN_LIMIT = {
 tag_concurrency_limits`)."""
 
 
+INSTANCE_YAML = """telemetry:
+  enabled: false
+concurrency:
+  runs:
+    tag_concurrency_limits:
+      - key: dagster/partition
+        value:
+          applyLimitPerUniqueValue: true
+        limit: 1
+"""
+"""The `dagster.yaml` trecho writes for a lake's own instance (`trecho materialize`, `make
+ui`): telemetry off, and the queue's limit of one run per version (`PARTITION_RUN_LIMIT`)."""
+
+
 def keys_in_flight(instance: DagsterInstance, keys: Iterable[str]) -> dict[str, str]:
     """Of `keys`, the partitions that have a run queued or running: key -> its run id."""
     out: dict[str, str] = {}

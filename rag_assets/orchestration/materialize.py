@@ -29,6 +29,7 @@ from rag_assets.core.lifecycle.outcomes import note_failed
 from rag_assets.core.lifecycle.reconcile import Plan
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import WHERE
+from rag_assets.orchestration.concurrency import INSTANCE_YAML
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import (
     carry_out_removals,
@@ -74,7 +75,8 @@ RUNS_LOCK = ".trecho-runs.lock"
 
 def open_instance(home: Path) -> DagsterInstance:
     """The persistent Dagster instance in `home` (made, with a `dagster.yaml` turning
-    telemetry off, when missing); `DAGSTER_HOME` is set to it, as Dagster reads it. The
+    telemetry off and queueing one run per version, when missing); `DAGSTER_HOME` is set
+    to it, as Dagster reads it. The
     instance is opened under `INSTANCE_LOCK`: its SQLite storage is created and stamped
     by one process at a time (processes racing there left two migration heads)."""
     home.mkdir(parents=True, exist_ok=True)
@@ -82,7 +84,7 @@ def open_instance(home: Path) -> DagsterInstance:
         config = home / "dagster.yaml"
         if not config.exists():
             tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
-            tmp.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+            tmp.write_text(INSTANCE_YAML, encoding="utf-8")
             os.replace(tmp, config)
         os.environ["DAGSTER_HOME"] = str(home.resolve())
         return DagsterInstance.get()

@@ -12,6 +12,7 @@ from dagster import (
     schedule,
 )
 
+from rag_assets.orchestration.concurrency import keys_in_flight
 from rag_assets.orchestration.jobs import eval_job, index_job, upkeep_job
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests
@@ -25,7 +26,8 @@ def scan_and_index(
     embedder: EmbedderResource,
 ) -> list[RunRequest] | SkipReason:
     """The reconcile plan, carried out on a cron: partitions deleted and added here, one
-    run request per version to run (a failed one is asked again at the next tick)."""
+    run request per version to run (a failed one is asked again at the next tick; none
+    for a version with a run in flight)."""
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder())
     for problem in plan.scan.problems:
         context.log.warning(problem)
@@ -33,6 +35,8 @@ def scan_and_index(
         context.instance.delete_dynamic_partition(DOC_VERSIONS, key)
     if plan.add:
         context.instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
+    for key in keys_in_flight(context.instance, plan.run):
+        del plan.run[key]  # a run of it is queued or running: the next tick plans it again
     return run_requests(plan) or SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
 
 
