@@ -117,7 +117,7 @@ def searchable(lake: Path) -> bool:
 def through_sensor(root: Path, slug: str, extra: dict[str, str], seed: int) -> dict[str, float]:
     """Index the base, start the daemon, drop the new file just after a tick, wait until
     it is searchable; the seconds of each part."""
-    from dagster import DagsterInstance, RunsFilter
+    from dagster import DagsterInstance, RunRecord, RunsFilter
 
     lake, home = fresh_side(root, slug)
     env = environment(lake, home, extra)
@@ -150,7 +150,12 @@ def through_sensor(root: Path, slug: str, extra: dict[str, str], seed: int) -> d
             wait(lambda: searchable(lake), 900, "the new version searchable")
             total = time.monotonic() - start
             key = NEW.replace("/", "@")
-            runs = instance.get_run_records(RunsFilter(tags={"dagster/partition": key}))
+
+            def records() -> list[RunRecord]:
+                return instance.get_run_records(RunsFilter(tags={"dagster/partition": key}))
+
+            wait(lambda: all(r.end_time for r in records()), 300, "the run's end")
+            runs = records()
             run = runs[-1]
             created = run.create_timestamp.timestamp()
             started, ended = run.start_time or created, run.end_time or created

@@ -16,7 +16,7 @@ from rag_assets.assets import ALL_ASSETS
 from rag_assets.assets.chunks import build_chunks
 from rag_assets.assets.embeddings import build_embeddings
 from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLLOWERS
-from rag_assets.orchestration.concurrency import one_run_per_version
+from rag_assets.orchestration.concurrency import AUTOMATION_SENSOR, one_run_per_version
 from rag_assets.orchestration.executors import select_executor
 from rag_assets.orchestration.jobs import embed_job, eval_job, index_job, upkeep_job
 from rag_assets.orchestration.schedules import build_schedules
@@ -41,7 +41,7 @@ is not left "Unsynced" until its daily schedule."""
 with warnings.catch_warnings():  # `use_user_code_server` is beta in Dagster 1.13: said here
     warnings.simplefilter("ignore")
     automation_sensor = AutomationConditionSensorDefinition(
-        "stages_follow_upstream",
+        AUTOMATION_SENSOR,
         target=AssetSelection.keys(*FOLLOWERS, "eval_report"),
         default_status=DefaultSensorStatus.RUNNING,
         minimum_interval_seconds=AUTOMATION_INTERVAL_S,

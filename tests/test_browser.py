@@ -344,3 +344,4 @@ def test_api_docs_render_their_operations_with_the_network_blocked(ui_lake, brow
         context.close()
     finally:
         stop(server)
+

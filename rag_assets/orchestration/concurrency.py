@@ -30,6 +30,7 @@ from dagster import (
     DagsterRunStatus,
     RunsFilter,
 )
+from dagster._core.scheduler.instigation import InstigatorStatus, InstigatorType
 
 PARTITION_TAG = "dagster/partition"
 IN_FLIGHT = [
@@ -102,3 +103,27 @@ def one_run_per_version(condition: AutomationCondition) -> AutomationCondition:
     return (condition & ~PartitionRunInFlight()).with_label(
         f"{condition.get_label() or condition.name}, no run of the version in flight"
     )
+
+
+AUTOMATION_SENSOR = "stages_follow_upstream"
+
+
+def mirror_automation_switch(instance: DagsterInstance) -> bool:
+    """Set the instance's global auto-materialize switch to what the automation sensor
+    does, and return it (on: the sensor runs). Dagster's job pages show that switch
+    ("Auto-materialize off/on"), which only the pre-sensor daemon reads: left at its
+    default, it says "off" while the automation sensor runs."""
+    from dagster._daemon.asset_daemon import (
+        get_auto_materialize_paused,
+        set_auto_materialize_paused,
+    )
+
+    states = [
+        s
+        for s in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR)
+        if s.name == AUTOMATION_SENSOR
+    ]
+    running = not states or states[0].status != InstigatorStatus.STOPPED
+    if get_auto_materialize_paused(instance) == running:
+        set_auto_materialize_paused(instance, not running)
+    return running

@@ -15,7 +15,7 @@ from dagster import (
     sensor,
 )
 
-from rag_assets.orchestration.concurrency import keys_in_flight
+from rag_assets.orchestration.concurrency import keys_in_flight, mirror_automation_switch
 from rag_assets.orchestration.jobs import index_job
 from rag_assets.orchestration.partitions import doc_versions
 from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests
@@ -55,6 +55,7 @@ def watch_raw_folder(
     request repeated after a lost cursor never runs twice.
     """
     requested = read_cursor(context.cursor)
+    mirror_automation_switch(context.instance)  # what job pages say of the automation
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), sweep_cache=False)
     for problem in plan.scan.problems:
         context.log.warning(problem)
