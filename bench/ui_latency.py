@@ -27,11 +27,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import machine
-
-from rag_assets.orchestration.concurrency import INSTANCE_YAML
-
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's code, also in this process
+
+from _common import machine  # noqa: E402
+
+from rag_assets.orchestration.concurrency import INSTANCE_YAML  # noqa: E402
+
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
 BASE = "manual-operacao"
 NEW = "manual-bench/v1"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -268,10 +269,7 @@ def test_dagster_ui_draws_the_lineage_and_lists_live_versions(webserver, browser
     page.set_default_timeout(120_000)  # the code location loads torch on first request
     page.goto(f"{webserver}/asset-groups")
     skip_community_dialog(page)
-    page.get_by_text("structure", exact=True).first.wait_for()
-    if "raw_pdf" not in graph_boxes(page):  # groups drawn collapsed: expand them all (⌥E)
-        page.mouse.click(1000, 250)
-        page.keyboard.press("Alt+KeyE")
+    # one group: the lineage opens on every asset of the chain, no group to expand
     page.wait_for_function(
         "names => names.every(n => [...document.querySelectorAll('svg foreignObject')]"
         ".some(f => (f.textContent || '').trim() === n))",
@@ -345,3 +343,60 @@ def test_api_docs_render_their_operations_with_the_network_blocked(ui_lake, brow
     finally:
         stop(server)
 
+
+def test_check_results_name_their_version_in_the_ui(ui_lake, webserver, browser):
+    """The Checks tab of `chunks`: the latest result names the version it judged and what
+    it counted, and the check's partitions list each live version with its result."""
+    lake, _ = ui_lake
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page.set_default_timeout(120_000)
+    page.goto(f"{webserver}/assets/chunks?view=checks")
+    skip_community_dialog(page)
+    page.get_by_text("no_orphan_table_values").first.click()
+    described = page.get_by_text(re.compile(r"0 orphans among the \d+ chunks of manual-"))
+    described.first.wait_for()
+    shown = described.first.inner_text()
+    assert any(shown.endswith(key) for key in LIVE), shown
+    page.get_by_text("Partition", exact=True).first.wait_for()
+    settle(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    latest_shot = ARTIFACTS / "chunk-check-latest.png"
+    page.screenshot(path=str(latest_shot))
+
+    page.get_by_role("tab", name="Partitions").click()
+    for key in LIVE:  # each live version, with its own result
+        page.get_by_text(key, exact=True).first.wait_for()
+    settle(page)
+    partitions_shot = ARTIFACTS / "chunk-check-partitions.png"
+    page.screenshot(path=str(partitions_shot))
+    print(f"screenshots: {latest_shot} {partitions_shot}")
+
+
+def test_job_pages_say_the_automation_is_on(ui_lake, webserver, browser):
+    """With the automation sensor running (its default), the job page does not say
+    "Auto-materialize off" once the raw-folder sensor has ticked."""
+    from dagster import DagsterInstance, build_sensor_context
+
+    from rag_assets.definitions import build_definitions
+
+    lake, home = ui_lake
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DAGSTER_HOME", str(home))
+        instance = DagsterInstance.get()
+        try:
+            defs = build_definitions(str(lake.root))
+            context = build_sensor_context(
+                instance=instance, definitions=defs, resources=defs.resources
+            )
+            defs.resolve_sensor_def("raw_folder_sensor")(context)  # one tick
+        finally:
+            instance.dispose()
+    page = browser.new_page(viewport={"width": 1600, "height": 1000})
+    page.set_default_timeout(120_000)
+    page.goto(f"{webserver}/locations/trecho/jobs/index_documents")
+    skip_community_dialog(page)
+    page.get_by_text("Auto-materialize on", exact=True).first.wait_for()
+    assert page.get_by_text("Auto-materialize off", exact=True).count() == 0
+    settle(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "job-automation-on.png"))

@@ -68,6 +68,8 @@ class Story:
     mid_run_automation: dict[str, set[str]]
     after_sensor: list[str]
     after_automation: dict[str, set[str]]
+    report_mid_run: int
+    report_after: int
     run_ok: bool
 
 
@@ -125,6 +127,7 @@ def story(tmp_path_factory, embedder, evaluate_sensor) -> Iterator[Story]:
         lost = evaluate_sensor(defs, instance, lake, cursor=None)
         automation = evaluate_automation_conditions(defs, instance, cursor=automation.cursor)
         mid_automation = requested_by_automation(automation)
+        report_mid = automation.get_num_requested(AssetKey("eval_report"))
     worker.join(timeout=600)
     after = evaluate_sensor(defs, instance, lake, cursor=None)
     automation = evaluate_automation_conditions(defs, instance, cursor=automation.cursor)
@@ -137,6 +140,8 @@ def story(tmp_path_factory, embedder, evaluate_sensor) -> Iterator[Story]:
         mid_run_automation=mid_automation,
         after_sensor=partition_requests(after),
         after_automation=requested_by_automation(automation),
+        report_mid_run=report_mid,
+        report_after=automation.get_num_requested(AssetKey("eval_report")),
         run_ok=bool(done.get("result") and done["result"].success),
     )
     instance.dispose()
@@ -153,6 +158,9 @@ def test_sensor_and_automation_see_a_new_version_and_one_run_indexes_it(story: S
     # once it ended, the version is up to date: nothing more is asked for
     assert story.after_sensor == []
     assert story.after_automation == {}
+    # the eval report follows the index once no version is being embedded (not left
+    # "Unsynced" until its daily schedule)
+    assert (story.report_mid_run, story.report_after) == (0, 1)
     runs = story.instance.get_runs(RunsFilter(tags={"dagster/partition": OPS}))
     assert len(runs) == 1
     for stage in PIPELINE:
