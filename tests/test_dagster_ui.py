@@ -27,7 +27,8 @@ from dagster import (
 from dagster._core.utils import make_new_run_id
 
 from rag_assets.core.index import table_name
-from rag_assets.core.lake.layout import Lake, local_lock_path
+from rag_assets.core.index.locking import table_lock
+from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.locks import file_lock
 from rag_assets.core.stages import FOLLOWERS, PIPELINE
 from rag_assets.definitions import build_definitions
@@ -118,8 +119,8 @@ def story(tmp_path_factory, embedder, evaluate_sensor) -> Iterator[Story]:
             run_config=QUIET,
         )
 
-    lock = local_lock_path(str(lake.lancedb_dir), f".{table_name(embedder.model_id)}.lock")
-    with file_lock(lock):  # the run stops at its index commit, chunks written
+    # the run stops at its index commit, chunks written
+    with table_lock(str(lake.lancedb_dir), table_name(embedder.model_id)):
         worker = threading.Thread(target=run)
         worker.start()
         wait_for(lambda: materializations(instance, "chunks", OPS) == 1, "chunks of the run")
