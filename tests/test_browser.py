@@ -352,7 +352,10 @@ def test_check_results_name_their_version_in_the_ui(ui_lake, webserver, browser)
     page.set_default_timeout(120_000)
     page.goto(f"{webserver}/assets/chunks?view=checks")
     skip_community_dialog(page)
-    page.get_by_text("no_orphan_table_values").first.click()
+    check = page.get_by_text("no_orphan_table_values", exact=True).filter(visible=True).first
+    check.wait_for()
+    skip_community_dialog(page)  # on a slow machine it opens after the page drew
+    check.click()
     described = page.get_by_text(re.compile(r"0 orphans among the \d+ chunks of manual-"))
     described.first.wait_for()
     shown = described.first.inner_text()
@@ -363,7 +366,7 @@ def test_check_results_name_their_version_in_the_ui(ui_lake, webserver, browser)
     latest_shot = ARTIFACTS / "chunk-check-latest.png"
     page.screenshot(path=str(latest_shot))
 
-    page.get_by_role("tab", name="Partitions").click()
+    page.locator("button[role=tab]", has_text="Partitions").click()  # the check's own tab
     for key in LIVE:  # each live version, with its own result
         page.get_by_text(key, exact=True).first.wait_for()
     settle(page)
