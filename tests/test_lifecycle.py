@@ -39,6 +39,7 @@ from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.schemas import content_hash
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.request import SearchRequest
+from rag_assets.core.stages import FOLLOWERS
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import carry_out_removals, plan_lake
@@ -550,7 +551,8 @@ def test_declarative_automation_refreshes_the_stages_below_a_rerun_stage(
     defs = build_definitions(str(lake.root))
     run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
     result = evaluate_automation_conditions(defs=defs, instance=instance)
-    assert result.total_requested == 0  # everything is up to date after the sensor's runs
+    requested = {s: result.get_num_requested(AssetKey(s)) for s in FOLLOWERS}
+    assert requested == dict.fromkeys(FOLLOWERS, 0)  # every stage is up to date
     defs.resolve_job_def("index_documents").execute_in_process(
         partition_key=OPS, instance=instance, asset_selection=[AssetKey("page_text")]
     )
