@@ -112,12 +112,15 @@ def mirror_automation_switch(instance: DagsterInstance) -> bool:
     """Set the instance's global auto-materialize switch to what the automation sensor
     does, and return it (on: the sensor runs). Dagster's job pages show that switch
     ("Auto-materialize off/on"), which only the pre-sensor daemon reads: left at its
-    default, it says "off" while the automation sensor runs."""
+    default, it says "off" while the automation sensor runs. An instance without sensor
+    states (ephemeral) is left as it is."""
     from dagster._daemon.asset_daemon import (
         get_auto_materialize_paused,
         set_auto_materialize_paused,
     )
 
+    if instance.schedule_storage is None:  # an ephemeral instance: no sensor states
+        return True
     states = [
         s
         for s in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR)
