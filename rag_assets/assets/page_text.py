@@ -8,25 +8,27 @@ from rag_assets.assets.raw_pdf import raw_pdf
 from rag_assets.core.extract import OcrSettings, extract
 from rag_assets.core.lake.parquet import write_stage
 from rag_assets.core.lake.schemas import PAGES
+from rag_assets.core.layout import LayoutSettings
 from rag_assets.core.stages import FOLDERS, PAGE_TEXT
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
 
 class PageTextConfig(Config):
-    """OCR of pages without a text layer (Tesseract)."""
+    """OCR of pages without a text layer (Tesseract); the table-layout model."""
 
     ocr: bool = True
     ocr_languages: str = "por+eng"
     ocr_dpi: int = 200
     tesseract: str = "tesseract"
+    table_model: bool = True
 
 
 @asset(
     partitions_def=doc_versions,
     deps=[raw_pdf],
     group_name=GROUP,
-    code_version="2",
+    code_version="3",
     description=(
         "Page text from pdfplumber with char offsets, typography per line and tables; "
         "pages without a text layer read by Tesseract OCR."
@@ -45,7 +47,8 @@ def page_text(
         command=config.tesseract,
         enabled=config.ocr,
     )
-    extraction = failing_clearly(key, lambda: extract(pdf_path, ocr=settings))
+    layout = LayoutSettings(enabled=config.table_model)
+    extraction = failing_clearly(key, lambda: extract(pdf_path, ocr=settings, layout=layout))
     rows = [
         {
             "partition_key": key,
@@ -70,6 +73,7 @@ def page_text(
             "pages_without_text": sum(1 for p in extraction.pages if not p.has_text_layer),
             "ocr_pages": sum(1 for p in extraction.pages if p.ocr),
             "ocr_languages": settings.languages,
+            "layout_model_pages": stats.get("layout_model_pages", 0),
             "rotated_pages": stats.get("rotated_pages", 0),
             "column_pages": sum(1 for p in extraction.pages if p.columns),
             "chars": len(extraction.doc.text),

@@ -126,6 +126,25 @@ def ocr_lines(hocr: str, dpi: int, min_confidence: int = 20) -> list[Line]:
     return lines
 
 
+def ocr_words(hocr: str, dpi: int, min_confidence: int = 20) -> list[dict[str, Any]]:
+    """Tesseract's words from its hOCR, placed in PDF points as pdfplumber gives words
+    (`text`, `x0`, `x1`, `top`, `bottom`): what a table is read from on a scanned page."""
+    scale = 72.0 / dpi
+    words: list[dict[str, Any]] = []
+    for word in ET.fromstring(hocr).iter():
+        if "ocrx_word" not in (word.get("class") or ""):
+            continue
+        text = "".join(word.itertext()).strip()
+        title = word.get("title") or ""
+        confidence = _title_value(title, "x_wconf")
+        box = _bbox(title)
+        if not text or box is None or (confidence is not None and confidence < min_confidence):
+            continue
+        x0, top, x1, bottom = (v * scale for v in box)
+        words.append({"text": text, "x0": x0, "x1": x1, "top": top, "bottom": bottom})
+    return words
+
+
 def _image_cover(page: Any) -> float:
     """Share of the page covered by images (overlaps counted twice, capped at 1)."""
     area = float(page.width * page.height) or 1.0
@@ -185,16 +204,17 @@ def _tesseract(
 
 def _ocr(
     path: LakePath, exe: str, images: dict[int, tuple[Path, int]], settings: OcrSettings
-) -> dict[int, list[Line]]:
+) -> dict[int, tuple[list[Line], list[dict[str, Any]]]]:
     """OCR rendered pages (each with the dpi it was rendered at) with Tesseract, a few at
-    a time; lines per page number."""
+    a time; lines and words per page number."""
     workers = settings.workers or min(4, os.cpu_count() or 1)
 
-    def run(number: int) -> tuple[int, list[Line]]:
+    def run(number: int) -> tuple[int, tuple[list[Line], list[dict[str, Any]]]]:
         image, dpi = images[number]
         hocr = _tesseract(exe, image, dpi, settings, path, number)
         try:
-            return number, ocr_lines(hocr, dpi, settings.min_confidence)
+            lines = ocr_lines(hocr, dpi, settings.min_confidence)
+            return number, (lines, ocr_words(hocr, dpi, settings.min_confidence))
         except ET.ParseError as exc:
             raise PdfError(f"{path}: OCR of page {number} gave unreadable output ({exc})") from exc
 

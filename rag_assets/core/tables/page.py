@@ -10,7 +10,7 @@ from typing import Any
 from rag_assets.core.tables.aligned import aligned_tables
 from rag_assets.core.tables.cells import is_label
 from rag_assets.core.tables.finish import finish
-from rag_assets.core.tables.model import Box, Grid, PageTable
+from rag_assets.core.tables.model import Box, Grid, PageTable, Word
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
@@ -45,18 +45,21 @@ def _rules(page: Any) -> list[Box]:
 
 
 def find_tables(
-    page: Any, settings: TableSettings = DEFAULT, proposals: Sequence[Box] = ()
+    page: Any,
+    settings: TableSettings = DEFAULT,
+    proposals: Sequence[Box] = (),
+    words: list[Word] | None = None,
 ) -> list[PageTable]:
     """The page's tables: ruled ones, then those set by alignment, then those read by
     alignment inside `proposals` (boxes from outside, see `regions.find_regions`); a
     ruled box of labels only that heads an aligned body is that body's header, not a
-    table of its own."""
+    table of its own. `words`: the page's words (`extract_words` at the settings'
+    `word_x_tolerance`), when the caller has them already."""
     regions = find_regions(page, settings, proposals)
     ruled_regions = [r for r in regions if r.kind == "ruled"]
     proposed = [r.bbox for r in regions if r.kind == "proposed"]
-    words = page.extract_words(
-        x_tolerance=settings.word_x_tolerance
-    )  # once: ruled tables' margins, then aligned
+    if words is None:  # once: ruled tables' margins, then aligned
+        words = page.extract_words(x_tolerance=settings.word_x_tolerance)
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
     ruled: list[PageTable] = []
     for region in ruled_regions:
@@ -71,7 +74,7 @@ def find_tables(
     grids: list[Grid] = aligned_tables(outside, rules, [t.bbox for t in tables], settings)
     for box in proposed:
         inside = [w for w in words if holds(box, w, settings)]
-        grids += aligned_tables(inside, rules, [t.bbox for t in tables], settings)
+        grids += aligned_tables(inside, rules, [t.bbox for t in tables], settings, proposed=True)
     for grid in grids:
         table = finish(grid, words, settings)
         if not table.header:

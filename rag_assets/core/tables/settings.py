@@ -81,6 +81,13 @@ class TableSettings:
     """share: a column is one of values when this share of its filled cells are values."""
     rule_join: float = 1.0
     """pt: rule pieces at this height and touching within this are one rule."""
+    proposed_cell_words: int = 3
+    """words: in a box the layout model proposed, a line of segments this long (median)
+    or shorter is a row (a table of words: names, places, states)."""
+    prose_fill: float = 0.85
+    """share of a column's width: a proposed box whose segments of several words are
+    longer than `proposed_cell_words` and fill this much of their column (median) is
+    prose set in columns, not a table."""
 
     # --- the heading tree
     full_rule: float = 0.85

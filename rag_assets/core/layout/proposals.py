@@ -1,0 +1,145 @@
+"""Table proposals for the reader: the model's boxes where a page's rules and alignment
+found no table, looked for only on pages that may hold one.
+
+The model costs about as much CPU as reading the page, so it is not run on every page:
+only where something outside the tables already found looks tabular (`worth_a_look`:
+printed lines of three or more column-separated segments of a few words that are not
+justified prose, or cells drawn as filled rectangles). Its boxes that a found table
+already covers are dropped: the rule-based finder's boxes, and the model's where it has
+none (the joining `bench/table_regions.py` chose by region recall and precision).
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
+from rag_assets.core.tables.settings import TableSettings
+from rag_assets.core.tables.words import Word, height, printed_lines, segments
+
+Box = tuple[float, float, float, float]
+TABLES = TableSettings()  # how the table reader groups words into lines and segments
+
+MIN_SEGMENT_LINES = 3  # lines of >= MIN_SEGMENTS segments outside tables that make a look
+MIN_SEGMENTS = 3  # two segments are also a two-column page of prose
+JUSTIFIED_SPREAD = 1.5  # gaps within this ratio of each other: justified prose, not columns
+JUSTIFIED_MAX_EM = 3.0  # ... unless wider than this many character heights
+MIN_FILLED_CELLS = 6  # filled rectangles outside tables that make a look (shaded cells)
+COVERED = 0.3  # a proposal sharing this much of its (or a table's) area is that table's
+
+
+def _inside(box: Box, word: Word) -> bool:
+    middle_x, middle_y = (word["x0"] + word["x1"]) / 2, (word["top"] + word["bottom"]) / 2
+    return box[0] <= middle_x <= box[2] and box[1] <= middle_y <= box[3]
+
+
+def covered(box: Box, tables: list[Box], share: float = COVERED) -> bool:
+    """Whether a found table holds `share` of the box's area, or the box that share of
+    the table's (the same table, or a part of it)."""
+    for table in tables:
+        w = min(box[2], table[2]) - max(box[0], table[0])
+        h = min(box[3], table[3]) - max(box[1], table[1])
+        if w <= 0 or h <= 0:
+            continue
+        area = (box[2] - box[0]) * (box[3] - box[1])
+        other = (table[2] - table[0]) * (table[3] - table[1])
+        if w * h >= share * min(area, other):
+            return True
+    return False
+
+
+def _tabular(line: list[Word]) -> bool:
+    """A printed line that looks like a table row: three or more segments of a few words
+    each (not prose set in columns), and not a justified line of prose (every segment
+    one word, the gaps between them alike and under three character heights: the
+    stretched spaces of justified text)."""
+    parts = segments(line, TABLES)
+    if len(parts) < MIN_SEGMENTS:
+        return False
+    if statistics.median(len(part) for part in parts) > TABLES.proposed_cell_words:
+        return False  # runs of prose side by side: a page in columns
+    if any(len(part) > 1 for part in parts):
+        return True
+    gaps = [b[0]["x0"] - a[-1]["x1"] for a, b in zip(parts, parts[1:], strict=False)]
+    if max(gaps) > JUSTIFIED_MAX_EM * height(line):
+        return True  # spaces are never stretched that wide: columns
+    return max(gaps) > JUSTIFIED_SPREAD * max(min(gaps), 0.1)
+
+
+def worth_a_look(words: list[Word], rects: list[dict[str, Any]], tables: list[Box]) -> bool:
+    """Whether a page may hold a table that its found `tables` do not: outside them, at
+    least three printed lines that look like table rows (`_tabular`), or at least six
+    filled rectangles the size of a cell or larger."""
+    free = [w for w in words if w["text"].strip() and not any(_inside(t, w) for t in tables)]
+    lines = printed_lines(free, TABLES)
+    if sum(1 for line in lines if _tabular(line)) >= MIN_SEGMENT_LINES:
+        return True
+    filled = [
+        r
+        for r in rects
+        if r.get("fill")
+        and r["x1"] - r["x0"] >= 4
+        and r["bottom"] - r["top"] >= 4
+        and not any(_inside(t, r) for t in tables)
+    ]
+    return len(filled) >= MIN_FILLED_CELLS
+
+
+class PageProposer:
+    """The model's table boxes for the pages of one PDF (a path, its bytes, or a function
+    giving them: a file in an object store is read only if a page needs the model),
+    opened with pypdfium2 on first need; `close` when the document is read."""
+
+    def __init__(
+        self, pdf: Path | bytes | Callable[[], bytes], settings: LayoutSettings | None = None
+    ) -> None:
+        self.pdf = pdf
+        self.settings = settings or LayoutSettings()
+        self.looked = 0  # pages the model looked at
+        self._document: Any = None
+        self._lock = threading.Lock()
+
+    def regions(self, number: int) -> list[Box]:
+        """The model's table boxes on page `number` (1-based), PDF points, top-left origin;
+        none when pdfium cannot render the page (it is read without them). A missing or
+        broken model raises `LayoutModelError`."""
+        import pypdfium2 as pdfium
+
+        with self._lock:
+            try:
+                if self._document is None:
+                    source = self.pdf() if callable(self.pdf) else self.pdf
+                    self._document = pdfium.PdfDocument(
+                        source if isinstance(source, bytes) else str(source)
+                    )
+                page = self._document[number - 1]
+            except Exception:  # pdfium refuses what pdfplumber read: no proposals
+                return []
+            try:
+                self.looked += 1
+                return [r.bbox for r in page_table_regions(page, self.settings)]
+            except LayoutModelError:
+                raise
+            except Exception:  # a page pdfium cannot render: no proposals
+                return []
+            finally:
+                page.close()
+
+    def proposals(self, number: int, page: Any, words: list[Word], tables: list[Box]) -> list[Box]:
+        """Boxes on a pdfplumber `page` (as read: upright, not turned by trecho) where the
+        model sees a table none of the found `tables` covers; none when the page shows
+        nothing tabular outside them or the model is off."""
+        if not self.settings.enabled or not worth_a_look(words, page.rects, tables):
+            return []
+        return [b for b in self.regions(number) if not covered(b, tables)]
+
+    def close(self) -> None:
+        """Let go of the pypdfium2 document."""
+        with self._lock:
+            if self._document is not None:
+                self._document.close()
+                self._document = None
