@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 
 from table_truth import Box, Target, TruthTable, norm
 
+from rag_assets.core.layout import box_iou as iou
+
 IOU_MATCH = 0.5  # a found box matches a truth box at this intersection over union
 CONTENT_MATCH = 0.5  # a region matches a box-less truth table holding this share of its cells
 CLASSES = (
@@ -73,17 +75,6 @@ def region(page: int, box: Box, rows: list[list[str]]) -> Found:
     """A found region from its rows of cell texts."""
     width = max((len(r) for r in rows), default=0)
     return Found(page, box, len(rows), width, {w for r in rows for c in r for w in words(c)})
-
-
-def iou(a: Box, b: Box) -> float:
-    """Intersection over union of two boxes."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / area if area > 0 else 0.0
 
 
 def overlap(table: TruthTable, found: Found, cells: set[str] | None = None) -> float:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import argparse
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,40 +30,13 @@ from _common import REPO, machine
 from table_truth import held_out
 
 from rag_assets.core.extract import OcrSettings, PdfError, extract
-from rag_assets.core.layout import LayoutSettings, TableRegion
+from rag_assets.core.layout import LayoutSettings, TableRegion, covered
+from rag_assets.core.layout import box_iou as iou
 from rag_assets.core.layout import regions as layout
 
 ICDAR = REPO.parent / "shared" / "corpora" / "tables-icdar2013-eu"
 Box = tuple[float, float, float, float]
 Boxes = dict[int, list[Box]]  # page number -> boxes, PDF points, top-left origin
-
-
-def iou(a: Box, b: Box) -> float:
-    """Intersection over union of two boxes."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def covered(box: Box, others: Sequence[Box], share: float = 0.3) -> bool:
-    """Whether another box holds at least `share` of this box's area or this box holds
-    that share of the other's (the same table, or a part of it)."""
-    for other in others:
-        w = min(box[2], other[2]) - max(box[0], other[0])
-        h = min(box[3], other[3]) - max(box[1], other[1])
-        if w <= 0 or h <= 0:
-            continue
-        inter = w * h
-        small = min(
-            (box[2] - box[0]) * (box[3] - box[1]), (other[2] - other[0]) * (other[3] - other[1])
-        )
-        if small > 0 and inter >= share * small:
-            return True
-    return False
 
 
 @dataclass
@@ -192,7 +165,7 @@ def join(first: Boxes, second: Boxes) -> Boxes:
     out: Boxes = {p: list(b) for p, b in first.items()}
     for page, boxes in second.items():
         have = out.setdefault(page, [])
-        have.extend(b for b in boxes if not covered(b, have))
+        have.extend(b for b in boxes if not covered(b, have, 0.3))
     return out
 
 

@@ -15,7 +15,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
-from rag_assets.core.layout import LayoutSettings, table_regions
+from rag_assets.core.layout import LayoutSettings, box_iou, table_regions
 
 Box = tuple[float, float, float, float]
 REGIONS = ["North", "North-east", "East", "South-east", "South", "South-west", "West"]
@@ -23,15 +23,6 @@ PROSE = (
     "The figures below give the yearly intake of each regional office, as reported by the "
     "offices themselves at the close of each financial year and checked by the central unit."
 )
-
-
-def _iou(a: Box, b: Box) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def _rows(n: int) -> list[list[str]]:
@@ -104,7 +95,7 @@ def filled_cells_page(path: Path) -> Box:
 
 
 def _best(found: dict, page: int, box: Box) -> float:
-    return max((_iou(r.bbox, box) for r in found.get(page, [])), default=0.0)
+    return max((box_iou(r.bbox, box) for r in found.get(page, [])), default=0.0)
 
 
 def test_a_full_page_table_without_rules_is_seen_where_it_is_printed(tmp_path):
@@ -122,7 +113,7 @@ def test_a_table_of_filled_rectangles_is_seen_apart_from_the_prose(tmp_path):
     assert _best(found, 1, drawn) >= 0.5, (drawn, found)
     # the prose above and below is no table: no box reaches into it
     for region in found[1]:
-        if _iou(region.bbox, drawn) < 0.5:
+        if box_iou(region.bbox, drawn) < 0.5:
             assert region.score < 0.5
 
 
@@ -193,7 +184,7 @@ def test_no_network_is_touched_and_nothing_is_downloaded(tmp_path):
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["calls"] == []
     assert result["imported"] == []
-    assert max(_iou(tuple(b), drawn) for b in result["boxes"]) >= 0.5
+    assert max(box_iou(tuple(b), drawn) for b in result["boxes"]) >= 0.5
 
 
 def test_one_session_serves_every_call(tmp_path):

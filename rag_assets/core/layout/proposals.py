@@ -17,11 +17,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rag_assets.core.layout.boxes import Box, covered
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import Word, height, printed_lines, segments
 
-Box = tuple[float, float, float, float]
 TABLES = TableSettings()  # how the table reader groups words into lines and segments
 
 MIN_SEGMENT_LINES = 3  # lines of >= MIN_SEGMENTS segments outside tables that make a look
@@ -35,21 +35,6 @@ COVERED = 0.3  # a proposal sharing this much of its (or a table's) area is that
 def _inside(box: Box, word: Word) -> bool:
     middle_x, middle_y = (word["x0"] + word["x1"]) / 2, (word["top"] + word["bottom"]) / 2
     return box[0] <= middle_x <= box[2] and box[1] <= middle_y <= box[3]
-
-
-def covered(box: Box, tables: list[Box], share: float = COVERED) -> bool:
-    """Whether a found table holds `share` of the box's area, or the box that share of
-    the table's (the same table, or a part of it)."""
-    for table in tables:
-        w = min(box[2], table[2]) - max(box[0], table[0])
-        h = min(box[3], table[3]) - max(box[1], table[1])
-        if w <= 0 or h <= 0:
-            continue
-        area = (box[2] - box[0]) * (box[3] - box[1])
-        other = (table[2] - table[0]) * (table[3] - table[1])
-        if w * h >= share * min(area, other):
-            return True
-    return False
 
 
 def _tabular(line: list[Word]) -> bool:
@@ -135,7 +120,7 @@ class PageProposer:
         nothing tabular outside them or the model is off."""
         if not self.settings.enabled or not worth_a_look(words, page.rects, tables):
             return []
-        return [b for b in self.regions(number) if not covered(b, tables)]
+        return [b for b in self.regions(number) if not covered(b, tables, COVERED)]
 
     def close(self) -> None:
         """Let go of the pypdfium2 document."""
