@@ -324,7 +324,9 @@ def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, caps
     assert main(["status", "--lake", str(lake.root)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "unknown sidecar key 'valid_form'" in line_of("manual-operacao@v5")
-    assert "PENDING" in line_of("manual-operacao@v5")
+    # a version whose run failed says so, with its reason, never a bare "pending"
+    assert "FAILED (not indexed)" in line_of("manual-operacao@v5")
+    assert "PENDING" not in line_of("manual-operacao@v5")
     assert "empty document folder" in line_of("manual-vazio")
 
 
