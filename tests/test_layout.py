@@ -117,9 +117,9 @@ def test_a_table_of_filled_rectangles_is_seen_apart_from_the_prose(tmp_path):
             assert region.score < 0.5
 
 
-def test_a_page_of_prose_alone_has_no_table(tmp_path):
-    pdf = tmp_path / "prose.pdf"
-    c = canvas.Canvas(str(pdf), pagesize=A4)
+def prose_page(path: Path) -> None:
+    """A page of justified-looking prose and nothing else."""
+    c = canvas.Canvas(str(path), pagesize=A4)
     text = c.beginText(56, A4[1] - 70)
     text.setFont("Times-Roman", 11)
     for line in textwrap.wrap(PROSE * 20, 95):
@@ -127,6 +127,11 @@ def test_a_page_of_prose_alone_has_no_table(tmp_path):
     c.drawText(text)
     c.showPage()
     c.save()
+
+
+def test_a_page_of_prose_alone_has_no_table(tmp_path):
+    pdf = tmp_path / "prose.pdf"
+    prose_page(pdf)
     assert table_regions(pdf, settings=LayoutSettings()) == {1: []}
 
 
@@ -277,14 +282,7 @@ def test_a_page_of_prose_is_not_shown_to_the_model(tmp_path):
     from rag_assets.core.extract import OcrSettings, extract
 
     pdf = tmp_path / "prose.pdf"
-    c = canvas.Canvas(str(pdf), pagesize=A4)
-    text = c.beginText(56, A4[1] - 70)
-    text.setFont("Times-Roman", 11)
-    for line in textwrap.wrap(PROSE * 20, 95):
-        text.textLine(line)
-    c.drawText(text)
-    c.showPage()
-    c.save()
+    prose_page(pdf)
     assert extract(pdf, ocr=OcrSettings(enabled=False)).stats["layout_model_pages"] == 0
 
 
