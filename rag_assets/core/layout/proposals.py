@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.layout.boxes import Box, covered
+from rag_assets.core.layout.boxes import Box, centred_in, covered
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import Word, height, printed_lines, segments
@@ -30,11 +30,6 @@ JUSTIFIED_SPREAD = 1.5  # gaps within this ratio of each other: justified prose,
 JUSTIFIED_MAX_EM = 3.0  # ... unless wider than this many character heights
 MIN_FILLED_CELLS = 6  # filled rectangles outside tables that make a look (shaded cells)
 COVERED = 0.3  # a proposal sharing this much of its (or a table's) area is that table's
-
-
-def _inside(box: Box, word: Word) -> bool:
-    middle_x, middle_y = (word["x0"] + word["x1"]) / 2, (word["top"] + word["bottom"]) / 2
-    return box[0] <= middle_x <= box[2] and box[1] <= middle_y <= box[3]
 
 
 def _tabular(line: list[Word]) -> bool:
@@ -59,7 +54,7 @@ def worth_a_look(words: list[Word], rects: list[dict[str, Any]], tables: list[Bo
     """Whether a page may hold a table that its found `tables` do not: outside them, at
     least three printed lines that look like table rows (`_tabular`), or at least six
     filled rectangles the size of a cell or larger."""
-    free = [w for w in words if w["text"].strip() and not any(_inside(t, w) for t in tables)]
+    free = [w for w in words if w["text"].strip() and not any(centred_in(t, w) for t in tables)]
     lines = printed_lines(free, TABLES)
     if sum(1 for line in lines if _tabular(line)) >= MIN_SEGMENT_LINES:
         return True
@@ -69,7 +64,7 @@ def worth_a_look(words: list[Word], rects: list[dict[str, Any]], tables: list[Bo
         if r.get("fill")
         and r["x1"] - r["x0"] >= 4
         and r["bottom"] - r["top"] >= 4
-        and not any(_inside(t, r) for t in tables)
+        and not any(centred_in(t, r) for t in tables)
     ]
     return len(filled) >= MIN_FILLED_CELLS
 
