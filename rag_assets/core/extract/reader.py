@@ -42,7 +42,7 @@ from rag_assets.core.lake.layout import LakePath
 from rag_assets.core.layout.boxes import centred_in
 from rag_assets.core.layout.proposals import PageProposer
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
-from rag_assets.core.tables import Box, TableSettings, find_tables
+from rag_assets.core.tables import DEFAULT_SETTINGS, Box, find_tables
 from rag_assets.core.tables.aligned import aligned_tables
 from rag_assets.core.tables.finish import finish
 
@@ -131,7 +131,7 @@ def _tables(page: Any, number: int, angle: int, proposer: PageProposer | None) -
     found, and not on a page trecho turned upright), read again with its boxes."""
     if proposer is None or angle != 0:
         return [_in_reading_order(t) for t in find_tables(page)]
-    words = page.extract_words(x_tolerance=TableSettings().word_x_tolerance)
+    words = page.extract_words(x_tolerance=DEFAULT_SETTINGS.word_x_tolerance)
     tables = find_tables(page, words=words)
     extra = proposer.proposals(number, page, words, [t.bbox for t in tables])
     if extra:
@@ -143,7 +143,7 @@ def _scanned_tables(page: Page, words: list[dict[str, Any]], boxes: list[Box]) -
     """The tables of a page read by OCR: its words inside each box the layout model sees,
     read by alignment as a proposed table's are; its lines inside a table are that
     table's."""
-    settings = TableSettings()
+    settings = DEFAULT_SETTINGS
     tables: list[PageTable] = []
     for box in boxes:
         inside = [w for w in words if centred_in(box, w)]

@@ -19,10 +19,8 @@ from typing import Any
 
 from rag_assets.core.layout.boxes import Box, centred_in, covered
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
-from rag_assets.core.tables.settings import TableSettings
+from rag_assets.core.tables.settings import DEFAULT as TABLES
 from rag_assets.core.tables.words import Word, height, printed_lines, segments
-
-TABLES = TableSettings()  # how the table reader groups words into lines and segments
 
 MIN_SEGMENT_LINES = 3  # lines of >= MIN_SEGMENTS segments outside tables that make a look
 MIN_SEGMENTS = 3  # two segments are also a two-column page of prose

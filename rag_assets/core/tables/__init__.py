@@ -48,6 +48,7 @@ from rag_assets.core.tables.logical import (
 from rag_assets.core.tables.model import Box, Grid, PageTable, Region
 from rag_assets.core.tables.page import find_tables
 from rag_assets.core.tables.regions import find_regions
+from rag_assets.core.tables.settings import DEFAULT as DEFAULT_SETTINGS
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.upward import is_upright, runs_upward
 
@@ -65,6 +66,7 @@ __all__ = [
     "TableLayout",
     "TablePart",
     "TableRow",
+    "DEFAULT_SETTINGS",
     "TableSettings",
     "classify",
     "column_names",
