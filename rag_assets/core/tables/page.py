@@ -37,11 +37,22 @@ def _heads(box: Box, table: Box, settings: TableSettings) -> bool:
     return across >= settings.header_box_width * width and top and box[3] < table[3]
 
 
-def _rules(page: Any) -> list[Box]:
-    """The page's horizontal rules."""
-    return [
-        (e["x0"], e["top"], e["x1"], e["bottom"]) for e in page.edges if e["orientation"] == "h"
+def _rules(page: Any, settings: TableSettings) -> list[Box]:
+    """The page's horizontal rules as printed: lines, rectangles thin enough to be
+    a rule, and the sides of stroked rectangles. A filled band's edges are no rule: zebra
+    stripes and shaded rows change colour there, they draw no line between rows."""
+    rules: list[Box] = [
+        (e["x0"], e["top"], e["x1"], e["bottom"])
+        for e in page.edges
+        if e["orientation"] == "h" and e.get("object_type") != "rect_edge"
     ]
+    for r in page.rects:
+        if r["height"] <= settings.rule_thickness:
+            middle = (r["top"] + r["bottom"]) / 2
+            rules.append((r["x0"], middle, r["x1"], middle))
+        elif r.get("stroke"):
+            rules += [(r["x0"], y, r["x1"], y) for y in (r["top"], r["bottom"])]
+    return rules
 
 
 def find_tables(
@@ -69,7 +80,7 @@ def find_tables(
             ruled.append(finish(grid, words, settings))
     heads = {id(t) for t in ruled if _labels_only(t.rows, settings)}
     tables = [t for t in ruled if id(t) not in heads]
-    rules = _rules(page)
+    rules = _rules(page, settings)
     outside = [w for w in words if not any(holds(b, w, settings) for b in proposed)]
     grids: list[Grid] = aligned_tables(outside, rules, [t.bbox for t in tables], settings)
     for box in proposed:

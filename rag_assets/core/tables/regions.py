@@ -30,7 +30,7 @@ def find_regions(
     """The page's ruled regions, then the proposed boxes (PDF points, origin top left, as
     pdfplumber gives positions: x0, top, x1, bottom, on the page as read, turned upright)
     that ruled regions do not already cover."""
-    regions = [Region(tuple(t.bbox), "ruled", t) for t in page.find_tables()]
+    regions = [Region(tuple(t.bbox), "ruled", t) for t in page.find_tables() if len(t.rows) > 1]
     for box in proposals:
         box = (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
         if _area(box) <= 0:

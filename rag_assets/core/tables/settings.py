@@ -81,6 +81,9 @@ class TableSettings:
     """share: a column is one of values when this share of its filled cells are values."""
     rule_join: float = 1.0
     """pt: rule pieces at this height and touching within this are one rule."""
+    rule_thickness: float = 3.0
+    """pt: a filled rectangle no taller than this is a rule; a taller one is a band of
+    shading (a zebra stripe, a shaded row), whose edges are no rules."""
     proposed_cell_words: int = 3
     """words: in a box the layout model proposed, a line of segments this long (median)
     or shorter is a row (a table of words: names, places, states)."""
