@@ -79,6 +79,7 @@ def cmd_score(args: argparse.Namespace) -> None:
     read = trecho_reader()
     total = Score()
     by: dict[tuple[str, str], Score] = defaultdict(Score)
+    each: list[tuple[float, int, str, dict[str, str]]] = []  # held share, cells, table
     start = time.perf_counter()
     for seed, pdf, tables, record in cases(Path(args.dir), seeds):
         if not record["fits"]:
@@ -88,6 +89,9 @@ def cmd_score(args: argparse.Namespace) -> None:
         for table in tables:  # one table at a time: its own figures, by its features
             for feature, value in table.features.items():
                 by[(feature, value)].add(f"synth-{seed}", [table], reading)
+            alone = Score()
+            held, cells = alone.add(f"synth-{seed}", [table], reading)
+            each.append((held / cells if cells else 1.0, cells, table.name, table.features))
     took = time.perf_counter() - start
     print(f"== synth seeds {args.seeds} ({len(seeds)} PDFs, v{VERSION}), trecho, {took:.0f} s")
     print(
@@ -98,6 +102,13 @@ def cmd_score(args: argparse.Namespace) -> None:
     print(_line("all | all", total))
     for (feature, value), score in sorted(by.items()):
         print(_line(f"{feature} | {value}", score))
+    if args.worst:
+        print(f"\n{args.worst} tables missing the most cells (held, cells, table, features):")
+        for share, cells, name, features in sorted(each, key=lambda e: -(1 - e[0]) * e[1])[
+            : args.worst
+        ]:
+            keys = ("style", "depth", "stub", "layout", "page", "producer")
+            print(f"  {share:.2f} {cells:4d} {name} " + " ".join(features.get(k, "") for k in keys))
 
 
 def _line(name: str, s: object) -> str:
@@ -121,6 +132,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="tune", help="tune, report, A-B or a,b,c")
     parser.add_argument("--dir", default=str(DEFAULT_DIR), help="where PDFs and truth are cached")
     parser.add_argument("--limit", type=int, default=0, help="score: the first N seeds only")
+    parser.add_argument("--worst", type=int, default=0, help="score: list the N worst tables")
     parser.add_argument("--out", default="/tmp/trecho-synth-png", help="show: where PNGs go")
     args = parser.parse_args()
     commands = {"generate": cmd_generate, "check": cmd_check, "score": cmd_score, "show": cmd_show}

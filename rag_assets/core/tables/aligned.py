@@ -102,6 +102,15 @@ def _edges(spans: list[tuple[float, float]]) -> list[float]:
     return [spans[0][0], *inner, spans[-1][1]]
 
 
+def _outer(edges: list[float], body: list[list[Word]]) -> list[float]:
+    """The outer column edges moved out to the body's ink: the stub's least indented
+    labels (a few group and total rows) and the last column's widest values print where
+    too few lines print to make a column of their own."""
+    firsts = [line[0]["x0"] for line in body if (line[0]["x0"] + line[0]["x1"]) / 2 < edges[1]]
+    lasts = [line[-1]["x1"] for line in body if (line[-1]["x0"] + line[-1]["x1"]) / 2 > edges[-2]]
+    return [min([edges[0], *firsts]), *edges[1:-1], max([edges[-1], *lasts])]
+
+
 def _cells(line: list[Word], edges: list[float]) -> list[str]:
     """A data line's text by column: each word goes where its middle is."""
     cells: list[list[str]] = [[] for _ in range(len(edges) - 1)]
@@ -318,7 +327,7 @@ def _read(
         return None
     if is_row is not _is_data and _filled(values, spans, settings):
         return None  # prose set in columns
-    edges = _edges(spans)
+    edges = _outer(_edges(spans), body)
     x0, x1 = edges[0], edges[-1]
     named: list[list[Word]] = []  # first lines of the run that name columns
     while len(named) < settings.max_header_lines and len(body) > settings.min_data_lines:
