@@ -235,12 +235,11 @@ def aligned_tables(
                 break
             if data[end]:
                 end += 1
-            elif (
-                end + 1 < len(lines) and data[end + 1] and len(segments(lines[end], settings)) == 1
-            ):
-                end += 1  # a label line inside the table
-            else:
+                continue
+            labels = _label_lines(lines, data, end, settings)
+            if not labels:
                 break
+            end += labels  # group rows (and wrapped labels) inside the table
         body = lines[i:end]
         if proposed:  # a title over the columns is no row: fewer segments than the rows
             usual = statistics.median(len(data_segments(line, settings)) for line in body)
@@ -254,6 +253,30 @@ def aligned_tables(
             out.append(table)
         i = end
     return out
+
+
+def _label_lines(
+    lines: list[list[Word]], data: list[bool], start: int, settings: TableSettings
+) -> int:
+    """How many lines from `start` are label lines inside a table: one segment each (a
+    group row without values, nested groups one under another, a label wrapped onto
+    two lines), no more than `max_group_lines`, each a line pitch from the one above,
+    followed by a row (`data`: which lines are rows); 0 when they are not."""
+    end = start
+    while end < len(lines) and end - start < settings.max_group_lines:
+        if len(segments(lines[end], settings)) != 1:
+            break
+        if end > start and top(lines[end]) - bottom(lines[end - 1]) > (
+            settings.line_pitch * height(lines[end - 1])
+        ):
+            return 0
+        end += 1
+    following = end < len(lines) and data[end]
+    if end == start or not following:
+        return 0
+    if top(lines[end]) - bottom(lines[end - 1]) > settings.line_pitch * height(lines[end - 1]):
+        return 0
+    return end - start
 
 
 def _names_columns(

@@ -66,6 +66,9 @@ class TableSettings:
     """lines: a table body has at least this many lines of values."""
     max_header_lines: int = 4
     """lines: label lines over the columns at most (the columns' numbers not counted)."""
+    max_group_lines: int = 3
+    """lines: label lines in a row inside a table body at most (nested group rows
+    without values, a label wrapped onto the next line)."""
     line_pitch: float = 2.2
     """em: lines of one table are at most this many line heights apart (twice that
     above a rule crossed in the header)."""
