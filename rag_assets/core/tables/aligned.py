@@ -125,14 +125,14 @@ def _is_header(line: list[Word], edges: list[float], settings: TableSettings) ->
     if numbering(line) or _references(line, settings):
         return True
     text = _text(line)
-    labels = sum(1 for w in line if is_label(w["text"]))
+    parts = split_tight(segments(line, settings), lambda a, b: True, settings)
+    labels = sum(1 for p in parts if is_label(_text(p)))  # `1 to 4 employees` is one label
     if (
         CAPTION.match(text)
         or _is_data(line, settings)
-        or labels < settings.header_label_share * len(line)
+        or labels < settings.header_label_share * len(parts)
     ):
         return False
-    parts = split_tight(segments(line, settings), lambda a, b: True, settings)
     widest = max(s[-1]["x1"] - s[0]["x0"] for s in parts)  # headings apart wider than a space
     return widest <= settings.header_line_width * (edges[-1] - edges[0])
 

@@ -79,7 +79,8 @@ class TableSettings:
     """share of the table's width: a header line's widest segment is at most this (a
     wider one is a sentence or a caption)."""
     header_label_share: float = 0.5
-    """share of a line's words: a header line holds at least this many labels."""
+    """share of a line's headings (its segments, `1 to 4 employees` one): a header line
+    holds at least this many labels."""
     column_values: float = 0.8
     """share: a column is one of values when this share of its filled cells are values."""
     rule_join: float = 1.0
