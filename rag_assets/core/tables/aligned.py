@@ -377,9 +377,10 @@ def _read(
             break
         if _rule_between(across, bottom(line), lower, x0, x1, settings):
             rules_crossed += 1
-            # the table's top rule, unless the header goes on above it: under column
-            # labels a rule may set off their numbers (`1 2 3`), as booktabs' midrule
-            inner = any(numbering(h) for h in header) and len(segments(line, settings)) >= 2
+            # the table's top rule, unless the header goes on above it: a line of
+            # headings over the columns (two or more) above a rule inside the header (a
+            # midrule over the units row or the columns' numbers); a caption is one
+            inner = len(segments(line, settings)) >= 2
             if not inner and (rules_crossed > 1 or (header and rules_crossed)):
                 break
         if line[-1]["x1"] < x0 or line[0]["x0"] > x1 or not _is_header(line, edges, settings):
