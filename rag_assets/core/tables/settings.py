@@ -64,7 +64,7 @@ class TableSettings:
     # --- the aligned reader
     min_data_lines: int = 3
     """lines: a table body has at least this many lines of values."""
-    max_header_lines: int = 4
+    max_header_lines: int = 7
     """lines: label lines over the columns at most (the columns' numbers not counted)."""
     max_group_lines: int = 3
     """lines: label lines in a row inside a table body at most (nested group rows
