@@ -34,7 +34,7 @@ class TableSettings:
     # --- regions
     proposal_covered: float = 0.5
     """share: a proposed box this much inside ruled regions is theirs, not read again."""
-    header_box_max_rows: int = 4
+    header_box_max_rows: int = 8
     """rows: a ruled box of labels only, no more rows than this, may head an aligned body."""
     header_box_width: float = 0.8
     """share: ... when it is at least this share of the body's width across it."""
