@@ -25,11 +25,11 @@ SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
 # a footnote mark after a value: a symbol, `1)` or `(a)`
 MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"
-NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€-]+(?:\s*{MARK})?$")
+NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€\u2212-]+(?:\s*{MARK})?$")  # − a minus sign
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
 UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
-PLAIN_NUMBER = re.compile(r"^[-–+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
+PLAIN_NUMBER = re.compile(r"^[-–\u2212+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
 MISSING = {":", "-", "–", "—", "..", "...", "n.a.", "n/a", "x", "(x)", "*"}  # a value not given
 MARK_ONLY = re.compile(rf"^(?:{SYMBOL_MARK}|\(?[a-z]\))$")
 LEADER = re.compile(r"\s*(?:\.\s?){3,}$")  # leader dots running to the next column
@@ -38,7 +38,7 @@ SMALL_NUMBER = re.compile(r"^\d{1,3}$")  # a grade, an age or a rank naming a co
 # a value with its mark printed against it; a digit before `)` is a mark only where it
 # breaks the number's thousands groups (`54,8761)`)
 MARKED = re.compile(
-    rf"^([-–+]?\d[\d.,\s]*?(?:\d{{1,3}}(?:[.,\s]\d{{3}})+|\d))"
+    rf"^([-–\u2212+]?\d[\d.,\s]*?(?:\d{{1,3}}(?:[.,\s]\d{{3}})+|\d))"
     rf"((?:{SYMBOL_MARK}|\(?[a-z]\)|\(\d\))|(?<=\d{{3}})\d\))$"
 )
 

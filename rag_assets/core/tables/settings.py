@@ -30,6 +30,9 @@ class TableSettings:
     """pt: a column gap is at least this wide, whatever the type size."""
     tight_gap_em: float = 0.45
     """em: two numbers (or words across a column edge) this far apart are two columns."""
+    mono_space: float = 1.5
+    """characters: in monospaced type, words (not two numbers) closer than this many
+    characters' widths (a space is one) are not cut apart as tight columns."""
 
     # --- regions
     proposal_covered: float = 0.5

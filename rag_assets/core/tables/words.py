@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 
+from rag_assets.core.tables.cells import is_value
 from rag_assets.core.tables.model import Word
 from rag_assets.core.tables.settings import TableSettings
 
@@ -54,14 +55,26 @@ def split_tight(
     out: list[list[Word]] = []
     for part in parts:
         gap = settings.tight_gap_em * height(part)
+        words_gap = max(gap, settings.mono_space * _pitch(part))  # a space in mono type
         current = [part[0]]
         for left, right in zip(part, part[1:], strict=False):
-            if right["x0"] - left["x1"] >= gap and apart(left, right):
+            numbers = is_value(left["text"]) and is_value(right["text"])
+            if right["x0"] - left["x1"] >= (gap if numbers else words_gap) and apart(left, right):
                 out.append(current)
                 current = []
             current.append(right)
         out.append(current)
     return out
+
+
+def _pitch(words: list[Word]) -> float:
+    """The width of one character when the words are set in a monospaced type (every
+    word as wide per character, within 3%), else 0: there a space is as wide as a
+    letter, wider than `tight_gap_em`, and a heading's words are no columns."""
+    widths = [(w["x1"] - w["x0"]) / len(w["text"]) for w in words if len(w["text"]) >= 2]
+    if len(widths) < 2 or max(widths) > 1.03 * min(widths):
+        return 0.0
+    return statistics.median(widths)
 
 
 def text(words: list[Word]) -> str:
