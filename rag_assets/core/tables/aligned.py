@@ -393,7 +393,7 @@ def _read(
     header = header[: len(header) - len(notes)]
     if not header:
         return None
-    grid = header_grid(header, edges, spans, rules, settings)
+    grid = header_grid(header, edges, spans, across, settings)
     for line in notes:  # the columns' numbers and formulas, each under its column
         grid.append(["", *_cells(line, edges)[1:]])
     header += notes

@@ -170,6 +170,17 @@ class _Spans:
             ]
         return sorted(set(cols) | set(heading.over)) or None
 
+    def between_neighbours(self, heading: Heading, others: list[Heading]) -> tuple[int, int]:
+        """The columns a heading may span by its neighbours on its line: those whose
+        middle lies between the midpoints to the headings beside it (the stub's edge on
+        the left when the one beside it heads the stub, the table's end on the right)."""
+        left = [o for o in others if o.middle < heading.middle and 0 not in o.over]
+        right = [o for o in others if o.middle > heading.middle]
+        lo = (max(o.middle for o in left) + heading.middle) / 2 if left else self.edges[1]
+        hi = (min(o.middle for o in right) + heading.middle) / 2 if right else self.edges[-1]
+        cols = [j for j in range(1, len(self.extents)) if lo <= self.middle(j, j) <= hi]
+        return (min(cols), max(cols)) if cols else (-1, -1)
+
     def wraps(self, heading: Heading, j: int) -> bool:
         """Whether a heading sits as the first line of column j's heading: centred on
         the heading below it, or flush left with it."""
@@ -232,10 +243,14 @@ def _span(
     if smallest[0] == smallest[1] and lower[:1].islower():
         return [smallest[0]], True  # one column's heading, its rest on the line below
     repeated = [r for r in runs if r[0] < r[1] and spans.repeated(*r)]
+    window = spans.between_neighbours(heading, others)
+    inside = [r for r in runs if r[0] < r[1] and window[0] <= r[0] and r[1] <= window[1]]
     if repeated:
         chosen = repeated[-1]
     elif runs[-1] == (first, last) and len(runs) > 1:
         chosen = runs[-1]  # fills the whole stretch between its neighbours
+    elif inside:
+        chosen = inside[-1]  # the widest it is centred over, up to its neighbours
     else:
         chosen = smallest
     return list(range(chosen[0], chosen[1] + 1)), bool(repeated)

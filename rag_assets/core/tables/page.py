@@ -18,10 +18,13 @@ from rag_assets.core.tables.upward import holds
 
 
 def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:
-    """Whether a ruled table holds no value, only a few rows of labels: a header ruled as
-    a box over a body set by alignment below it."""
+    """Whether a ruled table holds (nearly) no value, only a few rows of labels: a header
+    ruled as a box over a body set by alignment below it."""
     cells = [c.strip() for row in rows for c in row if c.strip()]
-    return len(rows) <= settings.header_box_max_rows and all(is_label(c) for c in cells)
+    labels = sum(1 for c in cells if is_label(c))  # a unit such as `(1,000)` may read as a number
+    return len(rows) <= settings.header_box_max_rows and labels >= settings.header_box_labels * len(
+        cells
+    )
 
 
 def _overlap(a: Box, b: Box) -> bool:
