@@ -18,6 +18,7 @@ this tree's do, and removed at the end.
     python bench/speed_vs.py --rounds 3 --warmup       # a first unrecorded demo per tree
     python bench/speed_vs.py --old b809837 --rounds 3 --targets demo
     python bench/speed_vs.py --old /path/to/tree --new /path/to/other
+    python bench/speed_vs.py --targets fast --files 15  # which test files moved most
 """
 
 from __future__ import annotations
@@ -142,9 +143,11 @@ def demo(tree: Path, corpus: Path, work: Path, log: Path) -> tuple[float, float,
     return wall, cpu, outcome
 
 
-def fast_tier(tree: Path, log: Path) -> tuple[float, float, str]:
-    """`make test-fast` from `tree`: its fast tests with its code."""
+def fast_tier(tree: Path, log: Path, durations: bool) -> tuple[float, float, str]:
+    """`make test-fast` from `tree`: its fast tests with its code (every test's setup, call
+    and teardown seconds in the log with `durations`)."""
     cmd = [sys.executable, "-m", "pytest", "-q", "-m", "not slow", "-p", "no:cacheprovider"]
+    cmd += ["--durations=0", "--durations-min=0.05"] if durations else []
     wall, cpu, code = run(cmd, tree, clean_env(tree), log)
     lines = [x for x in log.read_text().splitlines() if re.search(r"\d+ (passed|failed)", x)]
     summary = lines[-1].strip("= ") if lines else "no summary"
@@ -176,6 +179,12 @@ def main() -> None:
     parser.add_argument("--targets", default=",".join(TARGETS), help="demo,fast")
     parser.add_argument("--logs", type=Path, help="keep each run's output in this folder")
     parser.add_argument(
+        "--files",
+        type=int,
+        default=0,
+        help="also print the N test files whose seconds changed most (pytest --durations)",
+    )
+    parser.add_argument(
         "--warmup",
         action="store_true",
         help="first run the first target once from each tree, unrecorded (a cold disk cache)",
@@ -203,7 +212,11 @@ def main() -> None:
             if args.warmup:
                 say(f"warm-up: {targets[0]} once from each tree, not recorded")
                 measure(trees, targets[:1], 1, new / "data_lake", work, logs, "warm-up")
-            times = measure(trees, targets, args.rounds, new / "data_lake", work, logs)
+            times = measure(
+                trees, targets, args.rounds, new / "data_lake", work, logs, durations=args.files > 0
+            )
+            if args.files and "fast" in targets:
+                by_file(logs, args.rounds, args.files)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     report(times, targets)
@@ -221,6 +234,7 @@ def measure(
     work: Path,
     logs: Path,
     name: str = "round",
+    durations: bool = False,
 ) -> Times:
     """Every target from every tree, `rounds` times, the order of the trees alternating."""
     times: Times = {t: {s: [] for s in SIDES} for t in targets}
@@ -232,7 +246,7 @@ def measure(
                 if target == "demo":
                     wall, cpu, outcome = demo(trees[side], corpus, work / "demo", log)
                 else:
-                    wall, cpu, outcome = fast_tier(trees[side], log)
+                    wall, cpu, outcome = fast_tier(trees[side], log, durations)
                 times[target][side].append((wall, cpu))
                 if "FAILED" in outcome:
                     print("\n".join(log.read_text().splitlines()[-15:]))
@@ -241,6 +255,36 @@ def measure(
                     f"load {load:.1f} -> {os.getloadavg()[0]:.1f}; {outcome}"
                 )
     return times
+
+
+def file_seconds(log: Path) -> dict[str, float]:
+    """Seconds per test file (setup, call and teardown summed) from a `--durations` log."""
+    out: dict[str, float] = {}
+    for line in log.read_text().splitlines():
+        if m := re.match(r"([\d.]+)s (setup|call|teardown)\s+(\S+?)::", line):
+            out[m[3]] = out.get(m[3], 0.0) + float(m[1])
+    return out
+
+
+def by_file(logs: Path, rounds: int, n: int) -> None:
+    """The `n` test files whose median seconds moved most between the trees."""
+    sides = {
+        side: [file_seconds(logs / f"fast-{side}-round{r + 1}.log") for r in range(rounds)]
+        for side in SIDES
+    }
+    names = {name for found in sides.values() for one in found for name in one}
+    med = {
+        side: {name: median([one.get(name, 0.0) for one in found]) for name in names}
+        for side, found in sides.items()
+    }
+    moved = sorted(names, key=lambda name: abs(med["new"][name] - med["old"][name]), reverse=True)
+    print(f"\ntest files whose seconds moved most (median over {rounds} rounds; >= 0.05 s each)")
+    print(f"{'old s':>7} {'new s':>7} {'new-old':>8}  file")
+    for name in moved[:n]:
+        old, new = med["old"][name], med["new"][name]
+        print(f"{old:7.1f} {new:7.1f} {new - old:+8.1f}  {name}")
+    total = {side: sum(med[side].values()) for side in SIDES}
+    print(f"{total['old']:7.1f} {total['new']:7.1f} {total['new'] - total['old']:+8.1f}  (all)")
 
 
 def report(times: Times, targets: list[str]) -> None:
