@@ -356,3 +356,22 @@ def _shared_out(headings: list[Heading], spans: list[list[int]], judge: _Spans) 
             if k != keep and j not in headings[k].over and len(out[k]) > 1:
                 out[k].remove(j)
     return out
+
+
+def boxed_paths(
+    box_rows: Sequence[Sequence[str | None]], box_edges: Sequence[float], edges: Sequence[float]
+) -> list[str] | None:
+    """Each column's path of headings read from a ruled box of headings over a body set
+    by alignment (its cells drawn as shaded rectangles): the box's merged cells give
+    each heading's extent exactly, each body column (`edges`) takes the path of the
+    box column its middle falls in. None when the box does not tell the body's columns
+    apart (two of them under one box column) or holds no heading for one of them."""
+    width = max((len(r) for r in box_rows), default=0)
+    if width < 2 or len(box_edges) != width + 1:
+        return None
+    paths = heading_paths([list(r) + [""] * (width - len(r)) for r in box_rows], width)
+    middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
+    under = [column_of(m, list(box_edges)) for m in middles]
+    if len(set(under[1:])) != len(under) - 1 or not all(paths[k] for k in under[1:]):
+        return None
+    return [paths[k] for k in under]

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag_assets.core.tables.aligned import aligned_tables
-from rag_assets.core.tables.cells import is_label
+from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
+from rag_assets.core.tables.heading_tree import boxed_paths
 from rag_assets.core.tables.model import Box, Grid, PageTable, Word
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.ruled import read_ruled
@@ -21,7 +22,7 @@ def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:
     """Whether a ruled table holds (nearly) no value, only a few rows of labels: a header
     ruled as a box over a body set by alignment below it."""
     cells = [c.strip() for row in rows for c in row if c.strip()]
-    labels = sum(1 for c in cells if is_label(c))  # a unit such as `(1,000)` may read as a number
+    labels = sum(1 for c in cells if header_label(c))  # `(1,000)` may read as a number
     return len(rows) <= settings.header_box_max_rows and labels >= settings.header_box_labels * len(
         cells
     )
@@ -76,11 +77,13 @@ def find_tables(
         words = page.extract_words(x_tolerance=settings.word_x_tolerance)
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
     ruled: list[PageTable] = []
+    read: dict[int, Grid] = {}  # each ruled table's grid, merged cells and all
     for region in ruled_regions:
         others = [r.bbox for r in ruled_regions if r is not region]
         grid = read_ruled(page, region, others, words, turned, settings)
         if grid is not None:
             ruled.append(finish(grid, words, settings))
+            read[id(ruled[-1])] = grid
     heads = {id(t) for t in ruled if _labels_only(t.rows, settings)}
     tables = [t for t in ruled if id(t) not in heads]
     rules = _rules(page, settings)
@@ -96,6 +99,9 @@ def find_tables(
         boxes = [t for t in ruled if id(t) in heads and _overlap(t.bbox, grid.bbox)]
         if any(not _heads(t.bbox, grid.bbox, settings) for t in boxes):
             continue  # labels in a box beside or inside it (a chart's legend): no header
+        if len(boxes) == 1:  # its header ruled as a box: the box's cells say the extents
+            box = read[id(boxes[0])]
+            table.header = boxed_paths(box.rows, box.columns, table.columns) or table.header
         tables.append(table)
         heads -= {id(t) for t in boxes}
     kept = {id(t) for t in tables} | heads  # the header boxes no aligned body took

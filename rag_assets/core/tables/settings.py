@@ -40,8 +40,8 @@ class TableSettings:
     header_box_max_rows: int = 8
     """rows: a ruled box of labels only, no more rows than this, may head an aligned body."""
     header_box_labels: float = 0.9
-    """share of cells: ... when at least this share of its cells are labels (a unit
-    such as `(1,000)` reads as a number)."""
+    """share of cells: ... when at least this share of its cells are labels, periods or
+    units (a unit such as `(1,000)` reads as a number)."""
     header_box_width: float = 0.8
     """share: ... when it is at least this share of the body's width across it."""
     header_box_top: float = 2.0
