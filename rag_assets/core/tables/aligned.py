@@ -400,10 +400,17 @@ def _read(
     boxes: list[Box] = [(x0, top(line), x1, bottom(line)) for line in header]
     for line in body:
         cells: list[str | None] = list(_cells(line, edges))
-        if not is_row(line, settings) and grid[len(header) :] and (cells[0] or "")[:1].islower():
+        rest = grid[len(header) :] and (cells[0] or "")[:1].islower()  # a label goes on
+        if rest and not is_row(line, settings):
             last = grid[-1]
             last[0] = f"{last[0] or ''} {cells[0]}".strip()
             boxes[-1] = (x0, boxes[-1][1], x1, bottom(line))
+            continue
+        if rest and grid[-1][0] and not any(grid[-1][1:]):
+            # values printed against a wrapped label's last line: the label line above
+            # holds its start (`Computer and electronic` / `products  48,462.0 ...`)
+            cells[0] = f"{grid[-1][0]} {cells[0]}"
+            grid[-1], boxes[-1] = cells, (x0, boxes[-1][1], x1, bottom(line))
             continue
         grid.append(cells)
         boxes.append((x0, top(line), x1, bottom(line)))
