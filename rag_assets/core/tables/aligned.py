@@ -373,9 +373,12 @@ def _read(
         labels = sum(1 for h in header if not numbering(h) and not _references(h, settings))
         if labels >= settings.max_header_lines:
             break
-        if lower - bottom(line) > settings.line_pitch * height(line) * (2 if rules_crossed else 1):
+        crossing = _rule_between(across, bottom(line), lower, x0, x1, settings)
+        if lower - bottom(line) > settings.line_pitch * height(line) * (
+            2 if rules_crossed or crossing else 1
+        ):
             break
-        if _rule_between(across, bottom(line), lower, x0, x1, settings):
+        if crossing:
             rules_crossed += 1
             # the table's top rule, unless the header goes on above it: a line of
             # headings over the columns (two or more) above a rule inside the header (a
