@@ -174,6 +174,8 @@ def identify_header(
         )
         if all(blank(c) for c in cells) or not labels:
             break
+        if printed is None and stacked and _stub_only(cells):
+            break  # a stub label alone under the headings: a group row, no heading
         stacked.append(cells)
         if not any(blank(c) for c in cells) and not _header_goes_on(
             rows, start + len(stacked), width, settings
@@ -186,6 +188,12 @@ def identify_header(
         return title, start, []  # too sparse to name the columns
     end = _with_numbers(rows, start + len(stacked), width, names, settings)
     return title, _printed_rest(rows, end, printed, names), names
+
+
+def _stub_only(cells: Sequence[str | None]) -> bool:
+    """A row with its stub label alone, no cell merged over from above: in a ruled grid
+    under heading rows, a group row, not a heading."""
+    return not blank(cells[0]) and all(c is not None and blank(c) for c in cells[1:])
 
 
 def _printed_rest(
