@@ -230,8 +230,10 @@ def aligned_tables(
             continue
         end = i + 1
         while end < len(lines):
-            pitch = settings.line_pitch * height(lines[end - 1])
-            if top(lines[end]) - bottom(lines[end - 1]) > pitch:
+            pitch = settings.line_pitch * height(lines[end - 1])  # more above a group row
+            if top(lines[end]) - bottom(lines[end - 1]) > pitch * (
+                1 if data[end] else settings.group_space
+            ):
                 break
             if data[end]:
                 end += 1
@@ -260,14 +262,15 @@ def _label_lines(
 ) -> int:
     """How many lines from `start` are label lines inside a table: one segment each (a
     group row without values, nested groups one under another, a label wrapped onto
-    two lines), no more than `max_group_lines`, each a line pitch from the one above,
-    followed by a row (`data`: which lines are rows); 0 when they are not."""
+    two lines), no more than `max_group_lines`, each a line pitch from the one above
+    (`group_space` pitches: space set above a group row), followed by a row a line pitch
+    below (`data`: which lines are rows); 0 when they are not."""
     end = start
     while end < len(lines) and end - start < settings.max_group_lines:
         if len(segments(lines[end], settings)) != 1:
             break
         if end > start and top(lines[end]) - bottom(lines[end - 1]) > (
-            settings.line_pitch * height(lines[end - 1])
+            settings.group_space * settings.line_pitch * height(lines[end - 1])
         ):
             return 0
         end += 1
@@ -314,7 +317,8 @@ def _group_rows(
     for line in reversed(above):
         if len(segments(line, settings)) != 1 or (line[0]["x0"] + line[-1]["x1"]) / 2 > edges[1]:
             break
-        if lower - bottom(line) > settings.line_pitch * height(line):
+        space = settings.group_space if count else 1.0  # above a group row: more
+        if lower - bottom(line) > space * settings.line_pitch * height(line):
             break
         if _rule_between(rules, bottom(line), lower, edges[0], edges[-1], settings):
             break
@@ -353,6 +357,7 @@ def _read(
     edges = _outer(_edges(spans), body)
     x0, x1 = edges[0], edges[-1]
     named: list[list[Word]] = []  # first lines of the run that name columns
+    groups = 0  # group rows without values taken from above the run
     while len(named) < settings.max_header_lines and len(body) > settings.min_data_lines:
         if not _names_columns(body[0], body[1:], edges, settings):
             break
@@ -374,8 +379,9 @@ def _read(
         if labels >= settings.max_header_lines:
             break
         crossing = _rule_between(across, bottom(line), lower, x0, x1, settings)
+        above_group = groups and not header  # space set above the first group row
         if lower - bottom(line) > settings.line_pitch * height(line) * (
-            2 if rules_crossed or crossing else 1
+            2 if rules_crossed or crossing else (settings.group_space if above_group else 1)
         ):
             break
         if crossing:

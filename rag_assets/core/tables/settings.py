@@ -75,6 +75,9 @@ class TableSettings:
     max_group_lines: int = 3
     """lines: label lines in a row inside a table body at most (nested group rows
     without values, a label wrapped onto the next line)."""
+    group_space: float = 2.0
+    """line pitches: above a group row without values the gap may be this many times
+    `line_pitch` (space set above each group)."""
     line_pitch: float = 2.2
     """em: lines of one table are at most this many line heights apart (twice that
     above a rule crossed in the header)."""
