@@ -230,10 +230,8 @@ def aligned_tables(
             continue
         end = i + 1
         while end < len(lines):
-            pitch = settings.line_pitch * height(lines[end - 1])  # more above a group row
-            if top(lines[end]) - bottom(lines[end - 1]) > pitch * (
-                1 if data[end] else settings.group_space
-            ):
+            space = 1.0 if data[end] else settings.group_space  # more above a group row
+            if _apart(lines[end - 1], lines[end], settings, space):
                 break
             if data[end]:
                 end += 1
@@ -257,6 +255,14 @@ def aligned_tables(
     return out
 
 
+def _apart(
+    upper: list[Word], lower: list[Word], settings: TableSettings, times: float = 1.0
+) -> bool:
+    """Whether two printed lines stand further apart than `times` the table's line pitch
+    (`line_pitch` heights of the upper line): not one table's lines."""
+    return top(lower) - bottom(upper) > times * settings.line_pitch * height(upper)
+
+
 def _label_lines(
     lines: list[list[Word]], data: list[bool], start: int, settings: TableSettings
 ) -> int:
@@ -269,15 +275,13 @@ def _label_lines(
     while end < len(lines) and end - start < settings.max_group_lines:
         if len(segments(lines[end], settings)) != 1:
             break
-        if end > start and top(lines[end]) - bottom(lines[end - 1]) > (
-            settings.group_space * settings.line_pitch * height(lines[end - 1])
-        ):
+        if end > start and _apart(lines[end - 1], lines[end], settings, settings.group_space):
             return 0
         end += 1
     following = end < len(lines) and data[end]
     if end == start or not following:
         return 0
-    if top(lines[end]) - bottom(lines[end - 1]) > settings.line_pitch * height(lines[end - 1]):
+    if _apart(lines[end - 1], lines[end], settings):
         return 0
     return end - start
 

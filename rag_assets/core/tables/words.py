@@ -58,8 +58,11 @@ def split_tight(
         words_gap = max(gap, settings.mono_space * _pitch(part))  # a space in mono type
         current = [part[0]]
         for left, right in zip(part, part[1:], strict=False):
-            numbers = is_value(left["text"]) and is_value(right["text"])
-            if right["x0"] - left["x1"] >= (gap if numbers else words_gap) and apart(left, right):
+            space = right["x0"] - left["x1"]
+            wide = space >= words_gap or (  # two numbers split at the narrower gap alone
+                space >= gap and is_value(left["text"]) and is_value(right["text"])
+            )
+            if wide and apart(left, right):
                 out.append(current)
                 current = []
             current.append(right)
