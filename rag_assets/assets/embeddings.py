@@ -138,10 +138,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 AssetObservation(
                     asset_key=EMBEDDINGS,
                     metadata={
-                        "removed_version": old,
-                        "reason": why,
-                        "index_rows_removed": removal.rows,
-                        "files_removed": removal.files,
+                        **removal.record(old, why),
                         "cached_vectors_removed": removal.cache_entries,
                         "removed_by": key,
                     },

@@ -202,10 +202,7 @@ def carry_out_removals(
             AssetObservation(
                 asset_key=EMBEDDINGS,
                 metadata={
-                    "removed_version": key,
-                    "reason": reason,
-                    "index_rows_removed": removal.rows,
-                    "files_removed": removal.files,
+                    **removal.record(key, reason),
                     "live_versions": shown,
                     "live_count": len(live),
                 },

@@ -47,6 +47,16 @@ class Removal:
         """Rows, files and cached vectors deleted (for run metadata: `add`)."""
         return {"rows": self.rows, "files": self.files, "cache_entries": self.cache_entries}
 
+    def record(self, version: str, reason: str) -> dict[str, Any]:
+        """The removal as the observation of it on the embeddings asset records it: which
+        version, why, and what left the index and the lake (the sensor's and a run's)."""
+        return {
+            "removed_version": version,
+            "reason": reason,
+            "index_rows_removed": self.rows,
+            "files_removed": self.files,
+        }
+
     def add(self, counts: Mapping[str, int]) -> Removal:
         """This removal plus what an earlier one of the same version deleted (`counts`):
         the removal of a superseded version that a run already emptied tells it all."""
