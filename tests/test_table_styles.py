@@ -44,6 +44,12 @@ CASES = {  # the features the first table of a document must have
         "valueless groups": "yes",
         "layout": "single",
     },
+    "no rules, inside the left of two text columns, prose beside each row": {
+        "style": "borderless",
+        "producer": "reportlab",
+        "layout": "columns",
+        "columns": "5-10",
+    },
     "headings in shaded cells over zebra rows (Chromium)": {
         "style": "zebra",
         "producer": "chromium",
@@ -80,3 +86,17 @@ def test_every_value_keeps_its_headings_and_row_labels(case: str, tmp_path: Path
     assert figures["cells_held"] >= 0.95, (case, seed, figures)
     assert figures["heading_path"] >= 0.95, (case, seed, figures)
     assert figures["row_label_path"] >= 0.95, (case, seed, figures)
+
+
+def test_prose_beside_a_table_in_a_text_column_reads_whole(tmp_path: Path) -> None:
+    """The other column's sentences, printed on the table rows' lines, stay sentences:
+    each paragraph reads whole in the document text, none cut by a table row."""
+    seed = first_seed(CASES["no rules, inside the left of two text columns, prose beside each row"])
+    corpus.generate(tmp_path, [seed])
+    (_, pdf, _, _) = next(corpus.cases(tmp_path, [seed]))
+    source, _ = read_pdf(pdf, f"synth-{seed}@v1")
+    text = " ".join(source.doc.text.split())
+    prose = draw_doc(seed).pages[0].prose
+    assert prose
+    cut = [p[:60] for p in prose if " ".join(p.split()) not in text]
+    assert not cut, (seed, cut)

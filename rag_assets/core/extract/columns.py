@@ -10,6 +10,8 @@ from typing import Any
 
 from pdfplumber.utils import extract_text
 
+from rag_assets.core.tables import Box
+
 COLUMN_MIN_LINES = 3  # a gutter is open on at least this many lines
 COLUMN_MAX_CROSSING = 0.25  # ... and crossed by ink on at most this share of them
 COLUMN_MIN_CHARS = 15  # a text column's pieces average at least this many characters
@@ -96,19 +98,25 @@ def split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, di
 
 
 def _column_order(
-    lines: list[dict[str, Any]], fixed: list[bool], width: float
+    lines: list[dict[str, Any]], tables: list[Box | None], width: float
 ) -> tuple[list[dict[str, Any]], bool]:
     """Text lines in reading order on a page set in columns: down each column, then the
-    next, within each band between full-width lines (titles, headers) and `fixed` lines
-    (a ruled table's). Returns the lines unchanged on a single-column page, or when the
-    "columns" hold only short pieces (an unruled table or a column of line numbers is read
-    row by row, as printed)."""
-    gutters = _gutters([ln for ln, f in zip(lines, fixed, strict=True) if not f], width)
+    next, within each band between full-width lines (titles, headers) and the lines of a
+    table across the columns (`tables`: the box of the table each line is in, or None).
+    A table inside one column is read in its column, its rows cut from the other
+    column's lines printed beside them. Returns the lines unchanged on a single-column
+    page, or when the "columns" hold only short pieces (an unruled table or a column of
+    line numbers is read row by row, as printed)."""
+    gutters = _gutters([ln for ln, t in zip(lines, tables, strict=True) if t is None], width)
     if not gutters:
         return lines, False
+
+    def one_column(box: Box) -> bool:
+        return all(box[2] <= g or box[0] >= g for g in gutters)
+
     split = [
-        [(-1, line)] if f else split_line(line, gutters)
-        for line, f in zip(lines, fixed, strict=True)
+        split_line(line, gutters) if box is None or one_column(box) else [(-1, line)]
+        for line, box in zip(lines, tables, strict=True)
     ]
     pieces = [p for parts in split for p in parts if p[0] >= 0]
     by_column: dict[int, list[dict[str, Any]]] = defaultdict(list)

@@ -174,8 +174,8 @@ def _read_page(
         page, sideways = _without_sideways(page, tables)
         raw_lines = sideways_in_place(page.extract_text_lines(return_chars=True))
         boxes = [t.bbox for t in tables]
-        fixed = [any(inside_raw(r, b) for b in boxes) for r in raw_lines]
-        raw_lines, columns = _column_order(raw_lines, fixed, float(page.width))
+        in_table = [next((b for b in boxes if inside_raw(r, b)), None) for r in raw_lines]
+        raw_lines, columns = _column_order(raw_lines, in_table, float(page.width))
         raw_lines = side_by_side(raw_lines, boxes)
     except PdfError:
         raise

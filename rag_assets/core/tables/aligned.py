@@ -13,14 +13,21 @@ several columns, as for a ruled table's merged cells.
 
 from __future__ import annotations
 
-import re
 import statistics
 from collections.abc import Callable
 
-from rag_assets.core.tables.cells import is_label, is_period, is_value, without_leader
-from rag_assets.core.tables.header_block import column_numbers
+from rag_assets.core.tables.cells import is_label, is_value, without_leader
 from rag_assets.core.tables.header_lines import column_of
 from rag_assets.core.tables.heading_tree import header_grid
+from rag_assets.core.tables.line_kinds import (
+    data_segments,
+    filled,
+    is_data,
+    is_header,
+    is_row,
+    numbering,
+    references,
+)
 from rag_assets.core.tables.model import Box, Grid, Word
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import (
@@ -28,50 +35,8 @@ from rag_assets.core.tables.words import (
     height,
     printed_lines,
     segments,
-    split_tight,
     top,
 )
-from rag_assets.core.tables.words import text as _text
-
-REFERENCE = re.compile(r"^[\d\s()+=×/–-]*(?:to[\d\s()+=×/–-]*)*$")  # `(3 to 6)+14`
-OPERATOR = re.compile(r"to|[+=×]")  # what makes a formula of column numbers
-CAPTION = re.compile(r"(?i)^(?:table|tabela|tableau|figure|figura|chart|gr[aá]fico|quadro)\b")
-
-
-def data_segments(line: list[Word], settings: TableSettings) -> list[list[Word]]:
-    """A body line's segments, two numbers side by side always apart (tightly set
-    columns: `14,111 16,635`; a space-grouped `1 234` is one number, a space apart)."""
-    return split_tight(
-        segments(line, settings), lambda a, b: is_value(a["text"]) and is_value(b["text"]), settings
-    )
-
-
-def numbering(line: list[Word]) -> bool:
-    """A line that numbers the columns (`1 2= 3 4 ... 11`, statistical tables cite them
-    in formulas): three or more numbers counting up one by one, nothing else."""
-    return column_numbers([w["text"] for w in line])
-
-
-def _references(line: list[Word], settings: TableSettings) -> bool:
-    """A line of formulas over some columns (`(3 to 6)+14`), printed under their numbers:
-    each segment column numbers joined by `to`, `+`, `=` or `×` (a bare number, such as a
-    page number, is no formula)."""
-    texts = [_text(s) for s in segments(line, settings)]
-    return all(
-        any(c.isdigit() for c in t) and REFERENCE.match(t) and OPERATOR.search(t) for t in texts
-    )
-
-
-def _is_data(line: list[Word], settings: TableSettings) -> bool:
-    """A line of a table body: two or more segments, and a value after the first (a line
-    numbering the columns is the header's)."""
-    parts = data_segments(line, settings)
-    if len(parts) < 2 or numbering(line):
-        return False
-    values = [s for s in parts[1:] if all(is_value(w["text"]) for w in s)]
-    if all(is_period(_text(s)) for s in values):
-        return False  # years over columns: a header line
-    return len(values) >= max(1, (len(parts) - 1) // 2)
 
 
 def _columns(lines: list[list[Word]], settings: TableSettings) -> list[tuple[float, float]]:
@@ -119,24 +84,6 @@ def _cells(line: list[Word], edges: list[float]) -> list[str]:
     return [without_leader(" ".join(c)) for c in cells]
 
 
-def _is_header(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
-    """A line that can head the columns: labels only, not a caption or a sentence; or
-    the columns' numbers and the formulas citing them."""
-    if numbering(line) or _references(line, settings):
-        return True
-    text = _text(line)
-    parts = split_tight(segments(line, settings), lambda a, b: True, settings)
-    labels = sum(1 for p in parts if is_label(_text(p)))  # `1 to 4 employees` is one label
-    if (
-        CAPTION.match(text)
-        or _is_data(line, settings)
-        or labels < settings.header_label_share * len(parts)
-    ):
-        return False
-    widest = max(s[-1]["x1"] - s[0]["x0"] for s in parts)  # headings apart wider than a space
-    return widest <= settings.header_line_width * (edges[-1] - edges[0])
-
-
 def joined_rules(rules: list[Box], settings: TableSettings) -> list[Box]:
     """Horizontal rules with the pieces of one printed rule joined: segments at the same
     height that touch (a rule drawn as each cell's border) are one rule."""
@@ -160,39 +107,6 @@ def _rule_between(
     return any(upper <= r[1] <= lower and r[0] <= x0 + slack and r[2] >= x1 - slack for r in rules)
 
 
-def _is_row(line: list[Word], settings: TableSettings) -> bool:
-    """A line of a table the layout model proposed: a data line, or two or more segments
-    of a few words each (a table of words: names, places, states). Columns of prose run
-    longer; the model calls a page of prose in columns a table too."""
-    if _is_data(line, settings):
-        return True
-    parts = data_segments(line, settings)
-    if len(parts) < 2 or numbering(line):
-        return False
-    return statistics.median(len(part) for part in parts) <= settings.proposed_cell_words
-
-
-def _filled(
-    lines: list[list[Word]], spans: list[tuple[float, float]], settings: TableSettings
-) -> bool:
-    """Whether a run of mostly worded lines (not values) fills its columns as prose
-    does: its segments of several words are long (more than `proposed_cell_words`,
-    median) and reach across nearly their whole column (`prose_fill`, median); a table's
-    cells of words are short, or ragged."""
-    if sum(1 for line in lines if _is_data(line, settings)) * 2 >= len(lines):
-        return False
-    several = [p for line in lines for p in data_segments(line, settings) if len(p) > 1]
-    if not several or statistics.median(len(p) for p in several) <= settings.proposed_cell_words:
-        return False
-    fills = []
-    for part in several:  # a one-word cell (a code, a date) may fill a narrow column
-        middle = (part[0]["x0"] + part[-1]["x1"]) / 2
-        span = next((s for s in spans if s[0] - 1 <= middle <= s[1] + 1), None)
-        if span is not None and span[1] > span[0]:
-            fills.append((part[-1]["x1"] - part[0]["x0"]) / (span[1] - span[0]))
-    return bool(fills) and statistics.median(fills) >= settings.prose_fill
-
-
 def aligned_tables(
     words: list[Word],
     rules: list[Box],
@@ -208,9 +122,9 @@ def aligned_tables(
     the label above when it starts in lower case), with at least two columns and a header
     of up to three lines of labels above it, within its rules. A run with no header is
     not a table: its lines stay text. In a box the layout model `proposed`, a row is any
-    line of short cells (`_is_row`), a title over the columns is left above the run, a
+    line of short cells (`is_row`), a title over the columns is left above the run, a
     run with no header above is headed by its first line, and prose set in columns is
-    no table (`_filled`).
+    no table (`filled`).
     """
 
     def free(word: Word) -> bool:  # not at the height of a ruled table
@@ -220,8 +134,8 @@ def aligned_tables(
     lines = printed_lines(
         [w for w in words if w.get("upright", True) and free(w) and w["text"].strip()], settings
     )
-    is_row = _is_row if proposed else _is_data
-    data = [is_row(line, settings) for line in lines]
+    row_test = is_row if proposed else is_data
+    data = [row_test(line, settings) for line in lines]
     out: list[Grid] = []
     i = 0
     while i < len(lines):
@@ -248,7 +162,7 @@ def aligned_tables(
                 and len(data_segments(body[0], settings)) < usual / 2
             ):
                 i, body = i + 1, body[1:]
-        table = _read(lines[:i], body, rules, settings, is_row)
+        table = _read(lines[:i], body, rules, settings, row_test)
         if table is not None:
             out.append(table)
         i = end
@@ -293,7 +207,7 @@ def _names_columns(
     (`K`, `grades`) in a column where the lines below print values, as a header line of
     small numbers (`Year K 1 2 3`) has."""
     cells = _cells(line, edges)
-    below = [_cells(other, edges) for other in rest if _is_data(other, settings)]
+    below = [_cells(other, edges) for other in rest if is_data(other, settings)]
     for j in range(1, len(cells)):
         cell = cells[j].strip()
         if not cell or is_value(cell) or not is_label(cell):
@@ -345,18 +259,18 @@ def _read(
     body: list[list[Word]],
     rules: list[Box],
     settings: TableSettings,
-    is_row: Callable[[list[Word], TableSettings], bool] = _is_data,
+    row_test: Callable[[list[Word], TableSettings], bool] = is_data,
 ) -> Grid | None:
     """One run of data lines (and the lines above it) read into a table, or None; in a
-    proposed box (`is_row` not `_is_data`) a run with no header above is headed by its
-    first line."""
-    values = [line for line in body if is_row(line, settings)]
+    proposed box (`row_test` is `is_row`, not `is_data`) a run with no header above is
+    headed by its first line."""
+    values = [line for line in body if row_test(line, settings)]
     if len(values) < settings.min_data_lines:
         return None
     spans = _columns(values, settings)
     if len(spans) < 2:
         return None
-    if is_row is not _is_data and _filled(values, spans, settings):
+    if row_test is not is_data and filled(values, spans, settings):
         return None  # prose set in columns
     edges = _outer(_edges(spans), body)
     x0, x1 = edges[0], edges[-1]
@@ -369,7 +283,7 @@ def _read(
         body = body[1:]
     across = joined_rules(rules, settings)
     if named:
-        spans = _columns([line for line in body if is_row(line, settings)] + named, settings)
+        spans = _columns([line for line in body if row_test(line, settings)] + named, settings)
     else:
         groups = _group_rows(above, body[0], edges, across, settings)
         above, body = above[: len(above) - groups], above[len(above) - groups :] + body
@@ -379,7 +293,7 @@ def _read(
     rules_crossed = 0
     lower = top(header[0] if header else body[0])
     for line in reversed(above[-(settings.max_header_lines + 2) :]):
-        labels = sum(1 for h in header if not numbering(h) and not _references(h, settings))
+        labels = sum(1 for h in header if not numbering(h) and not references(h, settings))
         if labels >= settings.max_header_lines:
             break
         crossing = _rule_between(across, bottom(line), lower, x0, x1, settings)
@@ -396,11 +310,11 @@ def _read(
             inner = len(segments(line, settings)) >= 2
             if not inner and (rules_crossed > 1 or (header and rules_crossed)):
                 break
-        if line[-1]["x1"] < x0 or line[0]["x0"] > x1 or not _is_header(line, edges, settings):
+        if line[-1]["x1"] < x0 or line[0]["x0"] > x1 or not is_header(line, edges, settings):
             break
         header.insert(0, line)
         lower = top(line)
-    if not header and is_row is not _is_data and len(body) > settings.min_data_lines:
+    if not header and row_test is not is_data and len(body) > settings.min_data_lines:
         header, body = [body[0]], body[1:]
     notes = _numbered_below(header)
     header = header[: len(header) - len(notes)]
@@ -414,7 +328,7 @@ def _read(
     for line in body:
         cells: list[str | None] = list(_cells(line, edges))
         rest = grid[len(header) :] and (cells[0] or "")[:1].islower()  # a label goes on
-        if rest and not is_row(line, settings):
+        if rest and not row_test(line, settings):
             last = grid[-1]
             last[0] = f"{last[0] or ''} {cells[0]}".strip()
             boxes[-1] = (x0, boxes[-1][1], x1, bottom(line))

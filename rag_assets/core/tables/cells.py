@@ -25,12 +25,31 @@ SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
 # a footnote mark after a value: a symbol, `1)` or `(a)`
 MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"
-NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€\u2212-]+(?:\s*{MARK})?$")  # − a minus sign
+# a figure: `12.5 %`, `$1,378`, `−14.7*`, `84.8r` (a letter against a figure marks it:
+# revised, preliminary, estimated, a note), − a minus sign
+NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€\u2212-]+(?:\s*{MARK}|(?<=\d)[a-z])?$")
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
 UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
 PLAIN_NUMBER = re.compile(r"^[-–\u2212+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
-MISSING = {":", "-", "–", "—", "..", "...", "n.a.", "n/a", "x", "(x)", "*"}  # a value not given
+# a value not given (the statistical agencies' marks: not available, withheld, suppressed)
+MISSING = {
+    ":",
+    "-",
+    "–",
+    "—",
+    "..",
+    "...",
+    "n.a.",
+    "n/a",
+    "x",
+    "(x)",
+    "*",
+    "(na)",
+    "(d)",
+    "(s)",
+    "(z)",
+}
 MARK_ONLY = re.compile(rf"^(?:{SYMBOL_MARK}|\(?[a-z]\))$")
 LEADER = re.compile(r"\s*(?:\.\s?){3,}$")  # leader dots running to the next column
 COLUMN_NUMBER = re.compile(r"^\(?(\d{1,2})\)?=?$")  # `1`, `(2)`, `2=`: a column's number

@@ -15,6 +15,7 @@ from rag_assets.core.tables.model import Box, Grid, PageTable, Word
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
+from rag_assets.core.tables.text_columns import by_text_column
 from rag_assets.core.tables.upward import holds
 
 
@@ -88,7 +89,9 @@ def find_tables(
     tables = [t for t in ruled if id(t) not in heads]
     rules = _rules(page, settings)
     outside = [w for w in words if not any(holds(b, w, settings) for b in proposed)]
-    grids: list[Grid] = aligned_tables(outside, rules, [t.bbox for t in tables], settings)
+    grids: list[Grid] = []
+    for column in by_text_column(outside, settings):  # a table inside one text column
+        grids += aligned_tables(column, rules, [t.bbox for t in tables], settings)
     for box in proposed:
         inside = [w for w in words if holds(box, w, settings)]
         grids += aligned_tables(inside, rules, [t.bbox for t in tables], settings, proposed=True)

@@ -47,6 +47,17 @@ class TableSettings:
     header_box_top: float = 2.0
     """pt: ... and starts no more than this below the body's top."""
 
+    # --- pages set in text columns
+    text_column_lines: int = 5
+    """lines: a gutter between text columns has at least this many lines of prose beside
+    it (and is open down at least this many lines)."""
+    text_column_words: int = 5
+    """words: a line of prose in a text column has at least this many."""
+    text_column_fill: float = 0.6
+    """share of the column's width: ... and fills at least this much of it."""
+    text_column_ratio: float = 1.6
+    """the wider of the two sides of a gutter is at most this many times the narrower."""
+
     # --- the ruled reader and its repairs
     same_line_twice: float = 0.5
     """share: two ruled rows overlapping by this share of a row's height may be one
