@@ -243,7 +243,7 @@ class Writer:
                 for i, row in enumerate(t.rows):  # empty value cells of group rows
                     if row.values is None:
                         for j in range(t.n_cols):
-                            b = laid.box(f"s{i}")
+                            b = boxes[f"s{i}"]  # on the page, as the cells' boxes
                             cp = laid.flow._colpositions
                             boxes_ = (tb[0] + cp[1 + j], b[1], tb[0] + cp[2 + j], b[3])
                             self.rect(boxes_, 0.75, (0.93, 0.94, 0.96))
