@@ -100,3 +100,19 @@ def test_prose_beside_a_table_in_a_text_column_reads_whole(tmp_path: Path) -> No
     assert prose
     cut = [p[:60] for p in prose if " ".join(p.split()) not in text]
     assert not cut, (seed, cut)
+
+
+def test_a_body_under_a_box_of_headings_that_look_like_values(tmp_path: Path) -> None:
+    """Headings wrapped in a shaded header band (`$25,000` / `to` / `$49,999`) read line
+    by line look like rows of values; the body under the band still gets the band's
+    heading paths, each column its own (a tuning seed drawn by Chromium)."""
+    seed = 1300
+    require_chromium()
+    corpus.generate(tmp_path, [seed])
+    (_, pdf, tables, _) = next(corpus.cases(tmp_path, [seed]))
+    assert any(c.text.startswith("$25,000 to") for t in tables for c in t.cells)
+    source, _ = read_pdf(pdf, f"synth-{seed}@v1")
+    score = Score()
+    score.add(f"synth-{seed}", tables, Reading(texts=[row.text for row in source.rows]))
+    assert score.cells >= 100
+    assert score.figures()["cells_held"] >= 0.95, score.figures()

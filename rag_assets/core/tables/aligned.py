@@ -113,6 +113,7 @@ def aligned_tables(
     taken: list[Box],
     settings: TableSettings,
     proposed: bool = False,
+    headed: bool = False,
 ) -> list[Grid]:
     """The tables set by alignment alone among a page's `words` (those inside `taken`
     boxes, the ruled tables, left out), given the page's horizontal `rules`.
@@ -162,7 +163,7 @@ def aligned_tables(
                 and len(data_segments(body[0], settings)) < usual / 2
             ):
                 i, body = i + 1, body[1:]
-        table = _read(lines[:i], body, rules, settings, row_test)
+        table = _read(lines[:i], body, rules, settings, row_test, headed)
         if table is not None:
             out.append(table)
         i = end
@@ -260,6 +261,7 @@ def _read(
     rules: list[Box],
     settings: TableSettings,
     row_test: Callable[[list[Word], TableSettings], bool] = is_data,
+    headed: bool = False,
 ) -> Grid | None:
     """One run of data lines (and the lines above it) read into a table, or None; in a
     proposed box (`row_test` is `is_row`, not `is_data`) a run with no header above is
@@ -318,9 +320,9 @@ def _read(
         header, body = [body[0]], body[1:]
     notes = _numbered_below(header)
     header = header[: len(header) - len(notes)]
-    if not header:
+    if not header and not headed:
         return None
-    grid = header_grid(header, edges, spans, across, settings)
+    grid = header_grid(header, edges, spans, across, settings) if header else []
     for line in notes:  # the columns' numbers and formulas, each under its column
         grid.append(["", *_cells(line, edges)[1:]])
     header += notes
@@ -341,8 +343,10 @@ def _read(
             continue
         grid.append(cells)
         boxes.append((x0, top(line), x1, bottom(line)))
+    if not boxes:
+        return None
     upper = min(b[1] for b in boxes)
     lowest = max(b[3] for b in boxes)
-    left = min(x0, *(w["x0"] for line in header for w in line))
-    right = max(x1, *(w["x1"] for line in header for w in line))
+    left = min([x0, *(w["x0"] for line in header for w in line)])
+    right = max([x1, *(w["x1"] for line in header for w in line)])
     return Grid((left, upper, right, lowest), grid, boxes, edges, header_rows=len(header))

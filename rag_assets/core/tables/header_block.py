@@ -135,9 +135,10 @@ def identify_header(
     header path). A first row whose only empty cell is the stub column's corner is a
     header too. With no header found the names list is empty and every row is data.
     `printed`: how many rows the reader saw printed as the header (the aligned reader's
-    header lines): no row below them is a header row, and each of them is one.
+    header lines): no row below them is a header row, and each of them is one; with none
+    (a body read under a box of headings) there is no title and no header row either.
     """
-    if not rows:
+    if not rows or printed == 0:  # no rows at all, or none printed over the body
         return "", 0, []
     width = max(len(r) for r in rows)
     start, title = 0, ""

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,6 +61,41 @@ def _rules(page: Any, settings: TableSettings) -> list[Box]:
     return rules
 
 
+def _body_under(
+    head: PageTable,
+    box: Grid,
+    outside: list[Word],
+    rules: list[Box],
+    tables: list[PageTable],
+    words: list[Word],
+    settings: TableSettings,
+) -> PageTable | None:
+    """The body set by alignment right under a ruled box of headings that no body took
+    (its lines of headings misread as rows: `$25,000 / to / $49,999` wrapped in a cell
+    looks like a line of values): read from the words below the box alone, each column
+    under the path of the box column over it."""
+    x0, top, x1, bottom = head.bbox
+    below = [
+        w
+        for w in outside
+        if w["top"] >= bottom - settings.slack
+        and x0 - settings.slack <= (w["x0"] + w["x1"]) / 2 <= x1 + settings.slack
+    ]
+    taken = [t.bbox for t in tables]
+    for grid in aligned_tables(below, rules, taken, settings, headed=True):
+        pitch = statistics.median(b[3] - b[1] for b in grid.row_boxes)
+        if grid.bbox[1] - bottom > settings.line_pitch * pitch * settings.group_space:
+            break  # not right under the box
+        paths = boxed_paths(box.rows, box.columns, grid.columns)
+        if paths is None:
+            return None
+        table = finish(grid, words, settings)
+        table.header = paths
+        table.bbox = (min(x0, table.bbox[0]), top, max(x1, table.bbox[2]), table.bbox[3])
+        return table
+    return None
+
+
 def find_tables(
     page: Any,
     settings: TableSettings = DEFAULT,
@@ -107,6 +143,11 @@ def find_tables(
             table.header = boxed_paths(box.rows, box.columns, table.columns) or table.header
         tables.append(table)
         heads -= {id(t) for t in boxes}
+    for head in [t for t in ruled if id(t) in heads]:  # a box no aligned body took
+        table = _body_under(head, read[id(head)], outside, rules, tables, words, settings)
+        if table is not None:
+            tables.append(table)
+            heads.discard(id(head))
     kept = {id(t) for t in tables} | heads  # the header boxes no aligned body took
     tables = [t for t in ruled if id(t) in kept] + [t for t in tables if t not in ruled]
     for i, table in enumerate(tables):
