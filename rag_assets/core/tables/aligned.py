@@ -174,8 +174,15 @@ def _apart(
     upper: list[Word], lower: list[Word], settings: TableSettings, times: float = 1.0
 ) -> bool:
     """Whether two printed lines stand further apart than `times` the table's line pitch
-    (`line_pitch` heights of the upper line): not one table's lines."""
-    return top(lower) - bottom(upper) > times * settings.line_pitch * height(upper)
+    (`_pitch` of the upper line): not one table's lines."""
+    return top(lower) - bottom(upper) > times * _pitch(upper, settings)
+
+
+def _pitch(line: list[Word], settings: TableSettings) -> float:
+    """The most space under a line before the next line of its table: `line_pitch`
+    heights of its type, and never less than `min_line_gap` points (type shrunk to fit
+    a wide table keeps its cells' padding)."""
+    return max(settings.line_pitch * height(line), settings.min_line_gap)
 
 
 def _label_lines(
@@ -237,7 +244,7 @@ def _group_rows(
         if len(segments(line, settings)) != 1 or (line[0]["x0"] + line[-1]["x1"]) / 2 > edges[1]:
             break
         space = settings.group_space if count else 1.0  # above a group row: more
-        if lower - bottom(line) > space * settings.line_pitch * height(line):
+        if lower - bottom(line) > space * _pitch(line, settings):
             break
         if _rule_between(rules, bottom(line), lower, edges[0], edges[-1], settings):
             break
@@ -300,7 +307,7 @@ def _read(
             break
         crossing = _rule_between(across, bottom(line), lower, x0, x1, settings)
         above_group = groups and not header  # space set above the first group row
-        if lower - bottom(line) > settings.line_pitch * height(line) * (
+        if lower - bottom(line) > _pitch(line, settings) * (
             2 if rules_crossed or crossing else (settings.group_space if above_group else 1)
         ):
             break

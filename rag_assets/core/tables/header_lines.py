@@ -46,11 +46,41 @@ def header_segments(
         return split_tight(segments(line, settings), lambda a, b: True, settings)
     out: list[list[Word]] = []
     for part in segments(line, settings):
-        out.append([part[0]])
+        pieces: list[list[Word]] = [[part[0]]]
         for left, right in zip(part, part[1:], strict=False):
             if apart(left, right):
-                out.append([])
-            out[-1].append(right)
+                pieces.append([])
+            pieces[-1].append(right)
+        out += _over_own_columns(pieces, edges, settings)
+    return out
+
+
+def _over_own_columns(
+    pieces: list[list[Word]], edges: list[float], settings: TableSettings
+) -> list[list[Word]]:
+    """A lowest header segment's pieces cut further where its words stand centred over
+    columns of their own, one heading a column (`Full-time Part-time Full-time`, set
+    tighter than a column gap over narrow columns); a heading of several words over
+    one column, or wider than it, stays whole."""
+    out: list[list[Word]] = []
+    for piece in pieces:
+        groups: list[list[Word]] = []
+        columns: list[int] = []
+        for word in piece:
+            j = column_of((word["x0"] + word["x1"]) / 2, edges)
+            if columns and columns[-1] == j:
+                groups[-1].append(word)
+            else:
+                groups.append([word])
+                columns.append(j)
+        centred = all(
+            abs((g[0]["x0"] + g[-1]["x1"]) / 2 - (edges[j] + edges[j + 1]) / 2)
+            <= settings.centred * (edges[j + 1] - edges[j])
+            for g, j in zip(groups, columns, strict=True)
+        )
+        out += (
+            groups if len(groups) > 1 and len(set(columns)) == len(columns) and centred else [piece]
+        )
     return out
 
 

@@ -92,6 +92,9 @@ class TableSettings:
     line_pitch: float = 2.2
     """em: lines of one table are at most this many line heights apart (twice that
     above a rule crossed in the header)."""
+    min_line_gap: float = 12.0
+    """pt: ... and may always be this far apart (tiny type in a wide table keeps its
+    cells' padding)."""
     column_overrun: float = 0.1
     """share of lines: ink in a column gap on no more than this many lines (long row
     labels running over) leaves the gap open."""
