@@ -83,7 +83,7 @@ class TableSettings:
     """lines: a table body has at least this many lines of values."""
     max_header_lines: int = 7
     """lines: label lines over the columns at most (the columns' numbers not counted)."""
-    max_group_lines: int = 3
+    max_group_lines: int = 4
     """lines: label lines in a row inside a table body at most (nested group rows
     without values, a label wrapped onto the next line)."""
     group_space: float = 2.0
