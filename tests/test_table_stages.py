@@ -9,9 +9,17 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from rag_assets.core.tables import CellKind, TableSettings, classify, find_regions, find_tables
+from rag_assets.core.tables import (
+    DEFAULT_SETTINGS,
+    CellKind,
+    TableSettings,
+    classify,
+    find_regions,
+    find_tables,
+)
+from rag_assets.core.tables.text_columns import gutters
 
-from .table_layouts import GRADES, grade_pdf, grade_rows
+from .table_layouts import GRADES, grade_pdf, grade_rows, new_pdf, right_aligned, value
 
 
 @pytest.mark.parametrize(
@@ -83,3 +91,57 @@ def test_settings_are_what_the_stages_read(tmp_path: Path):
     bare = grade_pdf(tmp_path / "none.pdf", "none")
     assert len(_tables(bare, settings=TableSettings())) == 1
     assert _tables(bare, settings=TableSettings(line_pitch=0.1, min_line_gap=0.0)) == []
+
+
+INDUSTRIES = (
+    "Private industries",
+    "Mining, quarrying, and oil and gas extraction",
+    "Construction",
+    "Manufacturing",
+    "Wholesale trade",
+    "Retail trade",
+    "Transportation and warehousing of goods and people",
+    "Information",
+    "Finance and insurance, real estate, and rental and leasing",
+    "Professional and business services",
+    "Educational services, health care, and social assistance",
+    "Administrative and support and waste management services",
+    "Arts, entertainment, recreation, accommodation, and food services",
+    "Other services, except government",
+)
+
+
+def _long_labels_pdf(path: Path) -> Path:
+    """No rule at all: a header of years over a stub of industry names, the longest
+    filling the stub as a line of a text column fills it, short ones run out in leaders."""
+    pdf = new_pdf(size=7)
+    pdf.add_page()
+    years = [str(2013 + k) for k in range(6)]
+    stub_right, first, pitch = 275.0, 325.0, 46.0
+    baseline = 80.0
+    pdf.text(42, baseline, "Industry")
+    for k, year in enumerate(years):
+        right_aligned(pdf, year, first + k * pitch, baseline)
+    dot = pdf.get_string_width(" .")
+    for r, name in enumerate(INDUSTRIES):
+        baseline += 12
+        room = stub_right - 42 - pdf.get_string_width(name)
+        pdf.text(42, baseline, name if len(name) > 40 else name + " ." * int(room / dot))
+        for k in range(len(years)):
+            right_aligned(pdf, value(r, k), first + k * pitch, baseline)
+    pdf.output(str(path))
+    return path
+
+
+def test_long_row_labels_are_no_column_of_prose(tmp_path: Path):
+    """Long row labels filling the stub look like lines of a text column beside the gap
+    before the figures; with no sentence on the figures' side that gap is no gutter, and
+    the table is read whole, every figure under its year and beside its industry."""
+    path = _long_labels_pdf(tmp_path / "labels.pdf")
+    with pdfplumber.open(path) as pdf:
+        words = pdf.pages[0].extract_words(x_tolerance=DEFAULT_SETTINGS.word_x_tolerance)
+    assert gutters(words, DEFAULT_SETTINGS) == []
+    (table,) = _tables(path)
+    assert table.header[1:] == [str(2013 + k) for k in range(6)]
+    assert [row[0] for row in _body(table)] == list(INDUSTRIES)
+    assert _body(table)[1][1:] == [value(1, k) for k in range(6)]

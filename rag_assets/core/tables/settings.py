@@ -49,8 +49,11 @@ class TableSettings:
 
     # --- pages set in text columns
     text_column_lines: int = 5
-    """lines: a gutter between text columns has at least this many lines of prose beside
-    it (and is open down at least this many lines)."""
+    """lines: a gutter between text columns has at least this many lines of prose on
+    one side (and is open down at least this many lines)."""
+    text_column_other_lines: int = 2
+    """lines: ... and at least this many on the other (a table's stub of long labels has
+    none beside it: its figures are no sentences)."""
     text_column_words: int = 5
     """words: a line of prose in a text column has at least this many."""
     text_column_fill: float = 0.6

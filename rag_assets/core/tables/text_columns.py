@@ -31,7 +31,8 @@ def _open_and_inked(lines: list[list[list[Word]]], width: int) -> tuple[list[int
 def _is_prose(part: list[Word], side: float, settings: TableSettings) -> bool:
     """A segment of a sentence set across a text column `side` points wide: several
     words, few of them figures, filling most of the column."""
-    if len(part) < settings.text_column_words:
+    worded = [w for w in part if any(c.isalpha() for c in w["text"])]  # no leader dots
+    if len(worded) < settings.text_column_words:
         return False
     if sum(is_value(w["text"]) for w in part) > len(part) / 3:
         return False
@@ -41,9 +42,10 @@ def _is_prose(part: list[Word], side: float, settings: TableSettings) -> bool:
 def gutters(words: list[Word], settings: TableSettings) -> list[tuple[float, float, float]]:
     """The gutters between columns of prose on a page: (x, top, bottom) of each, where a
     gap stays open down many lines, few lines print across it, and at least
-    `text_column_lines` lines beside it are sentences filling their column. Empty on a
-    page set in one column, and for the gaps between a table's columns (its cells are
-    no sentences)."""
+    `text_column_lines` lines on one side, `text_column_other_lines` on the other, are
+    sentences filling their column. Empty on a page set in
+    one column, and for the gaps between a table's columns (its cells are no sentences;
+    a long row label, even with leader dots, has none beside it)."""
     if not words:
         return []
     lines = [segments(line, settings) for line in printed_lines(words, settings)]
@@ -64,14 +66,21 @@ def gutters(words: list[Word], settings: TableSettings) -> list[tuple[float, flo
         sides = (x0 - left_edge, right_edge - x1)
         if min(sides) <= 0 or max(sides) > settings.text_column_ratio * min(sides):
             continue
-        prose: list[list[Word]] = []
-        for parts in lines:
-            for part in parts:
-                if part[-1]["x1"] <= x0 + 1 and _is_prose(part, sides[0], settings):
-                    prose.append(part)
-                elif part[0]["x0"] >= x1 - 1 and _is_prose(part, sides[1], settings):
-                    prose.append(part)
-        if len(prose) >= settings.text_column_lines:
+        left = [
+            p
+            for ps in lines
+            for p in ps
+            if p[-1]["x1"] <= x0 + 1 and _is_prose(p, sides[0], settings)
+        ]
+        right = [
+            p
+            for ps in lines
+            for p in ps
+            if p[0]["x0"] >= x1 - 1 and _is_prose(p, sides[1], settings)
+        ]
+        fewer, more = sorted((len(left), len(right)))
+        if more >= settings.text_column_lines and fewer >= settings.text_column_other_lines:
+            prose = left + right
             top = min(w["top"] for part in prose for w in part)
             bottom = max(w["bottom"] for part in prose for w in part)
             out.append(((x0 + x1) / 2, top, bottom))
