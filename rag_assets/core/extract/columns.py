@@ -11,6 +11,7 @@ from typing import Any
 from pdfplumber.utils import extract_text
 
 from rag_assets.core.tables import Box
+from rag_assets.core.tables.text_columns import open_runs
 
 COLUMN_MIN_LINES = 3  # a gutter is open on at least this many lines
 COLUMN_MAX_CROSSING = 0.25  # ... and crossed by ink on at most this share of them
@@ -28,28 +29,17 @@ def _gaps(chars: list[dict[str, Any]], min_gap: float) -> list[tuple[float, floa
 def _gutters(lines: list[dict[str, Any]], width: float) -> list[float]:
     """x of the gutters between text columns: where many lines have a wide gap and few
     lines have ink (a full-width title may cross a gutter, a body line does not)."""
-    open_at = [0] * (int(width) + 2)
-    ink_at = [0] * (int(width) + 2)
+    gaps: list[tuple[int, int]] = []
+    inks: list[tuple[int, int]] = []
     for line in lines:
         size = statistics.median([c["size"] for c in line["chars"]] or [10.0])
-        for g0, g1 in _gaps(line["chars"], max(6.0, size * 0.9)):
-            for x in range(max(0, math.ceil(g0)), min(len(open_at), math.floor(g1) + 1)):
-                open_at[x] += 1
-        for c in line["chars"]:
-            if c["text"].strip():
-                for x in range(max(0, int(c["x0"])), min(len(ink_at), math.ceil(c["x1"]))):
-                    ink_at[x] += 1
-    gutters: list[float] = []
-    run: list[int] = []
-    for x in range(len(open_at) + 1):
-        good = x < len(open_at) and open_at[x] >= COLUMN_MIN_LINES
-        good = good and ink_at[x] <= COLUMN_MAX_CROSSING * (open_at[x] + ink_at[x])
-        if good:
-            run.append(x)
-        elif run:
-            gutters.append((run[0] + run[-1]) / 2)
-            run = []
-    return gutters
+        gaps += [
+            (math.ceil(g0), math.floor(g1) + 1)
+            for g0, g1 in _gaps(line["chars"], max(6.0, size * 0.9))
+        ]
+        inks += [(int(c["x0"]), math.ceil(c["x1"])) for c in line["chars"] if c["text"].strip()]
+    runs = open_runs(gaps, inks, int(width) + 2, COLUMN_MIN_LINES, COLUMN_MAX_CROSSING)
+    return [(a + b) / 2 for a, b in runs]
 
 
 def _text_by_column(line: dict[str, Any], columns: list[int]) -> dict[int, str] | None:

@@ -118,11 +118,12 @@ def aligned_tables(
     """The tables set by alignment alone among a page's `words` (those inside `taken`
     boxes, the ruled tables, left out), given the page's horizontal `rules`.
 
-    A table is a run of at least three data lines, lines apart no more than a normal line
-    pitch (a label line with no values between them is a row of its own, or the rest of
-    the label above when it starts in lower case), with at least two columns and a header
-    of up to three lines of labels above it, within its rules. A run with no header is
-    not a table: its lines stay text. In a box the layout model `proposed`, a row is any
+    A table is a run of at least `min_data_lines` data lines, lines apart no more than a
+    line pitch (`_pitch`; up to `max_group_lines` label lines with no values between them
+    are rows of their own, or the rest of the label above when they start in lower
+    case), with at least two columns and a header of up to `max_header_lines` lines of
+    labels above it, within its rules. A run with no header is not a table: its lines
+    stay text. In a box the layout model `proposed`, a row is any
     line of short cells (`is_row`), a title over the columns is left above the run, a
     run with no header above is headed by its first line, and prose set in columns is
     no table (`filled`).

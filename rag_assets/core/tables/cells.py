@@ -10,7 +10,8 @@ cell, each answered from these patterns here and nowhere else.
 Two number patterns exist: `NUMERIC` (the reading of values: currency signs, slashes and
 colons allowed, a footnote mark after) and `PLAIN_NUMBER` (the ruled grid's repairs: a
 sign, digits, separators, one trailing letter or superscript). They differ on edge cases
-(`$5`, `1/2`, `12a`), and the ruled repairs were tuned with the second.
+(`$5`, `1/2`, `1:2`, `1 (a)`), and the ruled repairs were tuned with the second; both take a
+letter against a figure (`84.8r`) as its mark.
 """
 
 from __future__ import annotations

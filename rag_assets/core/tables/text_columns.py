@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Iterable
+from itertools import accumulate
 
 from rag_assets.core.tables.cells import is_value
 from rag_assets.core.tables.model import Word
@@ -14,70 +16,89 @@ from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import height, printed_lines, segments
 
 
-def _open_and_inked(lines: list[list[list[Word]]], width: int) -> tuple[list[int], list[int]]:
-    """Per point across the page: on how many lines it lies in a column gap (between two
-    segments), and on how many a word covers it."""
-    open_at, ink_at = [0] * width, [0] * width
-    for parts in lines:
-        for left, right in zip(parts, parts[1:], strict=False):
-            for x in range(max(0, math.ceil(left[-1]["x1"])), min(width, int(right[0]["x0"]) + 1)):
-                open_at[x] += 1
-        for word in (w for part in parts for w in part):
-            for x in range(max(0, int(word["x0"])), min(width, math.ceil(word["x1"]))):
-                ink_at[x] += 1
-    return open_at, ink_at
+def open_runs(
+    gaps: Iterable[tuple[int, int]],
+    inks: Iterable[tuple[int, int]],
+    width: int,
+    min_open: int,
+    max_share: float,
+) -> list[tuple[int, int]]:
+    """The runs of points across a page (first, last) where at least `min_open` lines
+    have a gap and ink covers no more than `max_share` of the lines that print either
+    there: the gutters between columns, for text (`extract/columns.py`) and for tables
+    alike. `gaps` and `inks` are point ranges [start, end), one per gap or piece of ink
+    of a line."""
+
+    def per_point(ranges: Iterable[tuple[int, int]]) -> list[int]:
+        steps = [0] * (width + 1)
+        for a, b in ranges:
+            a, b = max(0, a), min(width, b)
+            if a < b:
+                steps[a] += 1
+                steps[b] -= 1
+        return list(accumulate(steps[:width]))
+
+    open_at, ink_at = per_point(gaps), per_point(inks)
+    runs: list[tuple[int, int]] = []
+    for x, (gap, ink) in enumerate(zip(open_at, ink_at, strict=True)):
+        if gap < min_open or ink > max_share * (gap + ink):
+            continue
+        if runs and runs[-1][1] == x - 1:
+            runs[-1] = (runs[-1][0], x)
+        else:
+            runs.append((x, x))
+    return runs
 
 
-def _is_prose(part: list[Word], side: float, settings: TableSettings) -> bool:
-    """A segment of a sentence set across a text column `side` points wide: several
-    words, few of them figures, filling most of the column."""
-    worded = [w for w in part if any(c.isalpha() for c in w["text"])]  # no leader dots
+def _sentence(part: list[Word], settings: TableSettings) -> bool:
+    """A segment that may be a line of prose, its width aside: several words, few of
+    them figures (leader dots are no words)."""
+    if len(part) < settings.text_column_words:
+        return False
+    worded = [w for w in part if any(c.isalpha() for c in w["text"])]
     if len(worded) < settings.text_column_words:
         return False
-    if sum(is_value(w["text"]) for w in part) > len(part) / 3:
-        return False
-    return part[-1]["x1"] - part[0]["x0"] >= settings.text_column_fill * side
+    return sum(is_value(w["text"]) for w in part) <= len(part) / 3
 
 
 def gutters(words: list[Word], settings: TableSettings) -> list[tuple[float, float, float]]:
     """The gutters between columns of prose on a page: (x, top, bottom) of each, where a
     gap stays open down many lines, few lines print across it, and at least
     `text_column_lines` lines on one side, `text_column_other_lines` on the other, are
-    sentences filling their column. Empty on a page set in
-    one column, and for the gaps between a table's columns (its cells are no sentences;
-    a long row label, even with leader dots, has none beside it)."""
-    if not words:
+    sentences filling their column. Empty on a page set in one column, and for the gaps
+    between a table's columns (its cells are no sentences; a long row label, even with
+    leader dots, has none beside it)."""
+    return _gutters(printed_lines(words, settings), settings)
+
+
+def _gutters(
+    printed: list[list[Word]], settings: TableSettings
+) -> list[tuple[float, float, float]]:
+    """`gutters` of a page's printed lines (grouped once, by the caller)."""
+    if not printed:
         return []
-    lines = [segments(line, settings) for line in printed_lines(words, settings)]
-    left_edge = min(w["x0"] for w in words)
-    right_edge = max(w["x1"] for w in words)
-    open_at, ink_at = _open_and_inked(lines, math.ceil(right_edge) + 2)
-    runs: list[list[int]] = []
-    for x in range(len(open_at)):
-        good = open_at[x] >= settings.text_column_lines
-        if good and ink_at[x] <= settings.column_overrun * (open_at[x] + ink_at[x]):
-            if runs and runs[-1][-1] == x - 1:
-                runs[-1].append(x)
-            else:
-                runs.append([x])
+    lines = [segments(line, settings) for line in printed]
+    sentences = [p for parts in lines for p in parts if _sentence(p, settings)]
+    if len(sentences) < settings.text_column_lines + settings.text_column_other_lines:
+        return []  # too few sentences on the page for columns of prose
+    left_edge = min(w["x0"] for line in printed for w in line)
+    right_edge = max(w["x1"] for line in printed for w in line)
+    gaps = [
+        (math.ceil(left[-1]["x1"]), int(right[0]["x0"]) + 1)
+        for parts in lines
+        for left, right in zip(parts, parts[1:], strict=False)
+    ]
+    inks = [(int(w["x0"]), math.ceil(w["x1"])) for line in printed for w in line]
+    width = math.ceil(right_edge) + 2
+    runs = open_runs(gaps, inks, width, settings.text_column_lines, settings.column_overrun)
     out: list[tuple[float, float, float]] = []
-    for run in runs:
-        x0, x1 = run[0], run[-1]
+    for x0, x1 in runs:
         sides = (x0 - left_edge, right_edge - x1)
         if min(sides) <= 0 or max(sides) > settings.text_column_ratio * min(sides):
             continue
-        left = [
-            p
-            for ps in lines
-            for p in ps
-            if p[-1]["x1"] <= x0 + 1 and _is_prose(p, sides[0], settings)
-        ]
-        right = [
-            p
-            for ps in lines
-            for p in ps
-            if p[0]["x0"] >= x1 - 1 and _is_prose(p, sides[1], settings)
-        ]
+        fill = [settings.text_column_fill * side for side in sides]
+        left = [p for p in sentences if p[-1]["x1"] <= x0 + 1 and _span(p) >= fill[0]]
+        right = [p for p in sentences if p[0]["x0"] >= x1 - 1 and _span(p) >= fill[1]]
         fewer, more = sorted((len(left), len(right)))
         if more >= settings.text_column_lines and fewer >= settings.text_column_other_lines:
             prose = left + right
@@ -87,16 +108,22 @@ def gutters(words: list[Word], settings: TableSettings) -> list[tuple[float, flo
     return out
 
 
+def _span(part: list[Word]) -> float:
+    """How wide a segment prints."""
+    return part[-1]["x1"] - part[0]["x0"]
+
+
 def by_text_column(words: list[Word], settings: TableSettings) -> list[list[Word]]:
     """The page's words in groups a table may be found in: one group a text column, cut
     at each gutter over the height its prose runs (lines that print across a gutter, and
     words above or below its prose, go with the column left of it). One group on a page
     set in one column."""
-    found = gutters(words, settings)
+    printed = printed_lines(words, settings)
+    found = _gutters(printed, settings)
     if not found:
         return [words]
     groups: dict[int, list[Word]] = defaultdict(list)
-    for line in printed_lines(words, settings):
+    for line in printed:
         middle = (line[0]["top"] + line[0]["bottom"]) / 2
         pitch = height(line)
         cuts = [

@@ -55,7 +55,7 @@ def split_tight(
     out: list[list[Word]] = []
     for part in parts:
         gap = settings.tight_gap_em * height(part)
-        words_gap = max(gap, settings.mono_space * _pitch(part))  # a space in mono type
+        words_gap = max(gap, settings.mono_space * _mono_width(part))  # a space in mono type
         current = [part[0]]
         for left, right in zip(part, part[1:], strict=False):
             space = right["x0"] - left["x1"]
@@ -70,7 +70,7 @@ def split_tight(
     return out
 
 
-def _pitch(words: list[Word]) -> float:
+def _mono_width(words: list[Word]) -> float:
     """The width of one character when the words are set in a monospaced type (every
     word as wide per character, within 3%), else 0: there a space is as wide as a
     letter, wider than `tight_gap_em`, and a heading's words are no columns."""
