@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from rag_assets.core.chunking.base import Source
 from rag_assets.core.corpus import read_pdf
 
 from .conftest import REPO
@@ -20,6 +21,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from synth import corpus  # noqa: E402
 from synth.spec import draw_doc  # noqa: E402
+from synth.truth import SynthTable  # noqa: E402
 from table_metrics import Reading, Score  # noqa: E402
 
 TUNE = range(2000)  # the seeds the reader may be tuned on; the report seeds stay apart
@@ -70,17 +72,24 @@ def first_seed(features: dict[str, str]) -> int:
     raise AssertionError(f"no tuning seed has {features}")
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_every_value_keeps_its_headings_and_row_labels(case: str, tmp_path: Path) -> None:
-    seed = first_seed(CASES[case])
+def read_seed(seed: int, folder: Path) -> tuple[Score, Source, list[SynthTable], dict]:
+    """A seed generated into `folder` and read by trecho: its score against the truth,
+    trecho's reading, the truth tables and the generator's record."""
     if draw_doc(seed).producer == "chromium":
         require_chromium()
-    corpus.generate(tmp_path, [seed])
-    (_, pdf, tables, record) = next(corpus.cases(tmp_path, [seed]))
-    assert record["fits"], seed
+    corpus.generate(folder, [seed])
+    (_, pdf, tables, record) = next(corpus.cases(folder, [seed]))
     source, _ = read_pdf(pdf, f"synth-{seed}@v1")
     score = Score()
     score.add(f"synth-{seed}", tables, Reading(texts=[row.text for row in source.rows]))
+    return score, source, tables, record
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_every_value_keeps_its_headings_and_row_labels(case: str, tmp_path: Path) -> None:
+    seed = first_seed(CASES[case])
+    score, _, _, record = read_seed(seed, tmp_path)
+    assert record["fits"], seed
     figures = score.figures()
     assert score.cells >= 20, (case, seed)
     assert figures["cells_held"] >= 0.95, (case, seed, figures)
@@ -92,9 +101,7 @@ def test_prose_beside_a_table_in_a_text_column_reads_whole(tmp_path: Path) -> No
     """The other column's sentences, printed on the table rows' lines, stay sentences:
     each paragraph reads whole in the document text, none cut by a table row."""
     seed = first_seed(CASES["no rules, inside the left of two text columns, prose beside each row"])
-    corpus.generate(tmp_path, [seed])
-    (_, pdf, _, _) = next(corpus.cases(tmp_path, [seed]))
-    source, _ = read_pdf(pdf, f"synth-{seed}@v1")
+    _, source, _, _ = read_seed(seed, tmp_path)
     text = " ".join(source.doc.text.split())
     prose = draw_doc(seed).pages[0].prose
     assert prose
@@ -107,12 +114,7 @@ def test_a_body_under_a_box_of_headings_that_look_like_values(tmp_path: Path) ->
     by line look like rows of values; the body under the band still gets the band's
     heading paths, each column its own (a tuning seed drawn by Chromium)."""
     seed = 1300
-    require_chromium()
-    corpus.generate(tmp_path, [seed])
-    (_, pdf, tables, _) = next(corpus.cases(tmp_path, [seed]))
+    score, _, tables, _ = read_seed(seed, tmp_path)
     assert any(c.text.startswith("$25,000 to") for t in tables for c in t.cells)
-    source, _ = read_pdf(pdf, f"synth-{seed}@v1")
-    score = Score()
-    score.add(f"synth-{seed}", tables, Reading(texts=[row.text for row in source.rows]))
     assert score.cells >= 100
     assert score.figures()["cells_held"] >= 0.95, score.figures()

@@ -119,7 +119,7 @@ def aligned_tables(
     boxes, the ruled tables, left out), given the page's horizontal `rules`.
 
     A table is a run of at least `min_data_lines` data lines, lines apart no more than a
-    line pitch (`_pitch`; up to `max_group_lines` label lines with no values between them
+    line pitch (`line_gap`; up to `max_group_lines` label lines with no values between them
     are rows of their own, or the rest of the label above when they start in lower
     case), with at least two columns and a header of up to `max_header_lines` lines of
     labels above it, within its rules. A run with no header is not a table: its lines
@@ -175,15 +175,15 @@ def _apart(
     upper: list[Word], lower: list[Word], settings: TableSettings, times: float = 1.0
 ) -> bool:
     """Whether two printed lines stand further apart than `times` the table's line pitch
-    (`_pitch` of the upper line): not one table's lines."""
-    return top(lower) - bottom(upper) > times * _pitch(upper, settings)
+    (`line_gap` of the upper line): not one table's lines."""
+    return top(lower) - bottom(upper) > times * line_gap(height(upper), settings)
 
 
-def _pitch(line: list[Word], settings: TableSettings) -> float:
-    """The most space under a line before the next line of its table: `line_pitch`
-    heights of its type, and never less than `min_line_gap` points (type shrunk to fit
-    a wide table keeps its cells' padding)."""
-    return max(settings.line_pitch * height(line), settings.min_line_gap)
+def line_gap(size: float, settings: TableSettings) -> float:
+    """The most space under a line of type `size` points high before the next line of
+    its table: `line_pitch` heights of its type, and never less than `min_line_gap`
+    points (type shrunk to fit a wide table keeps its cells' padding)."""
+    return max(settings.line_pitch * size, settings.min_line_gap)
 
 
 def _label_lines(
@@ -245,7 +245,7 @@ def _group_rows(
         if len(segments(line, settings)) != 1 or (line[0]["x0"] + line[-1]["x1"]) / 2 > edges[1]:
             break
         space = settings.group_space if count else 1.0  # above a group row: more
-        if lower - bottom(line) > space * _pitch(line, settings):
+        if lower - bottom(line) > space * line_gap(height(line), settings):
             break
         if _rule_between(rules, bottom(line), lower, edges[0], edges[-1], settings):
             break
@@ -308,7 +308,7 @@ def _read(
             break
         crossing = _rule_between(across, bottom(line), lower, x0, x1, settings)
         above_group = groups and not header  # space set above the first group row
-        if lower - bottom(line) > _pitch(line, settings) * (
+        if lower - bottom(line) > line_gap(height(line), settings) * (
             2 if rules_crossed or crossing else (settings.group_space if above_group else 1)
         ):
             break

@@ -8,7 +8,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from rag_assets.core.tables.aligned import aligned_tables
+from rag_assets.core.tables.aligned import aligned_tables, line_gap
 from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.heading_tree import boxed_paths
@@ -83,8 +83,8 @@ def _body_under(
     ]
     taken = [t.bbox for t in tables]
     for grid in aligned_tables(below, rules, taken, settings, headed=True):
-        pitch = statistics.median(b[3] - b[1] for b in grid.row_boxes)
-        if grid.bbox[1] - bottom > settings.line_pitch * pitch * settings.group_space:
+        size = statistics.median(b[3] - b[1] for b in grid.row_boxes)
+        if grid.bbox[1] - bottom > line_gap(size, settings) * settings.group_space:
             break  # not right under the box
         paths = boxed_paths(box.rows, box.columns, grid.columns)
         if paths is None:
