@@ -14,6 +14,9 @@ Sources (`--source`, default every one available):
   `--generated-dir` (default /tmp/trecho-table-corpus).
 - `synth`: random tables with exact truth from `synth/` (Chromium and reportlab), seeds
   `--synth-seeds` (`tune`, `report` (default), `A-B`), cached in `--synth-dir`.
+- `wide`: the generator's wide layouts (`synth/wide.py`: 20-30 narrow columns under two
+  heading levels, crowded and wrapped headings, a stub apart, labels on lines of their
+  own), seeds `--wide-seeds` (`wide-tune`, `wide-report` (default), `A-B`).
 
 The ICDAR 2013 US files and the NICS background-check PDFs are the judging set: every
 source skips them by name, unread (`table_truth.held_out`).
@@ -30,7 +33,7 @@ sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it 
 
     python bench/tables.py [--source eu,camelot,tabula,generated,synth] [--quick] [--files a,b]
         [--camelot-tests DIR] [--tabula-tests DIR] [--generated-dir DIR] [--seed N]
-        [--synth-seeds tune|report|A-B] [--synth-dir DIR]
+        [--synth-seeds tune|report|A-B] [--wide-seeds wide-tune|wide-report|A-B] [--synth-dir DIR]
         [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
 
@@ -65,7 +68,7 @@ from table_truth import Case, Source, icdar_source
 
 ICDAR = REPO.parent / "shared" / "corpora" / "tables-icdar2013-eu"
 FLAVORS = ("lattice", "stream", "network", "hybrid")
-SOURCES = ("eu", "camelot", "tabula", "generated", "synth")
+SOURCES = ("eu", "camelot", "tabula", "generated", "synth", "wide")
 
 
 def load(key: str, args: argparse.Namespace) -> Source | str:
@@ -92,6 +95,11 @@ def load(key: str, args: argparse.Namespace) -> Source | str:
 
         seeds = parse_seeds(args.synth_seeds)
         return synth_source(Path(args.synth_dir), seeds, args.synth_seeds)
+    if key == "wide":
+        from synth.corpus import parse_seeds, synth_source
+
+        seeds = parse_seeds(args.wide_seeds)
+        return synth_source(Path(args.synth_dir), seeds, args.wide_seeds, name="wide")
     return f"unknown source {key!r} (one of {', '.join(SOURCES)})"
 
 
@@ -139,6 +147,9 @@ def main() -> None:
     parser.add_argument("--generated-dir", default="/tmp/trecho-table-corpus")
     parser.add_argument("--seed", type=int, default=22, help="the generated tables' seed")
     parser.add_argument("--synth-seeds", default="report", help="synth: tune, report or A-B")
+    parser.add_argument(
+        "--wide-seeds", default="wide-report", help="wide: wide-tune, wide-report or A-B"
+    )
     parser.add_argument("--synth-dir", default="/tmp/trecho-synth", help="synth PDF cache")
     parser.add_argument("--flavors", default=",".join(FLAVORS), help="Camelot flavours")
     parser.add_argument("--no-camelot", action="store_true", help="no Camelot, no pairing")

@@ -95,6 +95,30 @@ def test_chromium_tables_hold_their_truth_and_repeat(tmp_path: Path) -> None:
 
 
 def test_seed_ranges_do_not_overlap_and_hold_two_thousand_tables() -> None:
-    assert not set(corpus.TUNE) & set(corpus.REPORT)
+    ranges = [corpus.TUNE, corpus.REPORT, corpus.WIDE_TUNE, corpus.WIDE_REPORT]
+    assert sum(len(r) for r in ranges) == len(set().union(*ranges))
+    assert corpus.parse_seeds("report+wide-report") == [*corpus.REPORT, *corpus.WIDE_REPORT]
     tables = sum(len(p.tables) for s in corpus.TUNE for p in draw_doc(s).pages)
     assert tables >= 2000
+
+
+def test_wide_seeds_draw_wide_tables_with_every_crowded_layout() -> None:
+    seen: set[str] = set()
+    for seed in corpus.WIDE_TUNE[:60]:
+        for table in (t for p in draw_doc(seed).pages for t in p.tables):
+            assert 20 <= table.n_cols <= 30 and table.depth == 2, seed
+            assert table.size <= 7.0 and draw_doc(seed).landscape, seed
+            groups = [h for h in table.heads if h.level == 0 and h.rows == 1]
+            assert all(3 <= h.last - h.first + 1 <= 6 for h in groups), seed
+            f = table.features
+            seen |= {k for k in ("crowded headings", "stub apart") if f[k] == "yes"}
+            seen |= {"own line"} if any(r.alone for r in table.rows) else set()
+            seen |= {"middle"} if table.head_valign == "middle" else set()
+            seen |= {"label-only"} if any(r.values is None for r in table.rows) else set()
+    assert seen == {"crowded headings", "stub apart", "own line", "middle", "label-only"}
+
+
+@pytest.mark.slow  # headless Chromium
+def test_wide_tables_hold_their_truth(tmp_path: Path) -> None:
+    require_chromium()
+    assert_holds(tmp_path, list(corpus.WIDE_TUNE[:6]))

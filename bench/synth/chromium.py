@@ -59,6 +59,8 @@ th.g>div{border-bottom:.5pt solid #000;padding-bottom:1pt}
 table.hl th{text-align:left}
 table.vm th{vertical-align:middle}
 table.vt th{vertical-align:top}
+table.crowd th{padding:.4pt .3pt}
+table.crowd td{padding:1pt 1.2pt}
 table.loose tr.group td,table.loose tr.total td{padding-top:.8em}
 .ld{position:relative}
 .ld>.lead{position:absolute;right:0;bottom:0;overflow:hidden;white-space:pre}
@@ -110,18 +112,23 @@ def table_html(t: Table, ti: int) -> str:
     k = f"t{ti}-"
     hr = t.header_rows
     rows_html = []
+    gap = f' style="padding-right:{t.stub_gap:.1f}pt"' if t.stub_gap else ""
     for r in range(hr):
         cells = []
         if r == 0:
             cells.append(
-                f'<th class="stubh" rowspan="{hr}" data-k="{k}stub">{esc(t.stub_head)}</th>'
+                f'<th class="stubh" rowspan="{hr}" data-k="{k}stub"{gap}>{esc(t.stub_head)}</th>'
             )
         for i, h in sorted(enumerate(t.heads), key=lambda x: x[1].first):
             if h.level != r:
                 continue
             span = h.last - h.first + 1
             group = t.group_rules and span > 1 and t.style != "grid"
-            width = 'style="max-width:70pt;min-width:min-content;margin:auto"' if span == 1 else ""
+            width = (
+                f'style="max-width:{t.head_width:.0f}pt;min-width:min-content;margin:auto"'
+                if span == 1
+                else ""
+            )
             cls = ' class="g"' if group else ""
             cells.append(
                 f'<th{cls} colspan="{span}" rowspan="{h.rows}" data-k="{k}h{i}">'
@@ -141,9 +148,12 @@ def table_html(t: Table, ti: int) -> str:
         if lead:
             label = f'<span>{label}</span><span class="lead"></span>'
         stub = (
-            f'<td class="stub" data-k="{k}s{i}"><div class="{"ld" if lead else ""}" '
+            f'<td class="stub" data-k="{k}s{i}"{gap}><div class="{"ld" if lead else ""}" '
             f'style="{width}padding-left:{row.level * 1.1:.1f}em">{label}</div></td>'
         )
+        if row.alone and row.values is not None:  # the label's line, then its values' line
+            body.append(f'<tr class="{cls}">{stub}<td colspan="{t.n_cols}"></td></tr>')
+            stub = f'<td class="stub"{gap}></td>'
         values = []
         for j in range(t.n_cols):
             if row.values is None:
@@ -160,6 +170,7 @@ def table_html(t: Table, ti: int) -> str:
         + (["hl"] if t.head_align == "left" else [])
         + ({"middle": ["vm"], "top": ["vt"]}.get(t.head_valign, []))
         + (["loose"] if t.loose else [])
+        + (["crowd"] if t.crowded else [])
     )
     return (
         f'<div class="tblock" style="{FONTS[t.font]};font-size:{t.size}pt">'

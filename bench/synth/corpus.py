@@ -18,18 +18,21 @@ from table_truth import Case, Source
 from .spec import Doc, draw_doc
 from .truth import SynthTable, dump, load, truth
 
-VERSION = 4  # raise when a seed would print differently (4: group rows' shading in place)
+VERSION = 4  # raise when a seed would print differently (4: group rows' shading in place;
+# the wide seeds, 20000 and up, were added at 4: no seed printed before prints otherwise)
 TUNE = range(0, 2000)  # tune the reader on these
 REPORT = range(5000, 5500)  # report on these; never tuned on
+WIDE_TUNE = range(20000, 20400)  # wide layouts (synth/wide.py, issue 41): tune on these
+WIDE_REPORT = range(25000, 25200)  # wide layouts: report on these; never tuned on
+NAMED = {"tune": TUNE, "report": REPORT, "wide-tune": WIDE_TUNE, "wide-report": WIDE_REPORT}
 DEFAULT_DIR = Path("/tmp/trecho-synth")
 
 
 def parse_seeds(text: str) -> range | list[int]:
-    """`tune`, `report`, `A-B` (inclusive) or `A,B,C`."""
-    if text == "tune":
-        return TUNE
-    if text == "report":
-        return REPORT
+    """`tune`, `report`, `wide-tune`, `wide-report`, `A-B` (inclusive) or `A,B,C`; named
+    ranges joined by `+` (`report+wide-report`)."""
+    if all(part in NAMED for part in text.split("+")):
+        return [s for part in text.split("+") for s in NAMED[part]]
     if "-" in text:
         a, b = text.split("-", 1)
         return range(int(a), int(b) + 1)
@@ -109,12 +112,13 @@ def cases(root: Path, seeds: Iterable[int]) -> Iterator[tuple[int, Path, list[Sy
         yield (seed, *read(root, seed))
 
 
-def synth_source(root: Path, seeds: Iterable[int], label: str = "") -> Source:
-    """The `synth` source: the seeds' PDFs with their truth (written on first use)."""
+def synth_source(root: Path, seeds: Iterable[int], label: str = "", name: str = "synth") -> Source:
+    """The `synth` source (or `wide`: the wide seeds under their own name): the seeds' PDFs
+    with their truth (written on first use)."""
     seeds = list(seeds)
     span = label or (f"{seeds[0]}-{seeds[-1]}" if seeds else "none")
     title = f"synthetic tables (seeds {span}, v{VERSION}, {folder(root)})"
-    source = Source("synth", title, every_table=True)
+    source = Source(name, title, every_table=True)
     for seed, pdf, tables, record in cases(root, seeds):
         if not record["fits"]:
             source.skipped.append((f"synth-{seed}", "did not fit its page"))

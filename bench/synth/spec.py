@@ -51,6 +51,7 @@ class Row:
     na: set[int] = field(default_factory=set)  # columns printing a not-available mark
     total: bool = False
     continued: bool = False  # a group label printed again at the top of a page
+    alone: bool = False  # the label printed on a line of its own, its values on the next
 
 
 @dataclass
@@ -75,6 +76,9 @@ class Table:
     loose: bool = False  # space above group and total rows
     head_align: str = "center"  # headings: center, left
     head_valign: str = "bottom"  # headings: bottom, middle, top
+    head_width: float = 70.0  # points a one-column heading may take before it wraps
+    crowded: bool = False  # cells padded to a hair: neighbouring headings touch
+    stub_gap: float = 0.0  # points of blank between the stub and the first values
 
     @property
     def n_cols(self) -> int:
@@ -371,8 +375,15 @@ def split(table: Table, per_page: int) -> list[Table]:
     return parts
 
 
+WIDE_FROM = 20000  # seeds from here on draw the wide layouts of `wide.py`
+
+
 def draw_doc(seed: int) -> Doc:
     """The document of one seed: producer, page shape and the tables on its pages."""
+    if seed >= WIDE_FROM:
+        from .wide import draw_wide_doc
+
+        return draw_wide_doc(seed)
     rng = random.Random(seed)
     producer = "chromium" if rng.random() < 0.5 else "reportlab"
     layout = pick(rng, {"single": 0.45, "two": 0.15, "multipage": 0.2, "columns": 0.2})

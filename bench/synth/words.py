@@ -296,3 +296,21 @@ def figure(rng: random.Random, kind: str, scale: float, sep: str, minus: str) ->
     if sep != ",":
         text = text.replace(",", sep)
     return text
+
+
+# Sub-column sets repeated under each group heading of a wide table (short, often wrapping
+# in a narrow column).
+WIDE_SUBS: list[list[str]] = [
+    ["Filed", "Granted", "Denied", "Pending", "Withdrawn"],
+    ["New", "Renewed", "Transferred", "Revoked", "Other"],
+    ["Total", "Male", "Female"],
+    ["Full-time", "Part-time", "Seasonal"],
+    ["Cases", "Rate", "Percent change"],
+    ["Inpatient", "Outpatient", "Emergency", "Other visits", "Referrals", "Deaths"],
+    ["Public", "Private", "Charter", "Home school"],
+    ["Owner occupied", "Renter occupied", "Vacant", "Seasonal use"],
+    ["Cars", "Trucks", "Buses", "Motor-cycles", "Other vehicles", "Trailers"],
+    ["Number", "Percent", "Margin of error"],
+    ["Exports", "Imports", "Balance", "Re-exports"],
+    ["Wheat", "Maize", "Rice", "Barley", "Other grains", "Pulses"],
+]
