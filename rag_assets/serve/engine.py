@@ -15,7 +15,10 @@ restart:
   half of one;
 - the active model is followed the same way: when a backfill completes and search
   switches to the new model's table, the next request embeds with the new model and
-  reads its table (the model is loaded on first use, then kept);
+  reads its table (the model is loaded on first use, then kept). The switch drops the
+  old table a grace period later (`DROP_GRACE_S`); a request still reading it then is
+  asked again, once, of the new active table (`TableDropped`): no request fails at a
+  switch;
 - the catalog of versions (for `/documents` and the document/version checks) is read from
   the table and cached per table version and day (which versions are in force depends
   on the day), so it is re-read only after a write or when the day changes;
@@ -34,10 +37,10 @@ import datetime as dt
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeVar
 
 import lancedb
 import numpy as np
@@ -48,6 +51,7 @@ from rag_assets.core.index import (
     ACTIVE_TABLE,
     Index,
     ModelRef,
+    TableDropped,
     embedder_for,
     hit_rows,
     read_latest,
@@ -58,6 +62,7 @@ from rag_assets.core.lifecycle.rules import searchable
 from rag_assets.core.request import Limits, RequestError, SearchRequest, check_in_index
 from rag_assets.serve.followed import FollowedTable
 
+T = TypeVar("T")
 CATALOG_COLUMNS = ["partition_key", "doc_id", "version", "title", "status", "valid_from"]
 
 
@@ -283,7 +288,10 @@ class Engine:
         search used (`min_score` None: the index's, `Index.min_score_for`). Raises
         RequestError for what only the index can refuse (`check_in_index`), or for a
         request naming a model this server does not answer from."""
-        index = self.index()
+        return self._on_active(lambda index: self._search(index, request))
+
+    def _search(self, index: ServedIndex, request: SearchRequest) -> dict[str, Any]:
+        """`search` on one model's index."""
         model_id = index.embedder.model_id
         if request.model is not None and request.model not in (model_id, index.embedder.model):
             raise RequestError(
@@ -291,6 +299,7 @@ class Engine:
                 "search uses); leave model out, or ask a server of that model"
             )
         with index.pinned() as (tbl, version):
+            self._check_held(index, tbl)
             catalog = self._catalog(index, tbl, version)
             held = [(v["doc_id"], v["version"]) for v in catalog.versions]
             floor = index.min_score_for(request.mode, request.min_score)
@@ -306,10 +315,35 @@ class Engine:
             "hits": hit_rows(self.lake, hits, request.expand),
         }
 
+    def _on_active(self, answer: Callable[[ServedIndex], T]) -> T:
+        """`answer` from the active model's index, asked once more of the index active
+        then when the table it read was dropped under it (`TableDropped`: a switch drops
+        the old model's table), so a request that spans a switch is answered from the
+        new table instead of failing."""
+        try:
+            return answer(self.index())
+        except TableDropped:
+            return answer(self.index())
+
+    def _check_held(self, index: ServedIndex, tbl: Any | None) -> None:
+        """Raise TableDropped when the table pinned for a request is gone because search
+        moved to another model's meanwhile (not: nothing indexed yet)."""
+        if tbl is None:
+            ref = self.active()
+            if ref is not None and ref.model_id != index.embedder.model_id:
+                raise TableDropped(f"{index.table_name} was dropped: search moved on")
+
     def documents(self) -> dict[str, Any]:
         """Every version search can answer from, with status, validity and chunk count."""
-        index = self.index()
-        return {"model": index.embedder.model_id, "versions": self.catalog(index).versions}
+        return self._on_active(
+            lambda index: {"model": index.embedder.model_id, "versions": self._listed(index)}
+        )
+
+    def _listed(self, index: ServedIndex) -> list[dict[str, Any]]:
+        """The catalog's versions of one model's index (`documents`)."""
+        with index.pinned() as (tbl, version):
+            self._check_held(index, tbl)
+            return self._catalog(index, tbl, version).versions
 
     def health(self) -> dict[str, Any]:
         """The active model, its table's rows and index state, and the lake."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 
 from rag_assets.core.embedding.embedder import Embedder
@@ -13,6 +14,13 @@ from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS
+
+DROP_GRACE_S = 2.0
+"""How long a switch waits, once search points at the new model's table, before it drops
+the old one: a server sees the new pointer at its next request, so the searches still
+reading the old table are those that started before the switch, and they end well within
+this (a search takes milliseconds to a few hundred). One that outlives it is asked again
+of the new table (`TableDropped`, `serve.engine.Engine`): no search fails at a switch."""
 
 
 @dataclass
@@ -72,7 +80,8 @@ def promote_if_complete(
     (and then drop the old model's table, unless `drop_old` is off); says what happened.
 
     Until then search keeps using the previous model's table: never a mix of both, never
-    a half-filled table.
+    a half-filled table. The old table is dropped DROP_GRACE_S after the switch, when the
+    searches that were reading it have ended.
     """
     mine = ModelRef.of(embedder)
     active = read_active(db_uri)
@@ -90,7 +99,10 @@ def promote_if_complete(
         )
     write_active(db_uri, mine)
     message = f"search switched from {table_name(active.model_id)} to {table_name(mine.model_id)}"
-    if drop_old and Index(db_uri, active.embedder()).drop():
+    old = Index(db_uri, active.embedder())
+    if drop_old and old.exists():
+        time.sleep(DROP_GRACE_S)  # the searches in flight on the old table end first
+    if drop_old and old.drop():
         message += f"; {table_name(active.model_id)} dropped"
     return message
 

@@ -93,6 +93,12 @@ class TableMoved(RuntimeError):
     """Rows a search ranked could not be read back from the table version it read."""
 
 
+class TableDropped(RuntimeError):
+    """The table a read started on was dropped under it (a model switch drops the old
+    model's table once search points at the new one): the read has no latest version to
+    go on with, and is to be asked again of the active model's table (`serve.engine`)."""
+
+
 def vanished(exc: BaseException, tbl: Any) -> bool:
     """Whether a read of the table version `tbl` reads failed because a file of that
     version is gone: a purge (`core.lifecycle.purge`) or a cleanup deleted it once a
@@ -118,7 +124,8 @@ def read_latest(
     version it read lost files to a newer commit (`vanished`: a purge keeps only the
     latest version), for at most READ_DEADLINE_S: a read may see an older version, never
     fail because a newer one removed a file under it. `table` gives the handle in
-    `state` (the state itself by default)."""
+    `state` (the state itself by default). Raises TableDropped when the table itself is
+    gone (no latest version: a model switch dropped it), never reads None."""
     deadline = time.monotonic() + READ_DEADLINE_S
     while True:
         try:
@@ -129,6 +136,8 @@ def read_latest(
                 raise
             log.info("%s: read again from the latest version: %s", tbl.name, exc)
             state = reopen()
+            if table(state) is None:
+                raise TableDropped(f"{tbl.name} was dropped during the read") from exc
 
 
 class NoLongerLive(Exception):
