@@ -10,16 +10,6 @@ PYTEST_ARGS ?=
 # quick report; `make demo EVAL_OFFSETS=4` for the mean and range over 4 offsets).
 EVAL_OFFSETS ?= 1
 
-# The lake's Dagster instance for `make ui`; telemetry off, one run per document version
-# in the queue (written once, only if absent; `trecho materialize` writes the same file
-# itself: rag_assets/orchestration/concurrency.py).
-define dagster_home
-	@mkdir -p $(DAGSTER_HOME_DIR)
-	@test -f $(DAGSTER_HOME_DIR)/dagster.yaml || \
-		$(BIN)/python -c 'from rag_assets.orchestration.concurrency import INSTANCE_YAML as y; print(y, end="")' \
-		> $(DAGSTER_HOME_DIR)/dagster.yaml
-endef
-
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
@@ -58,9 +48,10 @@ lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# `trecho ui` writes the instance's dagster.yaml (telemetry off, one run per version in
+# the queue) before it starts the webserver and daemon; Ctrl-C stops them all.
 ui: setup
-	$(dagster_home)
-	TRECHO_LAKE=$(abspath $(LAKE)) DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/dg dev -w $(abspath workspace.yaml)
+	DAGSTER_HOME=$(DAGSTER_HOME_DIR) $(BIN)/trecho ui --lake $(LAKE)
 
 corpus: setup
 	$(BIN)/python scripts/make_sample_corpus.py --lake $(LAKE)

@@ -2,6 +2,8 @@
 executor that runs each run's steps (chosen by configuration:
 rag_assets/orchestration/executors.py)."""
 
+import logging
+import os
 import warnings
 
 from dagster import (
@@ -16,7 +18,11 @@ from rag_assets.assets import ALL_ASSETS
 from rag_assets.assets.chunks import build_chunks
 from rag_assets.assets.embeddings import build_embeddings
 from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLLOWERS
-from rag_assets.orchestration.concurrency import AUTOMATION_SENSOR, one_run_per_version
+from rag_assets.orchestration.concurrency import (
+    AUTOMATION_SENSOR,
+    one_run_per_version,
+    unconfigured_instance,
+)
 from rag_assets.orchestration.executors import select_executor
 from rag_assets.orchestration.jobs import embed_job, eval_job, index_job, upkeep_job
 from rag_assets.orchestration.schedules import build_schedules
@@ -101,4 +107,6 @@ def build_definitions(
     )
 
 
+if (_unconfigured := unconfigured_instance(os.environ)) is not None:
+    logging.getLogger("trecho").warning(_unconfigured)  # `dg dev` by hand: say how to start
 defs = build_definitions()

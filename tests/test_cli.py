@@ -38,7 +38,7 @@ def materialized(tmp_path_factory, embedder) -> Iterator[Lake]:
         with contextlib.redirect_stdout(out):
             assert main(["materialize", "--lake", str(lake.root)]) == 0
         PRINTED["materialize"] = text = out.getvalue()
-        assert "[2/2]" in text and "Report:" in text and "dg dev -w " in text
+        assert "[2/2]" in text and "Report:" in text and " ui --lake " in text
         yield lake
 
 
@@ -52,7 +52,7 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     out = capsys.readouterr().out
-    assert "[1/1] manual-operacao@v1 ... ok" in out and "dg dev -w " in out
+    assert "[1/1] manual-operacao@v1 ... ok" in out and " ui --lake " in out
     assert (tmp_path / "home").is_dir()  # the UI reads the same instance
 
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
@@ -409,7 +409,8 @@ def test_an_interrupted_run_is_marked_failed_and_full_text_catches_up(
 
 # -- help, options, empty answers, the printed hints -----------------------------------
 
-COMMANDS = ["materialize", "search", "eval", "status", "backfill", "drop-model", "serve", "mcp"]
+COMMANDS = ["materialize", "search", "eval", "status", "backfill", "drop-model", "ui"]
+COMMANDS += ["serve", "mcp"]
 
 
 def help_of(capsys, *command: str) -> str:
@@ -532,24 +533,23 @@ def test_the_printed_ui_command_opens_this_lake_from_any_folder(materialized: La
     command, then = printed("Open the Dagster UI").split("   (then ")
     words = shlex.split(command)
     assigned = dict(w.split("=", 1) for w in words if "=" in w and not w.startswith("-"))
-    assert assigned["TRECHO_LAKE"] == str(materialized.root)
-    assert Path(assigned["DAGSTER_HOME"]).is_absolute()
+    assert Path(assigned["DAGSTER_HOME"]).is_absolute()  # not the lake's own: said
     program = [w for w in words if "=" not in w]
-    assert program[1:3] == ["dev", "-w"] and Path(program[3]).is_file()  # dg dev, absolute
+    assert program[1:4] == ["ui", "--lake", str(materialized.root)]  # trecho ui, absolute
     port = socket_port()
     log = (tmp_path / "ui.log").open("w", encoding="utf-8")
     process = subprocess.Popen(
-        [*program, "-p", str(port)],
+        [*program, "--port", str(port)],
         cwd=tmp_path,
-        env={**hint_env(tmp_path), **assigned, "DAGSTER_DISABLE_TELEMETRY": "1"},
+        env={**hint_env(tmp_path), **assigned},
         stdout=log,
         stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: webserver, daemon, code server
+        start_new_session=True,
     )
     try:
         assert location_of(f"http://127.0.0.1:{port}", process, tmp_path) == "LOADED"
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        process.send_signal(signal.SIGTERM)  # trecho ui stops its whole process group
         process.wait(timeout=60)
     text = (tmp_path / "ui.log").read_text()
     assert "supersede" not in text.lower()  # dg dev: no "use dg dev instead" warning

@@ -47,13 +47,15 @@ def _serving_index(args: argparse.Namespace, lake: Lake) -> Any:
 def _pipeline(args: argparse.Namespace, lake: Lake) -> tuple[Any, Any]:
     """The definitions of this command's lake, model and database (their resources built
     from the settings) and the persistent Dagster instance: DAGSTER_HOME, else
-    `<lake>/.dagster`."""
-    from rag_assets.definitions import build_definitions
+    `<lake>/.dagster` (opened first: the definitions' load finds its `dagster.yaml`)."""
     from rag_assets.orchestration.materialize import open_instance
+
+    instance = open_instance(Path(args.settings.dagster_home or lake.dagster_home))
+    from rag_assets.definitions import build_definitions
 
     model = (args.model, args.query_prefix, args.passage_prefix)
     defs = build_definitions(str(lake.root), *model, args.db or "", settings=args.settings)
-    return defs, open_instance(Path(args.settings.dagster_home or lake.dagster_home))
+    return defs, instance
 
 
 def _say(*args: Any, **kwargs: Any) -> None:
@@ -311,6 +313,22 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     run_stdio(_engine(args))
     return 0
+
+
+def cmd_ui(args: argparse.Namespace) -> int:
+    """Start the Dagster UI on the lake's instance (DAGSTER_HOME, else `<lake>/.dagster`)
+    with its `dagster.yaml` written first; runs until Ctrl-C or SIGTERM."""
+    from rag_assets.cli.ui import run_ui
+
+    lake = _lake(args)
+    home = Path(args.settings.dagster_home or lake.dagster_home)
+    given = {
+        "TRECHO_MODEL": args.model,
+        "TRECHO_QUERY_PREFIX": args.query_prefix,
+        "TRECHO_PASSAGE_PREFIX": args.passage_prefix,
+    }
+    model = {name: value for name, value in given.items() if value is not None}
+    return run_ui(str(lake.root), home, model, args.host, args.port, _err)
 
 
 def cmd_drop_model(args: argparse.Namespace) -> int:

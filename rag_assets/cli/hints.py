@@ -28,15 +28,15 @@ def tool(name: str) -> str:
 
 def ui_hint(lake: Any, dagster_home: Path, model: str | None = None) -> str:
     """How to open the Dagster UI on this lake (its root: a local path, absolute, or a
-    URL) and instance: `dg dev` (Dagster 1.13's
-    successor of `dagster dev`) on the absolute workspace.yaml, else on the module."""
-    env = {"TRECHO_LAKE": str(lake), "DAGSTER_HOME": str(dagster_home.resolve())}
-    if model:
-        env["TRECHO_MODEL"] = model
-    where = f"-w {shlex.quote(str(WORKSPACE))}" if WORKSPACE.is_file() else ""
-    where = where or "-m rag_assets.definitions"
-    assigned = " ".join(f"{k}={shlex.quote(str(v))}" for k, v in env.items())
-    return f"{assigned} {tool('dg')} dev {where}   (then {UI_URL})"
+    URL) and instance: `trecho ui` (`cli/ui.py`: the instance's dagster.yaml written
+    first), with DAGSTER_HOME said when it is not the lake's own."""
+    from rag_assets.core.lake.layout import Lake
+
+    own = Lake(lake).dagster_home.resolve() == dagster_home.resolve()
+    assigned = "" if own else f"DAGSTER_HOME={shlex.quote(str(dagster_home.resolve()))} "
+    extra = f" --model {shlex.quote(model)}" if model else ""
+    lake_arg = shlex.quote(str(lake))
+    return f"{assigned}{tool('trecho')} ui --lake {lake_arg}{extra}   (then {UI_URL})"
 
 
 def search_hint(lake: Any, model: str | None = None) -> str:

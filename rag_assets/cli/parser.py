@@ -78,6 +78,16 @@ HELP: dict[str, tuple[str, str, str]] = {
         "for the model search uses.",
         "  trecho drop-model --model all-MiniLM-L6-v2",
     ),
+    "ui": (
+        "the Dagster UI on the lake's instance",
+        "Start the Dagster UI (webserver and daemon: sensor, schedules, automation) on the\n"
+        "lake's Dagster instance ($DAGSTER_HOME, else <lake>/.dagster), writing its\n"
+        "dagster.yaml first (telemetry off, one run per version in the queue). Runs until\n"
+        "Ctrl-C or SIGTERM, which stop every process it started.",
+        "  trecho ui --lake data_lake                   http://127.0.0.1:3000\n"
+        "  trecho ui --port 3001\n"
+        "  TRECHO_MODEL=multilingual-e5-small trecho ui   the sensor switches the model",
+    ),
     "serve": (
         "HTTP JSON API + MCP for RAG apps and agents",
         "Serve the index over HTTP: POST /search, GET /documents, GET /health, OpenAPI docs\n"
@@ -231,6 +241,11 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     )
     p.add_argument("--check-runtime", action="store_true", help=check)
     command("backfill", common)
+    lake_only = Parser(add_help=False)
+    lake_only.add_argument("--lake", help="data lake root (default: $TRECHO_LAKE, else data_lake/)")
+    p = command("ui", [lake_only, model])
+    p.add_argument("--host", default="127.0.0.1", help="listen address")
+    p.add_argument("--port", type=int, default=3000, help="listen port")
     p = command("drop-model", [store, prefixes])
     p.add_argument("--model", required=True, help="the model whose table and cache to drop")
 

@@ -15,12 +15,14 @@ code location, so they hold under `dg dev` as in a deployment:
 
 A deployment's instance adds Dagster's own limit on top, `dagster/partition` at one run
 per unique value (`PARTITION_RUN_LIMIT`, in `deploy/dagster.yaml` and in the
-`dagster.yaml` that `make ui` writes), so the queue does not even start the second run.
+`dagster.yaml` that `trecho ui` writes), so the queue does not even start the second run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import shlex
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from dagster import (
     AutomationCondition,
@@ -61,8 +63,24 @@ concurrency:
           applyLimitPerUniqueValue: true
         limit: 1
 """
-"""The `dagster.yaml` trecho writes for a lake's own instance (`trecho materialize`, `make
-ui`): telemetry off, and the queue's limit of one run per version (`PARTITION_RUN_LIMIT`)."""
+"""The `dagster.yaml` trecho writes for a lake's own instance (`trecho materialize`,
+`trecho ui`): telemetry off, and the queue's limit of one run per version
+(`PARTITION_RUN_LIMIT`)."""
+
+
+def unconfigured_instance(env: Mapping[str, str]) -> str | None:
+    """One line for a code location loaded on an instance without a `dagster.yaml` (a
+    `dg dev` started by hand: telemetry on, no run-queue limit), saying how to start the
+    UI right; None when DAGSTER_HOME has one."""
+    home = env.get("DAGSTER_HOME", "").strip()
+    if home and (Path(home) / "dagster.yaml").is_file():
+        return None
+    lake = shlex.quote(env.get("TRECHO_LAKE") or "data_lake")
+    where = f"{home} has no dagster.yaml" if home else "DAGSTER_HOME is not set"
+    return (
+        f"trecho: {where} (Dagster telemetry on, no one-run-per-version queue limit): "
+        f"start the UI with `trecho ui --lake {lake}`"
+    )
 
 
 def keys_in_flight(instance: DagsterInstance, keys: Iterable[str]) -> dict[str, str]:

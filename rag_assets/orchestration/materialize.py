@@ -79,15 +79,22 @@ def open_instance(home: Path) -> DagsterInstance:
     to it, as Dagster reads it. The
     instance is opened under `INSTANCE_LOCK`: its SQLite storage is created and stamped
     by one process at a time (processes racing there left two migration heads)."""
-    home.mkdir(parents=True, exist_ok=True)
-    with file_lock(home / INSTANCE_LOCK):
-        config = home / "dagster.yaml"
-        if not config.exists():
-            tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
-            tmp.write_text(INSTANCE_YAML, encoding="utf-8")
-            os.replace(tmp, config)
+    with file_lock(write_instance_yaml(home) / INSTANCE_LOCK):
         os.environ["DAGSTER_HOME"] = str(home.resolve())
         return DagsterInstance.get()
+
+
+def write_instance_yaml(home: Path) -> Path:
+    """Make the Dagster home `home` with trecho's `dagster.yaml` (telemetry off, one run
+    per version in the queue) unless it has one (a deployment's is kept); return `home`.
+    Written whole or not at all (renamed into place), so a reader never sees half."""
+    home.mkdir(parents=True, exist_ok=True)
+    config = home / "dagster.yaml"
+    if not config.exists():
+        tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
+        tmp.write_text(INSTANCE_YAML, encoding="utf-8")
+        os.replace(tmp, config)
+    return home
 
 
 def hold_lake(lake: Lake, command: str, say: Say) -> AbstractContextManager[None]:

@@ -1,0 +1,121 @@
+"""`trecho ui`: the Dagster UI (webserver and daemon) on a lake's own instance.
+
+The one way the README and the hints start the UI: the instance's `dagster.yaml` is
+written first (telemetry off, one run per version in the queue: `INSTANCE_YAML`), so no
+usage statistics are sent or logged and the queue limit holds from the first run. The UI
+runs in a process group of its own; Ctrl-C or SIGTERM stops that whole group (SIGTERM,
+then SIGKILL after `GRACE_S`), so no webserver, daemon or code server outlives it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+from rag_assets.cli.hints import WORKSPACE, tool
+
+GRACE_S = 10.0
+"""Seconds the UI's processes get to stop after SIGTERM before they are killed."""
+
+
+def ui_program(host: str, port: int) -> list[str]:
+    """`dg dev` (Dagster 1.13's successor of `dagster dev`) on this checkout's absolute
+    workspace.yaml, else on the installed module."""
+    where = ["-w", str(WORKSPACE)] if WORKSPACE.is_file() else ["-m", "rag_assets.definitions"]
+    return [tool("dg"), "dev", *where, "-h", host, "-p", str(port)]
+
+
+def ui_env(lake: str, home: Path, model: dict[str, str]) -> dict[str, str]:
+    """This process's environment with the lake, the instance, telemetry off and the
+    model variables given (`TRECHO_MODEL`...)."""
+    env = dict(os.environ)
+    env.update(
+        TRECHO_LAKE=lake,
+        DAGSTER_HOME=str(home.resolve()),
+        DAGSTER_DISABLE_TELEMETRY="1",
+        HF_HUB_OFFLINE=env.get("HF_HUB_OFFLINE", "1"),
+        TOKENIZERS_PARALLELISM=env.get("TOKENIZERS_PARALLELISM", "false"),
+        **model,
+    )
+    return env
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of the group `pgid` is left that has not ended (an ended one
+    that its new parent has not reaped yet, a zombie, no longer counts)."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # no procfs: ask the kernel, zombies included
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended while listed
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def stop_group(process: subprocess.Popen[bytes], grace: float = GRACE_S) -> None:
+    """SIGTERM to the whole group led by `process`, SIGKILL to what is left after
+    `grace` seconds; returns once the group is gone (its leader reaped)."""
+    pgid = process.pid
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(pgid, sig)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            process.poll()  # reap the leader
+            if not group_alive(pgid):
+                return
+            time.sleep(0.1)
+    process.poll()
+
+
+def run_ui(
+    lake: str, home: Path, model: dict[str, str], host: str, port: int, say: Callable[[str], None]
+) -> int:
+    """Write the instance's `dagster.yaml`, start the UI in its own process group and
+    wait for it; Ctrl-C or SIGTERM stops the group. The exit code: 0 when stopped by a
+    signal, else the UI's own."""
+    from rag_assets.orchestration.materialize import write_instance_yaml
+
+    write_instance_yaml(home)
+    stopping: list[int] = []
+
+    def stop(signum: int, _frame: FrameType | None) -> None:
+        stopping.append(signum)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        process = subprocess.Popen(
+            ui_program(host, port),
+            env=ui_env(lake, home, model),
+            start_new_session=True,  # its own group: a terminal's Ctrl-C reaches us only
+        )
+        say(f"trecho: Dagster UI on http://{host}:{port} for {lake} (instance {home})")
+        say("trecho: Ctrl-C stops it")
+        while process.poll() is None and not stopping:
+            time.sleep(0.2)
+        code = process.returncode
+        stop_group(process)
+        if stopping:
+            say("trecho: the UI stopped")
+            return 0
+        return code or 0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,133 @@
+"""`trecho ui`: the Dagster UI started the one right way on a fresh lake (its instance's
+dagster.yaml written first: telemetry off, the queue limit) and stopped by SIGTERM with
+no process left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from rag_assets.orchestration.concurrency import unconfigured_instance
+
+from .conftest import REPO, copy_lake
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below `pid` (children, their children...), read from /proc."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":  # a zombie is gone already, waiting to be reaped
+            parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a process that has not ended (a zombie has)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def front_page(url: str, process: subprocess.Popen[bytes], log: Path) -> str:
+    """The UI's HTML page, once its code location `trecho` has loaded."""
+    query = "{ workspaceOrError { ... on Workspace { locationEntries { name loadStatus } } } }"
+    body = json.dumps({"query": query}).encode()
+    request = urllib.request.Request(f"{url}/graphql", body, {"Content-Type": "application/json"})
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        assert process.poll() is None, log.read_text()
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                entries = json.loads(response.read())["data"]["workspaceOrError"]
+            loaded = {e["name"]: e["loadStatus"] for e in entries["locationEntries"]}
+            if loaded.get("trecho") == "LOADED":
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    return response.read().decode()
+        except (urllib.error.URLError, ConnectionError, TimeoutError, KeyError, TypeError):
+            pass
+        time.sleep(1)
+    raise AssertionError(f"the UI never loaded trecho:\n{log.read_text()}")
+
+
+@pytest.mark.slow
+def test_trecho_ui_starts_with_telemetry_off_and_leaves_no_process(tmp_path):
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    home = lake.root / ".dagster"
+    assert not home.exists()  # a fresh lake: no trecho command ran on it yet
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "TRECHO_"))}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1")
+    log = tmp_path / "ui.log"
+    with log.open("w", encoding="utf-8") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "rag_assets.cli", "ui", "--lake", str(lake.root)]
+            + ["--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        page = front_page(f"http://127.0.0.1:{port}", process, log)
+        config = yaml.safe_load((home / "dagster.yaml").read_text())
+        assert config["telemetry"] == {"enabled": False}
+        limits = config["concurrency"]["runs"]["tag_concurrency_limits"]
+        assert limits[0]["key"] == "dagster/partition" and limits[0]["limit"] == 1
+        assert '"telemetryEnabled": false' in page  # the browser loads no telemetry script
+        started = descendants(process.pid)
+        assert len(started) >= 3  # dg dev, webserver, daemon (and the code server)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:  # a failure above: stop it the same way
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+    time.sleep(1)  # the orphans' reaping by init
+    left = sorted(pid for pid in started if alive(pid))
+    assert left == [], [Path(f"/proc/{p}/cmdline").read_bytes() for p in left]
+    text = log.read_text()
+    assert not (home / "logs" / "event.log").exists()  # no telemetry events written
+    assert "telemetry" not in text.lower()  # no usage-statistics banner
+    assert "has no dagster.yaml" not in text  # the code location found its instance's file
+
+
+def test_a_load_without_the_instance_file_says_how_to_start(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    said = unconfigured_instance({"DAGSTER_HOME": str(home), "TRECHO_LAKE": "/x/lake"})
+    assert said is not None and "`trecho ui --lake /x/lake`" in said and "\n" not in said
+    assert "DAGSTER_HOME is not set" in (unconfigured_instance({}) or "")
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    assert unconfigured_instance({"DAGSTER_HOME": str(home)}) is None
