@@ -195,6 +195,33 @@ def test_mcp_over_stdio_answers_a_line_that_is_not_json_with_a_parse_error(
     assert not refused
 
 
+@pytest.mark.parametrize(
+    ("line", "code", "said"),
+    [
+        ("[]", -32600, "an array"),
+        ("42", -32600, "a number"),
+        ("{}", -32600, '"jsonrpc": "2.0"'),
+        ('"ping"', -32600, "a string"),
+        ('{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}', -32602, "lone surrogate"),
+    ],
+)
+def test_mcp_over_stdio_answers_json_that_is_no_request_with_a_null_id(
+    stdio: StdioMcp, line: str, code: int, said: str
+) -> None:
+    """Every line gets an answer (the SDK alone dropped these, and a client waited for
+    ever): JSON that is not a request is an invalid request (-32600), and an id that
+    cannot be written back (a lone surrogate) is answered as null."""
+    stdio.send(line)
+    assert stdio.process.stdout is not None
+    ready, _, _ = select.select([stdio.process.stdout], [], [], 60)
+    assert ready, f"no answer to {line}"
+    answer = json.loads(stdio.process.stdout.readline())
+    assert answer["id"] is None and answer["error"]["code"] == code, answer
+    assert said in answer["error"]["message"]
+    refused, _ = stdio.tool("search_documents", {"query": VIBRATION, "k": 1})
+    assert not refused  # the server goes on
+
+
 def test_a_body_that_is_not_utf8_is_refused_with_422(server: Server) -> None:
     """docs/serve.md: text that is not Unicode gets 422, bytes as much as escapes."""
     connection = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)

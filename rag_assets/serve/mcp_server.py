@@ -6,9 +6,10 @@ Two transports: stdio (`trecho mcp`, an agent launches the process) and streamab
 
 A tool's arguments are checked by `search_request` before the SDK reads them (strict
 types, no unknown argument), so MCP refuses what `POST /search` and `trecho search`
-refuse, with the same words. Over stdio, a request whose JSON holds a lone surrogate
-(`"\\ud800"`: JSON, but not Unicode text) is answered with an error; the SDK alone
-would drop it and leave the client waiting.
+refuse, with the same words. Over stdio, every line the SDK alone would drop, leaving
+the client waiting, is answered with a JSON-RPC error (`not_text`): a line that is not
+JSON, JSON that is not a request (`[]`, `42`, `{}`), a request holding a lone surrogate
+(`"\\ud800"`: JSON, but not Unicode text), with a null id where the id cannot be echoed.
 
 What an agent reads (each tool's and parameter's description, each refusal) is one
 line of plain text written for it (no docstring indentation), and a refusal names
@@ -146,9 +147,11 @@ async def _serve_stdio(server: MCPServer) -> None:
 
 class AnsweredLines:
     """stdin's lines for the SDK's stdio reader, less those it would drop without an
-    answer: a line that is not JSON (answered with JSON-RPC's parse error, -32700, and a
-    null id, as over HTTP) and JSON holding a lone surrogate, which the SDK's parser
-    refuses (not Unicode) and then ignores (answered with the request's id)."""
+    answer, which are answered here (`not_text`): a line that is not JSON (JSON-RPC's
+    parse error, -32700, null id, as over HTTP), JSON holding a lone surrogate (which
+    the SDK's parser refuses: not Unicode), and JSON that is no JSON-RPC message (`[]`,
+    `42`, `{}`: invalid request, -32600). Every line gets an answer: a client never
+    waits for ever."""
 
     def __init__(self, lines: Any) -> None:
         self.lines = lines
@@ -171,9 +174,17 @@ class AnsweredLines:
 
 
 def not_text(line: str) -> mcp_types.JSONRPCError | None:
-    """The error answer to `line` when the SDK would leave it unanswered: a line that is
-    not JSON at all (parse error, null id: no id can be read from it) or a JSON-RPC
-    request holding a lone surrogate; None for any other line (the SDK reads it)."""
+    """The error answer to `line` when the SDK would leave it unanswered (it drops every
+    line it cannot read as a JSON-RPC message); None for a line it reads, or a blank one.
+
+    - not JSON at all: parse error (-32700), null id (no id can be read from it);
+    - JSON holding a lone surrogate: invalid params (-32602) naming it;
+    - any other JSON that is not a JSON-RPC message (`[]`, `42`, `{}`, a request
+      without `jsonrpc`): invalid request (-32600).
+
+    The answer carries the line's id when it has one that can be echoed (an integer, or
+    a string that is text), else null, as JSON-RPC says for an id that cannot be read.
+    """
     try:
         mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         return None
@@ -188,18 +199,40 @@ def not_text(line: str) -> mcp_types.JSONRPCError | None:
             code=mcp_types.PARSE_ERROR, message=f"the line is not JSON: {printable(str(exc))}"
         )
         return mcp_types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
-    if not isinstance(message, dict) or "method" not in message:
-        return None
-    request_id = message.get("id")
     text = json.dumps(message, ensure_ascii=False)
     bad = next((ch for ch in text if "\ud800" <= ch <= "\udfff"), None)
-    if bad is None or isinstance(request_id, bool) or not isinstance(request_id, int | str):
+    if bad is not None:
+        error = mcp_types.ErrorData(
+            code=mcp_types.INVALID_PARAMS,
+            message=f"the request is not valid text: it holds a lone surrogate "
+            f"(U+{ord(bad):04X}), which no Unicode text holds; send UTF-8 text",
+        )
+    else:
+        error = mcp_types.ErrorData(
+            code=mcp_types.INVALID_REQUEST,
+            message=f"not a JSON-RPC 2.0 request: {_what(message)}",
+        )
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=_echoed_id(message), error=error)
+
+
+def _echoed_id(message: Any) -> int | str | None:
+    """The id of `message` as an answer may carry it: an integer, or a string that is
+    text (a lone surrogate cannot be written back); None otherwise."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, int | str):
         return None
-    if printable(str(request_id)) != str(request_id):
-        return None  # the id itself is not text: no answer could name it
-    error = mcp_types.ErrorData(
-        code=mcp_types.INVALID_PARAMS,
-        message=f"the request is not valid text: it holds a lone surrogate (U+{ord(bad):04X}), "
-        "which no Unicode text holds; send UTF-8 text",
-    )
-    return mcp_types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+    if isinstance(request_id, str) and printable(request_id) != request_id:
+        return None
+    return request_id
+
+
+def _what(message: Any) -> str:
+    """Why `message` (JSON, not a JSON-RPC message) is not a request, in a few words."""
+    if not isinstance(message, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
+        return f"the line is {kind.get(type(message), 'a number')}, not an object"
+    if message.get("jsonrpc") != "2.0":
+        return 'it lacks "jsonrpc": "2.0"'
+    if "method" not in message and "result" not in message and "error" not in message:
+        return 'it has no "method"'
+    return "a member has the wrong type or is not allowed"
