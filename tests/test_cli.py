@@ -330,6 +330,31 @@ def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, caps
     assert "empty document folder" in line_of("manual-vazio")
 
 
+HEADINGS_ONLY = ["1 OBJETIVO", "2 ESCOPO", "3 RESPONSABILIDADES", "4 DEFINIÇÕES", "5 ANEXOS"]
+
+
+def test_a_version_with_no_text_units_fails_with_its_reason_everywhere(
+    tmp_path, capsys, monkeypatch, make_pdf
+):
+    """A PDF whose every line reads as a section heading gives no chunk: its run fails
+    with why, and materialize (each run, not `up to date` the second time), the summary
+    and `trecho status` all say the same, never `ok (0 chunks indexed)`."""
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    make_pdf(lake.raw_dir / "so-titulos" / "v1.pdf", [(t, 14, True) for t in HEADINGS_ONLY])
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    reason = "no text units found: every one of its 5 lines reads as a section heading"
+    for _ in range(2):
+        assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 1
+        out = capsys.readouterr().out
+        (line,) = [x for x in out.splitlines() if "so-titulos@v1" in x and "logs" not in x]
+        assert f"failed: {reason}" in line, out
+        assert "2 live versions (1 indexed, 1 failed)" in out
+        assert "0 chunks" not in out and "not indexed)" not in out
+    assert main(["status", "--lake", str(lake.root)]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if "so-titulos@v1" in x]
+    assert f"FAILED (not indexed): {reason}" in line
+
+
 def test_materialize_counts_what_a_superseding_run_removed(tmp_path, capsys, monkeypatch):
     lake = copy_lake(tmp_path / "lake", ["manual-beneficiario"], ["manuais.jsonl"])
     folder = lake.raw_dir / "manual-beneficiario"

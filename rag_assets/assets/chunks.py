@@ -14,10 +14,11 @@ from dagster import (
 )
 from pydantic import Field
 
-from rag_assets.assets._common import GROUP, one_writer
+from rag_assets.assets._common import GROUP, failing_clearly, one_writer
 from rag_assets.assets.linearized_tables import linearized_tables
 from rag_assets.core import stages
 from rag_assets.core.chunking import build_chunker
+from rag_assets.core.chunking.base import NoTextUnits, Source, no_units_reason
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import load_version
@@ -96,7 +97,8 @@ def cut_chunks(
     lake: LakeResource,
     embedder: EmbedderResource,
 ) -> MaterializeResult:
-    """Chunk one version with the policy (or a named strategy) into `derived/chunks/`."""
+    """Chunk one version with the policy (or a named strategy) into `derived/chunks/`;
+    a version that gives no chunk fails (`NoTextUnits`)."""
     key = context.partition_key
     version = load_version(lake.lake, key)
     if config.header_document not in ("id", "title"):
@@ -112,6 +114,8 @@ def cut_chunks(
     else:
         chunker = build_chunker(config.strategy, model, config.target_tokens, config.header_mode)
     result = chunker(version, counter)
+    if not result:  # a version that indexes nothing fails, saying why (never "ok, 0")
+        failing_clearly(key, lambda: _no_units(version))
     metadata: dict[str, object] = {}
     if config.llm_url:
         situator = SituatorConfig(
@@ -168,6 +172,11 @@ def cut_chunks(
 
 
 chunks = build_chunks()
+
+
+def _no_units(version: Source) -> None:
+    """Raise NoTextUnits for a version that gave no chunk, with why."""
+    raise NoTextUnits(f"no text units found: {no_units_reason(version)}")
 
 
 def _first_orphan(count: int, chunks: list[Chunk], rows: list[TableRow]) -> str:

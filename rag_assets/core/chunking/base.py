@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.errors import ConfigError
+from rag_assets.core.errors import ConfigError, UserError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 from rag_assets.core.tables import TableRow
 
@@ -138,6 +138,31 @@ class Source:
     nodes: list[Node] = field(default_factory=list)
     rows: list[TableRow] = field(default_factory=list)
     doc_type: str | None = None
+
+
+class NoTextUnits(UserError):
+    """A version in which the chunker found nothing to cut: it cannot be indexed, and its
+    run fails saying why (`no text units found: ...`), never counts as indexed with 0
+    chunks."""
+
+
+def no_units_reason(source: Source) -> str:
+    """Why a version gives no chunk, in words a user can act on (`NoTextUnits`)."""
+    lines = [line.strip() for line in source.doc.text.splitlines() if line.strip()]
+    pages = max(1, len(source.doc.page_starts))
+    if not lines:
+        return f"its {pages} page(s) hold no text (a scan needs OCR)"
+    headed = [n for n in source.nodes if n.kind != "document" and n.text.strip()]
+    heads = {n.text.strip() for n in headed}
+    if headed and all(line in heads for line in lines):
+        return (
+            f"every one of its {len(lines)} lines reads as a section heading "
+            f"({len(headed)} sections, no body text under any)"
+        )
+    return (
+        f"its {len(lines)} lines of text ({len(source.nodes)} structure nodes, "
+        f"{len(source.rows)} table rows) gave the chunker no unit to cut"
+    )
 
 
 class Chunker(ABC):
