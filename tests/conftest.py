@@ -135,8 +135,9 @@ def tree_of() -> Callable[..., tuple[Any, list[Any]]]:
 @pytest.fixture(scope="session")
 def prepared(tree_of: Callable[..., tuple[Any, list[Any]]]) -> Callable[..., tuple[Any, ...]]:
     """`prepared(path, key)`: (document text, tree nodes, linearized table rows) of a PDF,
-    what chunkers read; each file is read once a session (the laws take seconds)."""
-    from rag_assets.core.structure.paths import display_name, path_of
+    what chunkers read, its tables linearized as production does (logical tables, each
+    under its table node's path); each file is read once a session (the laws take seconds)."""
+    from rag_assets.core.structure.paths import table_paths
     from rag_assets.core.tables import linearize_tables
 
     memo: dict[tuple[str, str, int, int], tuple[Any, ...]] = {}
@@ -146,12 +147,8 @@ def prepared(tree_of: Callable[..., tuple[Any, list[Any]]]) -> Callable[..., tup
         memo_key = (str(path), key, stat.st_mtime_ns, stat.st_size)
         if memo_key not in memo:
             extraction, nodes = tree_of(path, key)
-            by_id = {n.node_id: n for n in nodes}
-            paths = {
-                n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id)) for n in nodes
-            }
-            pieces = [(p.page, t.rows) for p in extraction.pages for t in p.tables]
-            rows = linearize_tables(key, nodes, pieces, paths)
+            logical = extraction.logical_tables()
+            rows = linearize_tables(key, nodes, logical, table_paths(nodes))
             memo[memo_key] = (extraction.doc, nodes, rows)
         return memo[memo_key]
 

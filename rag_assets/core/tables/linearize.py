@@ -13,8 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rag_assets.core.lake.schemas import Node
-from rag_assets.core.tables.header_block import looks_like_header
-from rag_assets.core.tables.logical import LogicalTable, TablePart, join_tables
+from rag_assets.core.tables.logical import LogicalTable
 
 
 @dataclass
@@ -52,35 +51,26 @@ def linearize(header: Sequence[str], cells: Sequence[str]) -> str:
     return "; ".join(pairs)
 
 
-def _legacy_table(page: int, rows: list[list[str]]) -> LogicalTable:
-    """A one-page table known only by its cells: header from its first row if it reads so."""
-    lead = 1 if rows and looks_like_header(rows[0]) else 0
-    part = TablePart(page, 0, rows, header_rows=lead, header=list(rows[0]) if lead else [])
-    return join_tables([part])[0]
-
-
 def linearize_tables(
     partition_key: str,
     nodes: Sequence[Node],
-    tables: Sequence[LogicalTable | tuple[int, list[list[str]]]],
+    tables: Sequence[LogicalTable],
     paths: dict[str, str],
 ) -> list[TableRow]:
     """Every data row of every table of a document, linearized under its header.
 
-    `tables` are logical tables (`join_tables`) or (page, rows) of one-page tables, in
-    reading order, matching the `table` nodes of the tree one to one; `paths` gives each
-    table node's section path. A row's span is its `table_row` node's when the tree has
-    one, else the row's own.
+    `tables` are logical tables (`join_tables`), in reading order, matching the `table`
+    nodes of the tree one to one; `paths` gives each table node's section path. A row's
+    span is its `table_row` node's when the tree has one, else the row's own.
     """
     table_nodes = [n for n in nodes if n.kind == "table"]
-    tables = [t for t in tables if not isinstance(t, LogicalTable) or t.structured]
+    tables = [t for t in tables if t.structured]
     rows_by_table: dict[str, dict[int, Node]] = {}
     for node in nodes:
         if node.kind == "table_row" and node.parent_id and node.label.isdigit():
             rows_by_table.setdefault(node.parent_id, {})[int(node.label)] = node
     out: list[TableRow] = []
-    for node, table in zip(table_nodes, tables, strict=False):
-        logical = table if isinstance(table, LogicalTable) else _legacy_table(*table)
+    for node, logical in zip(table_nodes, tables, strict=False):
         width = max((len(r.cells) for r in logical.rows), default=len(logical.header))
         header = column_names(logical.header, max(width, len(logical.header)))
         row_nodes = rows_by_table.get(node.node_id, {})

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag_assets.core.tables.boxes import Box
 from rag_assets.core.tables.logical import TablePart
 
-Box = tuple[float, float, float, float]  # x0, top, x1, bottom in PDF points, origin top left
 Word = dict[str, Any]  # a word (or character) as pdfplumber gives it
 
 

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag_assets.core.tables.aligned import aligned_tables, line_gap
+from rag_assets.core.tables.boxes import Box, overlaps
 from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.heading_tree import boxed_paths
-from rag_assets.core.tables.model import Box, Grid, PageTable, Word
+from rag_assets.core.tables.model import Grid, PageTable, Word
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
@@ -28,10 +29,6 @@ def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:
     return len(rows) <= settings.header_box_max_rows and labels >= settings.header_box_labels * len(
         cells
     )
-
-
-def _overlap(a: Box, b: Box) -> bool:
-    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
 
 def _heads(box: Box, table: Box, settings: TableSettings) -> bool:
@@ -135,7 +132,7 @@ def find_tables(
         table = finish(grid, words, settings)
         if not table.header:
             continue  # a run of number lines without a header stays text
-        boxes = [t for t in ruled if id(t) in heads and _overlap(t.bbox, grid.bbox)]
+        boxes = [t for t in ruled if id(t) in heads and overlaps(t.bbox, grid.bbox)]
         if any(not _heads(t.bbox, grid.bbox, settings) for t in boxes):
             continue  # labels in a box beside or inside it (a chart's legend): no header
         if len(boxes) == 1:  # its header ruled as a box: the box's cells say the extents

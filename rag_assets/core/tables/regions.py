@@ -12,16 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rag_assets.core.tables.model import Box, Region
+from rag_assets.core.tables.boxes import Box, area, intersection
+from rag_assets.core.tables.model import Region
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
-
-
-def _area(box: Box) -> float:
-    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
-
-
-def _intersection(a: Box, b: Box) -> float:
-    return _area((max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])))
 
 
 def find_regions(
@@ -33,9 +26,9 @@ def find_regions(
     regions = [Region(tuple(t.bbox), "ruled", t) for t in page.find_tables() if len(t.rows) > 1]
     for box in proposals:
         box = (float(box[0]), float(box[1]), float(box[2]), float(box[3]))
-        if _area(box) <= 0:
+        if area(box) <= 0:
             continue
-        covered = sum(_intersection(box, r.bbox) for r in regions if r.kind == "ruled")
-        if covered < settings.proposal_covered * _area(box):
+        covered = sum(intersection(box, r.bbox) for r in regions if r.kind == "ruled")
+        if covered < settings.proposal_covered * area(box):
             regions.append(Region(box, "proposed"))
     return regions
