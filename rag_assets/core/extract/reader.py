@@ -41,9 +41,7 @@ from rag_assets.core.extract.table_lines import (
 from rag_assets.core.lake.layout import LakePath
 from rag_assets.core.layout.proposals import PageProposer
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
-from rag_assets.core.tables import DEFAULT_SETTINGS, Box, centred_in, find_tables
-from rag_assets.core.tables.aligned import aligned_tables
-from rag_assets.core.tables.finish import finish
+from rag_assets.core.tables import TableReader, TableSettings
 
 
 def check_pdf_file(path: LakePath, max_bytes: int) -> None:
@@ -124,34 +122,11 @@ def count_pages(path: LakePath, max_pages: int = 2000, max_bytes: int = 200 * 10
         return _page_count(path, pdf, max_pages)
 
 
-def _tables(page: Any, number: int, angle: int, proposer: PageProposer | None) -> list[PageTable]:
-    """The page's tables; where the layout model sees one that rules and alignment did
-    not find (`proposer`: only on pages with something tabular left outside the tables
-    found, and not on a page trecho turned upright), read again with its boxes."""
-    if proposer is None or angle != 0:
-        return [_in_reading_order(t) for t in find_tables(page)]
-    words = page.extract_words(x_tolerance=DEFAULT_SETTINGS.word_x_tolerance)
-    tables = find_tables(page, words=words)
-    extra = proposer.proposals(number, page, words, [t.bbox for t in tables])
-    if extra:
-        tables = find_tables(page, proposals=extra, words=words)
-    return [_in_reading_order(t) for t in tables]
-
-
-def _scanned_tables(page: Page, words: list[dict[str, Any]], boxes: list[Box]) -> list[PageTable]:
-    """The tables of a page read by OCR: its words inside each box the layout model sees,
-    read by alignment as a proposed table's are; its lines inside a table are that
-    table's."""
-    settings = DEFAULT_SETTINGS
-    tables: list[PageTable] = []
-    for box in boxes:
-        inside = [w for w in words if centred_in(box, w)]
-        for grid in aligned_tables(inside, [], [], settings, proposed=True):
-            table = finish(grid, inside, settings)
-            if table.header:
-                tables.append(_in_reading_order(table))
+def _scanned_tables(page: Page, tables: list[PageTable]) -> list[PageTable]:
+    """The tables of a page read by OCR in reading order; its lines inside a table are
+    that table's."""
+    tables = [_in_reading_order(t) for t in tables]
     for i, table in enumerate(tables):
-        table.index = i
         for line in page.lines:
             middle = (line.top + line.bottom) / 2
             inside = table.bbox[1] - 1 <= middle <= table.bbox[3] + 1
@@ -160,16 +135,14 @@ def _scanned_tables(page: Page, words: list[dict[str, Any]], boxes: list[Box]) -
     return tables
 
 
-def _read_page(
-    path: LakePath, pdf: Any, raw_page: Any, number: int, proposer: PageProposer | None = None
-) -> Page:
+def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int, reader: TableReader) -> Page:
     """One page with a text layer (or none): upright, deduplicated, lines and tables."""
     try:
         turned, angle = _upright(pdf, raw_page)
         page = turned.dedupe_chars() if _has_duplicate_chars(turned) else turned
         page = _readable(path, number, page)
         _mark_superscripts(page)
-        tables = _tables(page, number, angle, proposer)
+        tables = [_in_reading_order(t) for t in reader.read_page(page, number, angle != 0)]
         page, sideways = _without_sideways(page, tables)
         raw_lines = sideways_in_place(page.extract_text_lines(return_chars=True))
         boxes = [t.bbox for t in tables]
@@ -209,13 +182,16 @@ def extract(
     max_bytes: int = 200 * 1024 * 1024,
     ocr: OcrSettings | None = None,
     layout: LayoutSettings | None = None,
+    tables: TableSettings | None = None,
 ) -> Extraction:
     """Read every page of a PDF into lines and tables with offsets into the document text.
 
     Pages without a text layer that show something are read by OCR (`ocr`, Tesseract with
     Portuguese and English by default); a missing Tesseract or language fails the whole
     version with a message saying so, never an empty document. Tables the rules miss are
-    looked for with the layout model (`layout`, on by default; `core/layout`).
+    looked for with the layout model (`layout`, on by default; `core/layout`). Every page's
+    tables are read by one `TableReader` (`tables`: its tolerances, the tuned defaults
+    when None), which also reads the tables of pages read by OCR where the model sees them.
     """
     settings = ocr or OcrSettings()
     layout = layout or LayoutSettings()
@@ -224,6 +200,7 @@ def extract(
     proposer = None
     if layout.enabled:
         proposer = PageProposer(path if isinstance(path, Path) else path.read_bytes, layout)
+    reader = TableReader(tables or TableSettings(), proposer)
     with (
         _open(path) as pdf,
         tempfile.TemporaryDirectory(prefix="trecho-ocr-") as tmp,
@@ -235,7 +212,7 @@ def extract(
         scanned: list[int] = []  # pages without a text layer that show something
         thin: list[int] = []  # pages that are an image with a few characters of text on it
         for number, raw_page in enumerate(pdf.pages, start=1):
-            page = _read_page(path, pdf, raw_page, number, proposer)
+            page = _read_page(path, pdf, raw_page, number, reader)
             pages.append(page)
             stats["rotated_pages"] += page.rotation != 0
             stats["sideways_chars_dropped"] += page.sideways_chars
@@ -269,12 +246,11 @@ def extract(
             for number, (lines, words) in _ocr(path, exe, images, settings).items():
                 page = pages[number - 1]
                 page.lines, page.tables, page.ocr = lines, [], True
-                if proposer is not None:  # a scan's tables: where the model sees them
-                    try:
-                        boxes = proposer.regions(number)
-                    except LayoutModelError as exc:
-                        raise PdfError(f"{path}: page {number}: {exc}") from exc
-                    page.tables = _scanned_tables(page, words, boxes)
+                try:  # a scan's tables: where the model sees them
+                    scanned_tables = reader.read_page(raw_page, number, ocr_words=words)
+                except LayoutModelError as exc:
+                    raise PdfError(f"{path}: page {number}: {exc}") from exc
+                page.tables = _scanned_tables(page, scanned_tables)
     stats["ocr_pages"] = len(images)
     stats["layout_model_pages"] = proposer.looked if proposer is not None else 0
     if not any(line.text.strip() for p in pages for line in p.lines):

@@ -14,7 +14,9 @@ how much two share, `boxes`):
 5. `heading_tree`: each heading's extent and each column's path of headings.
 6. `stub_tree`: each row label's path (label rests, labels beside the box, indentation).
 7. `finish`: 4 to 6 applied alike to both readers' grids, giving a `PageTable`;
-   `page.find_tables` runs 1 to 7 for one page.
+   `page.find_tables` runs 1 to 7 for one page (a ruled pass, then an aligned pass).
+   `reader.TableReader` is the one entry `extract` uses: a page's tables with the layout
+   model's proposals (the ruled pass read once), or a scanned page's from its OCR words.
 8. `logical` (pieces joined across pages, with `continuation`) and `linearize` (rows
    written with their header).
 
@@ -49,6 +51,7 @@ from rag_assets.core.tables.logical import (
 )
 from rag_assets.core.tables.model import Grid, PageTable, Region
 from rag_assets.core.tables.page import find_tables
+from rag_assets.core.tables.reader import Proposer, TableReader
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.settings import DEFAULT as DEFAULT_SETTINGS
 from rag_assets.core.tables.settings import TableSettings
@@ -64,9 +67,11 @@ __all__ = [
     "LogicalRow",
     "LogicalTable",
     "PageTable",
+    "Proposer",
     "Region",
     "TableLayout",
     "TablePart",
+    "TableReader",
     "TableRow",
     "DEFAULT_SETTINGS",
     "TableSettings",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from rag_assets.core.tables.aligned import aligned_tables, line_gap
@@ -13,8 +14,8 @@ from rag_assets.core.tables.boxes import Box, overlaps
 from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.heading_tree import boxed_paths
-from rag_assets.core.tables.model import Grid, PageTable, Word
-from rag_assets.core.tables.regions import find_regions
+from rag_assets.core.tables.model import Grid, PageTable, Region, Word
+from rag_assets.core.tables.regions import proposed_regions, ruled_regions
 from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 from rag_assets.core.tables.text_columns import by_text_column
@@ -93,34 +94,53 @@ def _body_under(
     return None
 
 
-def find_tables(
-    page: Any,
-    settings: TableSettings = DEFAULT,
-    proposals: Sequence[Box] = (),
-    words: list[Word] | None = None,
-) -> list[PageTable]:
-    """The page's tables: ruled ones, then those set by alignment, then those read by
-    alignment inside `proposals` (boxes from outside, see `regions.find_regions`); a
-    ruled box of labels only that heads an aligned body is that body's header, not a
-    table of its own. `words`: the page's words (`extract_words` at the settings'
-    `word_x_tolerance`), when the caller has them already."""
-    regions = find_regions(page, settings, proposals)
-    ruled_regions = [r for r in regions if r.kind == "ruled"]
-    proposed = [r.bbox for r in regions if r.kind == "proposed"]
+@dataclass
+class RuledPass:
+    """What a page's tables read by rules leave to the aligned pass, whatever boxes are
+    proposed later: the page's words and rules, its ruled regions, the ruled tables (each
+    with its grid, `read`) and which of them are only a box of headings (`heads`)."""
+
+    words: list[Word]
+    rules: list[Box]
+    regions: list[Region]
+    ruled: list[PageTable]
+    read: dict[int, Grid]
+    heads: set[int]
+
+
+def ruled_pass(
+    page: Any, settings: TableSettings = DEFAULT, words: list[Word] | None = None
+) -> RuledPass:
+    """The page's ruled tables, read once however many times the aligned pass runs.
+    `words`: the page's words (`extract_words` at the settings' `word_x_tolerance`), when
+    the caller has them already."""
+    regions = ruled_regions(page)
     if words is None:  # once: ruled tables' margins, then aligned
         words = page.extract_words(x_tolerance=settings.word_x_tolerance)
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
     ruled: list[PageTable] = []
     read: dict[int, Grid] = {}  # each ruled table's grid, merged cells and all
-    for region in ruled_regions:
-        others = [r.bbox for r in ruled_regions if r is not region]
+    for region in regions:
+        others = [r.bbox for r in regions if r is not region]
         grid = read_ruled(page, region, others, words, turned, settings)
         if grid is not None:
             ruled.append(finish(grid, words, settings))
             read[id(ruled[-1])] = grid
     heads = {id(t) for t in ruled if _labels_only(t.rows, settings)}
+    return RuledPass(words, _rules(page, settings), regions, ruled, read, heads)
+
+
+def aligned_pass(
+    done: RuledPass, settings: TableSettings = DEFAULT, proposals: Sequence[Box] = ()
+) -> list[PageTable]:
+    """The page's tables: the ruled ones of `done`, then those set by alignment, then
+    those read by alignment inside `proposals` (boxes from outside) that the ruled regions
+    do not cover; a ruled box of labels only that heads an aligned body is that body's
+    header, not a table of its own."""
+    words, rules, ruled, read = done.words, done.rules, done.ruled, done.read
+    heads = set(done.heads)
+    proposed = [r.bbox for r in proposed_regions(done.regions, proposals, settings)]
     tables = [t for t in ruled if id(t) not in heads]
-    rules = _rules(page, settings)
     outside = [w for w in words if not any(holds(b, w, settings) for b in proposed)]
     grids: list[Grid] = []
     for column in by_text_column(outside, settings):  # a table inside one text column
@@ -150,3 +170,16 @@ def find_tables(
     for i, table in enumerate(tables):
         table.index = i
     return tables
+
+
+def find_tables(
+    page: Any,
+    settings: TableSettings = DEFAULT,
+    proposals: Sequence[Box] = (),
+    words: list[Word] | None = None,
+) -> list[PageTable]:
+    """The page's tables: ruled ones, then those set by alignment, then those read by
+    alignment inside `proposals` (boxes from outside, see `regions.find_regions`): the
+    ruled pass, then the aligned pass. `words`: the page's words (`extract_words` at the
+    settings' `word_x_tolerance`), when the caller has them already."""
+    return aligned_pass(ruled_pass(page, settings, words), settings, proposals)
