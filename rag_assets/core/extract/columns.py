@@ -10,8 +10,7 @@ from typing import Any
 
 from pdfplumber.utils import extract_text
 
-from rag_assets.core.tables import Box
-from rag_assets.core.tables.text_columns import open_runs
+from rag_assets.core.tables import Box, open_runs
 
 COLUMN_MIN_LINES = 3  # a gutter is open on at least this many lines
 COLUMN_MAX_CROSSING = 0.25  # ... and crossed by ink on at most this share of them

@@ -55,6 +55,7 @@ from rag_assets.core.tables.reader import Proposer, TableReader
 from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.settings import DEFAULT as DEFAULT_SETTINGS
 from rag_assets.core.tables.settings import TableSettings
+from rag_assets.core.tables.text_columns import open_runs
 from rag_assets.core.tables.upward import is_upright, runs_upward
 
 __all__ = [
@@ -90,6 +91,7 @@ __all__ = [
     "linearize",
     "linearize_tables",
     "looks_like_header",
+    "open_runs",
     "parts_from_pages",
     "runs_upward",
     "separate_mark",
