@@ -65,7 +65,7 @@ def encoders(variant: str, threads: int) -> dict[str, object]:
     from rag_assets.core.embedding.embedder import MINILM, Embedder
 
     out: dict[str, object] = {}
-    for name in backends.E5_PATHS:
+    for name in backends.E5_PATHS[1:]:  # torch: an accelerator's path, bench/e5_torch.py
         path = backends.e5_path(variant, name, threads)
         if path.reason:
             print(f"   {name}: {path.reason}")

@@ -45,14 +45,17 @@ class Settings:
     query_prefix: str = _var("TRECHO_QUERY_PREFIX", "prefix")
     passage_prefix: str = _var("TRECHO_PASSAGE_PREFIX", "prefix")
     """Prompts are taken as they are, spaces included (`query: `)."""
-    device: str = _var("TRECHO_DEVICE", default="cpu")
+    device: str = _var("TRECHO_DEVICE", "device", "cpu")
+    """Where torch computes (`cpu`, `cuda`, `cuda:N`, `mps`): a sentence-transformers
+    model, and the bundled e5's passages under `auto` when it names an accelerator."""
     embed_backend: str = _var("TRECHO_EMBED_BACKEND", "backend", "torch")
     embed_threads: int = _var("TRECHO_EMBED_THREADS", "count", 0)
     """0: every core (the bundled e5's paths only)."""
     e5_passages: str = _var("TRECHO_E5_PASSAGES", "e5_path", "auto")
     """What embeds the bundled e5's passages: one of `core.embedding.backends.E5_SETTINGS`
-    (`auto`: OpenVINO (bf16 where the CPU has it, else fp32), else onnxruntime, else the
-    engine: the first that loads and reproduces the engine's vectors)."""
+    (`auto`: torch on TRECHO_DEVICE when it names an accelerator, then OpenVINO (bf16
+    where the CPU has it, else fp32), else onnxruntime, else the engine: the first that
+    loads and reproduces the engine's vectors)."""
     e5_queries: str = _var("TRECHO_E5_QUERIES", "e5_path", "auto")
     """What embeds the bundled e5's queries: the same values; `auto` is onnxruntime (else
     the engine) in a long-running server, the engine elsewhere (a one-shot command loads
@@ -249,6 +252,17 @@ def _parse(name: str, kind: str, raw: str) -> Any:
             raise SettingsError(
                 f"{name}=onnx needs the packages onnxruntime and onnx (pip install 'trecho[onnx]')"
             )
+    if kind == "e5_path" and raw == "torch":
+        from rag_assets.core.embedding import e5_torch
+
+        if not e5_torch.available():
+            raise SettingsError(f"{name}=torch needs the package torch (pip install torch)")
+    if kind == "device":
+        from rag_assets.core.embedding.e5_torch import DEVICE
+
+        raw = raw.lower()
+        if not DEVICE.match(raw):
+            raise SettingsError(f"{name}={raw!r}: expected cpu, cuda, cuda:N or mps")
     if kind == "e5_path" and raw == "openvino":
         from rag_assets.core.embedding import e5_openvino
 

@@ -27,8 +27,9 @@ from resources import EmbedderResource, LakeResource, LanceDBResource
         ("TRECHO_EMBED_BACKEND", "tf", "expected one of torch, onnx"),
         ("TRECHO_EXECUTOR", "ray", "use one of: multiprocess, in_process, dask, celery, k8s"),
         ("TRECHO_INDEX_CRON", "every day", "not a cron expression"),
-        ("TRECHO_E5_QUERIES", "fast", "expected one of auto, openvino, onnx, engine"),
-        ("TRECHO_E5_PASSAGES", "fast", "expected one of auto, openvino, onnx, engine"),
+        ("TRECHO_E5_QUERIES", "fast", "expected one of auto, torch, openvino, onnx, engine"),
+        ("TRECHO_E5_PASSAGES", "fast", "expected one of auto, torch, openvino, onnx, engine"),
+        ("TRECHO_DEVICE", "gpu", "expected cpu, cuda, cuda:N or mps"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_variable(

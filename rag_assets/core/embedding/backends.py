@@ -11,22 +11,25 @@ and tells its tokenizer, vector size and input limit. The backends:
 - `E5OrtEncoder`: the bundled e5 on onnxruntime, its 4-bit weights as they are
   (`e5_onnx`, MatMulNBits), one text a call;
 - `E5OpenVinoEncoder`: the bundled e5 on OpenVINO, dense weights in bf16 where the CPU
-  has it (fp32 elsewhere), padded batches (`e5_openvino`): the fastest for passages;
+  has it (fp32 elsewhere), padded batches (`e5_openvino`): a CPU's fastest for passages;
+- `E5TorchEncoder`: the bundled e5 on torch, on `TRECHO_DEVICE` (`e5_torch`): a GPU's;
 - `E5Int8Encoder`: the bundled e5's int8 model (`e5_int8`), weights quantized again to
   8 bits: a model of its own (its vectors move), with this one path (`e5_int8_path`).
 
 `choose` is the one factory: for an embedder and a role (`passages` or `queries`) it
 returns a `Path` (the encoder and, when it is not the first choice, why the ones before it
-were refused). A bundled e5 tries, from the configured value down, `openvino` (needs the
-package; bf16 where the CPU has it, else fp32), `onnx` (onnxruntime and onnx), then the
-engine, which is always there; each of the first two is checked against the engine on
-load (worst cosine >= `e5_onnx.TOLERANCE`), so every path gives the same model's vectors
-and the model id does not depend on the path. `shared` is the per-process registry of
-everything loaded (models, encoders, model infos, chosen paths): loaded once, by key.
+were refused). A bundled e5 tries, from the configured value down (`e5_chain`), `torch`
+(under `auto` only on an accelerator), `openvino` (bf16 where the CPU has it, else fp32),
+`onnx` (onnxruntime and onnx), then the engine, which is always there; each of the others
+is checked against the engine on load (worst cosine >= `e5_onnx.TOLERANCE`), so every
+path gives the same model's vectors and the model id does not depend on the path.
+`shared` is the per-process registry of everything loaded (models, encoders, model
+infos, chosen paths): loaded once, by key.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,9 +39,11 @@ import numpy as np
 
 from rag_assets.core.embedding import e5_backend
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
-E5_PATHS = ("openvino", "onnx", "engine")
-"""What can embed a bundled e5, fastest first; a refused path falls back to the next."""
+E5_PATHS = ("torch", "openvino", "onnx", "engine")
+"""What can embed a bundled e5, fastest first (torch: on an accelerator); a refused path
+falls back to the next."""
 E5_QUERY_AUTO = ("onnx", "engine")
 """What `auto` tries for queries: not OpenVINO, whose bf16 query vectors sit at the edge
 of the tolerance (worst 0.99989 over the LGPD dev questions, against 0.99995 for
@@ -246,6 +251,11 @@ class E5OpenVinoEncoder(_E5):
         return self.graph.encode(texts, prefix, self.batch_size)
 
 
+class E5TorchEncoder(E5OpenVinoEncoder):
+    """A bundled e5 on torch (`e5_torch.E5Torch`), in length-sorted padded batches on the
+    device its name says (`torch-cuda:0-fp16`)."""
+
+
 class E5Int8Encoder(E5OrtEncoder):
     """A bundled e5's int8 model on onnxruntime (`e5_int8.E5Int8`), one text a call (its
     activations are quantized per tensor, so a batch would make a text's vector depend on
@@ -289,6 +299,18 @@ def e5_openvino(
     return shared(("openvino", variant, threads, precision, tolerance), build)
 
 
+def e5_torch(variant: str, device: str, threads: int = 0, tolerance: float | None = None) -> Any:
+    """The process's torch encoder of a variant on `device`, checked against the engine
+    on load (`e5_torch.E5TorchError` when torch is missing, does not see the device, or
+    its vectors are not the engine's)."""
+    from rag_assets.core.embedding import e5_torch as pt
+
+    def build() -> Any:
+        return pt.load(variant, device, e5_engine(variant, threads), "auto", tolerance)
+
+    return shared(("torch", variant, device, threads, tolerance), build)
+
+
 def e5_int8(variant: str, threads: int = 0) -> Any:
     """The process's int8 graph of a variant (quantized once per machine), checked on load
     against the engine at `e5_int8.FLOOR` (`e5_int8.E5Int8Error` when it is broken or
@@ -311,12 +333,15 @@ def e5_int8_path(variant: str, threads: int = 0, batch_size: int = 32) -> Path:
 
 
 def _e5_candidate(
-    name: str, variant: str, threads: int, batch_size: int, tolerance: float | None
+    name: str, variant: str, threads: int, batch_size: int, tolerance: float | None, device: str
 ) -> Encoder:
     """One e5 path, loaded and checked; raises (with the reason) when it is refused."""
     engine = e5_engine(variant, threads)
     if name == "engine":
         return E5EngineEncoder(engine, batch_size)
+    if name == "torch":
+        graph = e5_torch(variant, device, threads, tolerance)
+        return E5TorchEncoder(engine, batch_size, graph)
     if name == "onnx":
         return E5OrtEncoder(engine, batch_size, e5_onnxruntime(variant, threads, tolerance))
     from rag_assets.core.embedding import e5_openvino as ov
@@ -330,6 +355,19 @@ def _e5_candidate(
     return E5OpenVinoEncoder(engine, batch_size, graph)
 
 
+def e5_chain(setting: str, role: str = "passages", device: str = "cpu") -> tuple[str, ...]:
+    """The paths tried, in order, for a TRECHO_E5_PASSAGES / _QUERIES `setting`: from a
+    set value down `E5_PATHS`; `auto`: `E5_QUERY_AUTO` for queries, and for passages
+    `E5_PATHS` from torch when `device` names an accelerator, else from OpenVINO."""
+    from rag_assets.core.embedding.e5_torch import accelerator
+
+    if setting != "auto":
+        return E5_PATHS[E5_PATHS.index(setting) :]
+    if role == "queries":
+        return E5_QUERY_AUTO
+    return E5_PATHS if accelerator(device) else E5_PATHS[1:]
+
+
 def e5_path(
     variant: str,
     setting: str,
@@ -337,22 +375,21 @@ def e5_path(
     batch_size: int = 32,
     tolerance: float | None = None,
     role: str = "passages",
+    device: str = "cpu",
 ) -> Path:
     """The first e5 path for `role` (`passages` / `queries`) that loads and passes its
-    check, from `setting` down `E5_PATHS` (`auto`: from the fastest, `E5_QUERY_AUTO` for
-    queries); `tolerance` (default `e5_onnx.TOLERANCE`) is the check's."""
-    if setting == "auto":
-        chain = E5_QUERY_AUTO if role == "queries" else E5_PATHS
-    else:
-        chain = E5_PATHS[E5_PATHS.index(setting) :]
+    check, down `e5_chain(setting, role, device)`; `tolerance` (default
+    `e5_onnx.TOLERANCE`) is the check's."""
     refused: list[str] = []
-    for name in chain:
+    for name in e5_chain(setting, role, device):
         try:
-            encoder = _e5_candidate(name, variant, threads, batch_size, tolerance)
+            encoder = _e5_candidate(name, variant, threads, batch_size, tolerance, device)
         except Exception as exc:  # noqa: BLE001 -- any failure to load is a refusal, said
             if name == "engine":
                 raise
             refused.append(f"{name} refused: {' '.join(str(exc).split())[:300]}")
+            if name == "torch":  # an accelerator was asked for: say so where it runs
+                log.warning("e5 %s: %s; falling back", role, refused[-1])
             continue
         return Path(encoder, "; ".join(refused))
     raise AssertionError("the engine path always loads or raises")

