@@ -10,12 +10,7 @@ from typing import Any
 
 from pdfplumber.utils import extract_text
 
-from rag_assets.core.tables import Box, open_runs
-
-COLUMN_MIN_LINES = 3  # a gutter is open on at least this many lines
-COLUMN_MAX_CROSSING = 0.25  # ... and crossed by ink on at most this share of them
-COLUMN_MIN_CHARS = 15  # a text column's pieces average at least this many characters
-COLUMN_MAX_RATIO = 1.6  # text columns are about as wide as each other
+from rag_assets.core.tables import Box, TableSettings, open_runs
 
 
 def _gaps(chars: list[dict[str, Any]], min_gap: float) -> list[tuple[float, float]]:
@@ -25,19 +20,19 @@ def _gaps(chars: list[dict[str, Any]], min_gap: float) -> list[tuple[float, floa
     return [(a["x1"], b["x0"]) for a, b in pairs if b["x0"] - a["x1"] >= min_gap]
 
 
-def _gutters(lines: list[dict[str, Any]], width: float) -> list[float]:
+def _gutters(lines: list[dict[str, Any]], width: float, settings: TableSettings) -> list[float]:
     """x of the gutters between text columns: where many lines have a wide gap and few
-    lines have ink (a full-width title may cross a gutter, a body line does not)."""
+    lines have ink (a full-width title may cross a gutter, a body line does not); the
+    `reading_*` settings."""
     gaps: list[tuple[int, int]] = []
     inks: list[tuple[int, int]] = []
     for line in lines:
         size = statistics.median([c["size"] for c in line["chars"]] or [10.0])
-        gaps += [
-            (math.ceil(g0), math.floor(g1) + 1)
-            for g0, g1 in _gaps(line["chars"], max(6.0, size * 0.9))
-        ]
+        wide = max(settings.reading_gap, size * settings.reading_gap_em)
+        gaps += [(math.ceil(g0), math.floor(g1) + 1) for g0, g1 in _gaps(line["chars"], wide)]
         inks += [(int(c["x0"]), math.ceil(c["x1"])) for c in line["chars"] if c["text"].strip()]
-    runs = open_runs(gaps, inks, int(width) + 2, COLUMN_MIN_LINES, COLUMN_MAX_CROSSING)
+    lines_open, crossing = settings.reading_column_lines, settings.reading_column_crossing
+    runs = open_runs(gaps, inks, int(width) + 2, lines_open, crossing)
     return [(a + b) / 2 for a, b in runs]
 
 
@@ -58,7 +53,9 @@ def _text_by_column(line: dict[str, Any], columns: list[int]) -> dict[int, str] 
     return {k: "".join(v).strip() for k, v in out.items()}
 
 
-def split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, dict[str, Any]]]:
+def split_line(
+    line: dict[str, Any], gutters: list[float], settings: TableSettings
+) -> list[tuple[int, dict[str, Any]]]:
     """A line cut at the gutters it has a gap over: (column, line) pieces; a line whose
     ink crosses a gutter stays whole, with column -1."""
     chars = [c for c in line["chars"] if c["text"].strip()]
@@ -69,7 +66,7 @@ def split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, di
     out = []
     for column in sorted(set(columns)):
         part = [c for c, k in zip(chars, columns, strict=True) if k == column]
-        text = texts[column] if texts else extract_text(part, x_tolerance=1.5)
+        text = texts[column] if texts else extract_text(part, x_tolerance=settings.word_x_tolerance)
         out.append(
             (
                 column,
@@ -87,7 +84,7 @@ def split_line(line: dict[str, Any], gutters: list[float]) -> list[tuple[int, di
 
 
 def _column_order(
-    lines: list[dict[str, Any]], tables: list[Box | None], width: float
+    lines: list[dict[str, Any]], tables: list[Box | None], width: float, settings: TableSettings
 ) -> tuple[list[dict[str, Any]], bool]:
     """Text lines in reading order on a page set in columns: down each column, then the
     next, within each band between full-width lines (titles, headers) and the lines of a
@@ -96,7 +93,8 @@ def _column_order(
     column's lines printed beside them. Returns the lines unchanged on a single-column
     page, or when the "columns" hold only short pieces (an unruled table or a column of
     line numbers is read row by row, as printed)."""
-    gutters = _gutters([ln for ln, t in zip(lines, tables, strict=True) if t is None], width)
+    free = [ln for ln, t in zip(lines, tables, strict=True) if t is None]
+    gutters = _gutters(free, width, settings)
     if not gutters:
         return lines, False
 
@@ -104,7 +102,7 @@ def _column_order(
         return all(box[2] <= g or box[0] >= g for g in gutters)
 
     split = [
-        split_line(line, gutters) if box is None or one_column(box) else [(-1, line)]
+        split_line(line, gutters, settings) if box is None or one_column(box) else [(-1, line)]
         for line, box in zip(lines, tables, strict=True)
     ]
     pieces = [p for parts in split for p in parts if p[0] >= 0]
@@ -115,7 +113,9 @@ def _column_order(
         return lines, False
     lengths = [statistics.mean(len(p["text"]) for p in ps) for ps in by_column.values()]
     spans = [max(p["x1"] for p in ps) - min(p["x0"] for p in ps) for ps in by_column.values()]
-    if min(lengths) < COLUMN_MIN_CHARS or max(spans) > COLUMN_MAX_RATIO * min(spans):
+    if min(lengths) < settings.reading_column_chars or max(
+        spans
+    ) > settings.reading_column_ratio * min(spans):
         return lines, False
     ordered: list[dict[str, Any]] = []
     band: list[tuple[int, dict[str, Any]]] = []

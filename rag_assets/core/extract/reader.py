@@ -122,15 +122,16 @@ def count_pages(path: LakePath, max_pages: int = 2000, max_bytes: int = 200 * 10
         return _page_count(path, pdf, max_pages)
 
 
-def _scanned_tables(page: Page, tables: list[PageTable]) -> list[PageTable]:
+def _scanned_tables(
+    page: Page, tables: list[PageTable], settings: TableSettings
+) -> list[PageTable]:
     """The tables of a page read by OCR in reading order; its lines inside a table are
     that table's."""
     tables = [_in_reading_order(t) for t in tables]
     for i, table in enumerate(tables):
         for line in page.lines:
-            middle = (line.top + line.bottom) / 2
-            inside = table.bbox[1] - 1 <= middle <= table.bbox[3] + 1
-            if line.table < 0 and inside and table.bbox[0] - 1 <= line.x0 <= table.bbox[2]:
+            place = {"top": line.top, "bottom": line.bottom, "x0": line.x0}
+            if line.table < 0 and inside_raw(place, table.bbox, settings):
                 line.table = i
     return tables
 
@@ -146,9 +147,10 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int, reader: Tab
         page, sideways = _without_sideways(page, tables)
         raw_lines = sideways_in_place(page.extract_text_lines(return_chars=True))
         boxes = [t.bbox for t in tables]
-        in_table = [next((b for b in boxes if inside_raw(r, b)), None) for r in raw_lines]
-        raw_lines, columns = _column_order(raw_lines, in_table, float(page.width))
-        raw_lines = side_by_side(raw_lines, boxes)
+        settings = reader.settings
+        in_table = [next((b for b in boxes if inside_raw(r, b, settings)), None) for r in raw_lines]
+        raw_lines, columns = _column_order(raw_lines, in_table, float(page.width), settings)
+        raw_lines = side_by_side(raw_lines, boxes, settings)
     except PdfError:
         raise
     except Exception as exc:
@@ -159,7 +161,7 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int, reader: Tab
         if line is None:
             continue
         for table in tables:  # a line reaching into a table is its line (a stub outside)
-            if line.table < 0 and across(raw, table.bbox):
+            if line.table < 0 and across(raw, table.bbox, reader.settings):
                 line.table = table.index
         lines.append(line)
     has_text = any(c["text"].strip() for c in page.chars)
@@ -197,10 +199,11 @@ def extract(
     layout = layout or LayoutSettings()
     check_pdf_file(path, max_bytes)
     stats: Counter[str] = Counter()
+    tables = tables or TableSettings()
     proposer = None
     if layout.enabled:
-        proposer = PageProposer(path if isinstance(path, Path) else path.read_bytes, layout)
-    reader = TableReader(tables or TableSettings(), proposer)
+        proposer = PageProposer(path if isinstance(path, Path) else path.read_bytes, layout, tables)
+    reader = TableReader(tables, proposer)
     with (
         _open(path) as pdf,
         tempfile.TemporaryDirectory(prefix="trecho-ocr-") as tmp,
@@ -250,7 +253,7 @@ def extract(
                     scanned_tables = reader.read_page(raw_page, number, ocr_words=words)
                 except LayoutModelError as exc:
                     raise PdfError(f"{path}: page {number}: {exc}") from exc
-                page.tables = _scanned_tables(page, scanned_tables)
+                page.tables = _scanned_tables(page, scanned_tables, reader.settings)
     stats["ocr_pages"] = len(images)
     stats["layout_model_pages"] = proposer.looked if proposer is not None else 0
     if not any(line.text.strip() for p in pages for line in p.lines):
@@ -260,6 +263,6 @@ def extract(
         raise PdfError(f"{path}: no text found: no page has a text layer, {how}")
     stats["running_lines_dropped"] = _drop_running_lines(pages)
     stats["hyphenations_joined"] = _join_hyphenated(pages)
-    stats["tables_continued"] = mark_continuations(pages)
+    stats["tables_continued"] = mark_continuations(pages, reader.settings)
     doc = _assign_offsets(pages)
     return Extraction(pages=pages, doc=doc, stats=dict(stats))

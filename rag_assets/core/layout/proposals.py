@@ -20,63 +20,71 @@ from typing import Any
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
 from rag_assets.core.tables.boxes import Box, centred_in, covered
 from rag_assets.core.tables.settings import DEFAULT as TABLES
+from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import Word, height, printed_lines, segments
 
-MIN_SEGMENT_LINES = 3  # lines of >= MIN_SEGMENTS segments outside tables that make a look
-MIN_SEGMENTS = 3  # two segments are also a two-column page of prose
-JUSTIFIED_SPREAD = 1.5  # gaps within this ratio of each other: justified prose, not columns
-JUSTIFIED_MAX_EM = 3.0  # ... unless wider than this many character heights
-MIN_FILLED_CELLS = 6  # filled rectangles outside tables that make a look (shaded cells)
-COVERED = 0.3  # a proposal sharing this much of its (or a table's) area is that table's
+DEFAULT = LayoutSettings()
 
 
-def _tabular(line: list[Word]) -> bool:
+def _tabular(line: list[Word], settings: LayoutSettings, tables: TableSettings) -> bool:
     """A printed line that looks like a table row: three or more segments of a few words
     each (not prose set in columns), and not a justified line of prose (every segment
     one word, the gaps between them alike and under three character heights: the
     stretched spaces of justified text)."""
-    parts = segments(line, TABLES)
-    if len(parts) < MIN_SEGMENTS:
+    parts = segments(line, tables)
+    if len(parts) < settings.look_segments:
         return False
-    if statistics.median(len(part) for part in parts) > TABLES.proposed_cell_words:
+    if statistics.median(len(part) for part in parts) > tables.proposed_cell_words:
         return False  # runs of prose side by side: a page in columns
     if any(len(part) > 1 for part in parts):
         return True
     gaps = [b[0]["x0"] - a[-1]["x1"] for a, b in zip(parts, parts[1:], strict=False)]
-    if max(gaps) > JUSTIFIED_MAX_EM * height(line):
+    if max(gaps) > settings.justified_max_em * height(line):
         return True  # spaces are never stretched that wide: columns
-    return max(gaps) > JUSTIFIED_SPREAD * max(min(gaps), 0.1)
+    return max(gaps) > settings.justified_spread * max(min(gaps), settings.justified_min_gap)
 
 
-def worth_a_look(words: list[Word], rects: list[dict[str, Any]], tables: list[Box]) -> bool:
+def worth_a_look(
+    words: list[Word],
+    rects: list[dict[str, Any]],
+    tables: list[Box],
+    settings: LayoutSettings = DEFAULT,
+    table_settings: TableSettings = TABLES,
+) -> bool:
     """Whether a page may hold a table that its found `tables` do not: outside them, at
-    least three printed lines that look like table rows (`_tabular`), or at least six
-    filled rectangles the size of a cell or larger."""
+    least `look_lines` printed lines that look like table rows (`_tabular`), or at least
+    `look_filled_cells` filled rectangles the size of a cell or larger."""
     free = [w for w in words if w["text"].strip() and not any(centred_in(t, w) for t in tables)]
-    lines = printed_lines(free, TABLES)
-    if sum(1 for line in lines if _tabular(line)) >= MIN_SEGMENT_LINES:
+    lines = printed_lines(free, table_settings)
+    if sum(1 for line in lines if _tabular(line, settings, table_settings)) >= settings.look_lines:
         return True
     filled = [
         r
         for r in rects
         if r.get("fill")
-        and r["x1"] - r["x0"] >= 4
-        and r["bottom"] - r["top"] >= 4
+        and r["x1"] - r["x0"] >= settings.filled_cell
+        and r["bottom"] - r["top"] >= settings.filled_cell
         and not any(centred_in(t, r) for t in tables)
     ]
-    return len(filled) >= MIN_FILLED_CELLS
+    return len(filled) >= settings.look_filled_cells
 
 
 class PageProposer:
     """The model's table boxes for the pages of one PDF (a path, its bytes, or a function
     giving them: a file in an object store is read only if a page needs the model),
-    opened with pypdfium2 on first need; `close` when the document is read."""
+    opened with pypdfium2 on first need; `close` when the document is read. `tables`: the
+    table reader's settings, how a page's words are read into lines and segments when
+    deciding whether it is worth a look."""
 
     def __init__(
-        self, pdf: Path | bytes | Callable[[], bytes], settings: LayoutSettings | None = None
+        self,
+        pdf: Path | bytes | Callable[[], bytes],
+        settings: LayoutSettings | None = None,
+        tables: TableSettings = TABLES,
     ) -> None:
         self.pdf = pdf
         self.settings = settings or LayoutSettings()
+        self.tables = tables
         self.looked = 0  # pages the model looked at
         self._document: Any = None
         self._lock = threading.Lock()
@@ -111,9 +119,12 @@ class PageProposer:
         """Boxes on a pdfplumber `page` (as read: upright, not turned by trecho) where the
         model sees a table none of the found `tables` covers; none when the page shows
         nothing tabular outside them or the model is off."""
-        if not self.settings.enabled or not worth_a_look(words, page.rects, tables):
+        settings = self.settings
+        if not settings.enabled:
             return []
-        return [b for b in self.regions(number) if not covered(b, tables, COVERED)]
+        if not worth_a_look(words, page.rects, tables, settings, self.tables):
+            return []
+        return [b for b in self.regions(number) if not covered(b, tables, settings.found_covered)]
 
     def close(self) -> None:
         """Let go of the pypdfium2 document."""

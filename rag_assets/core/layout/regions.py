@@ -53,6 +53,29 @@ class LayoutSettings:
     threads: int = 1
     max_pixels: int = MAX_RENDER_PIXELS
 
+    # --- which pages the model looks at (`proposals.worth_a_look`) and which boxes it adds
+    look_lines: int = 3
+    """lines outside the tables found that look like table rows make a page worth a look."""
+    look_segments: int = 3
+    """segments: a line looks like a table row with at least this many (two are also a
+    page of prose in two columns)."""
+    justified_spread: float = 1.5
+    """ratio: one-word segments whose gaps agree within this are a justified line of prose
+    ..."""
+    justified_max_em: float = 3.0
+    """em: ... unless a gap is wider than this many character heights (no space stretches
+    that far: columns)."""
+    justified_min_gap: float = 0.1
+    """pt: the narrowest gap counts as at least this (words touching)."""
+    look_filled_cells: int = 6
+    """filled rectangles outside the tables found, the size of a cell or larger, that make
+    a page worth a look (shaded cells)."""
+    filled_cell: float = 4.0
+    """pt: a filled rectangle is the size of a cell when at least this wide and tall."""
+    found_covered: float = 0.3
+    """share: a model's box sharing this much of its area (or of a found table's) with a
+    table found is that table's, not proposed again."""
+
 
 @dataclass(frozen=True)
 class TableRegion:

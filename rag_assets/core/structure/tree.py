@@ -34,8 +34,10 @@ from rag_assets.core.structure.markers import (
 )
 from rag_assets.core.structure.paths import TABLE_KINDS
 from rag_assets.core.tables import (
-    CONTINUED,
+    DEFAULT_SETTINGS,
     LogicalTable,
+    TableSettings,
+    continued_note,
 )
 
 
@@ -182,11 +184,13 @@ def build_tree(
     lines: Sequence[Line],
     tables: Mapping[tuple[int, int], LogicalTable],
     title: str,
+    settings: TableSettings = DEFAULT_SETTINGS,
 ) -> list[Node]:
     """Build the tree of units of one document.
 
     `lines` are every page's lines with offsets; `tables` maps (page, table index) to the
-    logical table that piece belongs to (`tables_by_piece`); `title` names the root node. A table is
+    logical table that piece belongs to (`tables_by_piece`); `title` names the root node;
+    `settings` say how long a "continued" note between a table's pieces may be. A table is
     one node wherever its pieces are printed, named by its caption (`Tabela 2 – ...`
     printed just above or just below it) or else by its title row.
     """
@@ -220,7 +224,7 @@ def build_tree(
             continue
         if i in skip:
             continue
-        if span[0] <= line.char_start < span[1] and _is_note(line.text):
+        if span[0] <= line.char_start < span[1] and continued_note(line.text, settings):
             continue  # "(continua)" between the pieces of a table
         if pending_caption is not None:
             builder.add_text(pending_caption)
@@ -251,10 +255,6 @@ def build_tree(
     if pending_caption is not None:
         builder.add_text(pending_caption)
     return builder.finish()
-
-
-def _is_note(text: str) -> bool:
-    return len(text) <= 60 and bool(CONTINUED.search(text))
 
 
 def _caption_below(

@@ -33,7 +33,7 @@ from rag_assets.core.tables.cells import (
     classify,
     separate_mark,
 )
-from rag_assets.core.tables.continuation import CONTINUED, TableLayout, continues
+from rag_assets.core.tables.continuation import CONTINUED, TableLayout, continued_note, continues
 from rag_assets.core.tables.header_block import header_for, identify_header, looks_like_header
 from rag_assets.core.tables.heading_tree import PATH_SEP
 from rag_assets.core.tables.linearize import (
@@ -80,6 +80,7 @@ __all__ = [
     "centred_in",
     "classify",
     "column_names",
+    "continued_note",
     "continues",
     "covered",
     "find_regions",

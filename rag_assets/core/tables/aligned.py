@@ -161,7 +161,7 @@ def aligned_tables(
             usual = statistics.median(len(data_segments(line, settings)) for line in body)
             while (
                 len(body) > settings.min_data_lines
-                and len(data_segments(body[0], settings)) < usual / 2
+                and len(data_segments(body[0], settings)) < usual * settings.title_segments
             ):
                 i, body = i + 1, body[1:]
         table = _read(lines[:i], body, rules, settings, row_test, headed)
@@ -253,12 +253,12 @@ def _group_rows(
     return count
 
 
-def _numbered_below(header: list[list[Word]]) -> list[list[Word]]:
+def _numbered_below(header: list[list[Word]], settings: TableSettings) -> list[list[Word]]:
     """The last lines of a header from its line of column numbers down (the numbers and
     the formulas under them), when label lines stand above: read apart from the labels,
     each cell under its column."""
     for i, line in enumerate(header):
-        if numbering(line) and i > 0:
+        if numbering(line, settings) and i > 0:
             return header[i:]
     return []
 
@@ -303,13 +303,17 @@ def _read(
     rules_crossed = 0
     lower = top(header[0] if header else body[0])
     for line in reversed(above[-(settings.max_header_lines + 2) :]):
-        labels = sum(1 for h in header if not numbering(h) and not references(h, settings))
+        labels = sum(
+            1 for h in header if not numbering(h, settings) and not references(h, settings)
+        )
         if labels >= settings.max_header_lines:
             break
         crossing = _rule_between(across, bottom(line), lower, x0, x1, settings)
         above_group = groups and not header  # space set above the first group row
         if lower - bottom(line) > line_gap(height(line), settings) * (
-            2 if rules_crossed or crossing else (settings.group_space if above_group else 1)
+            settings.rule_crossed_space
+            if rules_crossed or crossing
+            else (settings.group_space if above_group else 1)
         ):
             break
         if crossing:
@@ -326,7 +330,7 @@ def _read(
         lower = top(line)
     if not header and row_test is not is_data and len(body) > settings.min_data_lines:
         header, body = [body[0]], body[1:]
-    notes = _numbered_below(header)
+    notes = _numbered_below(header, settings)
     header = header[: len(header) - len(notes)]
     if not header and not headed:
         return None

@@ -13,6 +13,12 @@ from rag_assets.core.tables.settings import DEFAULT, TableSettings
 CONTINUED = re.compile(r"(?i)\b(?:continua[çc][ãa]o|continua|continued|cont\.)(?!\w)")
 
 
+def continued_note(text: str, settings: TableSettings = DEFAULT) -> bool:
+    """Whether a printed line is a "continued" note between a table's pieces (`(continua)`,
+    `Table 3 (continued)`): short, and saying so."""
+    return len(text) <= settings.continued_note_chars and bool(CONTINUED.search(text))
+
+
 @dataclass
 class TableLayout:
     """Where a table sits on its page: what the continuation test looks at."""

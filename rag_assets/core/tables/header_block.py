@@ -38,12 +38,13 @@ def header_for(rows: Sequence[Sequence[str]]) -> list[str]:
     return [f"Coluna {i + 1}" for i in range(width)]
 
 
-def column_numbers(cells: Sequence[str | None]) -> bool:
+def column_numbers(cells: Sequence[str | None], settings: TableSettings) -> bool:
     """Whether a row numbers the columns (`1 | 2= | 3 | ... | 11`; statistical tables cite
-    them in formulas): three or more numbers counting up one by one, nothing else."""
+    them in formulas): `min_numbered_columns` or more numbers counting up one by one,
+    nothing else."""
     filled = [(c or "").strip() for c in cells if not blank(c)]
     numbers = [n for n in (column_number(c) for c in filled) if n is not None]
-    return len(numbers) == len(filled) >= 3 and all(
+    return len(numbers) == len(filled) >= settings.min_numbered_columns and all(
         b == a + 1 for a, b in zip(numbers, numbers[1:], strict=False)
     )
 
@@ -224,7 +225,7 @@ def _with_numbers(
     """Where the header ends once the columns' numbers (`1 | 2= | 3`) and the formulas
     under them (`(3 to 6)+14`), printed right under the header rows that end at `end`,
     are added to the names: a header row either way, never a data row."""
-    if end + 1 >= len(rows) or not column_numbers(rows[end]):
+    if end + 1 >= len(rows) or not column_numbers(rows[end], settings):
         return end
     first = end
     while end == first or _name_rest(rows, end, width, settings):

@@ -28,10 +28,11 @@ def data_segments(line: list[Word], settings: TableSettings) -> list[list[Word]]
     )
 
 
-def numbering(line: list[Word]) -> bool:
+def numbering(line: list[Word], settings: TableSettings) -> bool:
     """A line that numbers the columns (`1 2= 3 4 ... 11`, statistical tables cite them
-    in formulas): three or more numbers counting up one by one, nothing else."""
-    return column_numbers([w["text"] for w in line])
+    in formulas): `min_numbered_columns` or more numbers counting up one by one, nothing
+    else."""
+    return column_numbers([w["text"] for w in line], settings)
 
 
 def references(line: list[Word], settings: TableSettings) -> bool:
@@ -48,18 +49,18 @@ def is_data(line: list[Word], settings: TableSettings) -> bool:
     """A line of a table body: two or more segments, and a value after the first (a line
     numbering the columns is the header's)."""
     parts = data_segments(line, settings)
-    if len(parts) < 2 or numbering(line):
+    if len(parts) < 2 or numbering(line, settings):
         return False
     values = [s for s in parts[1:] if all(is_value(w["text"]) for w in s)]
     if all(is_period(_text(s)) for s in values):
         return False  # years over columns: a header line
-    return len(values) >= max(1, (len(parts) - 1) // 2)
+    return len(values) >= max(1, int((len(parts) - 1) * settings.data_values))
 
 
 def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
     """A line that can head the columns: labels only, not a caption or a sentence; or
     the columns' numbers and the formulas citing them."""
-    if numbering(line) or references(line, settings):
+    if numbering(line, settings) or references(line, settings):
         return True
     text = _text(line)
     parts = split_tight(segments(line, settings), lambda a, b: True, settings)
@@ -81,7 +82,7 @@ def is_row(line: list[Word], settings: TableSettings) -> bool:
     if is_data(line, settings):
         return True
     parts = data_segments(line, settings)
-    if len(parts) < 2 or numbering(line):
+    if len(parts) < 2 or numbering(line, settings):
         return False
     return statistics.median(len(part) for part in parts) <= settings.proposed_cell_words
 
@@ -93,7 +94,8 @@ def filled(
     does: its segments of several words are long (more than `proposed_cell_words`,
     median) and reach across nearly their whole column (`prose_fill`, median); a table's
     cells of words are short, or ragged."""
-    if sum(1 for line in lines if is_data(line, settings)) * 2 >= len(lines):
+    values = sum(1 for line in lines if is_data(line, settings))
+    if values >= settings.prose_data_lines * len(lines):
         return False
     several = [p for line in lines for p in data_segments(line, settings) if len(p) > 1]
     if not several or statistics.median(len(p) for p in several) <= settings.proposed_cell_words:

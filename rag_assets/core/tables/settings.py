@@ -33,6 +33,9 @@ class TableSettings:
     mono_space: float = 1.5
     """characters: in monospaced type, words (not two numbers) closer than this many
     characters' widths (a space is one) are not cut apart as tight columns."""
+    mono_widths: float = 1.03
+    """ratio: words whose widths per character agree within this are set in a monospaced
+    type."""
 
     # --- regions
     proposal_covered: float = 0.5
@@ -60,6 +63,29 @@ class TableSettings:
     """share of the column's width: ... and fills at least this much of it."""
     text_column_ratio: float = 1.6
     """the wider of the two sides of a gutter is at most this many times the narrower."""
+    text_column_figures: int = 3
+    """words: a line of prose has at most one figure in this many words."""
+
+    # --- reading order on a page set in text columns (`extract`), and tables beside
+    # each other
+    reading_gap: float = 6.0
+    """pt: a gap between two characters of a line at least this wide may be a gutter ..."""
+    reading_gap_em: float = 0.9
+    """em: ... and at least this wide."""
+    reading_column_lines: int = 3
+    """lines: a gutter between text columns is open on at least this many lines ..."""
+    reading_column_crossing: float = 0.25
+    """share of lines: ... and crossed by ink on at most this share of them."""
+    reading_column_chars: int = 15
+    """characters: a text column's pieces average at least this many (shorter ones are a
+    table's cells or line numbers, read row by row)."""
+    reading_column_ratio: float = 1.6
+    """the widest text column spans at most this many times the narrowest."""
+    side_by_side_overlap: float = 0.5
+    """share of the shorter table's height: tables overlapping this much across are side
+    by side (a printed line through both is cut between them)."""
+    side_by_side_edge: float = 0.5
+    """pt: a line of tables side by side is cut this far outside their outer edges."""
 
     # --- the ruled reader and its repairs
     same_line_twice: float = 0.5
@@ -84,6 +110,9 @@ class TableSettings:
     # --- the aligned reader
     min_data_lines: int = 3
     """lines: a table body has at least this many lines of values."""
+    data_values: float = 0.5
+    """share of a line's segments after the first: a line of a table body has at least
+    this many values (and one)."""
     max_header_lines: int = 7
     """lines: label lines over the columns at most (the columns' numbers not counted)."""
     max_group_lines: int = 4
@@ -117,6 +146,15 @@ class TableSettings:
     proposed_cell_words: int = 3
     """words: in a box the layout model proposed, a line of segments this long (median)
     or shorter is a row (a table of words: names, places, states)."""
+    title_segments: float = 0.5
+    """share of the rows' segments (median): a proposed box's first line with fewer is a
+    title over the columns, not a row."""
+    rule_crossed_space: float = 2.0
+    """`line_pitch`-es: a header line above a rule crossed in the header may be this far
+    above the line under it."""
+    prose_data_lines: float = 0.5
+    """share of lines: a proposed run with at least this share of lines of values is never
+    prose set in columns."""
     prose_fill: float = 0.85
     """share of a column's width: a proposed box whose segments of several words are
     longer than `proposed_cell_words` and fill this much of their column (median) is
@@ -146,6 +184,8 @@ class TableSettings:
     # --- the header block
     max_header_rows: int = 4
     """rows: a lone heading over the value columns, then up to three rows of headings."""
+    min_numbered_columns: int = 3
+    """numbers: a row numbering the columns (`1 | 2 | 3`) counts at least this many."""
     header_cell_max_chars: int = 120
     """characters: a longer cell is data, not a column's name."""
     title_min_columns: int = 3
@@ -169,12 +209,18 @@ class TableSettings:
     """em: group labels beside a ruled box stand at most this far left of it."""
     outer_label_max_chars: int = 40
     """characters: a group label beside a ruled box is at most this long."""
+    outer_label_rows: float = 0.5
+    """share of rows: group labels beside a ruled box stand beside fewer than this share
+    of its rows (a column beside most rows is the table's own)."""
 
     # --- tables continued across pages
     continued_columns: float = 0.015
     """share of the page width: column edges of a continued table agree within this."""
     min_continued_columns: float = 3.0
     """pt: ... and never less than this."""
+    continued_note_chars: int = 60
+    """characters: a "continued" note between a table's pieces (`(continua)`) is at most
+    this long."""
 
 
 DEFAULT = TableSettings()

@@ -138,7 +138,7 @@ def outer_labels(
         row = next((i for i in data if row_boxes[i][1] <= middle <= row_boxes[i][3]), None)
         if row is not None:
             labels.setdefault(row, []).append(w)
-    if not 2 <= len(labels) < len(data) / 2:
+    if not 2 <= len(labels) < settings.outer_label_rows * len(data):
         return bbox
     em = statistics.median(w["bottom"] - w["top"] for ws in labels.values() for w in ws)
     texts = {

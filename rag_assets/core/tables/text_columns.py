@@ -58,7 +58,7 @@ def _sentence(part: list[Word], settings: TableSettings) -> bool:
     worded = [w for w in part if any(c.isalpha() for c in w["text"])]
     if len(worded) < settings.text_column_words:
         return False
-    return sum(is_value(w["text"]) for w in part) <= len(part) / 3
+    return sum(is_value(w["text"]) for w in part) <= len(part) / settings.text_column_figures
 
 
 def gutters(words: list[Word], settings: TableSettings) -> list[tuple[float, float, float]]:

@@ -55,7 +55,8 @@ def split_tight(
     out: list[list[Word]] = []
     for part in parts:
         gap = settings.tight_gap_em * height(part)
-        words_gap = max(gap, settings.mono_space * _mono_width(part))  # a space in mono type
+        mono = _mono_width(part, settings)
+        words_gap = max(gap, settings.mono_space * mono)  # a space in mono type
         current = [part[0]]
         for left, right in zip(part, part[1:], strict=False):
             space = right["x0"] - left["x1"]
@@ -70,12 +71,12 @@ def split_tight(
     return out
 
 
-def _mono_width(words: list[Word]) -> float:
+def _mono_width(words: list[Word], settings: TableSettings) -> float:
     """The width of one character when the words are set in a monospaced type (every
-    word as wide per character, within 3%), else 0: there a space is as wide as a
+    word as wide per character, within `mono_widths`), else 0: there a space is as wide as a
     letter, wider than `tight_gap_em`, and a heading's words are no columns."""
     widths = [(w["x1"] - w["x0"]) / len(w["text"]) for w in words if len(w["text"]) >= 2]
-    if len(widths) < 2 or max(widths) > 1.03 * min(widths):
+    if len(widths) < 2 or max(widths) > settings.mono_widths * min(widths):
         return 0.0
     return statistics.median(widths)
 
