@@ -304,6 +304,47 @@ def test_bearer_token_and_off_loopback(lake: Lake, tmp_path: Path) -> None:
         stop(guarded)
 
 
+# -- start-up: answering before the model and index are loaded --------------------------
+
+
+def test_a_search_sent_as_soon_as_the_server_answers_waits_for_the_load(
+    lake: Lake, tmp_path: Path
+) -> None:
+    started = start_server(lake, tmp_path / "early.log")  # returns at /health's first answer
+    try:
+        status, first = started.call("GET", "/health")  # the model may still be loading
+        assert status == 200 and first["status"] in ("loading", "ok")
+        assert first["lake"] == str(lake.root)
+        answer = started.search(query=VIBRATION, k=3)  # sent at once: waits, never fails
+        assert len(answer["hits"]) == 3 and any("4,5" in h["text"] for h in answer["hits"])
+        status, health = started.call("GET", "/health")
+        assert status == 200 and health["status"] == "ok" and health["rows"] > 0
+    finally:
+        stop(started)
+    log = (tmp_path / "early.log").read_text()
+    assert "ready, loaded in" in log and "Traceback" not in log
+
+
+def test_a_load_that_fails_is_said_to_every_request(tmp_path: Path) -> None:
+    empty = copy_lake(tmp_path / "empty", [], [])  # nothing indexed: the given model loads
+    missing = tmp_path / "no-such-model"
+    failed = start_server(empty, tmp_path / "failed.log", "--model", str(missing))
+    try:
+        deadline = time.monotonic() + 180
+        while (health := failed.call("GET", "/health"))[1].get("status") == "loading":
+            assert time.monotonic() < deadline, health
+            time.sleep(0.5)
+        status, answer = health
+        assert status == 503 and answer["detail"].startswith("the index could not be loaded")
+        status, answer = failed.call("POST", "/search", {"query": VIBRATION})
+        assert status == 503 and "could not be loaded" in answer["detail"]
+        assert failed.call("GET", "/documents")[0] == 503
+    finally:
+        stop(failed)
+    log = (tmp_path / "failed.log").read_text()
+    assert "trecho: the index could not be loaded:" in log
+
+
 # -- MCP ------------------------------------------------------------------------------
 
 

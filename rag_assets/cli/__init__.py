@@ -273,7 +273,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> Any:
-    """The search engine of `serve` and `mcp` (`serve.boot.start_engine`), ready."""
+    """The search engine of `serve` and `mcp` (`serve.boot.start_engine`): checked now,
+    loading in the background while the server already answers."""
     from rag_assets.serve import Limits
     from rag_assets.serve.boot import start_engine
 
@@ -281,11 +282,9 @@ def _engine(args: argparse.Namespace) -> Any:
     limits = Limits(args.max_k, args.max_query_chars, args.max_body)
     given = ("model", "query_prefix", "passage_prefix", "threads", "query_cache")
     options = {name: getattr(args, name) for name in given}
-    engine = start_engine(args.settings, lake, _db(args, lake), limits, **options)
-    index = engine.index()
-    rows = index.index_stats().rows if index.exists() else 0
-    _err(f"trecho: {lake.root}: {index.table_name} ({rows} rows) ready")
-    return engine
+    return start_engine(
+        args.settings, lake, _db(args, lake), limits, **options, say=lambda s: _err(f"trecho: {s}")
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

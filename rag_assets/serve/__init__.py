@@ -1,5 +1,8 @@
 """`trecho serve` (HTTP JSON API + MCP at /mcp) and `trecho mcp` (MCP on stdio): the index
-as a long-running service, the model loaded once. See docs/serve.md."""
+as a long-running service, the model loaded once. See docs/serve.md.
+
+Importing this package is light (no LanceDB, torch or model): a server answers before
+its engine has loaded (`serve.boot.StartingEngine`); `Engine` is imported on first use."""
 
 from __future__ import annotations
 
@@ -7,11 +10,15 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from rag_assets.core.chunking.contextual import is_loopback_host
+from rag_assets.core.hosts import is_loopback_host
 from rag_assets.core.request import Limits, RequestError, SearchRequest, search_request
 from rag_assets.serve.connections import ConnectionLimits
-from rag_assets.serve.engine import Engine
+
+if TYPE_CHECKING:
+    from rag_assets.serve.boot import Answers
+    from rag_assets.serve.engine import Engine
 
 __all__ = [
     "ConnectionLimits",
@@ -27,6 +34,15 @@ __all__ = [
 ]
 
 TOKEN_ENV = "TRECHO_SERVE_TOKEN"
+
+
+def __getattr__(name: str) -> Any:
+    """`Engine`, imported when first asked for (it brings LanceDB and the index)."""
+    if name == "Engine":
+        from rag_assets.serve.engine import Engine
+
+        return Engine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_loopback(host: str) -> bool:
@@ -60,7 +76,7 @@ def _access_logs() -> None:
 
 
 def run_http(
-    engine: Engine,
+    engine: Answers,
     host: str,
     port: int,
     token: str | None,
@@ -79,12 +95,25 @@ def run_http(
     app = create_app(engine, token=token, host=host, allowed_hosts=allowed_hosts)
     limits = fit_open_files(connections or ConnectionLimits())
     options = uvicorn_options(limits)
+    _begin_loading(engine)
     uvicorn.run(app, host=host, port=port, access_log=False, log_level="warning", **options)
 
 
-def run_stdio(engine: Engine) -> None:
+def run_stdio(engine: Answers) -> None:
     """Serve MCP over stdin/stdout until the client closes it."""
     from rag_assets.serve.mcp_server import build_mcp
     from rag_assets.serve.mcp_server import run_stdio as serve_stdio
 
-    serve_stdio(build_mcp(engine))
+    server = build_mcp(engine)
+    _begin_loading(engine)
+    serve_stdio(server)
+
+
+def _begin_loading(engine: Answers) -> None:
+    """Start a `StartingEngine`'s load once the server's own code is imported, just
+    before it listens: the two would otherwise share the interpreter (one core at a
+    time) and the first answer would wait for both."""
+    from rag_assets.serve.boot import StartingEngine
+
+    if isinstance(engine, StartingEngine):
+        engine.start()

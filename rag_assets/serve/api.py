@@ -30,7 +30,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from rag_assets.core.chunking.contextual import is_loopback_host
+from rag_assets.core.hosts import is_loopback_host
 from rag_assets.core.request import (
     RequestError,
     SearchRequest,
@@ -38,7 +38,7 @@ from rag_assets.core.request import (
     printable,
     search_request,
 )
-from rag_assets.serve.engine import Engine
+from rag_assets.serve.boot import Answers
 from rag_assets.serve.mcp_server import build_mcp
 
 access_log = logging.getLogger("trecho.access")
@@ -307,7 +307,7 @@ def _offline_docs(app: FastAPI) -> None:
 
 
 def create_app(
-    engine: Engine,
+    engine: Answers,
     token: str | None = None,
     host: str = "127.0.0.1",
     allowed_hosts: Sequence[str] = (),

@@ -32,7 +32,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from rag_assets.core.request import RequestError, SearchRequest, printable, search_request
-from rag_assets.serve.engine import Engine
+from rag_assets.serve.boot import Answers
 
 INSTRUCTIONS = (
     "Search versioned documents (laws, manuals, policies) indexed by trecho. Call "
@@ -80,7 +80,7 @@ class TrechoMCP(MCPServer):
     search's by `search_request`, the one check of every edge, within the engine's
     limits; the tool then gets the `SearchRequest` itself."""
 
-    def __init__(self, engine: Engine, **options: Any) -> None:
+    def __init__(self, engine: Answers, **options: Any) -> None:
         super().__init__("trecho", **options)
         self.engine = engine
 
@@ -110,7 +110,7 @@ SEARCH_ARGUMENTS = SearchRequest.model_json_schema()
 """What `search_documents` takes: the fields of a `SearchRequest`."""
 
 
-def build_mcp(engine: Engine) -> MCPServer:
+def build_mcp(engine: Answers) -> MCPServer:
     """An MCP server whose two tools answer from `engine`."""
     server = TrechoMCP(engine, instructions=INSTRUCTIONS, log_level="WARNING")
 

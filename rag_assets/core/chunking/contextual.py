@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import http.client
-import ipaddress
 import json
 import logging
 import os
@@ -37,6 +36,7 @@ from typing import Any
 
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError, UserError
+from rag_assets.core.hosts import is_loopback_host
 from rag_assets.core.lake.schemas import Chunk, content_hash
 
 log = logging.getLogger(__name__)
@@ -143,16 +143,6 @@ def _sha(text: str) -> str:
 
 def _is_loopback(url: str) -> bool:
     return is_loopback_host(urllib.parse.urlsplit(url).hostname or "")
-
-
-def is_loopback_host(host: str) -> bool:
-    """Whether a host name or address only reaches this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def clean_sentence(reply: str, max_words: int) -> str:
