@@ -8,6 +8,7 @@ about the bundled e5 ask for the `e5` fixture."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -359,29 +360,52 @@ def ids() -> Callable[[list[Hit]], list[str]]:
 # -- driving the Dagster sensor and the runs it asks for, in process ---------------------
 
 
-@pytest.fixture(scope="session")
-def evaluate_sensor() -> Callable[..., Any]:
-    """`evaluate_sensor(defs, instance, lake, cursor=None)`: one tick of the raw-folder
-    sensor, its dynamic-partition requests applied to `instance`; the SensorResult."""
-    from dagster import DagsterInstance, SensorResult, build_sensor_context
+def sensor_tick(defs: Any, instance: Any, cursor: str | None = None, looks: int = 2) -> Any:
+    """A tick of the raw-folder sensor, its dynamic-partition requests applied to
+    `instance`; when it held versions whose files it had not seen before (the rule of
+    two looks at a file: `plans.hold_unsettled`), up to `looks - 1` more ticks with its
+    cursor, as the daemon's next ticks would. Always a SensorResult (a skip too), with
+    every tick's partition and run requests and the last one's cursor."""
+    from dagster import SensorResult, SkipReason, build_sensor_context
 
     from rag_assets.orchestration.partitions import DOC_VERSIONS
 
-    def tick(
-        defs: Any, instance: DagsterInstance, lake: Lake, cursor: str | None = None
-    ) -> SensorResult:
-        sensor = defs.resolve_sensor_def("raw_folder_sensor")
+    sensor = defs.resolve_sensor_def("raw_folder_sensor")
+    added: list[Any] = []
+    runs: list[Any] = []
+    for _ in range(looks):
         context = build_sensor_context(
             instance=instance, definitions=defs, resources=defs.resources, cursor=cursor
         )
         result = sensor(context)  # direct invocation: the SensorResult as the sensor returns it
-        for request in getattr(result, "dynamic_partitions_requests", None) or []:
+        requests = list(getattr(result, "dynamic_partitions_requests", None) or [])
+        for request in requests:
             if type(request).__name__ == "AddDynamicPartitionsRequest":
                 instance.add_dynamic_partitions(DOC_VERSIONS, list(request.partition_keys))
             else:
                 for key in request.partition_keys:
                     instance.delete_dynamic_partition(DOC_VERSIONS, key)
-        return result
+        added += requests
+        runs += list(getattr(result, "run_requests", None) or [])
+        cursor = result.cursor if isinstance(result, SensorResult) else context.cursor
+        if not json.loads(cursor or "{}").get("looked"):
+            break  # nothing held for a second look
+    skipped = result if isinstance(result, SkipReason) else result.skip_reason
+    return SensorResult(
+        run_requests=runs or None,
+        skip_reason=None if runs else skipped,
+        dynamic_partitions_requests=added or None,
+        cursor=cursor,
+    )
+
+
+@pytest.fixture(scope="session")
+def evaluate_sensor() -> Callable[..., Any]:
+    """`evaluate_sensor(defs, instance, lake, cursor=None, looks=2)`: a tick of the
+    raw-folder sensor with a second look at what it held (`sensor_tick`)."""
+
+    def tick(defs: Any, instance: Any, lake: Lake, cursor: str | None = None, looks: int = 2):
+        return sensor_tick(defs, instance, cursor, looks)
 
     return tick
 
@@ -395,7 +419,10 @@ def run_requested() -> Callable[..., dict[str, Any]]:
         job = defs.resolve_job_def("index_documents")
         return {
             request.partition_key: job.execute_in_process(
-                partition_key=request.partition_key, instance=instance, raise_on_error=False
+                partition_key=request.partition_key,
+                instance=instance,
+                tags=request.tags,
+                raise_on_error=False,
             )
             for request in getattr(result, "run_requests", None) or []
         }

@@ -23,7 +23,6 @@ from dagster import (
     DagsterInstance,
     SkipReason,
     build_schedule_context,
-    build_sensor_context,
 )
 from dagster._core.instance.ref import InstanceRef
 
@@ -37,7 +36,7 @@ from rag_assets.orchestration.plans import plan_lake
 from rag_assets.settings import Settings
 from resources import LakeResource, LanceDBResource
 
-from .conftest import copy_lake
+from .conftest import copy_lake, sensor_tick
 
 # slow: a lake indexed by trecho materialize, then Dagster runs
 pytestmark = pytest.mark.slow
@@ -90,13 +89,9 @@ def instance(lake: Lake) -> Iterator[DagsterInstance]:
 def by_sensor(lake: Lake, instance: DagsterInstance) -> dict[str, str]:
     """One tick of `raw_folder_sensor`, its partition changes applied, its runs run."""
     defs = build_definitions(str(lake.root))
-    sensor = defs.resolve_sensor_def("raw_folder_sensor")
-    context = build_sensor_context(instance=instance, definitions=defs, resources=defs.resources)
-    result = sensor(context)
-    if isinstance(result, SkipReason):
-        return {}
+    result = sensor_tick(defs, instance)  # a first look, and a second at what it held
     assert not result.dynamic_partitions_requests  # the version stays registered
-    return run_all(defs, instance, result.run_requests)
+    return run_all(defs, instance, result.run_requests or [])
 
 
 def by_schedule(lake: Lake, instance: DagsterInstance) -> dict[str, str]:

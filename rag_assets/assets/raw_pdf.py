@@ -15,6 +15,21 @@ from rag_assets.core.stages import FOLDERS, RAW_PDF
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
+SHA_TAG = "trecho/sha256"
+"""The run tag naming the file's hash (its first 16 hex digits) a run was asked for."""
+
+
+def retag(context: AssetExecutionContext, sha: str) -> None:
+    """Make the run's `SHA_TAG` name the hash this run read, when the file changed since
+    the run was asked for (the tag then named a file that is not the one indexed)."""
+    asked = context.run.tags.get(SHA_TAG)
+    if asked is not None and asked != sha[:16]:
+        context.instance.add_run_tags(context.run_id, {SHA_TAG: sha[:16]})
+        context.log.warning(
+            f"{context.partition_key}: asked for file {asked}, read {sha[:16]}: run tag "
+            f"{SHA_TAG} set to what was read"
+        )
+
 
 @asset(
     partitions_def=doc_versions,
@@ -29,8 +44,9 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
     doc_id, version = failing_clearly(key, lambda: split_key(key))
     pdf_path, sidecar_path = failing_clearly(key, lambda: lake.lake.raw_paths(key))
     sidecar = failing_clearly(key, lambda: Sidecar.read(sidecar_path))
-    n_pages = failing_clearly(key, lambda: count_pages(pdf_path))
     sha = sha256_file(pdf_path)
+    n_pages = failing_clearly(key, lambda: count_pages(pdf_path))
+    retag(context, sha)
     row = {
         "partition_key": key,
         "doc_id": doc_id,

@@ -5,6 +5,7 @@ The sensor, the cron schedule and `trecho materialize` all go through here."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,6 +22,7 @@ from rag_assets.assets import PARTITIONED
 from rag_assets.assets.chunks import code_version as chunks_code_version
 from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.lake.listing import path_state
 from rag_assets.core.lifecycle.purge import delete_unused_cached, purge_versions
 from rag_assets.core.lifecycle.reconcile import (
     CodeVersions,
@@ -222,6 +224,48 @@ def removal_counts(counts: Mapping[str, int]) -> str:
         f"{counts.get('rows', 0)} index rows, {counts.get('files', 0)} files, "
         f"{counts.get('cache_entries', 0)} cached vectors"
     )
+
+
+def file_state(plan: Plan, key: str) -> str:
+    """What the listing saw of a version's PDF and sidecar (size, mtime...: `core.lake.
+    listing`), one string; stat'ed now when the listing did not give it."""
+    raw = plan.scan.files.get(key)
+    if raw is None:
+        return ""
+    pdf = raw.pdf_state or path_state(raw.pdf_path)
+    return f"{pdf}|{raw.sidecar_state or ''}"
+
+
+def hold_unsettled(plan: Plan, looked: Mapping[str, str]) -> dict[str, str]:
+    """Take out of `plan.run` each version whose files are not as `looked` (key -> its
+    `file_state` at the previous look) saw them: a file being copied, or new since that
+    look. Returns the held versions' states now, for the next look to compare: a run is
+    asked for only for a file left the same across two looks, so no run reads half a
+    copy (nor tags the half file's hash)."""
+    held = {}
+    for key in list(plan.run):
+        state = file_state(plan, key)
+        if looked.get(key) != state:
+            held[key] = state
+            del plan.run[key]
+    return held
+
+
+def settled(plan: Plan, pause: float) -> dict[str, str]:
+    """The same rule within one evaluation (the cron schedule keeps no cursor): a second
+    look at each version to run `pause` seconds after the listing; what changed
+    meanwhile is taken out of `plan.run` (asked for at a later tick). Returns the held
+    versions' states."""
+    if not plan.run:
+        return {}
+    time.sleep(pause)
+    now = {}
+    for key in plan.run:
+        raw = plan.scan.files.get(key)
+        if raw is not None:
+            pdf, sidecar = path_state(raw.pdf_path), path_state(raw.sidecar_path)
+            now[key] = f"{pdf}|{sidecar or ''}"
+    return hold_unsettled(plan, now)
 
 
 def job_of(run: Run) -> str:

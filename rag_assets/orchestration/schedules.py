@@ -15,8 +15,11 @@ from dagster import (
 from rag_assets.orchestration.concurrency import keys_in_flight
 from rag_assets.orchestration.jobs import eval_job, index_job, upkeep_job
 from rag_assets.orchestration.partitions import DOC_VERSIONS
-from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests
+from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests, settled
 from resources import EmbedderResource, LakeResource, LanceDBResource
+
+SETTLE_S = 2.0
+"""Seconds between the schedule's two looks at a file it would run (`plans.settled`)."""
 
 
 def scan_and_index(
@@ -27,7 +30,8 @@ def scan_and_index(
 ) -> list[RunRequest] | SkipReason:
     """The reconcile plan, carried out on a cron: partitions deleted and added here, one
     run request per version to run (a failed one is asked again at the next tick; none
-    for a version with a run in flight)."""
+    for a version with a run in flight, nor for one whose file changed between two looks
+    `SETTLE_S` apart: still being copied)."""
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder())
     for problem in plan.scan.problems:
         context.log.warning(problem)
@@ -37,6 +41,8 @@ def scan_and_index(
         context.instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
     for key in keys_in_flight(context.instance, plan.run):
         del plan.run[key]  # a run of it is queued or running: the next tick plans it again
+    for key in settled(plan, SETTLE_S):  # a file still being copied: the next tick
+        context.log.info(f"{key}: its file changed while looked at; asked for at a later tick")
     return run_requests(plan) or SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
 
 

@@ -18,15 +18,23 @@ from dagster import (
 from rag_assets.orchestration.concurrency import keys_in_flight, mirror_automation_switch
 from rag_assets.orchestration.jobs import index_job
 from rag_assets.orchestration.partitions import doc_versions
-from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests
+from rag_assets.orchestration.plans import (
+    carry_out_removals,
+    hold_unsettled,
+    plan_lake,
+    run_requests,
+)
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
-def read_cursor(cursor: str | None) -> dict[str, str]:
-    """The run key last requested per key, from the cursor (a cursor of the oldest form
-    held file states only: nothing requested)."""
+def read_cursor(cursor: str | None) -> tuple[dict[str, str], dict[str, str]]:
+    """The run key last requested per key, and the file states of the versions held at
+    the last look (`hold_unsettled`), from the cursor (a cursor of the oldest form held
+    file states only: nothing requested, nothing looked at)."""
     data = json.loads(cursor) if cursor else {}
-    return dict(data.get("requested", {})) if "files" in data else {}
+    if "files" not in data:
+        return {}, {}
+    return dict(data.get("requested", {})), dict(data.get("looked", {}))
 
 
 SENSOR_INTERVAL_S = 5
@@ -53,8 +61,12 @@ def watch_raw_folder(
     cursor, which so stays as small as what is pending. The run key carries the
     fingerprint of the inputs (and the removal date of a restored version), so a
     request repeated after a lost cursor never runs twice.
+
+    A run is asked for only for files left the same (size, mtime...) across two looks:
+    a version whose files are new or changed since the last tick waits for the next one
+    (the cursor's `looked`), so a file still being copied is not read half.
     """
-    requested = read_cursor(context.cursor)
+    requested, looked = read_cursor(context.cursor)
     mirror_automation_switch(context.instance)  # what job pages say of the automation
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), sweep_cache=False)
     for problem in plan.scan.problems:
@@ -67,8 +79,15 @@ def watch_raw_folder(
         del plan.run[key]
     for key in [k for k, run in plan.run.items() if requested.get(k) == run.run_key]:
         del plan.run[key]  # asked for already, with the same inputs
+    held = hold_unsettled(plan, looked)  # a file not the same as at the last look waits
+    for key in held:
+        context.log.info(
+            f"{key}: its file is new or changed since the last look; asked for "
+            "once it is the same at two looks (no run of a half-copied file)"
+        )
     requested = pending | {key: run.run_key for key, run in plan.run.items()}
-    cursor = json.dumps({"files": {}, "requested": requested}, sort_keys=True)
+    state = {"files": {}, "requested": requested, "looked": held}
+    cursor = json.dumps(state, sort_keys=True)
     requests = []
     if plan.add:
         requests.append(doc_versions.build_add_request(plan.add))
@@ -76,6 +95,10 @@ def watch_raw_folder(
         requests.append(doc_versions.build_delete_request(gone))
     if not plan.run and not requests:
         context.update_cursor(cursor)
+        if held:
+            return SkipReason(
+                f"waiting for {len(held)} file(s) to stay the same: {', '.join(held)}"
+            )
         return SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
     return SensorResult(
         run_requests=run_requests(plan), dynamic_partitions_requests=requests, cursor=cursor
