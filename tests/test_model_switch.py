@@ -18,6 +18,8 @@ from rag_assets.cli import main
 from rag_assets.core.embedding.embedder import resolve_model_path
 from rag_assets.core.index import model_tables, read_active
 from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake.parquet import stage_rows
+from rag_assets.core.stages import chunks_folder
 from rag_assets.definitions import build_definitions
 
 from .conftest import copy_lake
@@ -133,3 +135,55 @@ def test_backfill_runs_what_materialize_would(tmp_path: Path, monkeypatch) -> No
         code, out = trecho(*command, "--model", str(twin), *where)
         assert code == 0 and "skipped  manual-operacao@v1: up to date" in out
         assert "[1/" not in out, out
+
+
+def short_minilm(folder: Path, max_seq_length: int) -> Path:
+    """The bundled MiniLM read to a shorter length: another model id, whose chunks are cut
+    to another budget (a real model, and cheaper than e5)."""
+    source = Path(resolve_model_path("all-MiniLM-L6-v2"))
+    folder.mkdir(parents=True)
+    for item in source.iterdir():
+        if item.name != "sentence_bert_config.json":
+            (folder / item.name).symlink_to(item, target_is_directory=item.is_dir())
+    config = json.loads((source / "sentence_bert_config.json").read_text())
+    config["max_seq_length"] = max_seq_length
+    (folder / "sentence_bert_config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_a_backfill_cuts_its_chunks_beside_the_active_ones_until_the_switch(
+    small_lake: Lake, tmp_path: Path, monkeypatch
+) -> None:
+    """A backfill stopped half-way (as a killed one is) leaves `derived/chunks/` as the
+    active table holds it (`trecho status`: every version indexed, none UNSYNCED); its own
+    chunks wait in `derived/chunks-next/<model_id>/` and replace them at the switch."""
+    lake, where = small_lake, ["--lake", str(small_lake.root)]
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert trecho("materialize", "--skip-eval", *where)[0] == 0
+    live = ["manual-beneficiario@v7", "manual-operacao@v1"]
+    active_rows = {k: stage_rows(lake, "chunks", k) for k in live}
+    short = short_minilm(tmp_path / "minilm-128", 128)
+
+    defs = build_definitions(str(lake.root), model=str(short))
+    embed = defs.resolve_job_def("embed_documents")
+    assert embed.execute_in_process(partition_key=live[0], instance=DagsterInstance.get()).success
+    staged = stage_rows(lake, chunks_folder("minilm-128"), live[0])
+    assert staged is not None and staged != active_rows[live[0]]  # cut to another budget
+    assert {k: stage_rows(lake, "chunks", k) for k in live} == active_rows
+    code, status = trecho("status", *where)
+    assert code == 0 and "UNSYNCED" not in status, status
+    for line in _lines(status, live):
+        assert "indexed" in line and "not indexed" not in line, line
+
+    code, out = trecho("backfill", "--model", str(short), *where)
+    assert code == 0 and "search uses minilm-128" in out, out
+    assert stage_rows(lake, "chunks", live[0]) == staged  # the switch moved them over
+    assert not (lake.root / "derived" / chunks_folder("minilm-128")).exists()
+    code, status = trecho("status", "--model", str(short), *where)
+    assert code == 0 and "UNSYNCED" not in status, status
+    assert read_active(lake.lancedb_dir).model == str(short)
+
+
+def _lines(status: str, keys: list[str]) -> list[str]:
+    """The status line of each key."""
+    return [next(line for line in status.splitlines() if key in line) for key in keys]

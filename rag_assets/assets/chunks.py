@@ -24,6 +24,7 @@ from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import load_version
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.metrics import chunk_damage, orphans
+from rag_assets.core.index.models import chunks_folder_for
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import CHUNKS as CHUNK_SCHEMA
 from rag_assets.core.lake.schemas import Chunk
@@ -37,7 +38,7 @@ from rag_assets.orchestration.checks import (
     count_check,
 )
 from rag_assets.orchestration.partitions import doc_versions
-from resources import EmbedderResource, LakeResource
+from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
 class ChunksConfig(Config):
@@ -96,8 +97,10 @@ def cut_chunks(
     config: ChunksConfig,
     lake: LakeResource,
     embedder: EmbedderResource,
+    lancedb: LanceDBResource,
 ) -> MaterializeResult:
-    """Chunk one version with the policy (or a named strategy) into `derived/chunks/`;
+    """Chunk one version with the policy (or a named strategy) into `derived/chunks/`
+    (`derived/chunks-next/<model_id>/` during a backfill: `chunks_folder_for`);
     a version that gives no chunk fails (`NoTextUnits`)."""
     key = context.partition_key
     version = load_version(lake.lake, key)
@@ -131,8 +134,13 @@ def cut_chunks(
         metadata["situating"] = situated.counts
         for failure in situated.failures[:5]:
             context.log.warning(f"situating sentence failed: {failure}")
-    folder = stages.FOLDERS[stages.CHUNKS]
+    # a backfill's chunks go beside the active model's, which its table still serves
+    folder = chunks_folder_for(lancedb.uri_for(lake.lake), model.model_id)
     path = write_stage(lake.lake, folder, key, [c.as_row() for c in result], CHUNK_SCHEMA)
+    if folder == stages.FOLDERS[stages.CHUNKS]:  # none of a backfill left stale beside it
+        stale = lake.lake.stage_path(stages.chunks_folder(model.model_id), key)
+        if stale.exists():
+            stale.unlink()
     damage = chunk_damage(result, version.rows, {key: version.doc.text})
     where = _first_orphan(damage.orphans, result, version.rows)
     if where:

@@ -27,13 +27,14 @@ from rag_assets.core.index import (
     promote_if_complete,
     read_active,
 )
+from rag_assets.core.index.models import chunks_folder_for
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.parquet import read_stage, remove_stage_files
 from rag_assets.core.lifecycle.outcomes import note_indexed
 from rag_assets.core.lifecycle.purge import purge_version
 from rag_assets.core.lifecycle.rules import is_active
 from rag_assets.core.lifecycle.versions import not_live_reason, replaced_once_committed
-from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLDERS, RAW_PDF
+from rag_assets.core.stages import EMBEDDINGS, FOLDERS, RAW_PDF
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
@@ -91,7 +92,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             reason = None if is_active(status) else f"{status} when its run read it"
         if reason is not None:
             return not_written(context, lake.lake, key, reason, index.table_name)
-        table = read_stage(lake.lake, FOLDERS[CHUNKS], key)
+        table = read_stage(lake.lake, chunks_folder_for(uri, model.model_id), key)
         cache = EmbeddingCache(uri, model) if embedder.cache else None
         # new vectors enter the cache in the commit of the rows that use them (under the
         # table's lock): a version revoked meanwhile leaves none (`Index.upsert_partition`)

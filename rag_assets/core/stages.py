@@ -49,6 +49,20 @@ STAGE_OF: Mapping[str, str] = MappingProxyType({folder: stage for stage, folder 
 LAKE_FOLDERS: tuple[str, ...] = tuple(FOLDERS.values())
 """Every folder under `derived/`, in pipeline order."""
 
+NEXT_CHUNKS = "chunks-next"
+"""Under `derived/`, one folder per model being backfilled (`chunks-next/<model_id>/`):
+its chunks, cut to its tokenizer, beside the chunks of the model search uses
+(`derived/chunks/`), which they replace only when search switches to it
+(`core.index.models.promote_if_complete`). A killed backfill leaves `derived/chunks/`
+as the active model's table holds it."""
+
+
+def chunks_folder(model_id: str | None = None) -> str:
+    """The folder under `derived/` of a model's chunks: `chunks` for the model search uses
+    (None), `chunks-next/<model_id>` for a model being backfilled (`NEXT_CHUNKS`)."""
+    return FOLDERS[CHUNKS] if model_id is None else f"{NEXT_CHUNKS}/{model_id}"
+
+
 EMBED_STAGES: tuple[str, ...] = (CHUNKS, EMBEDDINGS)
 """The stages that depend on the model (token budgets, vectors): what a model change, or
 a change of their own code, re-runs, extraction kept (the embed job's assets)."""

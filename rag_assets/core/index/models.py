@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.active import ModelRef, read_active, write_active
@@ -13,7 +15,7 @@ from rag_assets.core.index.store import table_name
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lifecycle.versions import scan_versions
-from rag_assets.core.stages import CHUNKS, FOLDERS
+from rag_assets.core.stages import CHUNKS, FOLDERS, chunks_folder
 
 DROP_GRACE_S = 2.0
 """How long a switch waits, once search points at the new model's table, before it drops
@@ -39,6 +41,38 @@ class ModelProgress:
         return not self.missing
 
 
+def chunks_folder_for(db_uri: str | os.PathLike[str], model_id: str) -> str:
+    """Where a model's chunks are under `derived/`: `chunks` for the model search uses
+    (or the first model indexed), `chunks-next/<model_id>` for one being backfilled,
+    beside the active model's chunks until search switches to it (`stages.NEXT_CHUNKS`)."""
+    active = read_active(db_uri)
+    backfilling = active is not None and active.model_id != model_id
+    return chunks_folder(model_id if backfilling else None)
+
+
+def adopt_chunks(lake: Lake, model_id: str) -> int:
+    """Move a backfilled model's chunks (`chunks-next/<model_id>/`) over `derived/chunks/`
+    once search uses its table; returns how many files moved."""
+    staged = lake.root / "derived" / chunks_folder(model_id)
+    if not staged.exists():
+        return 0
+    moved = 0
+    for path in sorted(staged.iterdir()):
+        if path.suffix == ".parquet":
+            target = lake.stage_path(FOLDERS[CHUNKS], path.stem)
+            if isinstance(path, Path):
+                path.replace(target)  # atomic, per file
+            else:  # an object store: a new object, then the staged one deleted
+                target.write_bytes(path.read_bytes())
+                path.unlink()
+            moved += 1
+    for leftover in staged.iterdir():  # a write's temporary file a killed run left
+        leftover.unlink()
+    with contextlib.suppress(OSError):  # (an object store has no folder to remove)
+        staged.rmdir()
+    return moved
+
+
 def model_progress(
     lake: Lake,
     db_uri: str | os.PathLike[str],
@@ -58,10 +92,12 @@ def model_progress(
     new_counts = Index(db_uri, embedder).partition_counts()
     old_counts = Index(db_uri, active.embedder()).partition_counts() if active else {}
     derived = Derived(lake)
+    backfilling = active is not None and active.model_id != embedder.model_id
+    folder = chunks_folder(embedder.model_id if backfilling else None)
     for key in scan_versions(lake, history).live if live is None else live:
-        if active is not None and active.model_id != embedder.model_id and key not in old_counts:
+        if backfilling and key not in old_counts:
             continue
-        rows = derived.rows(FOLDERS[CHUNKS], key)
+        rows = derived.rows(folder, key)
         expected = -1 if rows is None else rows
         have = new_counts.get(key, 0)
         ok = have == expected or (expected == -1 and have > 0)
@@ -80,7 +116,8 @@ def promote_if_complete(
     (and then drop the old model's table, unless `drop_old` is off); says what happened.
 
     Until then search keeps using the previous model's table: never a mix of both, never
-    a half-filled table. The old table is dropped DROP_GRACE_S after the switch, when the
+    a half-filled table. The new model's chunks (`chunks-next/<model_id>/`) then replace
+    `derived/chunks/`; the old table is dropped DROP_GRACE_S after the switch, when the
     searches that were reading it have ended.
     """
     mine = ModelRef.of(embedder)
@@ -98,6 +135,7 @@ def promote_if_complete(
             "until all are in"
         )
     write_active(db_uri, mine)
+    adopt_chunks(lake, mine.model_id)  # its chunks, cut beside the old model's, now serve
     message = f"search switched from {table_name(active.model_id)} to {table_name(mine.model_id)}"
     old = Index(db_uri, active.embedder())
     if drop_old and old.exists():

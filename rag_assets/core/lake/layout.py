@@ -35,7 +35,7 @@ from upath import UPath
 
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.locks import file_lock
-from rag_assets.core.stages import LAKE_FOLDERS
+from rag_assets.core.stages import LAKE_FOLDERS, NEXT_CHUNKS
 
 LakePath: TypeAlias = Path | UPath
 """A path in a lake: local (`Path`) or in an object store (`UPath`)."""
@@ -331,8 +331,12 @@ class Lake:
 
     def stage_path(self, folder: str, key: str) -> LakePath:
         """The Parquet file of one partition in a stage's folder (`stages.FOLDERS`: e.g.
-        `derived/documents/` for raw_pdf)."""
-        if folder not in LAKE_FOLDERS:
+        `derived/documents/` for raw_pdf; `chunks-next/<model_id>` for the chunks of a
+        model being backfilled, `stages.chunks_folder`)."""
+        parent, _, model_id = folder.partition("/")
+        staged = parent == NEXT_CHUNKS and KEY_PART.match(model_id) is not None
+        staged = staged and not model_id.startswith(".")
+        if folder not in LAKE_FOLDERS and not staged:
             raise ValueError(f"unknown stage folder {folder!r}: one of {', '.join(LAKE_FOLDERS)}")
         split_key(key)
         return self.root / "derived" / folder / f"{key}.parquet"

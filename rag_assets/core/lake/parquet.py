@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from rag_assets.core.lake.layout import Lake, LakeError, LakePath, write_atomically
 from rag_assets.core.lake.listing import folder_names, folder_states
-from rag_assets.core.stages import LAKE_FOLDERS, STAGE_OF
+from rag_assets.core.stages import CHUNKS, LAKE_FOLDERS, NEXT_CHUNKS, STAGE_OF
 
 
 def write_stage(
@@ -37,7 +37,7 @@ def read_stage(lake: Lake, folder: str, key: str) -> pl.DataFrame:
     error if missing, naming the stage to materialize."""
     path = lake.stage_path(folder, key)
     if not path.exists():
-        stage = STAGE_OF[folder]
+        stage = STAGE_OF.get(folder, CHUNKS)  # or a backfill's chunks (`NEXT_CHUNKS`)
         raise LakeError(f"{path}: missing; materialize the '{stage}' stage for {key} first")
     if isinstance(path, Path):
         return pl.read_parquet(path)
@@ -74,14 +74,23 @@ def stage_rows(lake: Lake, folder: str, key: str) -> int | None:
 
 
 def remove_stage_files(lake: Lake, key: str) -> list[LakePath]:
-    """Delete every stage's Parquet file of one partition; returns what was removed."""
+    """Delete every stage's Parquet file of one partition, those a backfill cut beside
+    the active chunks included (`NEXT_CHUNKS`); returns what was removed."""
     removed: list[LakePath] = []
-    for folder in LAKE_FOLDERS:
+    for folder in (*LAKE_FOLDERS, *staged_folders(lake)):
         path = lake.stage_path(folder, key)
         if path.exists():
             path.unlink()
             removed.append(path)
     return removed
+
+
+def staged_folders(lake: Lake) -> list[str]:
+    """The chunks folders of the models being backfilled (`chunks-next/<model_id>`)."""
+    parent = lake.root / "derived" / NEXT_CHUNKS
+    if not parent.exists():
+        return []
+    return sorted(f"{NEXT_CHUNKS}/{p.name}" for p in parent.iterdir() if p.is_dir())
 
 
 DOCUMENT_FIELDS = (

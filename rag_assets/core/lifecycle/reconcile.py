@@ -24,6 +24,7 @@ from typing import Any
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, committed_keys, read_active, table_name, unused_entries
+from rag_assets.core.index.models import chunks_folder_for
 from rag_assets.core.lake.layout import Lake, LakeError, sha256_file, split_key
 from rag_assets.core.lake.listing import version_sha256
 from rag_assets.core.lake.parquet import Derived
@@ -281,6 +282,7 @@ def reconcile(
     plan.hashes = {key: version_sha256(lake, scan.files[key]) for key in scan.live}
     removed = lake.tombstones() if scan.returning else {}
     model = table_name(embedder.model_id)
+    folder = chunks_folder_for(db_uri, embedder.model_id)  # a backfill's, beside the active
     documents = derived.documents(scan.live)
     for key in scan.live:
         sha = plan.hashes[key]
@@ -291,7 +293,9 @@ def reconcile(
         else:
             row = documents.get(key)
             sidecar = scan.sidecars[key]
-            reason, embed_only = _why_run(derived, key, sha, sidecar, row, code, counts, model)
+            reason, embed_only = _why_run(
+                derived, key, sha, sidecar, row, code, counts, model, folder
+            )
         if reason is None:
             plan.up_to_date.append(key)
             continue
@@ -318,10 +322,11 @@ def _why_run(
     code: CodeVersions,
     counts: Mapping[str, int],
     model: str,
+    folder: str = FOLDERS[CHUNKS],
 ) -> tuple[str | None, bool]:
     """The change rule for one live version (`sidecar`: as the scan read it; `row`: its
     documents row, if any): why it must run (None: up to date), and whether only the
-    model-dependent stages must."""
+    model-dependent stages must (`folder`: where the configured model's chunks are)."""
     reason = lake_reason(sha, sidecar, row)
     if reason is not None:
         return reason, False
@@ -329,7 +334,7 @@ def _why_run(
     if changed is not None and changed[0] not in EMBED_STAGES:
         return changed[1], False
     extraction_current = derived.exists(FOLDERS[LINEARIZED_TABLES], key)
-    expected = derived.rows(FOLDERS[CHUNKS], key)
+    expected = derived.rows(folder, key)
     if expected is None:
         return "chunks missing", extraction_current
     if counts.get(key, 0) != expected:
