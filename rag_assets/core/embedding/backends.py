@@ -42,8 +42,7 @@ from rag_assets.core.embedding import e5_backend
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 E5_PATHS = ("torch", "openvino", "onnx", "engine")
-"""What can embed a bundled e5, fastest first (torch: on an accelerator); a refused path
-falls back to the next."""
+"""What can embed a bundled e5, fastest first; a refused path falls back to the next."""
 E5_QUERY_AUTO = ("onnx", "engine")
 """What `auto` tries for queries: not OpenVINO, whose bf16 query vectors sit at the edge
 of the tolerance (worst 0.99989 over the LGPD dev questions, against 0.99995 for
@@ -205,15 +204,19 @@ class _E5:
     def _run(self, texts: list[str], prefix: str) -> np.ndarray:
         raise NotImplementedError
 
+    def _fit(self, texts: Sequence[str], prefix: str) -> list[str]:
+        """Texts as the model may read them (`E5Encoder.fit`: over 512 tokens, cut)."""
+        return self.engine.fit(texts, prefix)
+
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of passages (`passage: ` added; cut at 512 tokens, with a warning)."""
         prefix = e5_backend.PASSAGE_PREFIX
-        return self._run(self.engine.fit(texts, prefix), prefix)
+        return self._run(self._fit(texts, prefix), prefix)
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of queries (`query: ` added)."""
         prefix = e5_backend.QUERY_PREFIX
-        return self._run(self.engine.fit(texts, prefix), prefix)
+        return self._run(self._fit(texts, prefix), prefix)
 
 
 class E5EngineEncoder(_E5):
@@ -252,8 +255,11 @@ class E5OpenVinoEncoder(_E5):
 
 
 class E5TorchEncoder(E5OpenVinoEncoder):
-    """A bundled e5 on torch (`e5_torch.E5Torch`), in length-sorted padded batches on the
-    device its name says (`torch-cuda:0-fp16`)."""
+    """A bundled e5 on torch (`e5_torch.E5Torch`) on the device its name says; it cuts an
+    over-long text as it tokenizes (the engine counting every text would hold up a GPU)."""
+
+    def _fit(self, texts: Sequence[str], prefix: str) -> list[str]:
+        return list(texts)
 
 
 class E5Int8Encoder(E5OrtEncoder):
@@ -300,15 +306,13 @@ def e5_openvino(
 
 
 def e5_torch(variant: str, device: str, threads: int = 0, tolerance: float | None = None) -> Any:
-    """The process's torch encoder of a variant on `device`, checked against the engine
-    on load (`e5_torch.E5TorchError` when torch is missing, does not see the device, or
-    its vectors are not the engine's)."""
+    """The process's torch encoder of a variant on `device`, checked on load
+    (`e5_torch.E5TorchError`: torch missing, the device unseen, not the engine's vectors)."""
     from rag_assets.core.embedding import e5_torch as pt
 
-    def build() -> Any:
-        return pt.load(variant, device, e5_engine(variant, threads), "auto", tolerance)
-
-    return shared(("torch", variant, device, threads, tolerance), build)
+    engine = e5_engine(variant, threads)
+    key = ("torch", variant, device, threads, tolerance)
+    return shared(key, lambda: pt.load(variant, device, engine, "auto", tolerance))
 
 
 def e5_int8(variant: str, threads: int = 0) -> Any:

@@ -103,7 +103,14 @@ class E5Torch:
     """A bundled e5 variant on torch (see the module doc): passages and queries, in
     length-sorted padded batches; built and checked once per process (`backends`)."""
 
-    def __init__(self, variant: str, device: str = "cpu", precision: str = "fp32") -> None:
+    def __init__(
+        self,
+        variant: str,
+        device: str = "cpu",
+        precision: str = "fp32",
+        engine: e5_backend.E5Encoder | None = None,
+    ) -> None:
+        """`engine`: whose `fit` cuts a text over 512 tokens (None: such a text raises)."""
         problem = device_problem(device)
         if problem:
             raise E5TorchError(f"e5 on torch ({device}): {problem}")
@@ -111,7 +118,7 @@ class E5Torch:
             raise E5TorchError(f"e5 on torch: precision {precision!r} is none of {PRECISIONS[1:]}")
         import torch
 
-        self.variant = variant
+        self.variant, self.engine = variant, engine
         self.device = torch.device(device)
         if self.device.type == "cuda" and self.device.index is None:
             self.device = torch.device("cuda", torch.cuda.current_device())
@@ -217,15 +224,24 @@ class E5Torch:
         weights = mask.unsqueeze(-1).float()
         return torch.nn.functional.normalize((x * weights).sum(1) / weights.sum(1), dim=-1)
 
-    def _groups(self, texts: list[str]) -> Iterator[tuple[np.ndarray, list[list[int]]]]:
+    def _groups(
+        self, texts: list[str], prefix: str
+    ) -> Iterator[tuple[np.ndarray, list[list[int]]]]:
         """Groups of (indices, token ids), longest texts first (by characters across
         groups, by tokens within one), each tokenized by a worker thread while the
-        device runs the group before it."""
+        device runs the group before it; a text over 512 tokens is cut there, by the
+        engine's rule (`E5Encoder.fit`, with its warning)."""
         order = np.argsort([-len(t) for t in texts], kind="stable")
         parts = [order[start : start + GROUP] for start in range(0, len(texts), GROUP)]
 
         def tokenize(idx: np.ndarray) -> tuple[np.ndarray, list[list[int]]]:
-            ids = self.tokenizer([texts[i] for i in idx])["input_ids"]
+            ids = self.tokenizer([prefix + texts[i] for i in idx])["input_ids"]
+            long = [j for j, one in enumerate(ids) if len(one) > self.weights.max_positions]
+            if long and self.engine is not None:
+                cut = self.engine.fit([texts[idx[j]] for j in long], prefix)
+                again = self.tokenizer([prefix + t for t in cut])["input_ids"]
+                for j, one in zip(long, again, strict=True):
+                    ids[j] = one
             by_length = np.argsort([-len(one) for one in ids], kind="stable")
             return idx[by_length], [ids[i] for i in by_length]
 
@@ -268,8 +284,8 @@ class E5Torch:
         )
 
     def encode(self, texts: Sequence[str], prefix: str, batch_size: int = 32) -> np.ndarray:
-        """Unit vectors of bare texts (each at most 512 tokens with `prefix`: the caller
-        cuts them first, `E5Encoder.fit`), in length-sorted batches."""
+        """Unit vectors of bare texts (`prefix` added; NULs dropped and a text over 512
+        tokens cut, as `E5Encoder.fit` does), in length-sorted batches."""
         import torch
 
         out = np.zeros((len(texts), self.hidden), dtype=np.float32)
@@ -277,7 +293,7 @@ class E5Torch:
             return out
         done: list[tuple[np.ndarray, Any]] = []
         with torch.inference_mode():
-            for idx, ids in self._groups([prefix + t for t in texts]):
+            for idx, ids in self._groups([t.replace("\0", "") for t in texts], prefix):
                 for start, end in self._batches(ids, batch_size):
                     done.append((idx[start:end], self.forward(*self._padded(ids[start:end]))))
             rows = torch.cat([vectors for _, vectors in done]).cpu().numpy()
@@ -330,7 +346,7 @@ def load(
         if precision == "auto"
         else (precision,)
     ):
-        graph = E5Torch(variant, device, one)
+        graph = E5Torch(variant, device, one, engine)
         try:
             graph.check(engine, tolerance)
         except E5TorchError as exc:
