@@ -56,7 +56,10 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     assert (tmp_path / "home").is_dir()  # the UI reads the same instance
 
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
-    assert "skipped  manual-operacao@v1: up to date" in capsys.readouterr().out  # no re-run
+    out = capsys.readouterr().out
+    assert "skipped  manual-operacao@v1: up to date" in out  # no re-run
+    # nothing ran, so no log file was written: none is named
+    assert "Full Dagster logs: none (no run started: nothing to do)" in out
 
     sidecar = lake.raw_dir / "manual-operacao" / "v1.yaml"
     text = sidecar.read_text(encoding="utf-8")
@@ -64,6 +67,12 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     out = capsys.readouterr().out  # the sidecar changed: re-run, every vector from the cache
     assert "[1/1] manual-operacao@v1 ... ok" in out and "0 texts embedded" in out
+
+    pdf = lake.raw_dir / "manual-operacao" / "v1.pdf"
+    pdf.write_bytes(pdf.read_bytes()[:4000])  # replaced by a broken file: its run fails
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 1
+    out = capsys.readouterr().out  # still indexed (the old file's rows), counted once
+    assert "1 live versions (1 indexed, 0 failed; 1 of them from the file replaced, " in out
 
 
 @pytest.mark.slow
@@ -323,7 +332,7 @@ def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, caps
 
     assert main(["status", "--lake", str(lake.root)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "unknown sidecar key 'valid_form'" in line_of("manual-operacao@v5")
+    assert line_of("manual-operacao@v5").count("unknown sidecar key 'valid_form'") == 1
     # a version whose run failed says so, with its reason, never a bare "pending"
     assert "FAILED (not indexed)" in line_of("manual-operacao@v5")
     assert "PENDING" not in line_of("manual-operacao@v5")

@@ -307,17 +307,18 @@ def test_status_names_a_replaced_file_and_why_a_run_failed(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize(
-    "memo",
+    ("memo", "said"),
     [
-        {"entries": []},
-        {"entries": {"sha256": ["not", "an object"]}},
-        {"entries": "x"},
-        [1, 2],
-        "{not json",
+        ({"entries": []}, "its entries are an array, not an object"),
+        ({"entries": {"sha256": ["not", "an object"]}}, "of 'sha256' are not an object"),
+        ({"entries": "x"}, "its entries are a string, not an object"),
+        ({"entries": 3}, "its entries are a number, not an object"),
+        ([1, 2], "memo is discarded"),
+        ("{not json", "memo is discarded"),
     ],
 )
 def test_a_memo_of_the_wrong_shape_is_rebuilt_with_one_warning(
-    tmp_path: Path, memo: object, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, memo: object, said: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Before, an `entries` that was no object failed every command (AttributeError)
     and the file was never rewritten."""
@@ -339,7 +340,7 @@ def test_a_memo_of_the_wrong_shape_is_rebuilt_with_one_warning(
         fresh.memo.save()
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and "memo is discarded and rebuilt" in warnings[0]
-    assert str(path) in warnings[0]
+    assert str(path) in warnings[0] and said in warnings[0]  # in words: "a number", never "a int"
     rewritten = json.loads(path.read_text())
     assert rewritten["format"] == MEMO_FORMAT and isinstance(rewritten["entries"], dict)
     with caplog.at_level("WARNING"):

@@ -87,18 +87,28 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     print()
     others = done.live - done.indexed - done.live_failed
     pending = f", {others} not indexed" if others > 0 else ""
+    kept = done.kept_failed  # indexed, from the file the failed one replaced: counted once
+    kept_note = f"; {kept} of them from the file replaced, the new one failed" if kept else ""
     print(
         f"{len(done.runs.ok)} indexed, {done.skipped} skipped, {len(done.runs.failed)} failed; "
         f"{done.live} live versions ({done.indexed} indexed, {done.live_failed} failed"
-        f"{pending}) in {done.db}"
+        f"{pending}{kept_note}) in {done.db}"
     )
-    print(f"Full Dagster logs: {done.log}")
+    print(logs_line(done.log))
     if done.report:
         print(f"Report: {done.report}")
     home = Path(instance.root_directory)
     print(f"Open the Dagster UI: {ui_hint(lake.root, home, args.model)}")
     print(f"Search: {search_hint(lake.root, args.model)}")
     return _failed(done.failed)
+
+
+def logs_line(log: Path) -> str:
+    """The summary's line naming the file Dagster's logs went to; a command that ran no
+    job (nothing to do) wrote none, and says so instead of naming a file not there."""
+    if log.exists():
+        return f"Full Dagster logs: {log}"
+    return "Full Dagster logs: none (no run started: nothing to do)"
 
 
 def _failed(names: Iterable[str]) -> int:
@@ -122,7 +132,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     progress = done.progress
     missing = f"; still missing in {progress.configured}: {progress.missing}"
     print(f"search uses {progress.active}{'' if progress.complete else missing}")
-    print(f"Full Dagster logs: {done.log}")
+    print(logs_line(done.log))
     return _failed(done.runs.failed)
 
 

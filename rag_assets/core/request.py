@@ -189,6 +189,12 @@ def describe(errors: Iterable[Mapping[str, Any]]) -> str:
     joined by `; ` (the words of every edge for a malformed request)."""
     parts = []
     for error in errors:
+        if error.get("type") == "json_invalid":  # FastAPI's: `loc` holds the offset
+            offset = next((p for p in error.get("loc", ()) if isinstance(p, int)), None)
+            why = (error.get("ctx") or {}).get("error") or error.get("msg", "invalid")
+            at = f" at character {offset + 1}" if offset is not None else ""
+            parts.append(f"the body is not JSON: {why}{at}; send a JSON object")
+            continue
         where = ".".join(str(p) for p in error.get("loc", ()) if p != "body") or "body"
         message = error.get("msg", "invalid")
         parts.append(message if message.startswith(where) else f"{where}: {message}")

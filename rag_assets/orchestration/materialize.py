@@ -286,7 +286,10 @@ class Materialized:
     indexed: int
     """Of those, the versions the configured model's table holds."""
     live_failed: int
-    """Of those, the versions whose run failed (a failed version answers nothing)."""
+    """Of those, the versions not indexed whose run failed (they answer nothing)."""
+    kept_failed: int
+    """Of the indexed ones, those whose run of a new file failed: they answer from the
+    rows of the file it replaced (counted indexed, not failed: each version once)."""
     db: str
     log: Path
     report: str | None = None
@@ -340,7 +343,8 @@ def materialize(
         dict(runs.failed),
         len(live),
         sum(1 for k in live if after.index_rows.get(k, 0)),
-        sum(1 for k in live if k in runs.failed),
+        sum(1 for k in live if k in runs.failed and not after.index_rows.get(k, 0)),
+        sum(1 for k in live if k in runs.failed and after.index_rows.get(k, 0)),
         lancedb.uri_for(lake.lake),
         log.path,
     )

@@ -127,8 +127,8 @@ def lake_status(
         else:
             state = "indexed"
         sidecar = scan.sidecars.get(key)
-        if isinstance(sidecar, LakeError):  # live, but every run fails until it is fixed
-            state += f"; its sidecar is wrong: {sidecar}"
+        if isinstance(sidecar, LakeError) and str(sidecar) not in state:  # (said once)
+            state += f"; its sidecar is wrong: {sidecar}"  # every run fails until fixed
         status.live.append(LiveVersion(key, sha, have, state))
     for key in scan.dead:
         leftover = counts.get(key, 0) or any(

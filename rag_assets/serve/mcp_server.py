@@ -12,8 +12,10 @@ JSON, JSON that is not a request (`[]`, `42`, `{}`), a request holding a lone su
 (`"\\ud800"`: JSON, but not Unicode text), with a null id where the id cannot be echoed.
 
 What an agent reads (each tool's and parameter's description, each refusal) is one
-line of plain text written for it (no docstring indentation), and a refusal names
-the tool (`Error executing tool search_documents: ...`), never an HTTP route.
+line of plain text written for it (no docstring indentation); a refusal says what is
+wrong in the words `POST /search` uses, the same whether the arguments or the index
+refused it (no `Error executing tool search_documents:` before some of them), and
+names a tool, never an HTTP route.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from rag_assets.core.lake.listing import json_kind
 from rag_assets.core.request import RequestError, SearchRequest, printable, search_request
 from rag_assets.serve.boot import Answers
 
@@ -66,13 +69,19 @@ ROUTES = {"POST /search": "search_documents", "GET /documents": "list_documents"
 """The JSON API's routes, as the MCP tools that give the same answer."""
 
 
-def _refusal(exc: RequestError) -> ToolError:
-    """A refusal for an agent (the SDK puts `Error executing tool <name>: ` before it):
-    what is wrong, any HTTP route the engine's message points to named as its tool."""
+class Refusal(ToolError):
+    """A request refused, as an agent reads it: the words of `POST /search`'s refusal,
+    with no prefix (`TrechoMCP.call_tool` takes off the one the SDK puts before an error
+    raised within a tool)."""
+
+
+def _refusal(exc: RequestError) -> Refusal:
+    """A refusal for an agent: what is wrong, any HTTP route the engine's message points
+    to named as its tool."""
     message = str(exc)
     for route, name in ROUTES.items():
         message = message.replace(route, name)
-    return ToolError(message)
+    return Refusal(message)
 
 
 class TrechoMCP(MCPServer):
@@ -94,7 +103,8 @@ class TrechoMCP(MCPServer):
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         """Refuse arguments `POST /search` would refuse (a tool error saying why), then
-        call the tool."""
+        call the tool; its refusals (an unknown document) read as these do, without the
+        SDK's `Error executing tool <name>: ` before them."""
         if name == "search_documents":
             try:
                 arguments = {"request": search_request(arguments, self.engine.limits)}
@@ -102,8 +112,13 @@ class TrechoMCP(MCPServer):
                 raise _refusal(exc) from exc
         elif name == "list_documents" and arguments:
             given = ", ".join(map(repr, arguments))
-            raise ToolError(printable(f"list_documents takes no arguments, got {given}"))
-        return await super().call_tool(name, arguments, context)
+            raise Refusal(printable(f"list_documents takes no arguments, got {given}"))
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:  # a refusal from within a tool: as the others, no prefix
+            if isinstance(exc.__cause__, Refusal):
+                raise exc.__cause__ from None
+            raise
 
 
 SEARCH_ARGUMENTS = SearchRequest.model_json_schema()
@@ -229,8 +244,7 @@ def _echoed_id(message: Any) -> int | str | None:
 def _what(message: Any) -> str:
     """Why `message` (JSON, not a JSON-RPC message) is not a request, in a few words."""
     if not isinstance(message, dict):
-        kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-        return f"the line is {kind.get(type(message), 'a number')}, not an object"
+        return f"the line is {json_kind(message)}, not an object"
     if message.get("jsonrpc") != "2.0":
         return 'it lacks "jsonrpc": "2.0"'
     if "method" not in message and "result" not in message and "error" not in message:

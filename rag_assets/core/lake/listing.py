@@ -190,11 +190,21 @@ class LakeMemo:
             tmp.unlink(missing_ok=True)
 
 
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in words (`an array`, `a number`...), for a message."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    kinds = {list: "an array", str: "a string", dict: "an object", type(None): "null"}
+    return kinds.get(type(value), f"a {type(value).__name__}")
+
+
 def _wrong_shape(entries: Any) -> str:
     """What is wrong with a memo's entries (empty when nothing): they must map each kind
     to an object of keys (an entry of any other shape is ignored by `get`)."""
     if not isinstance(entries, dict):
-        return f"its entries are a {type(entries).__name__}, not an object"
+        return f"its entries are {json_kind(entries)}, not an object"
     kinds = [kind for kind, values in entries.items() if not isinstance(values, dict)]
     if kinds:
         return f"its entries of {', '.join(map(repr, kinds[:3]))} are not an object"
