@@ -4,14 +4,21 @@ A cell holds a **figure** (a number, footnote marks and all: `1,234`, `12.5 %`, 
 a **not-available mark** (`..`, `n.a.`, `x`: a value not given), a **unit** naming a
 column (`%`, `(%)`), a **period** (`2009/10`, `Q1 2008`: a label over a column, a value
 in a stub), a **footnote mark** alone (`*`, `†`, `(a)`), or a **label** (anything else,
-text). `classify` says which; the predicates below are the questions the readers ask of a
-cell, each answered from these patterns here and nowhere else.
+text). `classify` is the one entry: every predicate below (the questions the readers ask
+of a cell) answers from it and these patterns, here and nowhere else.
 
-Two number patterns exist: `NUMERIC` (the reading of values: currency signs, slashes and
-colons allowed, a footnote mark after) and `PLAIN_NUMBER` (the ruled grid's repairs: a
-sign, digits, separators, one trailing letter or superscript). They differ on edge cases
-(`$5`, `1/2`, `1:2`, `1 (a)`), and the ruled repairs were tuned with the second; both take a
-letter against a figure (`84.8r`) as its mark.
+A figure has two readings, both through `classify`: the values' (`NUMERIC`: currency
+signs, slashes and colons allowed, any footnote mark after) and the ruled repairs'
+stricter one (`classify(cell, strict=True)`, `PLAIN_NUMBER`: a sign, digits, separators,
+one trailing letter, star or superscript), with which those repairs were tuned. They
+differ on `$5`, `1/2`, `1:2`, `1 (a)`, `54,876†`, `1,234⁴`, `R$ 1.200`, dates, and a
+minus printed as an en dash (`–14.7`: a label to the values' reading); the tests pin
+each answer (`tests/test_table_cells.py`). One reading for both changes how the ruled
+repairs read 1,500 printed strings of the bench sources (dollar amounts, dates, ranges),
+and an en-dash minus as a figure reads tabula's `rotated_page.pdf` further (21 more rows
+in its table): changes to measure on every source, not refactors. One label predicate
+(`header_label`, `is_label` the same question): a cell that can name a column is no
+figure, or a period or a unit.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€\u2212-]+(?:\s*{MARK}|(?<=\d)[
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
 UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
+# the ruled repairs' stricter number (tuned so): a sign, digits and separators, one mark
 PLAIN_NUMBER = re.compile(r"^[-–\u2212+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
 # a value not given (the statistical agencies' marks: not available, withheld, suppressed)
 MISSING = {
@@ -75,18 +83,21 @@ class CellKind(Enum):
     LABEL = "label"
 
 
-def classify(cell: str | None) -> CellKind:
+def classify(cell: str | None, strict: bool = False) -> CellKind:
     """What a cell holds: empty, a unit, a period, a figure, a not-available mark, a
     footnote mark or a label, tested in that order (`%` is a unit, `2008` a period, `-`
-    a figure's pattern before a mark)."""
+    a figure's pattern before a mark). `strict`: the ruled repairs' reading, where a
+    figure is a `PLAIN_NUMBER` as printed (a year too) and nothing else is one."""
     text = (cell or "").strip()
     if not text:
         return CellKind.EMPTY
+    if strict and PLAIN_NUMBER.match(cell or ""):
+        return CellKind.FIGURE
     if UNIT.match(text):
         return CellKind.UNIT
     if YEAR.match(text):
         return CellKind.PERIOD
-    if NUMERIC.match(text):
+    if not strict and NUMERIC.match(text):
         return CellKind.FIGURE
     if text.lower() in MISSING:
         return CellKind.MISSING
@@ -146,11 +157,9 @@ def header_label(cell: str | None) -> bool:
 
 
 def is_label(text: str) -> bool:
-    """A text a header may hold: not a figure (a period naming a column is a label)."""
-    kind = classify(text)
-    if kind is CellKind.EMPTY:
-        return False
-    return not NUMERIC.match(text.strip()) or kind is CellKind.PERIOD
+    """A text a header may hold: `header_label` (a period or a unit naming a column is a
+    label)."""
+    return header_label(text)
 
 
 def header_cell(cell: str | None, settings: TableSettings) -> bool:
@@ -163,20 +172,20 @@ def header_cell(cell: str | None, settings: TableSettings) -> bool:
 
 def names_column(cell: str | None) -> bool:
     """A cell that can name a ruled column: filled, and no plain number (a value)."""
-    return not blank(cell) and not PLAIN_NUMBER.match((cell or "").strip())
+    return not blank(cell) and not plain_number((cell or "").strip())
 
 
 def plain_number(text: str | None) -> bool:
-    """A cell the ruled repairs read as a number (`PLAIN_NUMBER`)."""
-    return bool(PLAIN_NUMBER.match(text or ""))
+    """A number as the ruled repairs read it: a figure in `classify`'s strict reading."""
+    return classify(text, strict=True) is CellKind.FIGURE
 
 
 def values_cell(cell: str | None) -> bool:
     """A cell of values: numbers or not-available marks, one or several side by side (sub-
     columns ruled as one column: `11,062.6 1,540.0 9,522.6`), at least one a number."""
     tokens = (cell or "").split()
-    numbers = [t for t in tokens if PLAIN_NUMBER.match(t)]
-    return bool(numbers) and all(PLAIN_NUMBER.match(t) or t.lower() in MISSING for t in tokens)
+    numbers = [t for t in tokens if plain_number(t)]
+    return bool(numbers) and all(plain_number(t) or t.lower() in MISSING for t in tokens)
 
 
 def separate_mark(cell: str) -> str:
