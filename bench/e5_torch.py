@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -150,10 +149,7 @@ def main() -> None:
     print(f"\n4. a {args.backfill:,}-chunk backfill, embedding only, at these rates")
     for name, values in seconds.items():
         estimate = args.backfill * median(values) / len(texts)
-        print(
-            f"   {name:<22} {estimate / 60:8.1f} min "
-            f"({time.strftime('%H:%M:%S', time.gmtime(estimate))})"
-        )
+        print(f"   {name:<22} {estimate / 60:8.1f} min ({estimate / 3600:.1f} h)")
 
 
 if __name__ == "__main__":
