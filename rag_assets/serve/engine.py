@@ -328,10 +328,13 @@ class Engine:
     def _check_held(self, index: ServedIndex, tbl: Any | None) -> None:
         """Raise TableDropped when the table pinned for a request is gone because search
         moved to another model's meanwhile (not: nothing indexed yet)."""
-        if tbl is None:
-            ref = self.active()
-            if ref is not None and ref.model_id != index.embedder.model_id:
-                raise TableDropped(f"{index.table_name} was dropped: search moved on")
+        if tbl is None and self._moved_on(index):
+            raise TableDropped(f"{index.table_name} was dropped: search moved on")
+
+    def _moved_on(self, index: ServedIndex) -> bool:
+        """Whether search now uses another model's table than `index`'s."""
+        ref = self.active()
+        return ref is not None and ref.model_id != index.embedder.model_id
 
     def documents(self) -> dict[str, Any]:
         """Every version search can answer from, with status, validity and chunk count."""
@@ -347,10 +350,21 @@ class Engine:
 
     def health(self) -> dict[str, Any]:
         """The active model, its table's rows and index state, and the lake."""
-        index = self.index()
+        return self._on_active(self._health)
+
+    def _health(self, index: ServedIndex) -> dict[str, Any]:
+        """`health` of one model's index, on one pinned version of its table."""
         ref = self.active()
-        exists = index.exists()
-        stats = index.index_stats() if exists else None
+        with index.pinned() as (tbl, version):
+            self._check_held(index, tbl)
+            exists = tbl is not None
+            try:
+                stats = index.index_stats() if exists else None
+                versions = len(self._catalog(index, tbl, version).versions) if exists else 0
+            except Exception as exc:  # the table dropped under the read: a switch
+                if self._moved_on(index):
+                    raise TableDropped(f"{index.table_name} was dropped: search moved on") from exc
+                raise
         return {
             "status": "ok" if exists else "empty",
             "lake": str(self.lake.root),
@@ -361,7 +375,7 @@ class Engine:
             "active_since": ref.switched_at if ref is not None else None,
             "table": index.table_name,
             "rows": stats.rows if stats is not None else 0,
-            "versions": len(self.catalog(index).versions) if exists else 0,
+            "versions": versions,
             "index": stats.summary() if stats is not None else "no table yet",
             "query_cache": index.embedder.stats(),
         }
