@@ -166,3 +166,21 @@ def test_vectors_that_are_not_the_engines_are_refused():
     engine = backends.e5_engine("original")
     with pytest.raises(e5_torch.E5TorchError, match=r"worst cosine 0\.9.* below 1\.000001"):
         e5_torch.load("original", "cpu", engine, tolerance=1.000001)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _sees_cuda(), reason="no CUDA device here (runs on a GPU machine)")
+def test_auto_embeds_passages_on_a_gpu_torch_sees(
+    passages: list[str], engine_vectors: np.ndarray, tmp_path, monkeypatch, capsys
+):
+    """With TRECHO_DEVICE=cuda and a GPU torch sees, `auto` embeds passages on it (fp16,
+    the engine's vectors within the tolerance) and `trecho status` names the GPU path."""
+    embedder = Embedder(device="cuda")
+    assert embedder.engine == "torch-cuda:0-fp16" and embedder.passage_path().reason == ""
+    mine = embedder.embed_passages(passages)
+    assert float((mine * engine_vectors).sum(axis=1).min()) >= TOLERANCE
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    monkeypatch.setenv("TRECHO_MODEL", "multilingual-e5-small")
+    monkeypatch.setenv("TRECHO_DEVICE", "cuda")
+    assert main(["status", "--lake", str(lake.root), "--check-runtime"]) == 0
+    assert "passages on torch-cuda:0-fp16 (checked now)" in capsys.readouterr().out
