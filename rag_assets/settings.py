@@ -260,9 +260,9 @@ def _parse(name: str, kind: str, raw: str) -> Any:
     if kind == "device":
         from rag_assets.core.embedding.e5_torch import DEVICE
 
-        raw = raw.lower()
-        if not DEVICE.match(raw):
+        if not DEVICE.match(raw.lower()):
             raise SettingsError(f"{name}={raw!r}: expected cpu, cuda, cuda:N or mps")
+        raw = raw.lower()
     if kind == "e5_path" and raw == "openvino":
         from rag_assets.core.embedding import e5_openvino
 
