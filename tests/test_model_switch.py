@@ -175,9 +175,14 @@ def test_a_backfill_cuts_its_chunks_beside_the_active_ones_until_the_switch(
     for line in _lines(status, live):
         assert "indexed" in line and "not indexed" not in line, line
 
+    # a backfill given up: what it cut goes with its table, by command
+    code, out = trecho("drop-model", "--model", str(short), *where)
+    assert code == 0 and "derived/chunks-next/minilm-128 (1 files)" in out, out
+    assert not (lake.root / "derived" / chunks_folder("minilm-128")).exists()
+
     code, out = trecho("backfill", "--model", str(short), *where)
     assert code == 0 and "search uses minilm-128" in out, out
-    assert stage_rows(lake, "chunks", live[0]) == staged  # the switch moved them over
+    assert stage_rows(lake, "chunks", live[0]) == staged  # cut again, moved over at the switch
     assert not (lake.root / "derived" / chunks_folder("minilm-128")).exists()
     code, status = trecho("status", "--model", str(short), *where)
     assert code == 0 and "UNSYNCED" not in status, status

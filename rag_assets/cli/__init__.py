@@ -341,14 +341,14 @@ def cmd_ui(args: argparse.Namespace) -> int:
 
 
 def cmd_drop_model(args: argparse.Namespace) -> int:
-    """Drop the table and embedding cache of the model named by --model (never the one
-    search uses)."""
+    """Drop the table, embedding cache and backfilled chunks of the model named by
+    --model (never the one search uses)."""
     lake = _lake(args)
     if not args.model:
         raise LakeError("name the model whose table to drop with --model")
     from rag_assets.core.index import drop_model
 
-    dropped = drop_model(_db(args, lake), _embedder(args))
+    dropped = drop_model(_db(args, lake), _embedder(args), lake)
     print(f"dropped {', '.join(dropped)}" if dropped else "nothing to drop")
     return 0
 

@@ -145,10 +145,13 @@ def promote_if_complete(
     return message
 
 
-def drop_model(db_uri: str | os.PathLike[str], embedder: Embedder) -> list[str]:
+def drop_model(
+    db_uri: str | os.PathLike[str], embedder: Embedder, lake: Lake | None = None
+) -> list[str]:
     """Drop a model's index table and embedding cache (e.g. the old model after a switch,
-    when `drop_old_tables` was off); refused for the model search uses. Returns the tables
-    dropped."""
+    when `drop_old_tables` was off), and with `lake` the chunks a backfill of it left
+    beside the active ones (`chunks-next/<model_id>/`: a backfill given up); refused for
+    the model search uses. Returns what was dropped."""
     import lancedb
 
     from rag_assets.core.index import model_tables
@@ -167,4 +170,12 @@ def drop_model(db_uri: str | os.PathLike[str], embedder: Embedder) -> list[str]:
     if cache in model_tables(db_uri, prefix=cache):
         lancedb.connect(str(db_uri)).drop_table(cache)
         dropped.append(cache)
+    staged = lake.root / "derived" / chunks_folder(embedder.model_id) if lake else None
+    if staged is not None and staged.exists():
+        files = list(staged.iterdir())
+        for path in files:
+            path.unlink()
+        with contextlib.suppress(OSError):  # (an object store has no folder to remove)
+            staged.rmdir()
+        dropped.append(f"derived/{chunks_folder(embedder.model_id)} ({len(files)} files)")
     return dropped
