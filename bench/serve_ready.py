@@ -4,11 +4,13 @@ beside a given commit, on one lake, the two taking turns (issue 44).
 For each side and run, on a materialized lake (default: the sample lake, `make demo`):
 
 - serve: a `trecho serve` process on a free loopback port; `GET /health` is polled every
-  20 ms: seconds to the first answer; then one `POST /search` sent at once: seconds from
-  launch to its hits (the first search waits for the model and index when they are
-  still loading);
+  20 ms: seconds to the first answer, and the CPU seconds the process had used by then
+  (user + system, all threads: a steadier reading on a loaded machine); then one
+  `POST /search` sent at once: seconds from launch to its hits (the first search waits
+  for the model and index when they are still loading);
 - mcp: a `trecho mcp` process with `initialize` written to its stdin at launch: seconds
-  to the answer; then one `search_documents` call: seconds from launch to its result.
+  (and CPU seconds) to the answer; then one `search_documents` call: seconds from launch
+  to its result.
 
 Both sides run on this checkout's virtual environment; the other commit's code is
 unpacked to a temporary folder (`git archive`) and put first on PYTHONPATH.
@@ -50,6 +52,12 @@ def env_for(tree: Path) -> dict[str, str]:
     return env
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds process `pid` has used (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _post(url: str, body: dict[str, object], timeout: float = 300) -> dict[str, object]:
     data = json.dumps(body).encode()
     headers = {"Content-Type": "application/json"}
@@ -58,8 +66,9 @@ def _post(url: str, body: dict[str, object], timeout: float = 300) -> dict[str, 
         return dict(json.loads(response.read()))
 
 
-def time_serve(tree: Path, lake: Path) -> tuple[float, float]:
-    """(seconds to /health's first answer, seconds to the first search's hits)."""
+def time_serve(tree: Path, lake: Path) -> tuple[float, float, float]:
+    """(seconds to /health's first answer, CPU seconds by then, seconds to the first
+    search's hits)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "rag_assets.cli", "serve", "--lake", str(lake)]
@@ -82,9 +91,10 @@ def time_serve(tree: Path, lake: Path) -> tuple[float, float]:
             except (urllib.error.URLError, ConnectionError):
                 time.sleep(0.02)
         health = time.perf_counter() - start
+        cpu = cpu_seconds(process.pid)
         answer = _post(f"{url}/search", {"query": QUERY, "k": 3})
         assert answer["hits"], answer
-        return health, time.perf_counter() - start
+        return health, cpu, time.perf_counter() - start
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -127,8 +137,9 @@ class Stdio:
         self.process.wait()
 
 
-def time_mcp(tree: Path, lake: Path) -> tuple[float, float]:
-    """(seconds to `initialize`'s answer, seconds to the first search's result)."""
+def time_mcp(tree: Path, lake: Path) -> tuple[float, float, float]:
+    """(seconds to `initialize`'s answer, CPU seconds by then, seconds to the first
+    search's result)."""
     start = time.perf_counter()
     stdio = Stdio(tree, lake)
     try:
@@ -137,12 +148,13 @@ def time_mcp(tree: Path, lake: Path) -> tuple[float, float]:
         stdio.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
         assert "result" in stdio.answer(1)
         initialized = time.perf_counter() - start
+        cpu = cpu_seconds(stdio.process.pid)
         stdio.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         call = {"name": "search_documents", "arguments": {"query": QUERY, "k": 3}}
         stdio.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         result = stdio.answer(2)["result"]
         assert isinstance(result, dict) and not result.get("isError"), result
-        return initialized, time.perf_counter() - start
+        return initialized, cpu, time.perf_counter() - start
     finally:
         stdio.close()
 
@@ -175,11 +187,15 @@ def main() -> None:
             for name, tree in order:
                 side = rows.setdefault(name, {})
                 for label, value in zip(
-                    ("serve /health", "serve first search"), time_serve(tree, lake), strict=True
+                    ("serve /health", "serve /health, CPU s", "serve first search"),
+                    time_serve(tree, lake),
+                    strict=True,
                 ):
                     side.setdefault(label, []).append(value)
                 for label, value in zip(
-                    ("mcp initialize", "mcp first search"), time_mcp(tree, lake), strict=True
+                    ("mcp initialize", "mcp initialize, CPU s", "mcp first search"),
+                    time_mcp(tree, lake),
+                    strict=True,
                 ):
                     side.setdefault(label, []).append(value)
                 print(

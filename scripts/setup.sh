@@ -244,6 +244,7 @@ else
         exit 1
     }
     [ -n "${TRECHO_EXTRAS:-}" ] || stamp_value >"$(stamp_of "$PROFILE")"
+    rm -f "$VENV/.trecho-setup-stamp"  # the one stamp of before the profiles
 fi
 
 torch_version="$("$VENV/bin/python" -c 'from importlib.metadata import version as v
