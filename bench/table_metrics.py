@@ -63,6 +63,7 @@ class Reading:
     regions: list[Found] = field(default_factory=list)
     refused: str = ""
     unstructured: int = 0  # regions indexed as text lines (trecho)
+    unnamed: int = 0  # tables read without named columns, rows under header lines (trecho)
     seconds: float = 0.0
 
 
@@ -170,6 +171,7 @@ class Score:
     grids: int = 0  # matched regions with a grid (rows and columns) to compare
     refused: list[str] = field(default_factory=list)
     unstructured: int = 0
+    unnamed: int = 0
     seconds: float = 0.0
     reads_cells: bool = True
     missed: dict[str, list[tuple[str, Target]]] = field(default_factory=dict)
@@ -189,6 +191,7 @@ class Score:
         self.tables += len(tables)
         self.seconds += reading.seconds
         self.unstructured += reading.unstructured
+        self.unnamed += reading.unnamed
         pairs = match_regions(tables, reading.regions)
         self.found += len(pairs)
         pages = {t.page for t in tables}
@@ -236,5 +239,7 @@ class Score:
             "tables": self.tables,
             "regions": self.regions,
             "refused": len(self.refused),
+            "unnamed_tables": self.unnamed,
+            "tables_as_text": self.unstructured,
             "seconds": round(self.seconds, 1),
         }

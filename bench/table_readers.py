@@ -62,12 +62,13 @@ def trecho_reader() -> Reader:
             for table in page.tables
         ]
         unstructured = sum(1 for n in source.nodes if n.kind == "table_text")
+        unnamed = len({r.table_id for r in source.rows if not r.header})
         chunks = chunker(source, counter)
         damage = chunk_damage(chunks, source.rows, {source.info.partition_key: source.doc.text})
         refused = ""
         if damage.orphans or damage.truncated:
             refused = f"blocking check: {damage.orphans} orphans, {damage.truncated} truncated"
-        return Reading([c.text for c in chunks], regions, refused, unstructured)
+        return Reading([c.text for c in chunks], regions, refused, unstructured, unnamed)
 
     return read
 

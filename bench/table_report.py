@@ -98,7 +98,10 @@ def report(source: Source, scores: dict[str, Score], misses: int) -> None:
     if source.excluded:
         print(f"held-out files left unread: {source.excluded}")
     trecho = scores[TRECHO]
-    print(f"trecho: {trecho.unstructured} tables indexed as text lines (table_text)")
+    print(
+        f"trecho: {trecho.unnamed} tables read without named columns (rows under their "
+        f"printed header lines), {trecho.unstructured} indexed as text lines (table_text)"
+    )
     for why in trecho.refused:
         print(f"  refused {why}")
     missed = sum(len(v) for v in trecho.missed.values())
@@ -148,8 +151,8 @@ def print_summary(record: dict[str, Any]) -> None:
     print(
         "| source | regions matched by | region recall / precision | rapid-layout boxes "
         "| pdfplumber finder | heading path | row-label path | **cells held** "
-        "| Camelot's best flavour | rapid-layout + stream |\n"
-        "|---|---|---|---|---|---|---|---|---|---|"
+        "| Camelot's best flavour | rapid-layout + stream | read without named columns |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|"
     )
     columns: dict[str, list[float | None]] = {}
     for key, entry in record["sources"].items():
@@ -170,7 +173,8 @@ def print_summary(record: dict[str, Any]) -> None:
             f"| {key} | {entry['match']} | {pair(TRECHO)} | {pair('rapid-layout')} | "
             f"{pair('pdfplumber')} | {fmt(t['heading_path'])} | {fmt(t['row_label_path'])} | "
             f"**{fmt(t['cells_held'])}** | {camelot} | "
-            f"{fmt(paired['cells_held']) if paired else 'not run'} |"
+            f"{fmt(paired['cells_held']) if paired else 'not run'} | "
+            f"{t.get('unnamed_tables', '–')} |"
         )
         for stage in STAGES:
             columns.setdefault(stage, []).append(t[stage])
@@ -180,7 +184,7 @@ def print_summary(record: dict[str, Any]) -> None:
     print(
         f"| **mean over {len(record['sources'])} sources** | | {c['region_recall']} / "
         f"{c['region_precision']} | | | {c['heading_path']} | {c['row_label_path']} | "
-        f"**{c['cells_held']}** | {c['camelot']} | {c['pairing']} |"
+        f"**{c['cells_held']}** | {c['camelot']} | {c['pairing']} | |"
     )
     print(KEEP_RULE)
 

@@ -149,7 +149,7 @@ def prepared(tree_of: Callable[..., tuple[Any, list[Any]]]) -> Callable[..., tup
         if memo_key not in memo:
             extraction, nodes = tree_of(path, key)
             logical = extraction.logical_tables()
-            rows = linearize_tables(key, nodes, logical, table_paths(nodes))
+            rows = linearize_tables(key, nodes, logical, table_paths(nodes), extraction.doc.text)
             memo[memo_key] = (extraction.doc, nodes, rows)
         return memo[memo_key]
 

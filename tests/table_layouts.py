@@ -644,3 +644,80 @@ def column_ruled_pdf(path: Path) -> Path:
         baseline += 11
     pdf.output(str(path))
     return path
+
+
+# --- a crowded landscape table: 25 narrow columns, headings running together ----------------
+
+CROWDED_GROUPS = (
+    ("Permit", ("Handgun", "Long Gun", "*Other", "**Multiple", "Admin")),
+    ("Pre-Pawn", ("Handgun", "Long Gun", "Other")),
+    ("Redemption", ("Handgun", "Long Gun", "Other", "Multiple")),
+    ("Returned", ("Handgun", "Long Gun", "Other")),
+    ("Rentals", ("Handgun", "Long Gun", "Other")),
+    ("Private Sale", ("Handgun", "Long Gun", "Other", "Multiple", "Admin", "Totals")),
+)
+"""Six group headings over three to six sub-columns each: 24 value columns beside the
+stub, 25 columns in all."""
+CROWDED_STATES = (
+    "Alabama",
+    "Alaska",
+    "Arizona",
+    "Arkansas",
+    "California",
+    "Colorado",
+    "Connecticut",
+    "Delaware",
+    "Florida",
+    "Georgia",
+)
+CROWDED_TITLE = "Table 3. Checks by state and type of transaction, month of March"
+
+
+def crowded_rows() -> list[tuple[str, ...]]:
+    """Each state's row: its name and 24 counts."""
+    n = sum(len(subs) for _, subs in CROWDED_GROUPS)
+    return [(s, *(value(r, c, 60000) for c in range(n))) for r, s in enumerate(CROWDED_STATES)]
+
+
+def crowded_pdf(path: Path) -> Path:
+    """A landscape page of 25 narrow columns in 5 pt type under two heading levels (a
+    group heading centred over its sub-columns), the sub-headings set so tight that the
+    ones beside each other touch (`Handgun Long Gun *Other **Multiple Admin` is one run
+    of words over five columns, as on a crowded government table), no rule between
+    columns, hairlines above and under the header."""
+    pdf = new_pdf(5, orientation="L")
+    pdf.add_page()
+    pdf.set_font_size(12)
+    pdf.text(24, 24, "Monthly statistics of checks")
+    pdf.set_font_size(9)
+    pdf.text(24, 40, CROWDED_TITLE)
+    pdf.set_font_size(5)
+    left, stub, width, pitch = 24.0, 58.0, 26.0, 8.0
+    n = sum(len(subs) for _, subs in CROWDED_GROUPS)
+    cols = [(left + stub + i * width, left + stub + (i + 1) * width) for i in range(n)]
+    right = cols[-1][1]
+    top = 52.0
+    line1, line2 = top + 8, top + 16
+    rule(pdf, left, right, top, 0.25)
+    pdf.text(left, line2, "State")
+    i = 0
+    for group, subs in CROWDED_GROUPS:
+        span = (cols[i][0], cols[i + len(subs) - 1][1])
+        centred(pdf, group, *span, line1)
+        x = span[0] + 1  # the sub-headings one after the other, a space apart
+        for sub in subs:
+            pdf.text(x, line2, sub)
+            x += pdf.get_string_width(sub) + 2
+        i += len(subs)
+    y = line2 + 3
+    rule(pdf, left, right, y, 0.25)
+    for row in crowded_rows():
+        y += pitch
+        pdf.text(left, y - 2, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 2, y - 2)
+    rule(pdf, left, right, y + 2, 0.25)
+    pdf.set_font_size(7)
+    pdf.text(24, y + 20, "Figures are made up for the test.")
+    pdf.output(str(path))
+    return path

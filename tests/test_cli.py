@@ -144,6 +144,7 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
         "orphans",
         "mid_line_starts",
         "truncated",
+        "unnamed_tables",
         "twin_confusion",
     }
     assert keys <= report["strategies"]["default"].keys()

@@ -176,7 +176,7 @@ def test_check_results_name_the_version_and_what_they_counted(story: Story):
     by_check = {(e.asset_key.to_user_string(), e.check_name): e for e in evaluations}
     assert set(by_check) == {
         ("structure_tree", "untitled_text_share_low"),
-        ("linearized_tables", "tables_read_into_rows"),
+        ("linearized_tables", "tables_with_named_columns"),
         ("chunks", "chunks_fit_model"),
         ("chunks", "no_orphan_table_values"),
         ("chunks", "no_mid_line_starts"),

@@ -1,6 +1,7 @@
-"""A table the reader cannot structure, through every stage of the real code location:
-the version is indexed anyway (its table as printed lines), searchable in a real LanceDB,
-and the reader's limit is reported by a warning check naming the table."""
+"""A table whose columns the reader cannot name, through every stage of the real code
+location: the version is indexed anyway (the table row by row, each row's chunk under the
+table's caption), searchable in a real LanceDB, and the reader's limit is reported by a
+warning check naming the table."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from dagster import AssetCheckSeverity, DagsterInstance
 from fpdf import FPDF
 
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.chunking.sized import fixed_chars
 from rag_assets.core.corpus import read_pdf
+from rag_assets.core.eval.metrics import chunk_damage
+from rag_assets.core.extract import PdfError
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.request import SearchRequest
@@ -23,16 +27,17 @@ from rag_assets.orchestration.checks import (
     INDEX_MATCHES_CHUNKS,
     NO_MID_LINE_STARTS,
     NO_ORPHAN_TABLE_VALUES,
-    TABLES_STRUCTURED,
+    TABLES_NAMED,
 )
 from rag_assets.orchestration.materialize import failure_reason
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 
-from .conftest import FONT_DIR
+from .conftest import FONT_DIR, SAMPLE_LAKE, SHARED
+from .table_layouts import CROWDED_GROUPS, CROWDED_TITLE, crowded_pdf, crowded_rows
 
 KEY = "porto@v1"
 # no header row (every row starts with a year and holds numbers): no column names to read
-# the values under, so the table cannot be linearized
+# the values under, so each row is indexed as its cells under the table's caption
 ROWS = [("2010", "54,876", "38,716"), ("2011", "55,120", "39,004"), ("2012", "56,210", "40,118")]
 
 
@@ -86,12 +91,13 @@ def indexed(tmp_path_factory: pytest.TempPathFactory):
     return lake, run
 
 
-def test_an_unstructured_table_is_indexed_as_its_lines_with_a_warning(indexed, embedder):
+def test_a_table_without_named_columns_is_indexed_row_by_row_with_a_warning(indexed, embedder):
     lake, run = indexed
     assert run.success
     checks = {c.check_name: c for c in run.get_asset_check_evaluations()}
-    warning = checks[TABLES_STRUCTURED]
+    warning = checks[TABLES_NAMED]
     assert not warning.passed and warning.severity == AssetCheckSeverity.WARN
+    assert warning.metadata["tables_without_named_columns"].value == 1
     [named] = warning.metadata["tables"].value
     assert named["pages"] == [1, 1] and named["table"]
     for name in (
@@ -101,15 +107,88 @@ def test_an_unstructured_table_is_indexed_as_its_lines_with_a_warning(indexed, e
         INDEX_MATCHES_CHUNKS,
     ):
         assert checks[name].passed, name  # the chunker did no damage of its own
+    tables = pl.read_parquet(lake.stage_path("tables", KEY))
+    assert tables["text"].to_list() == ["; ".join(row) for row in ROWS]
+    assert all(not h for h in tables["header"].to_list())  # no column named
     chunks = pl.read_parquet(lake.stage_path("chunks", KEY))
-    table_chunks = chunks.filter(pl.col("kind") == "table_text")["text"].to_list()
-    assert table_chunks  # the table is its own chunk, kind marked as such
-    for row in ROWS:  # every printed row is in it, values in printed order
-        assert any(" ".join(row) in " ".join(t.split()) for t in table_chunks), row
+    table_chunks = chunks.filter(pl.col("kind") == "table")["text"].to_list()
+    assert len(table_chunks) == len(ROWS)  # one chunk a row, as a table's
+    for row in ROWS:  # each row in a chunk of its own, under the table's caption
+        [chunk] = [t for t in table_chunks if "; ".join(row) in t]
+        assert "Table 1 – Containers handled" in chunk
     index = Index(lake.lancedb_dir, embedder)
     assert index.partition_counts() == {KEY: chunks.height}
     hits = index.search(SearchRequest(query="containers handled 2011 55,120", k=3))
-    assert any("55,120" in h.text and h.kind == "table_text" for h in hits), [h.text for h in hits]
+    assert any("55,120" in h.text and h.kind == "table" for h in hits), [h.text for h in hits]
+
+
+def test_a_crowded_table_keeps_its_printed_header_over_every_row(tmp_path: Path, embedder):
+    """25 narrow columns in 5 pt type on a landscape page under two heading levels, the
+    sub-headings run together over their group's columns (`Handgun Long Gun *Other
+    **Multiple Admin`): the table is indexed as a table, and every count sits in a chunk
+    with its heading path (`Permit > Handgun: 48`) or, its columns not named, under the
+    table's title and printed header lines; no chunk holds a count without them."""
+    path = crowded_pdf(tmp_path / "crowded.pdf")
+    source, _ = read_pdf(path, "doc@v1")
+    [table] = [n for n in source.nodes if n.kind in ("table", "table_text")]
+    assert table.kind == "table"
+    chunks = PolicyChunker(Policy(), embedder)(source, embedder.token_counter())
+    texts = [" ".join(c.text.split()) for c in chunks]
+    paths = [f"{group} > {sub}" for group, subs in CROWDED_GROUPS for sub in subs]
+    printed = [  # the two header lines, words as printed
+        " ".join(group for group, _ in CROWDED_GROUPS),
+        " ".join(["State", *(sub for _, subs in CROWDED_GROUPS for sub in subs)]),
+    ]
+    for state, *counts in crowded_rows():
+        [chunk] = holding(texts, state, counts[0])
+        named = all(f"{p}: {c}" in chunk for p, c in zip(paths, counts, strict=True))
+        under = all(line in chunk for line in printed) and all(c in chunk for c in counts)
+        assert named or under, chunk
+        assert CROWDED_TITLE in chunk
+    assert not holding(texts, "Alabama 48 3,619")  # no line of bare numbers
+    key = source.info.partition_key
+    damage = chunk_damage(chunks, source.rows, {key: source.doc.text})
+    assert damage.orphans == 0 and damage.truncated == 0
+    if all(not r.header for r in source.rows):  # read without named columns: counted
+        assert damage.unnamed_tables == 1
+        # windows cut through the rows hold counts without the header lines: orphans
+        windows = fixed_chars(source.doc, key, "doc", "v1", embedder.token_counter(), size=300)
+        assert chunk_damage(windows, source.rows, {key: source.doc.text}).orphans > 0
+
+
+READABLE = sorted((SHARED / "real-pdfs").glob("*.pdf")) + sorted(SAMPLE_LAKE.glob("raw/*/*.pdf"))
+
+
+@pytest.mark.slow  # every real-world PDF and the sample lake read and chunked, about a minute
+@pytest.mark.skipif(not (SHARED / "real-pdfs").exists(), reason="shared real-world PDFs absent")
+def test_every_table_found_in_real_pdfs_has_named_columns_or_its_header_over_each_row(embedder):
+    """On the real-world PDFs and the sample lake, every table region the reader finds is
+    indexed as a table (no table is left as bare printed lines), and each of its rows'
+    chunks holds every value under its column's name (no orphan) or, a table read without
+    named columns, every one of the table's printed header lines."""
+    counter = embedder.token_counter()
+    unnamed = 0
+    for pdf in READABLE:
+        try:
+            source, extraction = read_pdf(pdf, "doc@v1")
+        except PdfError:
+            continue  # the empty, encrypted, malformed and image-only files
+        logical = [t for t in extraction.logical_tables() if t.char_start >= 0]
+        tables = [n for n in source.nodes if n.kind in ("table", "table_text")]
+        assert [n.kind for n in tables] == ["table"] * len(logical), pdf.name
+        chunks = PolicyChunker(Policy(), embedder)(source, counter)
+        key = source.info.partition_key
+        assert chunk_damage(chunks, source.rows, {key: source.doc.text}).orphans == 0, pdf.name
+        unnamed += len({r.table_id for r in source.rows if not r.header})
+        for row in (r for r in source.rows if not r.header):
+            held = [
+                " ".join(c.text.split())
+                for c in chunks
+                if c.parent_id == row.table_id and row.text in c.text
+            ]
+            assert held, (pdf.name, row.text)
+            assert all(line in c for c in held for line in row.header_lines), (pdf.name, row)
+    assert unnamed  # the lorem-ipsum grid of bare numbers is one
 
 
 # --- tables as printed: generated PDFs read through the default policy's chunks ----------

@@ -13,13 +13,13 @@ from dagster import (
 
 from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.structure_tree import structure_tree
-from rag_assets.core.corpus import load_nodes
+from rag_assets.core.corpus import doc_from_pages, load_nodes
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import TABLE_ROWS
 from rag_assets.core.stages import FOLDERS, LINEARIZED_TABLES, PAGE_TEXT
-from rag_assets.core.structure.paths import table_paths, unstructured_tables
+from rag_assets.core.structure.paths import table_paths, unnamed_tables, unstructured_tables
 from rag_assets.core.tables import join_tables, linearize_tables, parts_from_pages
-from rag_assets.orchestration.checks import TABLES_STRUCTURED, table_checks
+from rag_assets.orchestration.checks import TABLES_NAMED, table_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
@@ -28,7 +28,7 @@ from resources import LakeResource
     partitions_def=doc_versions,
     deps=[structure_tree],
     group_name=GROUP,
-    code_version="3",
+    code_version="4",
     check_specs=table_checks,
     description="Table rows linearized so every value carries its column header.",
 )
@@ -41,22 +41,31 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
     paths = table_paths(nodes)
     pages = read_stage(lake.lake, FOLDERS[PAGE_TEXT], key).sort("page")
     logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
-    rows = linearize_tables(key, nodes, logical, paths)
+    rows = linearize_tables(key, nodes, logical, paths, doc_from_pages(pages).text)
     path = write_stage(
         lake.lake, FOLDERS[LINEARIZED_TABLES], key, [r.as_row() for r in rows], TABLE_ROWS
     )
     as_text = unstructured_tables(nodes)
+    unnamed = unnamed_tables(nodes, rows)
     for table in as_text:
         context.log.warning(
-            f"{key}: {table['table']} (pages {table['pages'][0]}-{table['pages'][1]}) could not "
-            "be read into rows under named columns: indexed as its printed lines"
+            f"{key}: {table['table']} (pages {table['pages'][0]}-{table['pages'][1]}) has no "
+            "data row: indexed as its printed lines"
         )
+    for table in unnamed:
+        context.log.warning(
+            f"{key}: {table['table']} (pages {table['pages'][0]}-{table['pages'][1]}) was read "
+            f"without named columns: its rows indexed under its {table['header_lines']} "
+            "printed header lines"
+        )
+    named = len({r.table_id for r in rows}) - len(unnamed)
     return MaterializeResult(
         metadata={
             "tables": len({r.table_id for r in rows}),
             "rows": len(rows),
             "tables_across_pages": sum(1 for t in logical if len(t.parts) > 1),
             "tables_without_header": sum(1 for t in logical if not t.has_header),
+            "tables_without_named_columns": len(unnamed),
             "tables_as_text": len(as_text),
             "rows_by_table": {
                 f"{by_id[t].label} (pages {by_id[t].page_start}-{by_id[t].page_end})": n
@@ -67,16 +76,18 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
         },
         check_results=[
             AssetCheckResult(
-                check_name=TABLES_STRUCTURED,
-                passed=not as_text,
+                check_name=TABLES_NAMED,
+                passed=not as_text and not unnamed,
                 severity=AssetCheckSeverity.WARN,
                 description=(
-                    f"{len(as_text)} tables of {key} indexed as their printed lines, "
-                    f"{len({r.table_id for r in rows})} read into rows under named columns"
+                    f"{named} tables of {key} read into rows under named columns, "
+                    f"{len(unnamed)} read without named columns (rows under their printed "
+                    f"header lines), {len(as_text)} indexed as their printed lines"
                 ),
                 metadata={
+                    "tables_without_named_columns": len(unnamed),
                     "tables_as_text": len(as_text),
-                    "tables": MetadataValue.json(as_text),
+                    "tables": MetadataValue.json(unnamed + as_text),
                 },
             )
         ],

@@ -58,7 +58,7 @@ def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Sourc
     lines = [line for page in extraction.pages for line in page.lines]
     title = sidecar.title or key
     nodes = build_tree(key, extraction.doc, lines, tables_by_piece(logical), title)
-    rows = linearize_tables(key, nodes, logical, table_paths(nodes))
+    rows = linearize_tables(key, nodes, logical, table_paths(nodes), extraction.doc.text)
     info = DocInfo(key, doc_id, version, title, sidecar.valid_from)
     source = Source(info=info, doc=extraction.doc, nodes=nodes, rows=rows, doc_type=sidecar.type)
     return source, extraction

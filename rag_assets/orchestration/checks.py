@@ -26,7 +26,7 @@ NO_ORPHAN_TABLE_VALUES = "no_orphan_table_values"
 NO_MID_LINE_STARTS = "no_mid_line_starts"
 INDEX_MATCHES_CHUNKS = "index_matches_chunks"
 UNTITLED_TEXT_SHARE = "untitled_text_share_low"
-TABLES_STRUCTURED = "tables_read_into_rows"
+TABLES_NAMED = "tables_with_named_columns"
 UNTITLED_THRESHOLD = 0.5
 
 
@@ -75,10 +75,11 @@ embedding_checks = [
 
 table_checks = [
     version_check(
-        TABLES_STRUCTURED,
+        TABLES_NAMED,
         LINEARIZED_TABLES,
-        "Every table was read into rows under named columns (warning): a table that was not "
-        "is indexed as its printed lines, named with its pages in the metadata.",
+        "Every table was read into rows under named columns (warning): a table read without "
+        "named columns is indexed row by row under its printed header lines (one with no "
+        "data row as its printed lines), named with its pages in the metadata.",
     )
 ]
 

@@ -257,10 +257,27 @@ def _containers(
         if table is None:
             continue
         seg = f"{row.table_id.split('#', 1)[1]}/row-{row.row_index}"
-        get(table).units.append(
+        box = get(table)
+        if row.header_lines and not box.units:
+            box.lead = table_lead(box.lead, row.header_lines, counter)
+        box.units.append(
             Unit(seg, row.text, row.char_start, row.char_end, f"linha {row.row_index}")
         )
     return [containers[k] for k in order if containers[k].units]
+
+
+def table_lead(caption: str, header_lines: Sequence[str], counter: TokenCounter) -> str:
+    """What every chunk of a table read without named columns repeats above its rows: its
+    caption, then its printed title and header lines, verbatim (so a reader can map the
+    numbers), as many as fit in half of what the model reads (a row keeps the rest)."""
+    lines = [caption] if caption else []
+    for line in header_lines:
+        if line in lines:
+            continue  # the title, already the caption
+        if counter.count("\n".join([*lines, line])) - counter.overhead > counter.max_tokens // 2:
+            break
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def _split_words(unit: Unit, budget: int, counter: TokenCounter) -> list[Unit]:

@@ -50,6 +50,7 @@ METRICS = (
     "orphans",
     "mid_line_starts",
     "truncated",
+    "unnamed_tables",
     "twin_confusion",
 )
 

@@ -1,6 +1,6 @@
 """Measures of retrieval (hit@k, MRR, abstention under a min_score) and of chunk damage
-(orphan table values, mid-line starts, truncation, twin confusion), shared by the chunks
-stage and the eval.
+(orphan table values, mid-line starts, truncation, twin confusion, tables read without
+named columns), shared by the chunks stage and the eval.
 
 Relevance is judged by character spans: a retrieved chunk is relevant when its span
 overlaps the span of a node carrying an expected label in the same document, which lets
@@ -127,16 +127,30 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
     A chunk holds a value when its span overlaps the value's row and its body contains
     the value as a word of its own: not inside another cell's `Header: value` pair, nor
     in the table's caption or the chunk's context header. The value is an orphan when
-    the chunk text lacks the column's header. One entry per (chunk, value).
+    the chunk text lacks the column's header; in a table read without named columns,
+    when it lacks one of the table's printed header lines (`TableRow.header_lines`). One
+    entry per (chunk, value).
     """
     out: list[Orphan] = []
     for chunk in chunks:
         span = (chunk.char_start, chunk.char_end)
         body = chunk.body or chunk.text
+        flat = ""
         for row in rows:
             if row.partition_key != chunk.partition_key or not overlaps(
                 span, (row.char_start, row.char_end)
             ):
+                continue
+            if not row.header and row.header_lines:
+                flat = flat or " ".join(chunk.text.split())
+                missing = [line for line in row.header_lines if line not in flat]
+                if missing:
+                    loose_text = _masked(body, (), row.caption)
+                    out += [
+                        Orphan(row.page, _table_name(row), missing[0], value.strip())
+                        for value in row.cells
+                        if value.strip() and _contains_word(loose_text, value.strip())
+                    ]
                 continue
             loose = None
             for header, value in zip(row.header, row.cells, strict=False):
@@ -218,6 +232,7 @@ class ChunkDamage:
     orphans: int
     mid_line_starts: int
     truncated: int
+    unnamed_tables: int = 0  # tables read without named columns (rows under header lines)
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict, for metadata and JSON."""
@@ -226,16 +241,26 @@ class ChunkDamage:
             "orphans": self.orphans,
             "mid_line_starts": self.mid_line_starts,
             "truncated": self.truncated,
+            "unnamed_tables": self.unnamed_tables,
         }
+
+
+def unnamed_tables(rows: Sequence[TableRow]) -> int:
+    """How many tables were read without named columns: their values are indexed under
+    the table's printed header lines, not each under its column's name (a reading
+    damage, the same whatever the chunking)."""
+    return len({(r.partition_key, r.table_id) for r in rows if not r.header})
 
 
 def chunk_damage(
     chunks: Sequence[Chunk], rows: Sequence[TableRow], doc_texts: dict[str, str]
 ) -> ChunkDamage:
-    """Orphan table values, mid-line starts and truncation of a set of chunks."""
+    """Orphan table values, mid-line starts and truncation of a set of chunks, and the
+    tables of their rows read without named columns."""
     return ChunkDamage(
         chunks=len(chunks),
         orphans=orphan_table_values(chunks, rows),
         mid_line_starts=mid_line_starts(chunks, doc_texts),
         truncated=truncated_chunks(chunks),
+        unnamed_tables=unnamed_tables(rows),
     )

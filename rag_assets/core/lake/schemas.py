@@ -106,6 +106,8 @@ TABLE_ROWS = pa.schema(
         ("page", pa.int32()),
         ("char_start", pa.int64()),
         ("char_end", pa.int64()),
+        # a table read without named columns (header empty): its printed header lines
+        ("header_lines", pa.list_(pa.string())),
     ]
 )
 

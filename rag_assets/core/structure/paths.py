@@ -1,5 +1,6 @@
 """Reading a built tree: a unit's path from the top (`Capítulo 4 > Tabela 1`) and how it is
-named there, the share of text under no titled unit, and the tables kept as printed lines.
+named there, the share of text under no titled unit, the tables kept as printed lines and
+those read without named columns.
 """
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.tables import TableRow
 
 TABLE_KINDS = ("table", "table_text")
 
@@ -19,6 +21,24 @@ def unstructured_tables(nodes: Sequence[Node]) -> list[dict[str, object]]:
         {"table": n.label, "title": n.title, "pages": [n.page_start, n.page_end]}
         for n in nodes
         if n.kind == "table_text"
+    ]
+
+
+def unnamed_tables(nodes: Sequence[Node], rows: Sequence[TableRow]) -> list[dict[str, object]]:
+    """The tables read without named columns, by label and pages: their rows are indexed
+    as bare cells under the table's printed header lines (`TableRow.header_lines`), so
+    no value leaves without its header text, but no value is named by its column. A
+    reader's limit the user is told about (a warning check, the eval's damage table)."""
+    lines = {r.table_id: len(r.header_lines) for r in rows if not r.header}
+    return [
+        {
+            "table": n.label,
+            "title": n.title,
+            "pages": [n.page_start, n.page_end],
+            "header_lines": lines[n.node_id],
+        }
+        for n in nodes
+        if n.kind == "table" and n.node_id in lines
     ]
 
 

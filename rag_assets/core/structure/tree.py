@@ -278,9 +278,9 @@ def _caption_below(
 
 
 def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | None) -> None:
-    """A table node (named by its caption, else its title row) with one node a data row;
-    a table not read into rows under named columns is a `table_text` node holding its
-    printed lines (see `unstructured_tables`)."""
+    """A table node (named by its caption, else its title row) with one node a data row,
+    whether its columns are named or not (`LogicalTable.named`); a table with no data row
+    is a `table_text` node holding its printed lines (see `unstructured_tables`)."""
     caption = caption_line.text if caption_line else table.title
     cap = CAPTION.match(caption)
     count = sum(1 for n in builder.nodes if n.kind in TABLE_KINDS) + 1

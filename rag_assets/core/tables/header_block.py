@@ -134,7 +134,10 @@ def identify_header(
     group heading (`International`) also names the merged positions to its right that
     have a sub-heading below, so the columns read `International > Cargo Ton` (the
     header path). A first row whose only empty cell is the stub column's corner is a
-    header too. With no header found the names list is empty and every row is data.
+    header too. With no columns named the names list is empty, and the rows leading the
+    table are its title and rows of headings (or the lines the reader saw printed as its
+    header), read as its printed header lines (`linearize`); with no heading, every row
+    is data.
     `printed`: how many rows the reader saw printed as the header (the aligned reader's
     header lines): no row below them is a header row, and each of them is one; with none
     (a body read under a box of headings) there is no title and no header row either.
@@ -184,12 +187,29 @@ def identify_header(
         ):
             break  # a complete row closes the header
     if not stacked or start + len(stacked) >= len(rows):
-        return title, start, []
+        return title, _unnamed_rows(rows, start, printed), []
     names = heading_paths(stacked, width)
     if sum(1 for n in names if n) < max(2, math.ceil(settings.named_columns * width)):
-        return title, start, []  # too sparse to name the columns
+        # too sparse to name the columns: its rows of headings still head it, unnamed
+        return title, _unnamed_rows(rows, start + len(stacked), printed), []
     end = _with_numbers(rows, start + len(stacked), width, names, settings)
     return title, _printed_rest(rows, end, printed, names), names
+
+
+def _unnamed_rows(rows: Sequence[Sequence[str | None]], end: int, printed: int | None) -> int:
+    """The leading rows of a table whose columns could not be named: its title and rows
+    of headings up to `end`, or every line the reader saw printed as its header, whichever
+    reaches further, and then the rows with an empty stub over a body whose rows have
+    their labels (sub-headings such as `Female Male Total 15-24`, read as figures); a
+    data row always follows. Its rows are read under those printed lines
+    (`LogicalTable.named`)."""
+    end = max(end, min(printed or 0, len(rows) - 1))
+    while end + 1 < len(rows) and blank(rows[end][0] if rows[end] else None):
+        below = [r for r in rows[end + 1 :] if any(not blank(c) for c in r)]
+        if not below or sum(1 for r in below if not blank(r[0])) < 0.8 * len(below):
+            break
+        end += 1
+    return end
 
 
 def _stub_only(cells: Sequence[str | None]) -> bool:

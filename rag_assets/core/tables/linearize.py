@@ -3,13 +3,16 @@ carries it into whichever chunk holds it.
 
 A value like `92` means nothing without its column (`Limite`) and its row (`Ruído`): each
 data row becomes `Medida: Ruído; Unidade: dB; Limite: 92; Ação: Revisar o isolamento`,
-and a row is the smallest unit a chunk may hold.
+and a row is the smallest unit a chunk may hold. A table whose columns could not be named
+is linearized all the same: each row its cells (`Florida; 15,907; 50,796`), carrying the
+table's printed header lines and title verbatim (`header_lines`), which every chunk of
+its rows holds above them, so that a reader can still tell which number is which.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rag_assets.core.lake.schemas import Node
@@ -31,6 +34,9 @@ class TableRow:
     page: int
     char_start: int
     char_end: int
+    # a table read without named columns (`header` empty): its printed title and header
+    # lines, verbatim, that every chunk of the row holds above it
+    header_lines: list[str] = field(default_factory=list)
 
     def as_row(self) -> dict[str, Any]:
         """The row as a Parquet row."""
@@ -56,12 +62,16 @@ def linearize_tables(
     nodes: Sequence[Node],
     tables: Sequence[LogicalTable],
     paths: dict[str, str],
+    text: str = "",
 ) -> list[TableRow]:
     """Every data row of every table of a document, linearized under its header.
 
     `tables` are logical tables (`join_tables`), in reading order, matching the `table`
     nodes of the tree one to one; `paths` gives each table node's section path. A row's
-    span is its `table_row` node's when the tree has one, else the row's own.
+    span is its `table_row` node's when the tree has one, else the row's own. A table read
+    without named columns gives rows of bare cells under its printed title and header
+    lines (`header_lines`, verbatim from the document `text` where the rows' spans are
+    known, else its header rows' cells).
     """
     table_nodes = [n for n in nodes if n.kind == "table"]
     tables = [t for t in tables if t.structured]
@@ -73,6 +83,9 @@ def linearize_tables(
     for node, logical in zip(table_nodes, tables, strict=False):
         width = max((len(r.cells) for r in logical.rows), default=len(logical.header))
         header = column_names(logical.header, max(width, len(logical.header)))
+        lines: list[str] = []
+        if not logical.named:
+            header, lines = [], logical.header_lines(text)
         row_nodes = rows_by_table.get(node.node_id, {})
         for row in logical.rows:
             row_node = row_nodes.get(row.index)
@@ -81,8 +94,8 @@ def linearize_tables(
                 start, end, page = row_node.char_start, row_node.char_end, row_node.page_start
             elif start < 0:
                 start, end = node.char_start, node.char_end
-            text = linearize(header, row.cells)
-            if not text:
+            line = linearize(header or [""] * len(row.cells), row.cells)
+            if not line:
                 continue  # an empty row says nothing
             out.append(
                 TableRow(
@@ -93,10 +106,11 @@ def linearize_tables(
                     row_index=row.index,
                     header=list(header),
                     cells=list(row.cells),
-                    text=text,
+                    text=line,
                     page=page,
                     char_start=start,
                     char_end=end,
+                    header_lines=list(lines),
                 )
             )
     return out

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag_assets.core.tables.cells import CellKind, classify
+
 
 @dataclass
 class TablePart:
@@ -47,11 +49,51 @@ class LogicalTable:
 
     @property
     def structured(self) -> bool:
-        """Whether the table was read into rows under named columns; one that was not is
-        indexed as its printed lines (`table_text`) and flagged, never linearized."""
+        """Whether the table was read into rows (it has a data row with a cell): indexed
+        row by row, always, whether its columns are named or not (`named`). One with no
+        data row is indexed as its printed lines (`table_text`)."""
+        return any(any(c.strip() for c in r.cells) for r in self.rows)
+
+    @property
+    def named(self) -> bool:
+        """Whether its columns were read with names: a header, and a name over every
+        column holding a figure (the stub's, and a second stub's of labels, may have
+        none), so that each value is written `Header: value`. A table read without named
+        columns (no header, or columns of figures left without one: headings run together
+        over several columns) is linearized under its printed header lines instead, and
+        counted (`tables_without_named_columns`)."""
         width = max((len(r.cells) for r in self.rows), default=0)
-        printed = all(s[0] >= 0 for p in self.parts for s in p.row_spans)  # a line per row
-        return self.has_header and width >= 2 and bool(self.rows) and printed
+        if not self.has_header or width < 2:
+            return False
+        names = [h.strip() for h in self.header] + [""] * width
+        return all(
+            names[j]
+            or not any(
+                j < len(r.cells) and classify(r.cells[j]) is CellKind.FIGURE for r in self.rows
+            )
+            for j in range(1, width)
+        )
+
+    def header_lines(self, text: str = "") -> list[str]:
+        """Its title and header rows as printed, one string a line: each row's cells
+        joined in printed order, then, verbatim from the document `text` where the rows'
+        spans say where, every printed line of those rows holding a word no cell has (a
+        heading the grid did not place; words the line reading ran together, `HandgunLong`,
+        set apart as the cells read them). What the rows of a table read without named
+        columns are indexed under."""
+        first = self.parts[0]
+        rows = first.rows[: min(first.header_rows, len(first.rows))]
+        lines = [" ".join(" ".join(c.split()) for c in row if c.strip()) for row in rows]
+        words = {w for line in lines for w in line.split()}
+        for i in range(len(rows)):
+            a, b = first.row_spans[i] if i < len(first.row_spans) else (-1, -1)
+            if 0 <= a < b <= len(text):
+                printed = (_respaced(line, words) for line in text[a:b].split("\n"))
+                lines += [line for line in printed if not set(line.split()) <= words]
+        out = [line for i, line in enumerate(lines) if line and line not in lines[:i]]
+        if self.title and not any(self.title in line for line in out):
+            out.insert(0, self.title)
+        return out
 
     @property
     def char_start(self) -> int:
@@ -73,6 +115,27 @@ class LogicalTable:
     def keys(self) -> list[tuple[int, int]]:
         """The (page, index) of every piece."""
         return [(p.page, p.index) for p in self.parts]
+
+
+def _respaced(line: str, words: set[str]) -> str:
+    """A printed line with each token that is several of `words` run together (a line
+    read at a wider word gap than the cells: `HandgunLong`) set apart again."""
+    out: list[str] = []
+    for token in line.split():
+        out.append(token if token in words else " ".join(_run_of(token, words) or [token]))
+    return " ".join(out)
+
+
+def _run_of(token: str, words: set[str]) -> list[str] | None:
+    """`token` as consecutive `words`, the fewest that make it, or None."""
+    best: list[list[str] | None] = [[]] + [None] * len(token)  # best[i]: token[:i]
+    for end in range(1, len(token) + 1):
+        for start in range(end):
+            run = best[start]
+            if run is not None and token[start:end] in words:
+                if best[end] is None or len(run) + 1 < len(best[end] or []):
+                    best[end] = [*run, token[start:end]]
+    return best[-1]
 
 
 def norm_row(row: Sequence[str]) -> list[str]:

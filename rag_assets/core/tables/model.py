@@ -63,6 +63,12 @@ class PageTable:
     continues: bool = False
     columns: list[float] = field(default_factory=list)  # column edges (not stored)
 
+    def headed(self) -> bool:
+        """Whether a header is printed over its rows: named columns, or rows of headings
+        whose columns could not be named (kept, read under those printed lines). A title
+        alone heads nothing: a run of number lines under one stays text."""
+        return bool(self.header) or self.header_rows > (1 if self.title else 0)
+
     def as_row(self) -> dict[str, Any]:
         """The table as a Parquet struct."""
         return {

@@ -150,7 +150,7 @@ def aligned_pass(
         grids += aligned_tables(inside, rules, [t.bbox for t in tables], settings, proposed=True)
     for grid in grids:
         table = finish(grid, words, settings)
-        if not table.header:
+        if not table.headed():
             continue  # a run of number lines without a header stays text
         boxes = [t for t in ruled if id(t) in heads and overlaps(t.bbox, grid.bbox)]
         if any(not _heads(t.bbox, grid.bbox, settings) for t in boxes):

@@ -63,7 +63,7 @@ class TableReader:
 
     def _scanned(self, number: int, words: list[Word]) -> list[PageTable]:
         """A scan's tables: the words inside each box the model sees, read by alignment as
-        a proposed table's are; a grid without a header is no table."""
+        a proposed table's are; a grid without a header printed over it is no table."""
         if self.proposer is None:
             return []
         tables: list[PageTable] = []
@@ -71,7 +71,7 @@ class TableReader:
             inside = [w for w in words if centred_in(box, w)]
             for grid in aligned_tables(inside, [], [], self.settings, proposed=True):
                 table = finish(grid, inside, self.settings)
-                if table.header:
+                if table.headed():
                     tables.append(table)
         for i, table in enumerate(tables):
             table.index = i

@@ -64,6 +64,8 @@ leaves room in its context.</li>
 <li><b>orphans</b>: table values in a chunk without their column header;
 <b>mid_line_starts</b>: chunks starting inside a line and a sentence;
 <b>truncated</b>: chunks longer than the model reads (their tail is never embedded);
+<b>unnamed_tables</b>: tables read without named columns (each row indexed under the
+table's printed header lines, no value named by its column);
 <b>twin_confusion</b>: share of twin questions where the look-alike unit outranks every
 relevant chunk in the top 3. All lower is better.</li>
 <li>{offsets}

@@ -12,8 +12,15 @@ from collections.abc import Sequence
 from rag_assets.core.eval.evaluation import METRICS, EvalResult
 from rag_assets.core.eval.questions import JudgedHit, QuestionResult
 
-LOWER_IS_BETTER = {"tokens@3", "orphans", "mid_line_starts", "truncated", "twin_confusion"}
-COUNTS = ("tokens@3", "orphans", "mid_line_starts", "truncated")
+LOWER_IS_BETTER = {
+    "tokens@3",
+    "orphans",
+    "mid_line_starts",
+    "truncated",
+    "unnamed_tables",
+    "twin_confusion",
+}
+COUNTS = ("tokens@3", "orphans", "mid_line_starts", "truncated", "unnamed_tables")
 RETRIEVAL = ("hit@1", "hit@3", "hit@5", "mrr@10", "answer_complete@3")
 BASELINE = "fixed_tokens-512-o64"
 """The common recipe the default policy is read against in the report's headline."""
@@ -198,8 +205,9 @@ INTRO = (
     "Retrieval: hit@k, mrr@10 (higher is better). What the LLM gets: answer_complete@3 "
     "(one top-3 chunk holds every expected answer string), tokens@3 (tokens sent for "
     "the top 3). Damage (lower is better): orphan table values, chunks starting "
-    "mid-line, chunks truncated by the model, twin confusion. – : not measured (no question "
-    "of that kind)."
+    "mid-line, chunks truncated by the model, tables read without named columns (their "
+    "rows indexed under the printed header lines), twin confusion. – : not measured (no "
+    "question of that kind)."
 )
 
 
