@@ -11,6 +11,7 @@ sample lake materialized, the eval report written). The clones are deleted after
 (`--keep` keeps them).
 
     python bench/demo_clone.py [--against 84aad86] [--ref HEAD] [--order new-first]
+    python bench/demo_clone.py --against none        # this side alone (no ratio)
 
 Uncommitted changes are not in a clone: commit before timing them.
 """
@@ -71,13 +72,18 @@ def timed_demo(commit: str, into: Path, log: Path) -> tuple[float, float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--against", default="84aad86", help="the commit to compare with")
+    parser.add_argument(
+        "--against", default="84aad86", help="the commit to compare with ('none': no other)"
+    )
     parser.add_argument("--ref", default="HEAD", help="this side's commit (default HEAD)")
     parser.add_argument("--order", choices=("new-first", "old-first"), default="new-first")
     parser.add_argument("--keep", action="store_true", help="keep the clones")
     args = parser.parse_args()
-    sides = {"this": rev(args.ref), "against": rev(args.against)}
+    sides = {"this": rev(args.ref)}
+    if args.against != "none":
+        sides["against"] = rev(args.against)
     order = ["this", "against"] if args.order == "new-first" else ["against", "this"]
+    order = [name for name in order if name in sides]
     print(machine())
     results: dict[str, tuple[float, float, int]] = {}
     base = Path(tempfile.mkdtemp(prefix="demo-clone-"))
@@ -95,6 +101,8 @@ def main() -> None:
         if not args.keep:
             for name in order:
                 shutil.rmtree(base / sides[name], ignore_errors=True)
+    if "against" not in results:
+        return
     new, old = results["this"], results["against"]
     print()
     print(f"| fresh clone, `make demo` (s) | {sides['against']} | {sides['this']} | ratio |")
