@@ -6,11 +6,11 @@ For each side and run, on a materialized lake (default: the sample lake, `make d
 - serve: a `trecho serve` process on a free loopback port; `GET /health` is polled every
   20 ms: seconds to the first answer, and the CPU seconds the process had used by then
   (user + system, all threads: a steadier reading on a loaded machine); then one
-  `POST /search` sent at once: seconds from launch to its hits (the first search waits
-  for the model and index when they are still loading);
+  `POST /search` sent at once: seconds (and CPU seconds) from launch to its hits (the
+  first search waits for the model and index when they are still loading);
 - mcp: a `trecho mcp` process with `initialize` written to its stdin at launch: seconds
-  (and CPU seconds) to the answer; then one `search_documents` call: seconds from launch
-  to its result.
+  (and CPU seconds) to the answer; then one `search_documents` call: seconds (and CPU
+  seconds) from launch to its result.
 
 Both sides run on this checkout's virtual environment; the other commit's code is
 unpacked to a temporary folder (`git archive`) and put first on PYTHONPATH.
@@ -66,9 +66,9 @@ def _post(url: str, body: dict[str, object], timeout: float = 300) -> dict[str, 
         return dict(json.loads(response.read()))
 
 
-def time_serve(tree: Path, lake: Path) -> tuple[float, float, float]:
+def time_serve(tree: Path, lake: Path) -> tuple[float, float, float, float]:
     """(seconds to /health's first answer, CPU seconds by then, seconds to the first
-    search's hits)."""
+    search's hits, CPU seconds by then)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "rag_assets.cli", "serve", "--lake", str(lake)]
@@ -94,7 +94,7 @@ def time_serve(tree: Path, lake: Path) -> tuple[float, float, float]:
         cpu = cpu_seconds(process.pid)
         answer = _post(f"{url}/search", {"query": QUERY, "k": 3})
         assert answer["hits"], answer
-        return health, cpu, time.perf_counter() - start
+        return health, cpu, time.perf_counter() - start, cpu_seconds(process.pid)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -137,9 +137,9 @@ class Stdio:
         self.process.wait()
 
 
-def time_mcp(tree: Path, lake: Path) -> tuple[float, float, float]:
+def time_mcp(tree: Path, lake: Path) -> tuple[float, float, float, float]:
     """(seconds to `initialize`'s answer, CPU seconds by then, seconds to the first
-    search's result)."""
+    search's result, CPU seconds by then)."""
     start = time.perf_counter()
     stdio = Stdio(tree, lake)
     try:
@@ -154,7 +154,7 @@ def time_mcp(tree: Path, lake: Path) -> tuple[float, float, float]:
         stdio.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         result = stdio.answer(2)["result"]
         assert isinstance(result, dict) and not result.get("isError"), result
-        return initialized, cpu, time.perf_counter() - start
+        return initialized, cpu, time.perf_counter() - start, cpu_seconds(stdio.process.pid)
     finally:
         stdio.close()
 
@@ -187,13 +187,23 @@ def main() -> None:
             for name, tree in order:
                 side = rows.setdefault(name, {})
                 for label, value in zip(
-                    ("serve /health", "serve /health, CPU s", "serve first search"),
+                    (
+                        "serve /health",
+                        "serve /health, CPU s",
+                        "serve first search",
+                        "serve first search, CPU s",
+                    ),
                     time_serve(tree, lake),
                     strict=True,
                 ):
                     side.setdefault(label, []).append(value)
                 for label, value in zip(
-                    ("mcp initialize", "mcp initialize, CPU s", "mcp first search"),
+                    (
+                        "mcp initialize",
+                        "mcp initialize, CPU s",
+                        "mcp first search",
+                        "mcp first search, CPU s",
+                    ),
                     time_mcp(tree, lake),
                     strict=True,
                 ):
