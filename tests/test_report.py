@@ -168,9 +168,16 @@ def test_a_hit3_drop_against_the_previous_report_warns_without_failing(lake: Lak
     assert not check.passed and check.severity == AssetCheckSeverity.WARN
     assert check.metadata["previous_report"].value == str(first_json)
     assert check.metadata["drop"].value > 0.05
+    assert materialization_metadata(second)["reused"] == "no: evaluated now"  # new questions
     # a tolerance wider than the drop lets it pass
     third = run_eval_report(lake, strategies=["default"], hit3_tolerance=1.0)
     assert checks_of(third)["default_hit3_not_regressed"].passed
+    # nothing the eval reads changed since the second: its result is reused, and said so
+    assert materialization_metadata(third)["reused"] != "no: evaluated now"
+    assert (
+        materialization_metadata(third)["metrics_table"]
+        == (materialization_metadata(second)["metrics_table"])
+    )
 
 
 def test_previous_report_is_the_latest_over_the_same_questions_and_mode(tmp_path: Path):

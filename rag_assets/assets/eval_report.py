@@ -86,6 +86,7 @@ def eval_report(
             "questions": result.questions,
             "strategies": len(result.strategies),
             "tables_as_text": sum(len(v) for v in as_text.values()),
+            "reused": result.reused or "no: evaluated now",
             "tables_as_text_by_version": MetadataValue.json(
                 {k: v for k, v in as_text.items() if v}
             ),

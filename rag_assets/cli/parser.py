@@ -55,7 +55,10 @@ HELP: dict[str, tuple[str, str, str]] = {
         "compare strategies on question files",
         "Score chunking strategies (or, with --models, embedding models) on question files:\n"
         "hit@k, MRR, nDCG, per tag, and abstention on the out-of-scope questions. Each\n"
-        "strategy is indexed in a scratch folder; the lake's index is not touched.",
+        "strategy is indexed in a scratch folder; the lake's index is not touched. When\n"
+        "no index row, question or code changed since the last eval of the model and mode,\n"
+        "its result is reused (--fresh evaluates again); baseline chunk vectors are kept\n"
+        "in <lake>/cache/eval-vectors.",
         "  trecho eval                                  the quick set on <lake>/eval/*.jsonl\n"
         "  trecho eval --strategies all --write -v      every strategy, report written\n"
         "  trecho eval --models all-MiniLM-L6-v2,multilingual-e5-small",
@@ -233,6 +236,8 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help='print {"strategies": {...}} as JSON')
     p.add_argument("--write", action="store_true", help="also write reports/<timestamp>/")
+    fresh = "evaluate again even when nothing changed since the last eval (default: reuse it)"
+    p.add_argument("--fresh", action="store_true", help=fresh)
     p.add_argument("-v", "--verbose", action="store_true", help="full report with tag table")
 
     p = command("status", common)

@@ -22,9 +22,11 @@ def evaluate(
     offsets: int,
     mode: str,
     progress: Callable[[str], None],
+    reuse: bool = True,
 ) -> Any:
     """Every strategy of `strategies` (names, `all` or `standard`; None: `standard`) at
-    `offsets` start offsets, against the default, on `index`'s model."""
+    `offsets` start offsets, against the default, on `index`'s model (the last result
+    reused when nothing changed since, with `reuse`)."""
     names = resolve_strategies(strategies)
     families = strategy_families(names, offsets, index.embedder)  # a bad one: ConfigError
     return run_eval(
@@ -36,6 +38,7 @@ def evaluate(
         mode=mode,  # type: ignore[arg-type]
         progress=progress,
         history=settings.keep_history,
+        reuse=reuse,
     )
 
 

