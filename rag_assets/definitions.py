@@ -20,6 +20,7 @@ from rag_assets.assets.embeddings import build_embeddings
 from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLLOWERS
 from rag_assets.orchestration.concurrency import (
     AUTOMATION_SENSOR,
+    IndexChangedSinceReport,
     one_run_per_version,
     unconfigured_instance,
 )
@@ -36,13 +37,16 @@ re-materialized, none of its own runs or its parents' in progress), and no run o
 version in flight at all (`orchestration/concurrency.py`)."""
 
 REPORT_FOLLOWS = (
-    AutomationCondition.any_deps_updated().since_last_handled()
+    IndexChangedSinceReport()
+    & ~AutomationCondition.newly_requested()
     & ~AutomationCondition.any_deps_in_progress()
     & ~AutomationCondition.in_progress()
-).with_label("the index changed, and no version is being embedded")
+).with_label("the index changed since the report last started, no version being embedded")
 """The eval report's automation: written again once the index changed and no embeddings
 run is in flight (one report after a batch of new versions, not one per version), so it
-is not left "Unsynced" until its daily schedule."""
+is not left "Unsynced" until its daily schedule. The change is counted from the start of
+the report's last run (`IndexChangedSinceReport`), so an index change that finished
+while a report ran asks for another once that one ended, and a removal counts too."""
 
 with warnings.catch_warnings():  # `use_user_code_server` is beta in Dagster 1.13: said here
     warnings.simplefilter("ignore")

@@ -155,6 +155,36 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
 
 
 @pytest.mark.slow
+def test_eval_reuses_its_result_and_its_baseline_vectors(materialized: Lake, capfd, embedder):
+    """`trecho eval` twice with nothing changed: the second reuses the first's result;
+    other questions evaluate again, every baseline chunk vector from the eval's cache
+    (capfd: the progress lines go to the process's stderr)."""
+    from rag_assets.core.index import EmbeddingCache
+
+    args = ["eval", "--offsets", "1", "--strategies", "fixed_tokens-256-o0"]
+    args += ["--lake", str(materialized.root)]
+    assert main([*args, "--fresh"]) == 0
+    first = capfd.readouterr()
+    assert "reused" not in first.err and "| default" in first.out
+    kept = EmbeddingCache(materialized.local_cache_dir / "eval-vectors", embedder)
+    vectors = kept.count()
+    assert vectors > 0  # the baseline's chunk vectors, by content and model
+
+    assert main(args) == 0
+    second = capfd.readouterr()
+    assert "evaluating reused the result of " in second.err
+    assert second.out == first.out
+
+    lines = (materialized.eval_dir / "manuais.jsonl").read_text(encoding="utf-8").splitlines()
+    fewer = materialized.root / "fewer.jsonl"
+    fewer.write_text("\n".join(lines[:-1]), encoding="utf-8")
+    assert main([*args, "--questions", str(fewer)]) == 0
+    third = capfd.readouterr()
+    assert "reused" not in third.err  # other questions: evaluated
+    assert kept.count() == vectors  # the same chunks: nothing embedded into the cache
+
+
+@pytest.mark.slow
 def test_twin_refund_chunk_stays_out_of_the_authorization_top3(materialized: Lake, capsys):
     # The beneficiary manual's twins: authorization (1.1) and refund (2.1) deadlines.
     from rag_assets.core.corpus import load_nodes
@@ -637,3 +667,27 @@ def test_status_says_the_embedding_paths_the_last_runs_recorded(tmp_path, capsys
     out = capsys.readouterr().out
     assert "passages on onnxruntime (" in out and "queries on not yet measured" in out
     assert "passages fell back: no OpenVINO here" in out
+    assert "search uses: nothing yet (no table chunks__" in out  # a lake not yet indexed
+    assert "(0 rows)" not in out and "trecho backfill" not in out  # nothing to backfill
+    assert "1 live versions to index" in out
+
+
+def test_a_run_after_a_minute_records_when_it_ran(tmp_path):
+    """Each role's record says when it last ran (a run of the UI's daemon included), not
+    when its path was first seen; runs within a minute write nothing."""
+    import datetime as dt
+
+    from rag_assets.core.embedding.runtime import RUNTIME_FILE, record_path, recorded_paths
+
+    record_path(tmp_path, "m", "passages", "openvino")
+    file = tmp_path / RUNTIME_FILE
+    old = json.loads(file.read_text())
+    old["m"]["passages"]["at"] = "2026-01-02T03:04:05"
+    file.write_text(json.dumps(old))
+    record_path(tmp_path, "m", "passages", "openvino")  # the same path, a later run
+    at = recorded_paths(tmp_path, "m")["passages_at"]
+    assert at != "2026-01-02T03:04:05"
+    assert dt.datetime.fromisoformat(at) > dt.datetime.now() - dt.timedelta(minutes=5)
+    written = file.stat().st_mtime_ns
+    record_path(tmp_path, "m", "passages", "openvino")  # within the minute: no write
+    assert file.stat().st_mtime_ns == written

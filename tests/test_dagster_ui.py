@@ -248,3 +248,33 @@ def test_a_second_run_of_a_version_waits_for_the_first(story: Story):
         assert materializations(story.instance, "raw_pdf", OPS) == before
     worker.join(timeout=300)
     assert materializations(story.instance, "raw_pdf", OPS) == before + 1
+
+
+def test_the_report_is_asked_again_for_an_index_change_after_its_start(story: Story):
+    """The eval report counts index changes from the start of its last run: a change
+    that lands while a report runs asks for another report once that one ended (run
+    last in this module: it adds events to the story's instance)."""
+    from dagster import AssetMaterialization
+
+    from rag_assets.orchestration.concurrency import index_changed_since_report
+
+    instance = story.instance
+    defs = build_definitions(str(story.lake.root))
+    report = defs.resolve_job_def("eval_report_job")
+    config = {"ops": {"eval_report": {"config": {"strategies": ["no-such-strategy"]}}}}
+
+    def a_report_starts() -> None:  # it fails at once (a bad strategy), once started
+        report.execute_in_process(instance=instance, run_config=config, raise_on_error=False)
+
+    def asked() -> int:
+        return evaluate_automation_conditions(defs, instance).get_num_requested(
+            AssetKey("eval_report")
+        )
+
+    a_report_starts()
+    assert not index_changed_since_report(instance) and asked() == 0
+    # the index changes after the report's start (e.g. a version indexed during it)
+    instance.report_runless_asset_event(AssetMaterialization("embeddings", partition=OPS))
+    assert index_changed_since_report(instance) and asked() == 1
+    a_report_starts()  # the next report counts it
+    assert not index_changed_since_report(instance) and asked() == 0

@@ -126,6 +126,11 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     tick = evaluate_sensor(defs, instance, lake, tick.cursor)
     assert not getattr(tick, "run_requests", None)
     assert V6 not in instance.get_dynamic_partitions(DOC_VERSIONS)
+    # the asset's latest materialization (what the UI's overview shows) says it is gone
+    latest = instance.get_latest_materialization_event(AssetKey("embeddings"))
+    marker = latest.asset_materialization
+    assert marker.partition == V6 and marker.metadata["status"].value == "removed (revoked)"
+    assert marker.metadata["rows"].value == 0
     assert set(index.partition_counts()) == {V7}
     assert not any(lake.stage_path(s, V6).exists() for s in ("documents", "pages", "chunks"))
     assert "30 dias" in index.search(SearchRequest(query=REFUND, k=1))[0].text

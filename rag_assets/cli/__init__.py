@@ -9,7 +9,6 @@ import os
 import sys
 import textwrap
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +67,10 @@ def _say(*args: Any, **kwargs: Any) -> None:
         _quiet_stdout()
 
 
-_err = partial(print, file=sys.stderr)
-"""A line for stderr: what is not the command's output."""
+def _err(*args: Any, **kwargs: Any) -> None:
+    """A line for stderr: what is not the command's output (the stderr of the moment,
+    not the one at import: a caller that redirects it sees the line)."""
+    print(*args, file=sys.stderr, **kwargs)
 
 
 def cmd_materialize(args: argparse.Namespace) -> int:
@@ -225,7 +226,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"\n## {model}\n\n{markdown_table(result)}")
         return 0
     index = _serving_index(args, lake)  # the model search uses, unless --model is given
-    result = evaluate(args.settings, lake, index, files, *asked, progress)
+    result = evaluate(args.settings, lake, index, files, *asked, progress, not args.fresh)
     if args.write:
         folder = write_report(result, lake.reports_dir, sources)
         _err(f"report written to {folder / 'report.html'}")
@@ -248,18 +249,26 @@ def cmd_status(args: argparse.Namespace) -> int:
     status = lake_status(lake, _db(args, lake), embedder, args.settings, args.check_runtime)
     active = status.active
     print(f"lake: {status.lake}")
-    print(
-        f"search uses: {status.table} ({status.rows} rows"
-        + (f", model {active.model}, since {active.switched_at})" if active else ")")
-    )
-    if status.indexes is not None:
+    fill = "`trecho materialize`, or the sensor of `trecho ui`"
+    if status.indexes is None:  # no table: nothing to count rows of
+        pending = sum(1 for v in status.live if not v.rows)
+        print(
+            f"search uses: nothing yet (no table {status.table}); {pending} live versions "
+            f"to index: {fill} indexes them"
+        )
+    else:
+        print(
+            f"search uses: {status.table} ({status.rows} rows"
+            + (f", model {active.model}, since {active.switched_at})" if active else ")")
+        )
         print(f"indexes: {status.indexes}")
     if status.backfill is not None:
         progress = status.backfill
         state = "complete" if progress.complete else f"{len(progress.missing)} versions missing"
         print(
             f"configured model: {status.configured} -> backfill {state} "
-            f"({len(progress.done)} done); run `trecho backfill`"
+            f"({len(progress.done)} done); `trecho backfill`, or the sensor of `trecho ui`, "
+            "fills it"
         )
     print(f"model tables: {', '.join(status.tables) or '(none)'}")
     paths = status.embedding

@@ -23,8 +23,10 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from dagster import (
+    AssetKey,
     AutomationCondition,
     AutomationContext,
     AutomationResult,
@@ -33,6 +35,8 @@ from dagster import (
     RunsFilter,
 )
 from dagster._core.scheduler.instigation import InstigatorStatus, InstigatorType
+
+from rag_assets.core.stages import EMBEDDINGS
 
 PARTITION_TAG = "dagster/partition"
 IN_FLIGHT = [
@@ -114,6 +118,49 @@ class PartitionRunInFlight(AutomationCondition):
         instance = context.asset_graph_view.instance
         busy = keys_in_flight(instance, candidates.expensively_compute_partition_keys())
         return AutomationResult(context, candidates.compute_intersection_with_partition_keys(busy))
+
+
+def index_changed_since_report(instance: DagsterInstance) -> bool:
+    """Whether the index changed (an `embeddings` materialization, or a removal's
+    observation) after the eval report's last run was started (its planned
+    materialization), or the report never ran: then the report does not count it."""
+    index, report = AssetKey(EMBEDDINGS), AssetKey("eval_report")
+
+    def newest(records: Any) -> int:
+        return max((r.storage_id for r in records.records), default=0)
+
+    changed = max(
+        newest(instance.fetch_materializations(index, limit=1)),
+        newest(instance.fetch_observations(index, limit=1)),
+    )
+    if not changed:  # nothing indexed yet
+        return False
+    planned = instance.get_latest_planned_materialization_info(report)
+    # its last run's start; a report materialized without a run: that event
+    started = (
+        planned.storage_id if planned else newest(instance.fetch_materializations(report, limit=1))
+    )
+    return changed > started
+
+
+class IndexChangedSinceReport(AutomationCondition):
+    """True for the eval report when the index changed after its last run started
+    (`index_changed_since_report`): an index change that finished while a report ran
+    asks for another, which Dagster's `any_deps_updated().since_last_handled()` forgot
+    once the running report materialized; a removal's observation counts too. An
+    arbitrary-Python condition, evaluated on the code server."""
+
+    @property
+    def name(self) -> str:
+        """The label the UI shows."""
+        return "index_changed_since_report_started"
+
+    def evaluate(self, context: AutomationContext) -> AutomationResult:  # type: ignore[override]
+        """The whole (unpartitioned) candidate subset, or none."""
+        instance = context.asset_graph_view.instance
+        changed = index_changed_since_report(instance)
+        subset = context.candidate_subset if changed else context.get_empty_subset()
+        return AutomationResult(context, subset)
 
 
 def one_run_per_version(condition: AutomationCondition) -> AutomationCondition:

@@ -11,6 +11,7 @@ from typing import Any
 
 from dagster import (
     AssetKey,
+    AssetMaterialization,
     AssetObservation,
     AssetRecordsFilter,
     DagsterEventType,
@@ -109,7 +110,8 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
             ).records
             for r in records:
                 if r.partition_key is not None and r.asset_materialization is not None:
-                    tag = r.asset_materialization.tags.get(CODE_VERSION_TAG, "")
+                    tags = r.asset_materialization.tags or {}  # none on a removal marker
+                    tag = tags.get(CODE_VERSION_TAG, "")
                     now[r.partition_key] = [r.storage_id, tag]
         out[stage] = {p: entry[1] for p, entry in now.items()}
         changed = changed or now != known
@@ -210,12 +212,35 @@ def carry_out_removals(
                 },
             )
         )
+        instance.report_runless_asset_event(removal_marker(lake, key, reason, shown))
     if len(plan.remove) > 1 and swept:
         say(f"embedding cache: {swept} cached vectors of the removed versions' texts")
     if plan.unused_cache and not plan.remove:
         deleted = delete_unused_cached(lancedb.uri_for(lake.lake))
         say(f"embedding cache: {deleted} cached vectors of texts no index row holds")
     return [k for k in plan.remove if k in plan.registered]
+
+
+def removal_marker(lake: LakeResource, key: str, reason: str, live: str) -> AssetMaterialization:
+    """The materialization that closes a removed version's `embeddings` partition: its
+    last event says `removed` with why (none of its rows is left), so the asset's
+    overview, which shows the latest materialization of any partition, never names a
+    removed version as `active, never removed`. Dagster OSS cannot wipe one partition's
+    events (`wipe_asset_partitions` is not implemented for SQL storage), and a deleted
+    partition keeps them. Only `embeddings` gets one: a marker on a stage with stages
+    below it would set their automation going for a version being removed."""
+    return AssetMaterialization(
+        asset_key=EMBEDDINGS,
+        partition=key,
+        description=f"{key} removed ({reason}): no row of it is left in the index",
+        metadata={
+            "status": f"removed ({reason})",
+            "rows": 0,
+            "removed_version": key,
+            "removal_history": lake.lake.removal_history(key) or reason,
+            "live_versions": live,
+        },
+    )
 
 
 def removal_counts(counts: Mapping[str, int]) -> str:

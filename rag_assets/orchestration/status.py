@@ -90,7 +90,9 @@ def lake_status(
     serving = settings.index(db_uri, embedder_for(active, embedder))
     counts = serving.partition_counts() if serving.exists() else {}
     scan = scan_versions(lake, settings.keep_history)
-    behind = active is None or active.model_id != embedder.model_id
+    # a backfill is pending only when search uses another model's table: on a lake
+    # nothing was indexed in yet, the versions are pending, not a backfill
+    behind = active is not None and active.model_id != embedder.model_id
     status = Status(
         lake.root,
         serving.table_name,

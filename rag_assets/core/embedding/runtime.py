@@ -31,10 +31,11 @@ def record_path(folder: Path, model_id: str, role: str, name: str, fallback: str
     if role not in ROLES:
         raise ValueError(f"role {role!r} must be one of {ROLES}")
     record = _read(folder)
-    entry = {"path": name, "fallback": fallback, "at": dt.datetime.now().isoformat("T", "seconds")}
-    if record.get(model_id, {}).get(role, {}).get("path") == name:
-        if record[model_id][role].get("fallback") == fallback:
-            return  # unchanged: no write per run
+    now = dt.datetime.now()
+    entry = {"path": name, "fallback": fallback, "at": now.isoformat("T", "seconds")}
+    kept = record.get(model_id, {}).get(role, {})
+    if kept.get("path") == name and kept.get("fallback") == fallback and _recent(kept, now):
+        return  # unchanged and recorded within a minute: no write per run
     record.setdefault(model_id, {})[role] = entry
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -43,6 +44,20 @@ def record_path(folder: Path, model_id: str, role: str, name: str, fallback: str
         os.replace(tmp.name, folder / RUNTIME_FILE)
     except OSError:
         return
+
+
+FRESH_S = 60
+"""Seconds an unchanged record stays as written: a run later than that writes its time
+(`trecho status` says when the role last ran, the runs of the UI's daemon included)."""
+
+
+def _recent(entry: dict[str, Any], now: dt.datetime) -> bool:
+    """Whether a record was written less than `FRESH_S` before `now`."""
+    try:
+        at = dt.datetime.fromisoformat(str(entry.get("at")))
+    except ValueError:
+        return False
+    return abs((now - at).total_seconds()) < FRESH_S
 
 
 def recorded_paths(folder: Path, model_id: str) -> dict[str, str]:
