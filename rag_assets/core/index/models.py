@@ -11,10 +11,9 @@ from pathlib import Path
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.active import ModelRef, read_active, write_active
 from rag_assets.core.index.index import Index
-from rag_assets.core.index.store import table_name
+from rag_assets.core.index.store import model_tables, table_name
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.lake.parquet import Derived
-from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS, chunks_folder
 
 DROP_GRACE_S = 2.0
@@ -87,6 +86,10 @@ def model_progress(
     row count equals its chunks file. `live`: the live versions, when the caller has
     just scanned the lake (default: scanned now).
     """
+    # lifecycle sits above the index (it imports `core.index`): read at call time, so
+    # that neither package needs the other half-imported
+    from rag_assets.core.lifecycle.versions import scan_versions
+
     active = read_active(db_uri)
     progress = ModelProgress(active.model_id if active else None, embedder.model_id)
     new_counts = Index(db_uri, embedder).partition_counts()
@@ -154,7 +157,6 @@ def drop_model(
     the model search uses. Returns what was dropped."""
     import lancedb
 
-    from rag_assets.core.index import model_tables
     from rag_assets.core.index.cache import CACHE_PREFIX
 
     active = read_active(db_uri)
