@@ -276,8 +276,12 @@ def _parse(name: str, kind: str, raw: str) -> Any:
                 f"{', '.join(EXECUTORS)}"
             )
     if kind == "cron":
-        from dagster._utils.schedules import is_valid_cron_string
+        from dagster import DagsterInvalidDefinitionError, ScheduleDefinition
 
-        if not is_valid_cron_string(raw):
-            raise SettingsError(f"{name}={raw!r}: not a cron expression (e.g. '0 5 * * *')")
+        try:  # Dagster's own check of a schedule's cron string, through its public API
+            ScheduleDefinition(name="cron_check", cron_schedule=raw, job_name="cron_check")
+        except DagsterInvalidDefinitionError:
+            raise SettingsError(
+                f"{name}={raw!r}: not a cron expression (e.g. '0 5 * * *')"
+            ) from None
     return raw

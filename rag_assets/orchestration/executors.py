@@ -11,7 +11,13 @@ import importlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from dagster import ExecutorDefinition, Field, in_process_executor, multiprocess_executor
+from dagster import (
+    ExecutorDefinition,
+    Field,
+    in_process_executor,
+    multiprocess_executor,
+    raise_execution_interrupts,
+)
 
 from rag_assets.core.errors import UserError
 from rag_assets.settings import Settings
@@ -148,8 +154,6 @@ def dask_executor() -> ExecutorDefinition:
     once) are two sets of tasks, not one result handed to both (dagster issue #21418)."""
     import dask.distributed
     from dagster import multiple_process_executor_requirements
-    from dagster._core.errors import raise_execution_interrupts
-    from dagster._utils import iterate_with_context
     from dagster_dask.executor import DaskExecutor, get_dask_resource_requirements
     from dagster_dask.executor import dask_executor as upstream
 
@@ -197,7 +201,7 @@ def dask_executor() -> ExecutorDefinition:
                             resources=get_dask_resource_requirements(step.tags),
                         )
                 done = dask.distributed.as_completed(list(futures.values()), with_results=True)
-                for _, events in iterate_with_context(raise_execution_interrupts, done):
+                for _, events in _interruptible(done):
                     yield from events
 
     def create(init_context: Any) -> TrechoDaskExecutor:
@@ -211,3 +215,16 @@ def dask_executor() -> ExecutorDefinition:
         requirements=multiple_process_executor_requirements(),
         description=upstream.description,
     )
+
+
+def _interruptible(results: Iterator[Any]) -> Iterator[Any]:
+    """`results` with Dagster's interrupts (a run terminated) raised while waiting for the
+    next one, and only then: a slow or hanging step can be stopped, the code that handles
+    a result is not cut short."""
+    while True:
+        with raise_execution_interrupts():
+            try:
+                result = next(results)
+            except StopIteration:
+                return
+        yield result
