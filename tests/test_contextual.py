@@ -20,6 +20,7 @@ import pytest
 from rag_assets.core.chunking.contextual import Situator, SituatorConfig, clean_sentence
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.lake.schemas import Chunk, content_hash
+from rag_assets.settings import secret
 
 DOC_HASH = "ab" * 32
 TITLE = "Manual de Operação"
@@ -260,7 +261,7 @@ def test_config_is_off_by_default_and_reads_the_key_from_env(tmp_path, counter, 
     assert SituatorConfig().build(counter, tmp_path) is None
     monkeypatch.setenv("TRECHO_TEST_KEY", "sk-env")
     config = SituatorConfig(
-        enabled=True, url="http://127.0.0.1:1/v1", api_key_env="TRECHO_TEST_KEY"
+        enabled=True, url="http://127.0.0.1:1/v1", api_key=secret("TRECHO_TEST_KEY")
     )
     built = config.build(counter, tmp_path)
     assert built is not None and built.api_key == "sk-env"

@@ -38,6 +38,7 @@ from rag_assets.orchestration.checks import (
     count_check,
 )
 from rag_assets.orchestration.partitions import doc_versions
+from rag_assets.settings import secret
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 
@@ -125,7 +126,7 @@ def cut_chunks(
             enabled=True,
             url=config.llm_url,
             model=config.llm_model,
-            api_key_env=config.llm_api_key_env,
+            api_key=secret(config.llm_api_key_env),
         ).build(counter, lake.lake.local_cache_dir / "contextual")
         assert situator is not None
         sha = read_stage(lake.lake, stages.FOLDERS[stages.RAW_PDF], key)["sha256"][0]

@@ -322,14 +322,16 @@ class Situator:
 class SituatorConfig:
     """Settings of the optional contextual step; `enabled` is False by default.
 
-    The API key is read from the environment variable named by `api_key_env` (never
-    stored in config); `cache_dir` is chosen by the caller, e.g. `<lake>/cache/contextual/`.
+    `api_key` is the key's value, which the caller reads from the environment variable
+    a setting names (`rag_assets.settings.secret`: only the settings read the
+    environment); it is never stored in config nor shown in the repr. `cache_dir` is
+    chosen by the caller, e.g. `<lake>/cache/contextual/`.
     """
 
     enabled: bool = False
     url: str = "http://127.0.0.1:8080/v1"
     model: str = "default"
-    api_key_env: str | None = "OPENAI_API_KEY"
+    api_key: str | None = field(default=None, repr=False)
     timeout_s: float = 30.0
     max_words: int = 40
     excerpt_chars: int = 2000
@@ -339,15 +341,12 @@ class SituatorConfig:
         """The configured `Situator`, or None when the step is off."""
         if not self.enabled:
             return None
-        from rag_assets.settings import secret  # the settings read the environment
-
-        api_key = secret(self.api_key_env)
         return Situator(
             url=self.url,
             model=self.model,
             counter=counter,
             cache_dir=cache_dir,
-            api_key=api_key or None,
+            api_key=self.api_key or None,
             timeout_s=self.timeout_s,
             max_words=self.max_words,
             excerpt_chars=self.excerpt_chars,
