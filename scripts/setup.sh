@@ -250,7 +250,7 @@ else
     # CLI, `trecho materialize` and the servers import at start are compiled once, here
     # (seconds): what `trecho serve` and `trecho mcp` answering at once relies on.
     say "compiling what trecho imports at start"
-    env -u PYTHONDONTWRITEBYTECODE "$VENV/bin/python" -c "import $WARM_IMPORTS" \
+    env -u PYTHONDONTWRITEBYTECODE "$VENV/bin/python" -c "import $WARM_IMPORTS" 2>/dev/null \
         || say "importing $WARM_IMPORTS failed (trecho will still run)"
     has_torch || {
         echo "error: torch $TORCH_VERSION is no longer the one installed" >&2
