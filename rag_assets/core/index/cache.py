@@ -179,11 +179,14 @@ def hash_column(tbl: Any | None, column: str) -> pa.Array:
 def unused_entries(uri: str | os.PathLike[str], model_id: str) -> set[str]:
     """The text hashes a model's cache holds that no row of its index table uses: the
     vectors of texts removed (a revoked version's, or left by a run before entries were
-    written with their rows). Compared in Arrow: only the unused ones become strings."""
+    written with their rows); none for a model without a table (a model switched away
+    from keeps its cache, so that a switch back embeds nothing again). Compared in
+    Arrow: only the unused ones become strings."""
     db = lancedb.connect(str(uri))
     cached = hash_column(table_or_none(db, CACHE_PREFIX + model_id), "text_hash")
-    if not len(cached):
+    tbl = table_or_none(db, table_name(model_id))
+    if not len(cached) or tbl is None:  # no table (switched away): the cache is kept
         return set()
-    used = hash_column(table_or_none(db, table_name(model_id)), "content_hash")
+    used = hash_column(tbl, "content_hash")
     unused = pc.filter(cached, pc.invert(pc.is_in(cached, value_set=pc.unique(used))))
     return set(unused.to_pylist())

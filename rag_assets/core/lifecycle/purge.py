@@ -104,8 +104,9 @@ def _delete_everywhere(
 ) -> tuple[dict[str, Removal], Removal]:
     """Delete the rows of `keys` from every model's table in one commit per table, purge
     each table that held any, and sweep each model's cache of vectors no remaining row
-    uses; returns each key's Removal (rows, tables) and the sweep's (cached vectors and
-    cache tables, which belong to no one key).
+    uses (the cache of a model without a table, switched away from, is kept whole: a
+    switch back embeds nothing it held); returns each key's Removal (rows, tables) and
+    the sweep's (cached vectors and cache tables, which belong to no one key).
 
     Each model's table is held under its write lock throughout, so a run committing rows
     (and the vectors they use) meanwhile lands before or after, never between."""
@@ -119,7 +120,7 @@ def _delete_everywhere(
         with table_lock(str(uri), name):
             for key in _delete_many(db, name, keys, out) if name in tables else ():
                 out[key].tables_purged.append(name)
-            if cache in caches:
+            if cache in caches and name in tables:  # no table: kept for a switch back
                 used = hashes_of(table_or_none(db, name), "content_hash")
                 _delete_cached(db, str(uri), cache, used, swept)
     return out, swept
@@ -127,13 +128,17 @@ def _delete_everywhere(
 
 def delete_unused_cached(uri: str | os.PathLike[str]) -> int:
     """Delete (from disk) every model's cached vectors of texts no row of that model's
-    table uses; returns how many. What a removal does, for when nothing is removed but
+    table uses (a model without a table keeps its cache); returns how many. What a
+    removal does, for when nothing is removed but
     the reconcile plan found such vectors (`Plan.unused_cache`)."""
     db = lancedb.connect(str(uri))
     out = Removal()
     caches = set(model_tables(uri, prefix=CACHE_PREFIX))
+    tables = set(model_tables(uri))
     for model_id in _model_ids(set(), caches):
         name = table_name(model_id)
+        if name not in tables:  # a model not indexed now (switched away): its cache stays
+            continue
         with table_lock(str(uri), name):
             used = hashes_of(table_or_none(db, name), "content_hash")
             _delete_cached(db, str(uri), CACHE_PREFIX + model_id, used, out)
