@@ -25,9 +25,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag_assets.core.lake.layout import Lake, LakePath, RawVersion, sha256_file
+from rag_assets.core.lake.keys import LakePath, RawVersion, sha256_file
+
+if TYPE_CHECKING:  # `layout` builds on this module: the Lake is only a type here
+    from rag_assets.core.lake.layout import Lake
 
 MEMO_NAME = "lake-state.json"
 MEMO_FORMAT = 2
