@@ -19,14 +19,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rag_assets.core.chunking.base import ChunkBuilder, Chunker, Source, chunk_text, make_header
+from rag_assets.core.chunking.base import Chunker, Source, make_header
+from rag_assets.core.chunking.spans import (
+    Span,
+    build_chunks,
+    check_window,
+    token_offsets,
+    windows,
+)
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText
 
 DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
-
-Span = tuple[int, int]
 
 
 def offsets_for(size: int, n: int = 4) -> list[int]:
@@ -40,80 +45,6 @@ def offsets_for(size: int, n: int = 4) -> list[int]:
     if n <= 0:
         raise ConfigError(f"n (number of offsets) must be > 0, got {n}")
     return sorted({(i * size) // n for i in range(n)})
-
-
-def _check_window(size: int, overlap: int, start_offset: int = 0) -> None:
-    """Reject window arguments that would loop forever or lose text."""
-    if size <= 0:
-        raise ConfigError(f"size must be > 0, got {size}")
-    if overlap < 0:
-        raise ConfigError(f"overlap must be >= 0, got {overlap}")
-    if overlap >= size:
-        raise ConfigError(f"overlap ({overlap}) must be smaller than size ({size})")
-    if not 0 <= start_offset < size:
-        raise ConfigError(f"start_offset must be in [0, size={size}), got {start_offset}")
-
-
-def _windows(n: int, size: int, overlap: int, start_offset: int) -> list[Span]:
-    """Index windows over `range(n)`: an optional head `[0, start_offset)`, then `size`-long
-    windows stepping `size - overlap` until one reaches the end (no tail fully inside the
-    previous window)."""
-    out: list[Span] = []
-    if n <= 0:
-        return out
-    if start_offset > 0:
-        out.append((0, min(start_offset, n)))
-    step = size - overlap
-    i = start_offset
-    while i < n:
-        out.append((i, min(i + size, n)))
-        if i + size >= n:
-            break
-        i += step
-    return out
-
-
-def _build(
-    doc: DocText,
-    spans: Sequence[Span],
-    strategy: str,
-    partition_key: str,
-    doc_id: str,
-    version: str,
-    counter: TokenCounter,
-    header: str,
-) -> list[Chunk]:
-    """Trim each span to its stripped body, drop empty ones and make the Chunk records."""
-    trimmed: list[tuple[int, int, str]] = []
-    for start, end in spans:
-        seg = doc.text[start:end]
-        body = seg.strip()
-        if not body:
-            continue
-        s = start + (len(seg) - len(seg.lstrip()))
-        trimmed.append((s, s + len(body), body))
-    counts = counter.count_many([chunk_text(header, body) for _, _, body in trimmed])
-    build = ChunkBuilder(doc, counter, strategy, partition_key, doc_id, version)
-    return [
-        build.chunk(f"{partition_key}#{strategy}/{n}", s, e, header, body, ordinal=n, tokens=k)
-        for n, ((s, e, body), k) in enumerate(zip(trimmed, counts, strict=True))
-    ]
-
-
-def _token_offsets(counter: TokenCounter, text: str) -> list[Span]:
-    """Char span of every token of `text`, checked to reach the end of the text.
-
-    The tokenizer is called without `max_length`; should it still be configured to truncate,
-    the tail would silently vanish from every baseline, so that is an error.
-    """
-    offsets = [(int(s), int(e)) for s, e in counter.offsets(text)]
-    last_end = offsets[-1][1] if offsets else 0
-    if any(ch.isalnum() for ch in text[last_end:]):
-        raise RuntimeError(
-            f"tokenizer stopped at char {last_end} of {len(text)}: it truncates long texts; "
-            "disable truncation on the tokenizer before chunking by tokens"
-        )
-    return offsets
 
 
 def fixed_chars(
@@ -133,10 +64,10 @@ def fixed_chars(
     start there, so every offset covers the whole text.
     Strategy `fixed_chars-{size}-o{overlap}-s{start_offset}`.
     """
-    _check_window(size, overlap, start_offset)
-    spans = _windows(len(doc.text), size, overlap, start_offset)
+    check_window(size, overlap, start_offset)
+    spans = windows(len(doc.text), size, overlap, start_offset)
     name = f"fixed_chars-{size}-o{overlap}-s{start_offset}"
-    return _build(doc, spans, name, partition_key, doc_id, version, counter, header)
+    return build_chunks(doc, spans, name, partition_key, doc_id, version, counter, header)
 
 
 def fixed_tokens(
@@ -157,14 +88,14 @@ def fixed_tokens(
     longer than the model's limit come out `truncated` (not clamped: the eval must see it).
     Strategy `fixed_tokens-{size}-o{overlap}-s{start_offset}`.
     """
-    _check_window(size, overlap, start_offset)
-    offsets = _token_offsets(counter, doc.text)
+    check_window(size, overlap, start_offset)
+    offsets = token_offsets(counter, doc.text)
     spans = [
         (offsets[i][0], offsets[j - 1][1])
-        for i, j in _windows(len(offsets), size, overlap, start_offset)
+        for i, j in windows(len(offsets), size, overlap, start_offset)
     ]
     name = f"fixed_tokens-{size}-o{overlap}-s{start_offset}"
-    return _build(doc, spans, name, partition_key, doc_id, version, counter, header)
+    return build_chunks(doc, spans, name, partition_key, doc_id, version, counter, header)
 
 
 def _split_keep(text: str, start: int, end: int, sep: str) -> list[Span]:
@@ -305,7 +236,7 @@ class _Recursive:
             return [(start, end)]
         if self.length == "chars":
             return [
-                (start + i, start + j) for i, j in _windows(end - start, self.size, self.overlap, 0)
+                (start + i, start + j) for i, j in windows(end - start, self.size, self.overlap, 0)
             ]
         offsets = [(start + s, start + e) for s, e in self.counter.offsets(self.text[start:end])]
         out: list[Span] = []
@@ -341,7 +272,7 @@ def recursive(
     Separators stay attached to the end of their piece. Strategy
     `recursive_{length}-{size}-o{overlap}`, plus `-sep<hash>` for non-default separators.
     """
-    _check_window(size, overlap)
+    check_window(size, overlap)
     if length not in ("tokens", "chars"):
         raise ConfigError(f"length must be 'tokens' or 'chars', got {length!r}")
     if isinstance(separators, str) or not separators:
@@ -352,7 +283,7 @@ def recursive(
         name += "-sep" + hashlib.sha256(repr(seps).encode("utf-8")).hexdigest()[:8]
     splitter = _Recursive(doc.text, counter, size, overlap, seps, length)
     spans = splitter.split(0, len(doc.text), seps) if doc.text.strip() else []
-    return _build(doc, spans, name, partition_key, doc_id, version, counter, header)
+    return build_chunks(doc, spans, name, partition_key, doc_id, version, counter, header)
 
 
 WINDOWS: dict[str, Callable[..., list[Chunk]]] = {
@@ -382,7 +313,7 @@ class SizedChunker(Chunker):
         if self.kind == "recursive" and self.offset:
             # it cuts at separators: an offset would be ignored, yet named in the report
             raise ConfigError(f"recursive splitting has no start offset, got -s{self.offset}")
-        _check_window(self.size, self.overlap, self.offset)  # when built, not at chunk time
+        check_window(self.size, self.overlap, self.offset)  # when built, not at chunk time
 
     @property
     def name(self) -> str:
