@@ -17,7 +17,7 @@ sentence, `lead_of`), and, below a § or an inciso, that unit's own first words 
 unit's label (`... > Art. 5º > X`); pieces of a unit cut for size keep the unit's path.
 
 Token truth: no chunk exceeds what the model reads. A unit too long is cut at its inner
-units first (incisos, §), then sentences, printed lines, words (`structural.fit_to_budget`), and the
+units first (incisos, §), then sentences, printed lines, words (`units.fit_to_budget`), and the
 pieces are packed back greedily up to the model's maximum, each repeating the header and
 the leads; so `legal-article` is never truncated, it is split (`~1`, `~2`, ...).
 
@@ -41,7 +41,8 @@ from rag_assets.core.chunking.base import (
     chunk_text,
     make_header,
 )
-from rag_assets.core.chunking.structural import Unit, fit_to_budget, lead_of, structural_chunks
+from rag_assets.core.chunking.structural import structural_chunks
+from rag_assets.core.chunking.units import Unit, fit_to_budget, lead_of
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_assets.core.chunking.base import ChunkBuilder, Chunker, Source, chunk_text, make_header
-from rag_assets.core.chunking.structural import Unit, fit_to_budget, sentence_units
+from rag_assets.core.chunking.units import Unit, fit_to_budget, sentence_units
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
