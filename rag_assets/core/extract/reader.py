@@ -41,7 +41,7 @@ from rag_assets.core.extract.table_lines import (
 from rag_assets.core.lake.layout import LakePath
 from rag_assets.core.layout.proposals import PageProposer
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
-from rag_assets.core.tables import TableReader, TableSettings
+from rag_assets.core.tables import TableReader, TableSettings, y_tolerance
 
 
 def check_pdf_file(path: LakePath, max_bytes: int) -> None:
@@ -145,7 +145,11 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int, reader: Tab
         _mark_superscripts(page)
         tables = [_in_reading_order(t) for t in reader.read_page(page, number, angle != 0)]
         page, sideways = _without_sideways(page, tables)
-        raw_lines = sideways_in_place(page.extract_text_lines(return_chars=True))
+        raw_lines = sideways_in_place(
+            page.extract_text_lines(
+                return_chars=True, y_tolerance=y_tolerance(page, reader.settings)
+            )
+        )
         boxes = [t.bbox for t in tables]
         settings = reader.settings
         in_table = [next((b for b in boxes if inside_raw(r, b, settings)), None) for r in raw_lines]

@@ -57,6 +57,7 @@ from rag_assets.core.tables.settings import DEFAULT as DEFAULT_SETTINGS
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.text_columns import open_runs
 from rag_assets.core.tables.upward import is_upright, runs_upward
+from rag_assets.core.tables.words import page_words, y_tolerance
 
 __all__ = [
     "CONTINUED",
@@ -90,6 +91,8 @@ __all__ = [
     "is_upright",
     "join_tables",
     "linearize",
+    "page_words",
+    "y_tolerance",
     "linearize_tables",
     "looks_like_header",
     "open_runs",

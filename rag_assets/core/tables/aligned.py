@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Callable
 
 from rag_assets.core.tables.cells import is_label, is_value, without_leader
-from rag_assets.core.tables.header_lines import column_of
+from rag_assets.core.tables.header_lines import column_of, header_segments, split_at_edges
 from rag_assets.core.tables.heading_tree import header_grid
 from rag_assets.core.tables.line_kinds import (
     data_segments,
@@ -263,6 +263,102 @@ def _numbered_below(header: list[list[Word]], settings: TableSettings) -> list[l
     return []
 
 
+def _one_column_pieces(
+    line: list[Word], edges: list[float], settings: TableSettings
+) -> dict[int, list[Word]] | None:
+    """A header line's headings by the body column each sits over, or None when one sits
+    over several columns (a spanner) or two over one column."""
+    middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
+    out: dict[int, list[Word]] = {}
+    for piece in header_segments(line, edges, lowest=True, settings=settings):
+        x0, x1 = piece[0]["x0"], piece[-1]["x1"]
+        over = [j for j, m in enumerate(middles) if x0 <= m <= x1]
+        if len(over) > 1:
+            return None
+        j = over[0] if over else column_of((x0 + x1) / 2, edges)
+        if j in out:
+            return None
+        out[j] = piece
+    return out
+
+
+def wrapped_headings(
+    header: list[list[Word]], edges: list[float], settings: TableSettings
+) -> list[list[Word]]:
+    """The header's lowest lines read by cells: where each heading of the lowest lines
+    sits over one body column, the lines' words over one column are one heading (a
+    heading wrapped onto several lines, centred vertically so that its lines fall
+    between its neighbours'), merged into one line; lines above stay as they are. A line
+    joins the lowest ones when each of its headings sits over one column and is centred
+    on (or flush left with) the heading below it in that column, a line pitch above."""
+    if len(header) < 2 or len(edges) < 3:
+        return header
+    lowest = _one_column_pieces(header[-1], edges, settings)
+    if lowest is None:
+        return header
+    band = [lowest]
+    pitches = [b - a for a, b in zip(edges, edges[1:], strict=False)]
+    upper = top(header[-1])
+    start = len(header) - 1
+    for i in range(len(header) - 2, -1, -1):
+        cells = _one_column_pieces(header[i], edges, settings)
+        if cells is None or upper - bottom(header[i]) > line_gap(height(header[i]), settings):
+            break
+        fits = True
+        for j, piece in cells.items():
+            below = next((b[j] for b in band if j in b), None)
+            if below is None:
+                continue
+            mid, other = (
+                (piece[0]["x0"] + piece[-1]["x1"]) / 2,
+                (below[0]["x0"] + below[-1]["x1"]) / 2,
+            )
+            tight = max(settings.min_tight, settings.tight * pitches[j])
+            if abs(mid - other) > tight and abs(piece[0]["x0"] - below[0]["x0"]) > settings.flush:
+                fits = False
+                break
+        if not fits:
+            break
+        band.insert(0, cells)
+        upper, start = top(header[i]), i
+    if len(band) < 2:
+        return header
+    merged: list[Word] = []
+    for j in sorted({j for cells in band for j in cells}):
+        words = [w for cells in band if j in cells for w in cells[j]]
+        merged.append(
+            {
+                **words[0],
+                "text": " ".join(w["text"] for w in words),
+                "x0": min(w["x0"] for w in words),
+                "x1": max(w["x1"] for w in words),
+                "top": min(w["top"] for w in words),
+                "bottom": max(w["bottom"] for w in words),
+            }
+        )
+    return [*header[:start], merged]
+
+
+def _stub_of_label_lines(
+    body: list[list[Word]],
+    spans: list[tuple[float, float]],
+    row_test: Callable[[list[Word], TableSettings], bool],
+    settings: TableSettings,
+) -> list[tuple[float, float]]:
+    """The columns' spans with the stub put in front where the rows' labels are printed on
+    lines of their own, left of every value (too few rows print a label beside their
+    values to make it a column): most label lines inside the run ending before the first
+    column of values."""
+    labels = [line for line in body if not row_test(line, settings)]
+    if not spans or len(labels) < settings.min_data_lines:
+        return spans
+    left = [line for line in labels if line[-1]["x1"] < spans[0][0]]
+    if 2 * len(left) < len(labels):
+        return spans
+    stub = (min(line[0]["x0"] for line in left), max(line[-1]["x1"] for line in left))
+    return [stub, *spans]
+
+
 def _read(
     above: list[list[Word]],
     body: list[list[Word]],
@@ -277,7 +373,7 @@ def _read(
     values = [line for line in body if row_test(line, settings)]
     if len(values) < settings.min_data_lines:
         return None
-    spans = _columns(values, settings)
+    spans = _stub_of_label_lines(body, _columns(values, settings), row_test, settings)
     if len(spans) < 2:
         return None
     if row_test is not is_data and filled(values, spans, settings):
@@ -292,13 +388,16 @@ def _read(
         named.append(body[0])
         body = body[1:]
     across = joined_rules(rules, settings)
-    if named:
-        spans = _columns([line for line in body if row_test(line, settings)] + named, settings)
+    if named:  # the columns' ink with the naming lines' (kept only where they agree)
+        wider = _columns([line for line in body if row_test(line, settings)] + named, settings)
+        spans = wider if len(wider) == len(spans) else spans
     else:
         groups = _group_rows(above, body[0], edges, across, settings)
         above, body = above[: len(above) - groups], above[len(above) - groups :] + body
         if groups:  # group rows may be printed left of the rows under them
             edges[0] = x0 = min(x0, *(line[0]["x0"] for line in body[:groups]))
+    window = len(above) - (settings.max_header_lines + 2)
+    above = [line if k < window else split_at_edges(line, edges) for k, line in enumerate(above)]
     header: list[list[Word]] = list(named)
     rules_crossed = 0
     lower = top(header[0] if header else body[0])
@@ -334,6 +433,7 @@ def _read(
     header = header[: len(header) - len(notes)]
     if not header and not headed:
         return None
+    header = wrapped_headings(header, edges, settings)
     grid = header_grid(header, edges, spans, across, settings) if header else []
     for line in notes:  # the columns' numbers and formulas, each under its column
         grid.append(["", *_cells(line, edges)[1:]])

@@ -11,6 +11,7 @@ from rag_assets.core.tables.stub_tree import (
     carry_row_labels,
     indent_paths,
     join_label_rests,
+    join_own_line_labels,
     outer_labels,
 )
 
@@ -25,6 +26,7 @@ def finish(grid: Grid, words: list[Word], settings: TableSettings) -> PageTable:
     title, header_rows, header = identify_header(rows, settings, grid.header_rows)
     if grid.ruled:
         join_label_rests(rows, boxes, header_rows)
+    join_own_line_labels(rows, boxes, header_rows)
     indent_paths(rows, header_rows, boxes, grid.columns, words, settings)
     bbox = grid.bbox
     if grid.ruled:

@@ -84,6 +84,59 @@ def _over_own_columns(
     return out
 
 
+def _starts_heading(before: str, char: str, digits: bool) -> bool:
+    """Whether a heading may start at `char` after `before` inside one run of touching
+    characters: a capital or a figure after a small letter (`CasesRate`, `Total2019`), a
+    capital after a figure, or any figure in a run of figures alone (`20192020`)."""
+    if digits:
+        return before.isdigit() and char.isdigit()
+    return (before.islower() and (char.isupper() or char.isdigit())) or (
+        before.isdigit() and char.isupper()
+    )
+
+
+def split_at_edges(line: list[Word], edges: list[float]) -> list[Word]:
+    """A header line's words cut where a word runs across an inner column edge of the
+    body: headings crowded so that neighbouring headings touch print as one word
+    (`InpatientOutpatientEmergency`); each edge inside such a word cuts it at the nearest
+    place a heading may start (`_starts_heading`), within half a column of the edge.
+    Words without their characters (`return_chars`) stay whole."""
+    out: list[Word] = []
+    for word in line:
+        chars = word.get("chars") or []
+        inner = [e for e in edges[1:-1] if word["x0"] < e < word["x1"]]
+        if len(chars) < 2 or not inner:
+            out.append(word)
+            continue
+        digits = all(c["text"].isdigit() for c in chars) and len(chars) >= 8
+        cuts: set[int] = set()
+        for e in inner:
+            k = edges.index(e)
+            reach = min(e - edges[k - 1], edges[k + 1] - e) / 2
+            starts = [
+                i
+                for i in range(1, len(chars))
+                if _starts_heading(chars[i - 1]["text"], chars[i]["text"], digits)
+                and abs(chars[i]["x0"] - e) <= reach
+            ]
+            if starts:
+                cuts.add(min(starts, key=lambda i: abs(chars[i]["x0"] - e)))
+        bounds = [0, *sorted(cuts), len(chars)]
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            part = chars[a:b]
+            out.append(
+                {
+                    **word,
+                    "text": "".join(c["text"] for c in part),
+                    "x0": part[0]["x0"],
+                    "x1": part[-1]["x1"],
+                    "chars": part,
+                    "cut": a > 0,  # a heading of its own, touching the one before
+                }
+            )
+    return out
+
+
 def line_headings(
     line: list[Word], extents: list[list[float]], edges: list[float], settings: TableSettings
 ) -> list[Heading]:

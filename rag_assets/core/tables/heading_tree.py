@@ -21,7 +21,10 @@ of the line below):
    counts only for a heading set as that column's first line (centred on its heading,
    or flush left with it; a lower line going on in lower case always is):
    `Licence` / `Renewal`;
-3. a heading centred over nothing (set to one side of its group) heads the columns
+3. a heading centred over no run of columns but flush left with the heading of the
+   column under its start (headings set flush left) heads the columns from there to the
+   next heading of its line;
+4. a heading centred over nothing (set to one side of its group) heads the columns
    nearer to it than to the other headings of its line.
 
 Spans found sure (an underline, repeated sub-headings) bound the others of their line,
@@ -190,6 +193,12 @@ class _Spans:
         centre = abs(heading.middle - (below[0] + below[1]) / 2) <= self.tight
         return centre or abs(heading.x0 - below[0]) <= self.settings.flush
 
+    def flush_left(self, heading: Heading, j: int) -> bool:
+        """Whether a heading starts where column j's heading on the lowest line starts
+        (headings set flush left: a group heading over the columns from j on)."""
+        below = self.heads[j]
+        return below is not None and abs(heading.x0 - below[0]) <= self.settings.flush
+
     def repeated(self, a: int, b: int) -> bool:
         """Whether the sub-headings of columns a..b are printed again elsewhere on the
         lowest line (not over these columns), in the same order."""
@@ -236,6 +245,8 @@ def _span(
     # over one column, only a heading set as that column's heading is (centred on it,
     # or flush left with it): one set off to a side leads its group, as below
     runs = [r for r in runs if r[0] < r[1] or spans.wraps(heading, r[0])]
+    if not [r for r in runs if r[0] < r[1]] and last > lo and spans.flush_left(heading, lo):
+        return list(range(lo, last + 1)), False  # set flush left over its group
     if not runs:
         return _nearest(heading, others, spans), False
     runs.sort(key=lambda r: r[1] - r[0])
@@ -365,13 +376,14 @@ def boxed_paths(
     by alignment (its cells drawn as shaded rectangles): the box's merged cells give
     each heading's extent exactly, each body column (`edges`) takes the path of the
     box column its middle falls in. None when the box does not tell the body's columns
-    apart (two of them under one box column) or holds no heading for one of them."""
+    apart (two of them, the stub included, under one box column) or holds no heading for
+    one of them."""
     width = max((len(r) for r in box_rows), default=0)
     if width < 2 or len(box_edges) != width + 1:
         return None
     paths = heading_paths([list(r) + [""] * (width - len(r)) for r in box_rows], width)
     middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
     under = [column_of(m, list(box_edges)) for m in middles]
-    if len(set(under[1:])) != len(under) - 1 or not all(paths[k] for k in under[1:]):
-        return None
+    if len(set(under)) != len(under) or not all(paths[k] for k in under[1:]):
+        return None  # two body columns (the stub's among them) under one box column
     return [paths[k] for k in under]

@@ -20,6 +20,7 @@ from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 from rag_assets.core.tables.text_columns import by_text_column
 from rag_assets.core.tables.upward import holds
+from rag_assets.core.tables.words import page_words
 
 
 def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:
@@ -116,7 +117,7 @@ def ruled_pass(
     the caller has them already."""
     regions = ruled_regions(page)
     if words is None:  # once: ruled tables' margins, then aligned
-        words = page.extract_words(x_tolerance=settings.word_x_tolerance)
+        words = page_words(page, settings)
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
     ruled: list[PageTable] = []
     read: dict[int, Grid] = {}  # each ruled table's grid, merged cells and all

@@ -12,6 +12,7 @@ from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.model import Box, PageTable, Word
 from rag_assets.core.tables.page import aligned_pass, ruled_pass
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
+from rag_assets.core.tables.words import page_words
 
 
 class Proposer(Protocol):
@@ -53,7 +54,7 @@ class TableReader:
         if ocr_words is not None:
             return self._scanned(number, ocr_words)
         settings = self.settings
-        words = page.extract_words(x_tolerance=settings.word_x_tolerance)
+        words = page_words(page, settings)
         done = ruled_pass(page, settings, words)
         tables = aligned_pass(done, settings)
         if self.proposer is None or turned:

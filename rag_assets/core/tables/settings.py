@@ -20,6 +20,10 @@ class TableSettings:
     """pt: a word or line this far outside a box still counts as inside it."""
     word_x_tolerance: float = 1.5
     """pt: characters at most this far apart are one word (pdfplumber's x_tolerance)."""
+    word_y_tolerance_em: float = 0.4
+    """em of the page's median type size, at most pdfplumber's 3 pt: characters whose tops
+    differ more are on two lines (wrapped headings centred vertically in small type put
+    their lines half a line apart from their neighbours')."""
     same_edge: float = 1.5
     """pt: cell edges (or baselines) this close are one position."""
     same_line_em: float = 0.4

@@ -202,3 +202,23 @@ def join_label_rests(rows: list[list[str | None]], boxes: list[Box], header_rows
             boxes[i - 1] = (top[0], top[1], max(top[2], boxes[i][2]), boxes[i][3])
             del boxes[i]
         del rows[i]
+
+
+def join_own_line_labels(rows: list[list[str | None]], boxes: list[Box], header_rows: int) -> None:
+    """A row label printed on a line of its own (nothing else filled) over a row of values
+    with no label of its own labels those values: the two rows are one, in place (`rows`
+    and their `boxes`). A label over a labelled row stays a group row."""
+    for i in range(len(rows) - 2, header_rows - 1, -1):
+        row, below = rows[i], rows[i + 1]
+        if not row or not below or len(row) < 2 or blank(row[0]) or not blank(below[0]):
+            continue
+        if below[0] is None or any(not blank(c) for c in row[1:]):
+            continue
+        if not any(not blank(c) for c in below[1:]):
+            continue
+        below[0] = row[0]
+        if i + 1 < len(boxes):
+            a, b = boxes[i], boxes[i + 1]
+            boxes[i + 1] = (min(a[0], b[0]), a[1], max(a[2], b[2]), b[3])
+            del boxes[i]
+        del rows[i]

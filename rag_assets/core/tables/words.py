@@ -7,10 +7,30 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
+from typing import Any
 
 from rag_assets.core.tables.cells import is_value
 from rag_assets.core.tables.model import Word
 from rag_assets.core.tables.settings import TableSettings
+
+
+def y_tolerance(page: Any, settings: TableSettings) -> float:
+    """How far apart (pt) two characters' tops may be on one printed line of a pdfplumber
+    page: `word_y_tolerance_em` of the page's median type size, at most pdfplumber's 3 pt.
+    In 5 pt type a vertically centred heading's lines sit 3 pt from its neighbours', and
+    pdfplumber's 3 pt interleaves their letters (`Pcehracnegnet`)."""
+    sizes = [c["size"] for c in page.chars if c["text"].strip()]
+    size = statistics.median(sizes) if sizes else 10.0
+    return min(3.0, settings.word_y_tolerance_em * size)
+
+
+def page_words(page: Any, settings: TableSettings) -> list[Word]:
+    """A pdfplumber page's words, characters joined into lines by `y_tolerance`."""
+    return page.extract_words(
+        x_tolerance=settings.word_x_tolerance,
+        y_tolerance=y_tolerance(page, settings),
+        return_chars=True,  # headings set so tight they touch are cut by their characters
+    )
 
 
 def printed_lines(words: list[Word], settings: TableSettings) -> list[list[Word]]:
@@ -35,11 +55,12 @@ def height(line: list[Word]) -> float:
 
 
 def segments(line: list[Word], settings: TableSettings) -> list[list[Word]]:
-    """A line's words in runs separated by wide gaps (a column gap, not a space)."""
+    """A line's words in runs separated by wide gaps (a column gap, not a space); a word
+    cut from touching headings at a column edge (`cut`) starts a run of its own."""
     gap = max(settings.min_column_gap, settings.column_gap_em * height(line))
     out: list[list[Word]] = []
     for word in line:
-        if out and word["x0"] - out[-1][-1]["x1"] < gap:
+        if out and word["x0"] - out[-1][-1]["x1"] < gap and not word.get("cut"):
             out[-1].append(word)
         else:
             out.append([word])
