@@ -334,6 +334,7 @@ def wrapped_headings(
                 "x1": max(w["x1"] for w in words),
                 "top": min(w["top"] for w in words),
                 "bottom": max(w["bottom"] for w in words),
+                "cut": True,  # one column's heading: a run of its own (`words.segments`)
             }
         )
     return [*header[:start], merged]
