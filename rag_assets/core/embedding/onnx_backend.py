@@ -11,8 +11,9 @@ The export folder, `<TRECHO_ONNX_DIR or ~/.cache/trecho/onnx>/<model slug>-<hash
 `model.onnx`, the tokenizer, the torch vectors of a fixed probe set (`PROBE_TEXTS`) and
 `meta.json`. Its hash covers the model's files (weights included) and the versions of
 torch, transformers, tokenizers, sentence-transformers, onnx and onnxscript: a change in
-any of them means a new export. It is written atomically (`publish_dir`), so two processes
-exporting at once leave one complete folder.
+any of them means a new export (the graph itself is made by `onnx_export`). It is
+written atomically (`publish_dir`), so two processes exporting at once leave one complete
+folder.
 
 The first time a process loads it, the probe set is embedded with ONNX and compared with
 the stored torch vectors of the same texts (computed by the same torch model at export);
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from rag_assets.core.embedding.onnx_export import OnnxUnsupported, export_transformer
 from rag_assets.core.embedding.tokens import (
     ModelInfo,
     cached_info,
@@ -56,7 +57,6 @@ META_FILE = "meta.json"
 ONNX_FILE = "model.onnx"
 PROBE_FILE = "probe_torch.npy"
 SUPPORTED_POOLING = ("cls", "max", "mean", "mean_sqrt_len_tokens", "lasttoken")
-_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 EXPORT_LIBRARIES = (
     "torch",
     "transformers",
@@ -91,10 +91,6 @@ PROBE_TEXTS = (
 )
 
 log = logging.getLogger(__name__)
-
-
-class OnnxUnsupported(UserError, ValueError):
-    """The model, device or module stack has no ONNX route here."""
 
 
 class OnnxMismatch(UserError, RuntimeError):
@@ -164,75 +160,6 @@ def check_supported(st: Any, model: str) -> dict[str, Any]:
     return {"modes": modes, "dimension": int(pooling.get_embedding_dimension())}
 
 
-def _export_model(st: Any, path: Path) -> list[str]:
-    """Export the transformer of a loaded model to `path`; returns its input names."""
-    import contextlib
-    import inspect
-    import warnings
-
-    import torch
-
-    hf = st[0].auto_model.eval()
-    tok = st.tokenizer
-    accepted = set(inspect.signature(hf.forward).parameters)
-    names = [n for n in _INPUTS if n in tok.model_input_names and n in accepted]
-    extra = set(tok.model_input_names) - set(_INPUTS)
-    if "input_ids" not in names or "attention_mask" not in names or extra:
-        raise OnnxUnsupported(
-            f"ONNX backend: model inputs {list(tok.model_input_names)} are not supported"
-        )
-
-    class Wrapper(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.hf = hf
-
-        def forward(
-            self,
-            input_ids: torch.Tensor,
-            attention_mask: torch.Tensor,
-            token_type_ids: torch.Tensor | None = None,
-        ) -> torch.Tensor:
-            kwargs = {"input_ids": input_ids, "attention_mask": attention_mask}
-            if token_type_ids is not None:
-                kwargs["token_type_ids"] = token_type_ids
-            return self.hf(**kwargs).last_hidden_state
-
-    # Two texts of different lengths: the example batch has padding, so nothing in the
-    # graph is specialized to an all-ones attention mask.
-    example = tok(
-        ["Art. 1º Esta Lei dispõe sobre o tratamento de dados pessoais.", "prazo"],
-        padding=True,
-        return_tensors="pt",
-    )
-    args = tuple(example[n] for n in names)
-    axes = {0: torch.export.Dim.AUTO, 1: torch.export.Dim.AUTO}
-    shapes = {n: axes for n in names}
-    big = sum(p.numel() * p.element_size() for p in hf.parameters()) > 1_500_000_000
-    for noisy in ("torch.onnx", "torch.export", "torch._dynamo", "onnxscript"):
-        logging.getLogger(noisy).setLevel(logging.ERROR)
-    # The exporter prints its progress to stdout (sent to devnull below).
-    with (
-        open(os.devnull, "w") as devnull,
-        contextlib.redirect_stdout(devnull),
-        warnings.catch_warnings(),
-        torch.no_grad(),
-    ):
-        warnings.simplefilter("ignore")  # deprecations inside torch.export, not ours
-        program = torch.onnx.export(
-            Wrapper().eval(),
-            args,
-            dynamo=True,
-            input_names=names,
-            output_names=["token_embeddings"],
-            dynamic_shapes=shapes,
-            external_data=big,
-            verbose=False,
-        )
-        program.save(str(path), external_data=big)
-    return names
-
-
 EXPORTS = 0  # exports done by this process (tests check the cache is reused)
 
 
@@ -246,7 +173,7 @@ def export(st: Any, model: str, folder: Path) -> None:
     )
     np.save(folder / PROBE_FILE, np.asarray(probe, dtype=np.float32))
     start = time.perf_counter()
-    names = _export_model(st, folder / ONNX_FILE)
+    names = export_transformer(st, folder / ONNX_FILE)
     seconds = time.perf_counter() - start
     ModelInfo.from_loaded(st).save(folder)
     meta = {
