@@ -56,7 +56,7 @@ from rag_assets.core.embedding.embedder import (  # noqa: E402
     model_slug,
     resolve_model_path,
 )  # noqa: E402
-from rag_assets.core.embedding.tokens import versions  # noqa: E402
+from rag_assets.core.embedding.model_files import versions  # noqa: E402
 
 COLD_WORKER = """
 import json, sys, time

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from rag_assets.core.embedding.embedder import Embedder, model_slug, resolve_model_path
+from rag_assets.core.embedding.model_files import publish_dir
 from rag_assets.core.embedding.tokens import (
     FastTokenizer,
     ModelInfo,
     TokenCounter,
     cached_info,
     info_dir,
-    publish_dir,
     remember_info,
 )
 
@@ -141,9 +141,9 @@ def test_cache_key_follows_the_models_files(tmp_path, cache, embedder):
     same = info_dir(copy, "m")
     (copy / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
     assert info_dir(source, "m") == same  # weights differ, key does not
-    from rag_assets.core.embedding import tokens
+    from rag_assets.core.embedding import model_files
 
-    tokens._FINGERPRINTS.clear()  # memoized per process: a real change comes with a new one
+    model_files._FINGERPRINTS.clear()  # memoized per process: a real change comes with a new one
     assert info_dir(copy, "m") != same
 
 

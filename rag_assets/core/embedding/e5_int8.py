@@ -40,7 +40,7 @@ import numpy as np
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import WeightsFile
 from rag_assets.core.embedding.e5_onnx import PROBES, E5Onnx, OnnxGraph, dequantize
-from rag_assets.core.embedding.tokens import importable, publish_dir, versions
+from rag_assets.core.embedding.model_files import importable, publish_dir, versions
 from rag_assets.core.errors import UserError
 
 log = logging.getLogger(__name__)

@@ -36,7 +36,7 @@ import numpy as np
 
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import QK, WeightsFile
-from rag_assets.core.embedding.tokens import importable
+from rag_assets.core.embedding.model_files import importable
 from rag_assets.core.errors import UserError
 
 TOLERANCE = 0.9999

@@ -34,7 +34,7 @@ import numpy as np
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import WeightsFile
 from rag_assets.core.embedding.e5_onnx import PROBES, TOLERANCE, dequantize
-from rag_assets.core.embedding.tokens import importable
+from rag_assets.core.embedding.model_files import importable
 from rag_assets.core.errors import UserError
 
 REQUEST_BATCH = 8

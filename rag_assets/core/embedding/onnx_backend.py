@@ -33,15 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from rag_assets.core.embedding.model_files import fingerprint, publish_dir, versions
 from rag_assets.core.embedding.onnx_export import OnnxUnsupported, export_transformer
-from rag_assets.core.embedding.tokens import (
-    ModelInfo,
-    cached_info,
-    fingerprint,
-    publish_dir,
-    remember_info,
-    versions,
-)
+from rag_assets.core.embedding.tokens import ModelInfo, cached_info, remember_info
 from rag_assets.core.errors import UserError
 
 # Worst cosine between an ONNX vector and the torch vector of the same text that still
