@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dagster import (
+    AssetCheckEvaluation,
     AssetKey,
     AssetMaterialization,
     AssetObservation,
@@ -33,6 +34,7 @@ from rag_assets.core.lifecycle.reconcile import (
     removal_plan,
 )
 from rag_assets.core.stages import CHUNKS, EMBED_STAGES, EMBEDDINGS, PIPELINE
+from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from resources import LakeResource, LanceDBResource
 
@@ -213,6 +215,7 @@ def carry_out_removals(
             )
         )
         instance.report_runless_asset_event(removal_marker(lake, key, reason, shown))
+        instance.report_runless_asset_event(removal_check(key, reason))
     if len(plan.remove) > 1 and swept:
         say(f"embedding cache: {swept} cached vectors of the removed versions' texts")
     if plan.unused_cache and not plan.remove:
@@ -240,6 +243,20 @@ def removal_marker(lake: LakeResource, key: str, reason: str, live: str) -> Asse
             "removal_history": lake.lake.removal_history(key) or reason,
             "live_versions": live,
         },
+    )
+
+
+def removal_check(key: str, reason: str) -> AssetCheckEvaluation:
+    """The `embeddings` check's result that closes a removed version: the Checks tab's
+    latest execution says the version is gone (0 rows, none expected) rather than
+    showing its last run's result as if it were still indexed."""
+    return AssetCheckEvaluation(
+        asset_key=AssetKey(EMBEDDINGS),
+        check_name=INDEX_MATCHES_CHUNKS,
+        passed=True,
+        partition=key,
+        description=f"{key} removed ({reason}): none of its rows is left in the index",
+        metadata={"stored": 0, "expected": 0},
     )
 
 
