@@ -117,7 +117,7 @@ def test_report_html_renders_tables_and_plots_offline(ui_lake, browser):
     assert names == list(metrics["strategies"])
     assert names == ["default", "fixed_tokens-512-o64"]
     default_row = page.locator('#metrics tr[data-strategy="default"] td').all_inner_texts()
-    assert len(default_row) == 12  # strategy, chunks and the ten metrics
+    assert len(default_row) == 13  # strategy, chunks and the eleven metrics (unnamed_tables too)
     # size-based: one row per start offset, each with its own hit@3
     offsets = page.locator('#offsets tr[data-strategy="fixed_tokens-512-o64"]')
     assert offsets.count() == 2
