@@ -78,3 +78,37 @@ def test_the_readme_draws_the_asset_graph_of_the_definitions():
 def test_lineage_opens_on_one_group():
     graph = build_definitions().resolve_asset_graph()
     assert {graph.get(key).group_name for key in graph.get_all_asset_keys()} == {"trecho"}
+
+
+def test_the_automation_switch_follows_the_automation_sensor(tmp_path: Path):
+    """On a real instance the job pages' "Auto-materialize" switch (read by Dagster's own
+    reader) turns on with the automation sensor running and off once it is stopped."""
+    from dagster import DagsterInstance
+    from dagster._core.remote_origin import (
+        InProcessCodeLocationOrigin,
+        RemoteInstigatorOrigin,
+        RemoteRepositoryOrigin,
+    )
+    from dagster._core.scheduler.instigation import (  # the state only Dagster's UI sets
+        InstigatorState,
+        InstigatorStatus,
+        InstigatorType,
+    )
+    from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
+    from dagster._daemon.asset_daemon import get_auto_materialize_paused
+
+    from rag_assets.orchestration.concurrency import AUTOMATION_SENSOR, mirror_automation_switch
+
+    with DagsterInstance.local_temp(tempdir=str(tmp_path)) as instance:
+        assert get_auto_materialize_paused(instance)  # Dagster's default: "off"
+        assert mirror_automation_switch(instance) is True
+        assert not get_auto_materialize_paused(instance)
+        location = InProcessCodeLocationOrigin(LoadableTargetOrigin(python_file=__file__))
+        origin = RemoteInstigatorOrigin(
+            RemoteRepositoryOrigin(location, "__repository__"), AUTOMATION_SENSOR
+        )
+        instance.add_instigator_state(
+            InstigatorState(origin, InstigatorType.SENSOR, InstigatorStatus.STOPPED)
+        )
+        assert mirror_automation_switch(instance) is False
+        assert get_auto_materialize_paused(instance)

@@ -34,7 +34,6 @@ from dagster import (
     DagsterRunStatus,
     RunsFilter,
 )
-from dagster._core.scheduler.instigation import InstigatorStatus, InstigatorType
 
 from rag_assets.core.stages import EMBEDDINGS
 
@@ -173,25 +172,29 @@ def one_run_per_version(condition: AutomationCondition) -> AutomationCondition:
 AUTOMATION_SENSOR = "stages_follow_upstream"
 
 
+PAUSED_KEY = "ASSET_DAEMON_PAUSED"
+"""The instance's daemon cursor that holds the pre-sensor daemon's pause switch ("true" or
+"false"; unset reads as paused): the value Dagster's UI shows and its GraphQL mutation
+`setAutoMaterializePaused` writes. Dagster 1.13 has no public Python call for it, so it is
+read and written through the instance's public cursor storage."""
+
+
 def mirror_automation_switch(instance: DagsterInstance) -> bool:
     """Set the instance's global auto-materialize switch to what the automation sensor
     does, and return it (on: the sensor runs). Dagster's job pages show that switch
     ("Auto-materialize off/on"), which only the pre-sensor daemon reads: left at its
     default, it says "off" while the automation sensor runs. An instance without sensor
     states (ephemeral) is left as it is."""
-    from dagster._daemon.asset_daemon import (
-        get_auto_materialize_paused,
-        set_auto_materialize_paused,
-    )
-
     if instance.schedule_storage is None:  # an ephemeral instance: no sensor states
         return True
     states = [
         s
-        for s in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR)
-        if s.name == AUTOMATION_SENSOR
+        for s in instance.all_instigator_state()
+        if s.instigator_type.value == "SENSOR" and s.name == AUTOMATION_SENSOR
     ]
-    running = not states or states[0].status != InstigatorStatus.STOPPED
-    if get_auto_materialize_paused(instance) == running:
-        set_auto_materialize_paused(instance, not running)
+    running = not states or states[0].status.value != "STOPPED"
+    cursors = instance.daemon_cursor_storage
+    paused = cursors.get_cursor_values({PAUSED_KEY}).get(PAUSED_KEY) != "false"
+    if paused == running:
+        cursors.set_cursor_values({PAUSED_KEY: "false" if running else "true"})
     return running
