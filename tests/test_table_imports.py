@@ -53,3 +53,12 @@ def test_the_check_sees_a_deep_import(tmp_path: Path) -> None:
         ("rag_assets.core.tables.finish", []),
     ]
     assert "TableReader" in tables.__all__ and "aligned_tables" not in tables.__all__
+
+
+def test_no_table_module_is_over_400_lines() -> None:
+    """Each stage of the table package stays a module one can read whole (the aligned
+    reader is `aligned.py`, its runs and columns, and `aligned_header.py`, its header)."""
+    modules = sorted((CORE / "tables").glob("*.py"))
+    assert len(modules) >= 20
+    long = {p.name: n for p in modules if (n := len(p.read_text().splitlines())) > 400}
+    assert not long, f"modules over 400 lines: {long}"

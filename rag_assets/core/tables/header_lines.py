@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rag_assets.core.tables.cells import without_leader
 from rag_assets.core.tables.model import Word
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import segments, split_tight, text
@@ -29,6 +30,14 @@ class Heading:
 def column_of(x: float, edges: list[float]) -> int:
     """The column a position falls in, between the table's column `edges`."""
     return max(0, min(len(edges) - 2, sum(1 for e in edges[1:-1] if x >= e)))
+
+
+def line_cells(line: list[Word], edges: list[float]) -> list[str]:
+    """A data line's text by column: each word goes where its middle is."""
+    cells: list[list[str]] = [[] for _ in range(len(edges) - 1)]
+    for word in line:
+        cells[column_of((word["x0"] + word["x1"]) / 2, edges)].append(word["text"])
+    return [without_leader(" ".join(c)) for c in cells]
 
 
 def header_segments(

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rag_assets.core.tables.aligned import aligned_tables, line_gap
+from rag_assets.core.tables.aligned import aligned_tables
 from rag_assets.core.tables.boxes import Box, overlaps
 from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
@@ -20,7 +20,7 @@ from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 from rag_assets.core.tables.text_columns import by_text_column
 from rag_assets.core.tables.upward import holds
-from rag_assets.core.tables.words import page_words
+from rag_assets.core.tables.words import line_gap, page_words
 
 
 def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:

@@ -115,3 +115,18 @@ def top(line: list[Word]) -> float:
 def bottom(line: list[Word]) -> float:
     """Where the lowest word of a line ends."""
     return max(w["bottom"] for w in line)
+
+
+def apart(
+    upper: list[Word], lower: list[Word], settings: TableSettings, times: float = 1.0
+) -> bool:
+    """Whether two printed lines stand further apart than `times` the table's line pitch
+    (`line_gap` of the upper line): not one table's lines."""
+    return top(lower) - bottom(upper) > times * line_gap(height(upper), settings)
+
+
+def line_gap(size: float, settings: TableSettings) -> float:
+    """The most space under a line of type `size` points high before the next line of
+    its table: `line_pitch` heights of its type, and never less than `min_line_gap`
+    points (type shrunk to fit a wide table keeps its cells' padding)."""
+    return max(settings.line_pitch * size, settings.min_line_gap)
