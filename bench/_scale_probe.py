@@ -140,9 +140,9 @@ def warm_imports() -> float:
     import lancedb  # noqa: F401
 
     import rag_assets.cli  # noqa: F401
+    import rag_assets.cli.status  # noqa: F401
     import rag_assets.definitions  # noqa: F401
     import rag_assets.orchestration.materialize  # noqa: F401
-    import rag_assets.orchestration.status  # noqa: F401
 
     return time.perf_counter() - start
 

@@ -2,7 +2,8 @@
 
 The subcommands live by what they do (`writing`: materialize, backfill, drop-model;
 `reading`: search, eval, status; `serving`: serve, mcp, ui); `common` holds what they
-share; `parser` the flags.
+share; `parser` the flags; `evaluate` and `status` what `trecho eval` and `trecho
+status` compute (no Dagster: the stores and the core only).
 """
 
 from __future__ import annotations

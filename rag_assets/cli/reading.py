@@ -73,6 +73,7 @@ def _similarity(hit: Any) -> str:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Print every strategy's metrics side by side (with --models: every model's)."""
+    from rag_assets.cli.evaluate import evaluate, evaluate_models
     from rag_assets.core.eval.report import (
         markdown_table,
         models_table,
@@ -80,7 +81,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
         write_report,
     )
     from rag_assets.core.eval.runner import question_files
-    from rag_assets.orchestration.evaluate import evaluate, evaluate_models
 
     lake = lake_of(args)
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
@@ -116,8 +116,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """What is live, what search serves, and anything pending, from the stores themselves
     (not from Dagster's event log, which keeps a removed version's old events)."""
+    from rag_assets.cli.status import lake_status
     from rag_assets.core.embedding.runtime import NOT_MEASURED
-    from rag_assets.orchestration.status import lake_status
 
     lake = lake_of(args)
     embedder = embedder_of(args)

@@ -1,2 +1,2 @@
 """Dagster wiring: partitions, jobs, sensors, schedules, plans, runs, executors, checks;
-and what the `trecho` commands carry out (materialize and backfill, status, evaluate)."""
+and what `trecho materialize` and `backfill` carry out through Dagster (`materialize`)."""
