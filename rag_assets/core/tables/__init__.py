@@ -10,7 +10,7 @@ how much two share, `boxes`):
    `words`): a region read into a `Grid`, rows and columns with merged spans.
 3. `cells`: the one cell classifier (figure, not-available mark, unit, period,
    footnote mark, label).
-4. `header_block`: which rows head the grid.
+4. `header_block`: what heads the grid, decided once (`read_header`, a typed `Header`).
 5. `heading_tree`: each heading's extent and each column's path of headings.
 6. `stub_tree`: each row label's path (label rests, labels beside the box, indentation).
 7. `finish`: 4 to 6 applied alike to both readers' grids, giving a `PageTable`;
@@ -34,7 +34,7 @@ from rag_assets.core.tables.cells import (
     separate_mark,
 )
 from rag_assets.core.tables.continuation import CONTINUED, TableLayout, continued_note, continues
-from rag_assets.core.tables.header_block import header_for, identify_header, looks_like_header
+from rag_assets.core.tables.header_block import identify_header, read_header
 from rag_assets.core.tables.heading_tree import PATH_SEP
 from rag_assets.core.tables.linearize import (
     TableRow,
@@ -49,7 +49,7 @@ from rag_assets.core.tables.logical import (
     join_tables,
     parts_from_pages,
 )
-from rag_assets.core.tables.model import Grid, PageTable, Region
+from rag_assets.core.tables.model import Grid, Header, PageTable, Region
 from rag_assets.core.tables.page import find_tables
 from rag_assets.core.tables.reader import Proposer, TableReader
 from rag_assets.core.tables.regions import find_regions
@@ -66,6 +66,7 @@ __all__ = [
     "Box",
     "CellKind",
     "Grid",
+    "Header",
     "LogicalRow",
     "LogicalTable",
     "PageTable",
@@ -86,7 +87,6 @@ __all__ = [
     "covered",
     "find_regions",
     "find_tables",
-    "header_for",
     "identify_header",
     "is_upright",
     "join_tables",
@@ -94,7 +94,7 @@ __all__ = [
     "page_words",
     "y_tolerance",
     "linearize_tables",
-    "looks_like_header",
+    "read_header",
     "open_runs",
     "parts_from_pages",
     "runs_upward",

@@ -6,7 +6,7 @@ cells (`heading_tree.header_grid`)."""
 
 from __future__ import annotations
 
-from rag_assets.core.tables.cells import is_label, is_value
+from rag_assets.core.tables.header_block import label_over_values
 from rag_assets.core.tables.header_lines import (
     column_of,
     header_segments,
@@ -47,20 +47,11 @@ def names_columns(
     line: list[Word], rest: list[list[Word]], edges: list[float], settings: TableSettings
 ) -> bool:
     """Whether a first line of a run names columns rather than holding values: a label
-    (`K`, `grades`) in a column where the lines below print values, as a header line of
-    small numbers (`Year K 1 2 3`) has."""
-    cells = line_cells(line, edges)
+    (`K`, `grades`) in a column where the data lines below print values, as a header line
+    of small numbers (`Year K 1 2 3`) has (`header_block.label_over_values`, asked of the
+    line's cells)."""
     below = [line_cells(other, edges) for other in rest if is_data(other, settings)]
-    for j in range(1, len(cells)):
-        cell = cells[j].strip()
-        if not cell or is_value(cell) or not is_label(cell):
-            continue
-        filled = [r[j] for r in below if r[j].strip()]
-        if len(filled) >= 2 and sum(
-            1 for v in filled if is_value(v)
-        ) >= settings.column_values * len(filled):
-            return True
-    return False
+    return label_over_values(line_cells(line, edges), below, settings)
 
 
 def group_rows(

@@ -4,7 +4,7 @@ tree, its cells cleaned, as the page's table."""
 from __future__ import annotations
 
 from rag_assets.core.tables.cells import clean_cell
-from rag_assets.core.tables.header_block import identify_header
+from rag_assets.core.tables.header_block import read_header
 from rag_assets.core.tables.model import Grid, PageTable, Word
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.stub_tree import (
@@ -16,14 +16,18 @@ from rag_assets.core.tables.stub_tree import (
 )
 
 
-def finish(grid: Grid, words: list[Word], settings: TableSettings) -> PageTable:
+def finish(
+    grid: Grid, words: list[Word], settings: TableSettings, box: Grid | None = None
+) -> PageTable:
     """A grid read as a table: which rows head it and the path of headings each column
-    is read under (`header_block`), each stub label's path (`stub_tree`: label rests and
-    labels beside the box where rows are ruled, indentation, labels merged over rows),
-    every cell on one line. `words` are the page's words. The grid is left as it was."""
+    is read under (`header_block.read_header`, with the ruled `box` of headings printed
+    over an aligned body), each stub label's path (`stub_tree`: label rests and labels
+    beside the box where rows are ruled, indentation, labels merged over rows), every
+    cell on one line. `words` are the page's words. The grid is left as it was."""
     rows = [list(r) for r in grid.rows]
     boxes = list(grid.row_boxes)
-    title, header_rows, header = identify_header(rows, settings, grid.header_rows)
+    head = read_header(grid, settings, box)
+    title, header_rows, header = head.title, head.rows, head.names
     if grid.ruled:
         join_label_rests(rows, boxes, header_rows)
     join_own_line_labels(rows, boxes, header_rows)

@@ -3,7 +3,11 @@ columns' numbers), read from what their cells are (`cells`).
 
 The first rows of labels above the values are the header; the path of headings each
 column is read under comes from `heading_tree` (a heading over several columns leads the
-**header path** of each: `Permit > Handgun`). See `identify_header`.
+**header path** of each: `Permit > Handgun`). `read_header` is the one decider of what
+heads a table, returning a typed `model.Header`; the aligned reader asks
+`label_over_values` of a run's first lines, and its lines' geometry (`line_kinds.is_header`:
+labels set as a header, not a sentence or a caption) only says which printed lines it
+passes as the header's (`Grid.header_rows`), which `read_header` honours.
 """
 
 from __future__ import annotations
@@ -16,26 +20,38 @@ from rag_assets.core.tables.cells import (
     column_number,
     header_cell,
     header_label,
+    is_label,
     is_period,
+    is_value,
     numeric,
     small_number,
 )
-from rag_assets.core.tables.heading_tree import heading_paths, spread
+from rag_assets.core.tables.heading_tree import boxed_paths, heading_paths, spread
+from rag_assets.core.tables.model import Grid, Header
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 
 
-def looks_like_header(row: Sequence[str]) -> bool:
-    """A header row names its columns: every cell filled, none a bare number (a year
-    naming a column is a name)."""
+def _all_labels(row: Sequence[str]) -> bool:
+    """Every cell filled and none a bare number (a year naming a column is a name)."""
     return bool(row) and all(header_label(c) for c in row)
 
 
-def header_for(rows: Sequence[Sequence[str]]) -> list[str]:
-    """The column names of a table: its first row when that reads as a header."""
-    if rows and looks_like_header(rows[0]):
-        return [c.strip() for c in rows[0]]
-    width = max((len(r) for r in rows), default=0)
-    return [f"Coluna {i + 1}" for i in range(width)]
+def label_over_values(
+    row: Sequence[str | None], below: Sequence[Sequence[str | None]], settings: TableSettings
+) -> bool:
+    """Whether a row names columns over values: one of its cells after the stub is a
+    label (no value: `K`, `grades`) over a column whose filled cells `below` are values
+    (`column_values` of them, two at least). Both readers ask it: the aligned reader of a
+    run's first lines (`Year K 1 2 3`), the header block of a grid's rows."""
+    for j in range(1, len(row)):
+        cell = row[j]
+        if blank(cell) or is_value(cell or "") or not is_label(cell or ""):
+            continue
+        filled = [r[j] for r in below if j < len(r) and not blank(r[j])]
+        values = sum(1 for v in filled if is_value(v or ""))
+        if len(filled) >= 2 and values >= settings.column_values * len(filled):
+            return True
+    return False
 
 
 def column_numbers(cells: Sequence[str | None], settings: TableSettings) -> bool:
@@ -72,20 +88,12 @@ def _names_over_values(
 ) -> bool:
     """Whether row `i` names columns although some of its cells are small numbers (`Year |
     K | 1 | 2 | 3`): each number in it is a short integer, and one of its other cells is
-    a label over a column of values."""
+    a label over a column of values (`label_over_values`)."""
     row = rows[i]
     numbers = [c for c in row[1:] if numeric(c) and not is_period(c or "")]
     if not numbers or not all(small_number(c) for c in numbers):
         return False
-    for j, cell in enumerate(row):
-        if j == 0 or blank(cell) or numeric(cell):
-            continue
-        below = [r[j] for r in rows[i + 1 :] if j < len(r) and not blank(r[j])]
-        if len(below) >= 2 and sum(1 for v in below if numeric(v)) >= settings.column_values * len(
-            below
-        ):
-            return True
-    return False
+    return label_over_values(row, rows[i + 1 :], settings)
 
 
 def _header_goes_on(
@@ -115,12 +123,26 @@ def _spanner_row(
     return i >= 1 and blank(row[0]) and any(not blank(c) for c in below) and headings
 
 
+def read_header(grid: Grid, settings: TableSettings, box: Grid | None = None) -> Header:
+    """What heads a grid, decided here alone: its title, header rows and column names from
+    its cells (`identify_header`, honouring the header lines the reader saw printed,
+    `grid.header_rows`); a ruled `box` of headings printed over it (an aligned body under
+    shaded header cells) names the columns instead where it tells them apart
+    (`heading_tree.boxed_paths`)."""
+    header = identify_header(grid.rows, settings, grid.header_rows)
+    if box is not None:
+        paths = boxed_paths(box.rows, box.columns, grid.columns)
+        header.names = paths or header.names
+    return header
+
+
 def identify_header(
     rows: Sequence[Sequence[str | None]],
     settings: TableSettings = DEFAULT,
     printed: int | None = None,
-) -> tuple[str, int, list[str]]:
-    """Find a table's title row and header rows: (title, leading non-data rows, names).
+) -> Header:
+    """A table's title row and header rows read from its cells: the `Header` (title,
+    leading non-data rows, each column's path of headings).
 
     `rows` are cells as pdfplumber extracts them: `None` marks a position covered by a
     merged cell, `""` an empty cell. A first row with one filled cell over a table of
@@ -143,7 +165,7 @@ def identify_header(
     (a body read under a box of headings) there is no title and no header row either.
     """
     if not rows or printed == 0:  # no rows at all, or none printed over the body
-        return "", 0, []
+        return Header()
     width = max(len(r) for r in rows)
     start, title = 0, ""
     filled = [i for i, c in enumerate(rows[0]) if not blank(c)]
@@ -157,9 +179,7 @@ def identify_header(
     numbered = start < len(rows) and _names_over_values(rows, start, settings)
     if first and len(first) == width and start + 1 < len(rows):
         more = _header_goes_on(rows, start + 1, width, settings)
-        named = numbered or (
-            looks_like_header(corner) and all(header_cell(c, settings) for c in first)
-        )
+        named = numbered or (_all_labels(corner) and all(header_cell(c, settings) for c in first))
         if named and len(corner) >= 2 and not more:
             names = [" ".join(c.split()) for c in first]
             end = start + 1
@@ -167,7 +187,7 @@ def identify_header(
                 _join_names(names, rows[end])
                 end += 1
             end = _with_numbers(rows, end, width, names, settings)
-            return title, _printed_rest(rows, end, printed, names), names
+            return Header(title, _printed_rest(rows, end, printed, names), names)
     stacked: list[list[str | None]] = []
     end = start + settings.max_header_rows
     if printed is not None:  # the reader saw where the header ends: no row below it
@@ -187,13 +207,13 @@ def identify_header(
         ):
             break  # a complete row closes the header
     if not stacked or start + len(stacked) >= len(rows):
-        return title, _unnamed_rows(rows, start, printed), []
+        return Header(title, _unnamed_rows(rows, start, printed))
     names = heading_paths(stacked, width)
     if sum(1 for n in names if n) < max(2, math.ceil(settings.named_columns * width)):
         # too sparse to name the columns: its rows of headings still head it, unnamed
-        return title, _unnamed_rows(rows, start + len(stacked), printed), []
+        return Header(title, _unnamed_rows(rows, start + len(stacked), printed))
     end = _with_numbers(rows, start + len(stacked), width, names, settings)
-    return title, _printed_rest(rows, end, printed, names), names
+    return Header(title, _printed_rest(rows, end, printed, names), names)
 
 
 def _unnamed_rows(rows: Sequence[Sequence[str | None]], end: int, printed: int | None) -> int:

@@ -47,6 +47,24 @@ class Grid:
 
 
 @dataclass
+class Header:
+    """What heads a table, as `header_block.read_header` (the one decider) reads it: the
+    title row's text, how many leading rows are no data (title, rows of headings, the
+    columns' numbers, a units row) and each column's path of headings (`Permit >
+    Handgun`); no names when the columns could not be named, the leading rows then read
+    as the table's printed header lines."""
+
+    title: str = ""
+    rows: int = 0
+    names: list[str] = field(default_factory=list)
+
+    def heads(self) -> bool:
+        """Whether a header is printed over the rows: named columns, or rows of headings
+        whose columns could not be named. A title alone heads nothing."""
+        return bool(self.names) or self.rows > (1 if self.title else 0)
+
+
+@dataclass
 class PageTable:
     """A table found on a page: its cells and the span of each row in the text."""
 
@@ -64,10 +82,9 @@ class PageTable:
     columns: list[float] = field(default_factory=list)  # column edges (not stored)
 
     def headed(self) -> bool:
-        """Whether a header is printed over its rows: named columns, or rows of headings
-        whose columns could not be named (kept, read under those printed lines). A title
-        alone heads nothing: a run of number lines under one stays text."""
-        return bool(self.header) or self.header_rows > (1 if self.title else 0)
+        """Whether a header is printed over its rows (`Header.heads`): a run of number
+        lines under a title alone stays text."""
+        return Header(self.title, self.header_rows, self.header).heads()
 
     def as_row(self) -> dict[str, Any]:
         """The table as a Parquet struct."""

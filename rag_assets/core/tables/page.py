@@ -85,11 +85,9 @@ def _body_under(
         size = statistics.median(b[3] - b[1] for b in grid.row_boxes)
         if grid.bbox[1] - bottom > line_gap(size, settings) * settings.group_space:
             break  # not right under the box
-        paths = boxed_paths(box.rows, box.columns, grid.columns)
-        if paths is None:
-            return None
-        table = finish(grid, words, settings)
-        table.header = paths
+        if boxed_paths(box.rows, box.columns, grid.columns) is None:
+            return None  # the box does not tell this body's columns apart
+        table = finish(grid, words, settings, box)
         table.bbox = (min(x0, table.bbox[0]), top, max(x1, table.bbox[2]), table.bbox[3])
         return table
     return None
@@ -150,15 +148,13 @@ def aligned_pass(
         inside = [w for w in words if holds(box, w, settings)]
         grids += aligned_tables(inside, rules, [t.bbox for t in tables], settings, proposed=True)
     for grid in grids:
-        table = finish(grid, words, settings)
-        if not table.headed():
-            continue  # a run of number lines without a header stays text
         boxes = [t for t in ruled if id(t) in heads and overlaps(t.bbox, grid.bbox)]
         if any(not _heads(t.bbox, grid.bbox, settings) for t in boxes):
             continue  # labels in a box beside or inside it (a chart's legend): no header
-        if len(boxes) == 1:  # its header ruled as a box: the box's cells say the extents
-            box = read[id(boxes[0])]
-            table.header = boxed_paths(box.rows, box.columns, table.columns) or table.header
+        # its header ruled as a box: the box's cells say the extents
+        table = finish(grid, words, settings, read[id(boxes[0])] if len(boxes) == 1 else None)
+        if not table.headed():
+            continue  # a run of number lines without a header stays text
         tables.append(table)
         heads -= {id(t) for t in boxes}
     for head in [t for t in ruled if id(t) in heads]:  # a box no aligned body took
