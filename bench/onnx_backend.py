@@ -57,13 +57,15 @@ from rag_assets.core.embedding.embedder import (  # noqa: E402
     resolve_model_path,
 )  # noqa: E402
 from rag_assets.core.embedding.model_files import versions  # noqa: E402
+from rag_assets.settings import cache_dirs  # noqa: E402
 
 COLD_WORKER = """
 import json, sys, time
 start = time.perf_counter()
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.settings import cache_dirs
 backend = sys.argv[1]
-embedder = Embedder(model="all-MiniLM-L6-v2", backend=backend)
+embedder = Embedder(caches=cache_dirs(), model="all-MiniLM-L6-v2", backend=backend)
 if backend == "torch":
     embedder.st
 else:
@@ -78,7 +80,8 @@ COUNTER_WORKER = """
 import json, sys, time
 start = time.perf_counter()
 from rag_assets.core.embedding.embedder import Embedder
-embedder = Embedder(model="all-MiniLM-L6-v2")
+from rag_assets.settings import cache_dirs
+embedder = Embedder(caches=cache_dirs(), model="all-MiniLM-L6-v2")
 if sys.argv[1] == "full":
     from rag_assets.core.embedding.tokens import TokenCounter
     st = embedder.st
@@ -140,7 +143,7 @@ def main() -> None:
     texts = [t for f in frames.values() for t in f["text"].to_list()]
     print(f"{len(texts)} chunk texts from {len(frames)} versions")
 
-    torch_emb = Embedder(model="all-MiniLM-L6-v2", batch_size=bs)
+    torch_emb = Embedder(caches=cache_dirs(), model="all-MiniLM-L6-v2", batch_size=bs)
     load_s, st = timed(lambda: torch_emb.st)
     print(f"torch model loaded in {load_s:.2f}s (this process)")
 
@@ -148,7 +151,7 @@ def main() -> None:
     path = Path(resolve_model_path(torch_emb.model))
     export_s, folder = timed(
         lambda: onnx_backend.ensure_export(
-            torch_emb.model, path, model_slug(torch_emb.model), lambda: st
+            torch_emb.model, path, model_slug(torch_emb.model), lambda: st, cache_dirs()
         )
     )
     meta = json.loads((folder / onnx_backend.META_FILE).read_text())
@@ -157,7 +160,9 @@ def main() -> None:
         f"  export {export_s:.1f}s in all ({meta['export_seconds']:.1f}s in torch.onnx.export, "
         f"the rest the probe vectors and files); model.onnx {size_mb:.1f} MB"
     )
-    onnx_emb = Embedder(model="all-MiniLM-L6-v2", batch_size=bs, backend="onnx")
+    onnx_emb = Embedder(
+        caches=cache_dirs(), model="all-MiniLM-L6-v2", batch_size=bs, backend="onnx"
+    )
     load_onnx_s, encoder = timed(onnx_emb.onnx)
     print(f"  ONNX encoder loaded + probe check in {load_onnx_s:.2f}s (this process)")
 

@@ -18,6 +18,7 @@ from rag_assets.core.errors import ConfigError
 
 if TYPE_CHECKING:
     from rag_assets.core.embedding.embedder import Embedder
+    from rag_assets.core.embedding.model_files import CacheDirs
     from rag_assets.core.index import Index
 
 TRUE = ("1", "true", "yes", "on")
@@ -137,6 +138,7 @@ class Settings:
             threads=self.embed_threads,
             e5_queries=e5_query_path(self.e5_queries, server=server),
             e5_passages=self.e5_passages,
+            caches=cache_dirs(),
         )
 
     def index_options(self) -> dict[str, Any]:
@@ -177,7 +179,7 @@ class Settings:
 def cache_root(env: Mapping[str, str] | None = None) -> Path:
     """Where trecho keeps per-machine caches (tokenizers, ONNX exports):
     `TRECHO_CACHE_DIR`, else `$XDG_CACHE_HOME/trecho`, else `~/.cache/trecho`. Read at
-    each call: the core asks for it where a cache is opened."""
+    each call (`cache_dirs`: when an embedder is built)."""
     env = os.environ if env is None else env
     if env.get("TRECHO_CACHE_DIR", "").strip():
         return Path(env["TRECHO_CACHE_DIR"].strip()).expanduser()
@@ -190,6 +192,14 @@ def onnx_root(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     given = env.get("TRECHO_ONNX_DIR", "").strip()
     return Path(given).expanduser() if given else cache_root(env) / "onnx"
+
+
+def cache_dirs(env: Mapping[str, str] | None = None) -> CacheDirs:
+    """Where the embedders keep this machine's model caches (`cache_root`, `onnx_root`),
+    read when an embedder is built (`Settings.embedder`): the core is given them."""
+    from rag_assets.core.embedding.model_files import CacheDirs
+
+    return CacheDirs(cache_root(env), onnx_root(env))
 
 
 def secret(name: str | None) -> str | None:

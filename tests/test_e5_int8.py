@@ -18,6 +18,7 @@ import pytest
 from rag_assets.cli import main
 from rag_assets.core.embedding import backends, e5_backend, e5_int8, e5_onnx
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding.model_files import CacheDirs
 from rag_assets.core.index import model_tables, read_active, table_name
 from rag_assets.core.index.cache import CACHE_PREFIX
 
@@ -155,16 +156,16 @@ def test_a_later_process_reuses_the_quantized_graph(int8: Embedder):
     assert float(np.dot(here, fresh["vector"])) >= 0.99999
 
 
-def test_a_damaged_quantized_graph_is_refused_in_one_line(tmp_path: Path, monkeypatch):
+def test_a_damaged_quantized_graph_is_refused_in_one_line(tmp_path: Path):
     """A cached graph that onnxruntime cannot read is refused with the file and the way
     out (delete the folder), not a traceback."""
-    monkeypatch.setenv("TRECHO_CACHE_DIR", str(tmp_path / "cache"))
-    folder = e5_int8.cache_dir("original")
+    caches = CacheDirs.under(tmp_path / "cache")
+    folder = e5_int8.cache_dir("original", caches)
     folder.mkdir(parents=True)
     (folder / e5_int8.ONNX_FILE).write_bytes(b"not an onnx model")
     (folder / e5_int8.META_FILE).write_text("{}", "utf-8")
     with pytest.raises(e5_int8.E5Int8Error) as refused:
-        backends.e5_int8("original", threads=3)  # threads: a registry key of its own
+        backends.e5_int8("original", caches, threads=3)  # threads: a registry key of its own
     message = str(refused.value)
     assert "\n" not in message and str(folder / e5_int8.ONNX_FILE) in message
     assert f"delete {folder} to quantize again" in message
@@ -174,7 +175,7 @@ def test_a_build_far_from_the_engine_is_refused(int8: Embedder):
     """The load check refuses vectors below its floor, naming the worst cosine: here the
     engine's vectors of the probes with the prompts swapped (what a graph given the wrong
     prompt would compute), while the engine's own pass."""
-    graph = backends.e5_int8(int8.variant or "")
+    graph = backends.e5_int8(int8.variant or "", int8.caches)
     engine = int8.e5()
     queries = engine.encode(e5_onnx.PROBES, is_query=True)
     passages = engine.encode(e5_onnx.PROBES, is_query=False)

@@ -22,6 +22,7 @@ from rag_assets.core.embedding.embedder import (
     model_slug,
     resolve_model_path,
 )
+from rag_assets.core.embedding.model_files import CacheDirs
 from rag_assets.core.embedding.onnx_backend import TOLERANCE, OnnxMismatch, OnnxUnsupported
 from rag_assets.core.index import Index
 from rag_assets.core.lake.schemas import CHUNKS
@@ -66,7 +67,7 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory):
 def onnx_embedder(onnx_cache: Path, embedder: Embedder) -> Embedder:
     """The bundled model on the ONNX backend: exported once here, checked on load."""
     before = onnx_backend.EXPORTS
-    model = Embedder(model=MINILM, backend="onnx")
+    model = Embedder(model=MINILM, backend="onnx", caches=CacheDirs.under(onnx_cache))
     model.onnx()
     assert onnx_backend.EXPORTS == before + 1
     return model
@@ -135,17 +136,17 @@ def test_the_check_refuses_vectors_that_do_not_match(onnx_embedder, tmp_path):
     np.save(other / encoder.folder.name / onnx_backend.PROBE_FILE, shifted)
     before = onnx_backend.EXPORTS
     path = Path(resolve_model_path(MINILM))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TRECHO_ONNX_DIR", str(other))
-        with pytest.raises(OnnxMismatch, match=f"tolerance {TOLERANCE}"):
-            onnx_backend.load_encoder(MINILM, "cpu", path, model_slug(MINILM), None)
+    dirs = CacheDirs(onnx_embedder.caches.root, other)
+    with pytest.raises(OnnxMismatch, match=f"tolerance {TOLERANCE}"):
+        onnx_backend.load_encoder(MINILM, "cpu", path, model_slug(MINILM), None, dirs)
     assert onnx_backend.EXPORTS == before
 
 
 def test_the_export_is_reused_and_loads_without_torch(onnx_embedder, onnx_cache):
     before = onnx_backend.EXPORTS
     path = Path(resolve_model_path(MINILM))
-    again = onnx_backend.load_encoder(MINILM, "cpu", path, model_slug(MINILM), None)
+    dirs = CacheDirs.under(onnx_cache)
+    again = onnx_backend.load_encoder(MINILM, "cpu", path, model_slug(MINILM), None, dirs)
     assert again.folder == onnx_embedder.onnx().folder and onnx_backend.EXPORTS == before
     exports = [p for p in (onnx_cache / "onnx").iterdir() if p.is_dir()]
     assert [p.name for p in exports] == [again.folder.name]
@@ -155,7 +156,8 @@ def test_the_export_is_reused_and_loads_without_torch(onnx_embedder, onnx_cache)
         "import json, sys\n"
         "from rag_assets.core.embedding import onnx_backend\n"
         "from rag_assets.core.embedding.embedder import Embedder\n"
-        "v = Embedder(model='all-MiniLM-L6-v2', backend='onnx')"
+        "from rag_assets.settings import cache_dirs\n"
+        "v = Embedder(model='all-MiniLM-L6-v2', backend='onnx', caches=cache_dirs())"
         ".embed_queries(['qual o limite de vibração?'])\n"
         "print(json.dumps([v[0].tolist(), onnx_backend.EXPORTS, 'torch' in sys.modules]))\n"
     )

@@ -174,3 +174,17 @@ def test_the_eval_report_embeds_e5_queries_as_trecho_e5_queries_says(monkeypatch
     one_field = {"resources": {"embedder": {"config": {"cache": False}}}}
     embedder = resources_of_a_run(configured, one_field)["embedder"]
     assert embedder.embedder().query_engine == "onnxruntime"
+
+
+def test_the_embedders_caches_come_from_the_settings(monkeypatch, tmp_path: Path) -> None:
+    """The core reads no environment for its caches: the one embedder factory hands it
+    the folders TRECHO_CACHE_DIR and TRECHO_ONNX_DIR name, read when it builds one."""
+    from rag_assets.core.embedding.model_files import CacheDirs
+
+    monkeypatch.setenv("TRECHO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TRECHO_ONNX_DIR", raising=False)
+    settings = Settings.from_env()
+    assert settings.embedder().caches == CacheDirs.under(tmp_path / "cache")
+    monkeypatch.setenv("TRECHO_ONNX_DIR", str(tmp_path / "exports"))
+    caches = settings.embedder("all-MiniLM-L6-v2").caches
+    assert (caches.tokenizers, caches.onnx) == (tmp_path / "cache/tokenizers", tmp_path / "exports")

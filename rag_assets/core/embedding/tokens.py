@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.embedding.model_files import fingerprint, publish_dir, versions
+from rag_assets.core.embedding.model_files import CacheDirs, fingerprint, publish_dir, versions
 
 INFO_FILE = "info.json"
 TOKENIZER_FILE = "tokenizer.json"
@@ -195,15 +195,7 @@ class ModelInfo:
         )
 
 
-def cache_root() -> Path:
-    """Where trecho keeps per-machine caches (`rag_assets.settings.cache_root`: the
-    settings read the environment)."""
-    from rag_assets.settings import cache_root as configured
-
-    return configured()
-
-
-def info_dir(model_dir: str | Path, slug: str) -> Path:
+def info_dir(model_dir: str | Path, slug: str, caches: CacheDirs) -> Path:
     """The cache folder of a model's `ModelInfo` on this machine: keyed by the model's
     non-weight files and the versions of the libraries that build its tokenizer."""
     key = fingerprint(
@@ -214,12 +206,12 @@ def info_dir(model_dir: str | Path, slug: str) -> Path:
             *versions("transformers", "tokenizers", "sentence-transformers"),
         ],
     )
-    return cache_root() / "tokenizers" / f"{slug}-{key}"
+    return caches.tokenizers / f"{slug}-{key}"
 
 
-def cached_info(model_dir: str | Path, slug: str) -> ModelInfo | None:
+def cached_info(model_dir: str | Path, slug: str, caches: CacheDirs) -> ModelInfo | None:
     """The cached `ModelInfo` of a local model folder, or None when not cached yet."""
-    folder = info_dir(model_dir, slug)
+    folder = info_dir(model_dir, slug, caches)
     if not (folder / INFO_FILE).is_file():
         return None
     try:
@@ -229,10 +221,12 @@ def cached_info(model_dir: str | Path, slug: str) -> ModelInfo | None:
         return None
 
 
-def remember_info(model_dir: str | Path, slug: str, info: ModelInfo) -> Path | None:
+def remember_info(
+    model_dir: str | Path, slug: str, info: ModelInfo, caches: CacheDirs
+) -> Path | None:
     """Cache `info` (taken from the loaded model) for later processes; best effort: a
     read-only cache or a slow tokenizer only means later processes load the model."""
-    folder = info_dir(model_dir, slug)
+    folder = info_dir(model_dir, slug, caches)
     try:
         publish_dir(folder, info.save, INFO_FILE)
     except (OSError, ValueError):

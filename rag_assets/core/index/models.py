@@ -93,7 +93,7 @@ def model_progress(
     active = read_active(db_uri)
     progress = ModelProgress(active.model_id if active else None, embedder.model_id)
     new_counts = Index(db_uri, embedder).partition_counts()
-    old_counts = Index(db_uri, active.embedder()).partition_counts() if active else {}
+    old_counts = Index(db_uri, active.embedder(embedder)).partition_counts() if active else {}
     derived = Derived(lake)
     backfilling = active is not None and active.model_id != embedder.model_id
     folder = chunks_folder(embedder.model_id if backfilling else None)
@@ -140,7 +140,7 @@ def promote_if_complete(
     write_active(db_uri, mine)
     adopt_chunks(lake, mine.model_id)  # its chunks, cut beside the old model's, now serve
     message = f"search switched from {table_name(active.model_id)} to {table_name(mine.model_id)}"
-    old = Index(db_uri, active.embedder())
+    old = Index(db_uri, active.embedder(embedder))
     if drop_old and old.exists():
         time.sleep(DROP_GRACE_S)  # the searches in flight on the old table end first
     if drop_old and old.drop():
