@@ -35,10 +35,10 @@ import polars as pl
 from rag_assets.core.chunking.sized import recursive
 from rag_assets.core.corpus import Version, load_chunks
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.eval.evaluation import evaluate
+from rag_assets.core.eval.evaluation import EvalOptions, evaluate
 from rag_assets.core.eval.questions import Question, load_questions
 from rag_assets.core.eval.runner import indexed_versions
-from rag_assets.core.index import Index
+from rag_assets.core.index import Index, Stamp
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.schemas import Chunk, DocText
 
@@ -102,9 +102,7 @@ def baseline_chunks(version: Version, pdf: Path, embedder: Embedder) -> tuple[li
     start = time.perf_counter()
     raw = plain_text(pdf)
     info = version.info
-    pieces = recursive(
-        raw, info.partition_key, info.doc_id, info.version, embedder.token_counter(), size=512
-    )
+    pieces = recursive(raw, info.partition_key, embedder.token_counter(), size=512)
     seconds = time.perf_counter() - start
     locator = Locator(version.doc.text)
     located, cursor = [], 0
@@ -169,10 +167,7 @@ def main() -> None:
                 key,
                 pl.DataFrame([c.as_row() for c in located]),
                 vectors,
-                "active",
-                version.info.valid_from,
-                version.valid_to,
-                version.info.title,
+                Stamp("active", version.info.valid_from, version.valid_to, version.info.title),
             )
             plain_s += seconds + time.perf_counter() - start
             chunks[key] = located
@@ -190,7 +185,9 @@ def main() -> None:
             embedder,
             index,
             live,
-            {"plain-baseline": {"": lambda v, _counter: chunks[v.info.partition_key]}},
+            EvalOptions(
+                strategies={"plain-baseline": {"": lambda v, _c: chunks[v.info.partition_key]}}
+            ),
         )
     n_chunks = {"default": len(live), "plain-baseline": sum(len(c) for c in chunks.values())}
     times = {"default": trecho_s, "plain-baseline": plain_s}

@@ -35,7 +35,7 @@ import torch
 from _common import REPO, clocked, header, load_chunk_frames, median, rotated, spread, timed
 
 from rag_assets.core.embedding.embedder import MINILM, Embedder
-from rag_assets.core.index import Index
+from rag_assets.core.index import Index, Stamp
 from rag_assets.core.index.cache import EmbeddingCache, embed_cached
 
 
@@ -79,7 +79,7 @@ def run_stage(embedder: TimedEmbedder, uri: str, key: str, frame: Any) -> StageT
     index = Index(uri, embedder)
     vectors, stats = embed_cached(embedder, cache, frame["text"].to_list())
     t_cached = time.perf_counter()
-    index.upsert_partition(key, frame, vectors, "active", None, None, key, rebuild_fts=False)
+    index.upsert_partition(key, frame, vectors, Stamp("active", title=key), rebuild_fts=False)
     t_merged = time.perf_counter()
     index.update_indexes()
     end = time.perf_counter()

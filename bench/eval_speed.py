@@ -72,6 +72,7 @@ def main() -> None:
     args = parser.parse_args()
     header("eval report cost: before / full / demo", args)
     from rag_assets.core.eval.evaluation import (
+        EvalOptions,
         evaluate,
         resolve_strategies,
         strategy_families,
@@ -111,7 +112,7 @@ def main() -> None:
         families = strategy_families(names, offsets, embedder)
         seconds, _ = timed(
             lambda f=families, c=cache: evaluate(
-                versions, questions, embedder, index, live, f, cache=c
+                versions, questions, embedder, index, live, EvalOptions(strategies=f), cache=c
             )
         )
         base = base or seconds

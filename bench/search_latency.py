@@ -47,7 +47,7 @@ from _common import LAKE, REPO, header, median, percentile, rotated, timed
 
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import MINILM, Embedder
-from rag_assets.core.index import Index, Mode, store_schema, table_name
+from rag_assets.core.index import Index, Mode, Stamp, store_schema, table_name
 from rag_assets.core.index.cache import embed_cached
 from rag_assets.core.lake.schemas import CHUNKS, content_hash
 from rag_assets.core.request import SearchRequest
@@ -234,7 +234,9 @@ def measure_writes(
             word = f"zqxw{n:03d}"
             n += 1
             start = time.perf_counter()
-            index.upsert_partition(key, rows, vectors, "active", None, None, key, rebuild_fts=False)
+            index.upsert_partition(
+                key, rows, vectors, Stamp("active", title=key), rebuild_fts=False
+            )
             level.merge.append(time.perf_counter() - start)
             level.found["before"].append(found(index, word))
             flat = fts_latency(index, queries)
@@ -277,7 +279,7 @@ def measure_level(
     n = level.writes
     for i in range(2):
         key, rows, vectors = new_version(src, args, n + i)
-        index.upsert_partition(key, rows, vectors, "active", None, None, key, rebuild_fts=False)
+        index.upsert_partition(key, rows, vectors, Stamp("active", title=key), rebuild_fts=False)
         level.with_vector.append(timed(lambda: index.update_indexes(max_lag_rows=0))[0])
     level.stats = index.index_stats().summary()
     level.rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

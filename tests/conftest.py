@@ -337,11 +337,13 @@ def upsert() -> Callable[..., int]:
     def write(
         index: Index, key: str, only: list[str] | None = None, status: str = "active", **kwargs: Any
     ) -> int:
+        from rag_assets.core.index import Stamp
+
         chunks = make_chunks(key, only)
         vectors = index.embedder.embed_passages(chunks.column("text").to_pylist())
         valid_from, valid_to = VALIDITY[key]
         return index.upsert_partition(
-            key, chunks, vectors, status, valid_from, valid_to, DOCS[key][0], **kwargs
+            key, chunks, vectors, Stamp(status, valid_from, valid_to, DOCS[key][0]), **kwargs
         )
 
     return write

@@ -14,7 +14,7 @@ import pytest
 
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import Index, upkeep
+from rag_assets.core.index import Index, Stamp, upkeep
 from rag_assets.core.lake.schemas import CHUNKS, Chunk
 from rag_assets.core.request import SearchRequest
 
@@ -56,7 +56,7 @@ def filler(index: Index, n: int, rows: int = FILLER_ROWS) -> None:
         )
         vectors = rng.normal(size=(rows, index.embedder.dimension)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        index.upsert_partition(key, table, vectors, "active", None, None, "Filler")
+        index.upsert_partition(key, table, vectors, Stamp("active", title="Filler"))
 
 
 def actions(index: Index) -> list[str]:

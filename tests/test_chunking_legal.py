@@ -132,7 +132,7 @@ def test_legal_chunks_fit_the_model_lose_no_text_and_do_no_damage(request, count
 
 def test_legal_on_a_document_without_articles_is_the_default(manual, counter):
     chunks = LegalChunker("point")(manual, counter)
-    default = structural_chunks(manual.doc, manual.nodes, manual.rows, manual.info, counter)
+    default = structural_chunks(manual, counter)
     assert {c.chunk_id: c.text for c in chunks} == {c.chunk_id: c.text for c in default}
     starts = [c.char_start for c in chunks]
     assert starts == sorted(starts)  # in reading order (the default puts tables last)

@@ -72,7 +72,7 @@ def lgpd() -> DocText:
 
 def _run(name: str, doc: DocText, counter: TokenCounter, **kw: object) -> list[Chunk]:
     fn = {"fixed_chars": fixed_chars, "fixed_tokens": fixed_tokens, "recursive": recursive}[name]
-    return fn(doc, "pol@v7", "pol", "v7", counter, **kw)
+    return fn(doc, "pol@v7", counter, **kw)
 
 
 def _bare(counter: TokenCounter, text: str) -> int:
@@ -343,13 +343,13 @@ class _TruncatingTokenizer:
 def test_fixed_tokens_refuses_a_truncating_tokenizer(counter):
     bad = TokenCounter(_TruncatingTokenizer(counter.tokenizer), counter.max_tokens)
     with pytest.raises(RuntimeError, match="truncat"):
-        fixed_tokens(DOC, "pol@v7", "pol", "v7", bad, size=64, overlap=0)
+        fixed_tokens(DOC, "pol@v7", bad, size=64, overlap=0)
 
 
 def test_lgpd_real_law(counter, lgpd):
     """On the real law (pdfplumber text): 512-token windows are all reported truncated by
     the 256-token model, nothing is lost, and recursive stays within size."""
-    chunks = fixed_tokens(lgpd, "lgpd@2018", "lgpd", "2018", counter, size=512, overlap=64)
+    chunks = fixed_tokens(lgpd, "lgpd@2018", counter, size=512, overlap=64)
     assert counter.max_tokens == 256
     assert len(chunks) > 20
     assert all(c.truncated and c.token_count > 256 for c in chunks[:-1])
@@ -358,11 +358,11 @@ def test_lgpd_real_law(counter, lgpd):
     assert_exact_and_complete(lgpd, chunks)
 
     for off in offsets_for(512):
-        shifted = fixed_tokens(lgpd, "lgpd@2018", "lgpd", "2018", counter, start_offset=off)
+        shifted = fixed_tokens(lgpd, "lgpd@2018", counter, start_offset=off)
         assert_exact_and_complete(lgpd, shifted)
 
-    rec = recursive(lgpd, "lgpd@2018", "lgpd", "2018", counter, size=256, overlap=32)
+    rec = recursive(lgpd, "lgpd@2018", counter, size=256, overlap=32)
     assert max(_bare(counter, c.body) for c in rec) <= 256
     assert_exact_and_complete(lgpd, rec)
-    chars = fixed_chars(lgpd, "lgpd@2018", "lgpd", "2018", counter)
+    chars = fixed_chars(lgpd, "lgpd@2018", counter)
     assert_exact_and_complete(lgpd, chars)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_assets.core.chunking.base import DocInfo
+from rag_assets.core.chunking.base import DocInfo, Source
 from rag_assets.core.chunking.sized import fixed_chars
 from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.eval.metrics import chunk_damage
@@ -19,10 +19,10 @@ def test_default_policy_has_no_damage_where_fixed_chars_has_both(prepared, count
     key = "manual-operacao@v1"
     doc, nodes, rows = prepared(MANUAL, key)
     info = DocInfo(key, "manual-operacao", "v1", "Manual de Operação")
-    default = structural_chunks(doc, nodes, rows, info, counter)
+    default = structural_chunks(Source(info, doc, nodes, rows), counter)
     damage = chunk_damage(default, rows, {key: doc.text})
     assert (damage.orphans, damage.mid_line_starts, damage.truncated) == (0, 0, 0)
-    naive = fixed_chars(doc, key, "manual-operacao", "v1", counter, size=200, overlap=40)
+    naive = fixed_chars(doc, key, counter, size=200, overlap=40)
     naive_damage = chunk_damage(naive, rows, {key: doc.text})
     assert naive_damage.orphans > 0
     assert naive_damage.mid_line_starts > 0
@@ -32,7 +32,7 @@ def test_table_value_chunk_holds_header_caption_and_context(prepared, counter):
     key = "manual-operacao@v1"
     doc, nodes, rows = prepared(MANUAL, key)
     info = DocInfo(key, "manual-operacao", "v1", "Manual de Operação")
-    chunks = structural_chunks(doc, nodes, rows, info, counter)
+    chunks = structural_chunks(Source(info, doc, nodes, rows), counter)
     vib = [c for c in chunks if "4,5" in c.text]
     assert len(vib) == 1
     chunk = vib[0]
@@ -46,12 +46,12 @@ def test_header_modes(prepared, counter):
     key = "manual-operacao@v1"
     doc, nodes, rows = prepared(MANUAL, key)
     info = DocInfo(key, "manual-operacao", "v1", "Manual")
-    off = structural_chunks(doc, nodes, rows, info, counter, header_mode="off")
+    off = structural_chunks(Source(info, doc, nodes, rows), counter, header_mode="off")
     assert off and all(c.header == "" and c.text == c.body for c in off)
-    path = structural_chunks(doc, nodes, rows, info, counter, header_mode="path")
+    path = structural_chunks(Source(info, doc, nodes, rows), counter, header_mode="path")
     assert path and all("v1" not in c.header for c in path)
     with pytest.raises(ValueError, match="header mode"):
-        structural_chunks(doc, nodes, rows, info, counter, header_mode="loud")
+        structural_chunks(Source(info, doc, nodes, rows), counter, header_mode="loud")
 
 
 @pytest.mark.parametrize("law", ["lgpd/2018", "cdc/1990"])
@@ -59,7 +59,7 @@ def test_laws_fit_the_model_and_later_pieces_repeat_the_caput(prepared, counter,
     key = law.replace("/", "@")
     doc, nodes, rows = prepared(SAMPLE_LAKE / "raw" / f"{law}.pdf", key)
     info = DocInfo(key, key.split("@")[0], key.split("@")[1], "Lei")
-    chunks = structural_chunks(doc, nodes, rows, info, counter)
+    chunks = structural_chunks(Source(info, doc, nodes, rows), counter)
     assert max(c.token_count for c in chunks) <= counter.max_tokens
     assert counter.max_tokens == 256
     assert all(counter.count(c.text) == c.token_count for c in chunks[:50])
@@ -91,7 +91,10 @@ def test_unchanged_clauses_keep_id_and_hash_when_another_changes(
         doc, nodes, rows = prepared(path, "pol@v1")
         info = DocInfo("pol@v1", "pol", "v1", "Política")
         results.append(
-            {c.chunk_id: c.content_hash for c in structural_chunks(doc, nodes, rows, info, counter)}
+            {
+                c.chunk_id: c.content_hash
+                for c in structural_chunks(Source(info, doc, nodes, rows), counter)
+            }
         )
     before, after = results
     assert before.keys() == after.keys()
@@ -122,7 +125,7 @@ def test_across_versions_unchanged_clauses_keep_their_unit_id_and_with_path_head
         doc, nodes, rows = prepared(path, key)
         info = DocInfo(key, "pol", version, "Política")
         for mode in by_mode:
-            chunks = structural_chunks(doc, nodes, rows, info, counter, header_mode=mode)
+            chunks = structural_chunks(Source(info, doc, nodes, rows), counter, header_mode=mode)
             by_mode[mode].append({c.chunk_id.split("#", 1)[1]: c.content_hash for c in chunks})
     (full1, full2), (path1, path2) = by_mode["full"], by_mode["path"]
     assert full1.keys() == full2.keys() == path1.keys() == path2.keys()
@@ -153,7 +156,7 @@ def test_a_paragraph_printed_around_a_table_is_cut_where_its_words_are(counter):
         node(f"{key}#t1", "text", own, start, f"{key}#doc"),
     ]
     info = DocInfo(key, "gap", "v1", "Gap")
-    chunks = structural_chunks(doc, nodes, [], info, counter, target_tokens=60)
+    chunks = structural_chunks(Source(info, doc, nodes, []), counter, target_tokens=60)
     assert len(chunks) > 2
     for chunk in chunks:
         assert text[chunk.char_start : chunk.char_end] in chunk.text

@@ -24,7 +24,7 @@ from rag_assets.core.embedding.embedder import (
 )
 from rag_assets.core.embedding.model_files import CacheDirs
 from rag_assets.core.embedding.onnx_backend import TOLERANCE, OnnxMismatch, OnnxUnsupported
-from rag_assets.core.index import Index
+from rag_assets.core.index import Index, Stamp
 from rag_assets.core.lake.schemas import CHUNKS
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.request import SearchRequest
@@ -110,7 +110,7 @@ def test_top_k_is_the_same_with_either_backend(tmp_path, onnx_embedder, embedder
         index = Index(tmp_path / name, model)
         for key, table in chunks.items():
             vectors = model.embed_passages(table.column("text").to_pylist())
-            index.upsert_partition(key, table, vectors, "active", None, None, key)
+            index.upsert_partition(key, table, vectors, Stamp("active", title=key))
         results[name] = index.search_many(
             [SearchRequest(query=q, k=5, mode="vector") for q in QUERIES]
         )

@@ -17,7 +17,7 @@ import pytest
 
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import MINILM, Embedder
-from rag_assets.core.index import Index, fts_terms, table_name, upkeep
+from rag_assets.core.index import Index, Stamp, fts_terms, table_name, upkeep
 from rag_assets.core.index.citations import cited_articles
 from rag_assets.core.lake.layout import LakeError
 from rag_assets.core.lake.schemas import CHUNKS
@@ -291,7 +291,7 @@ def test_upsert_accepts_polars_and_updates_text(index: Index) -> None:
         .alias("text")
     )
     vectors = index.embedder.embed_passages(df["text"].to_list())
-    assert index.upsert_partition("doc-b@v1", df, vectors, "active", None, None, "Policy") == 2
+    assert index.upsert_partition("doc-b@v1", df, vectors, Stamp("active", title="Policy")) == 2
     hit = index.search(SearchRequest(query="refund", k=1, mode="fts"))[0]
     assert "forty-five" in hit.text and hit.title == "Policy"
 
@@ -451,16 +451,16 @@ def test_bad_input_is_rejected(index: Index) -> None:
     chunks = make_chunks("doc-b@v1")
     vectors = index.embedder.embed_passages(chunks.column("text").to_pylist())
     with pytest.raises(LakeError):
-        index.upsert_partition("Doc B@v1", chunks, vectors, "active", None, None, "t")
+        index.upsert_partition("Doc B@v1", chunks, vectors, Stamp("active", title="t"))
     with pytest.raises(ValueError, match="other partitions"):
-        index.upsert_partition("doc-c@v1", chunks, vectors, "active", None, None, "t")
+        index.upsert_partition("doc-c@v1", chunks, vectors, Stamp("active", title="t"))
     with pytest.raises(ValueError, match="vectors"):
-        index.upsert_partition("doc-b@v1", chunks, vectors[:1], "active", None, None, "t")
+        index.upsert_partition("doc-b@v1", chunks, vectors[:1], Stamp("active", title="t"))
     with pytest.raises(ValueError, match="status"):
-        index.upsert_partition("doc-b@v1", chunks, vectors, "deleted", None, None, "t")
+        index.upsert_partition("doc-b@v1", chunks, vectors, Stamp("deleted", title="t"))
     with pytest.raises(ValueError, match="dimension|-d vectors"):
         index.upsert_partition(
-            "doc-b@v1", chunks, np.ones((2, 8), np.float32), "active", None, None, "t"
+            "doc-b@v1", chunks, np.ones((2, 8), np.float32), Stamp("active", title="t")
         )
     with pytest.raises(ValueError, match="mode"):
         index.search(SearchRequest(query="x", mode="bm25"))  # type: ignore[arg-type]
@@ -470,7 +470,7 @@ def test_bad_input_is_rejected(index: Index) -> None:
 def test_empty_upsert_clears_the_partition(index: Index) -> None:
     empty = make_chunks("doc-b@v1", only=[])
     vectors = np.zeros((0, 384), np.float32)
-    assert index.upsert_partition("doc-b@v1", empty, vectors, "active", None, None, "t") == 0
+    assert index.upsert_partition("doc-b@v1", empty, vectors, Stamp("active", title="t")) == 0
     assert "doc-b@v1" not in index.partition_counts()
 
 
@@ -483,7 +483,7 @@ def _write_partition(uri: str, key: str, rounds: int, start_at: float) -> list[i
     for _ in range(rounds):
         chunks = make_chunks(key)
         vectors = np.random.default_rng().random((chunks.num_rows, 384), dtype=np.float32)
-        out.append(idx.upsert_partition(key, chunks, vectors, "active", *VALIDITY[key], "t"))
+        out.append(idx.upsert_partition(key, chunks, vectors, Stamp("active", *VALIDITY[key], "t")))
     return out
 
 
@@ -549,7 +549,7 @@ def test_equal_scores_rank_the_same_whatever_order_they_were_written(
                 table.schema.get_field_index("version"), "version", pa.array([version])
             )
             vectors = embedder.embed_passages(table.column("text").to_pylist())
-            idx.upsert_partition(key, table, vectors, "active", None, None, "Manual do Motor")
+            idx.upsert_partition(key, table, vectors, Stamp("active", title="Manual do Motor"))
         idx.update_indexes(max_lag_rows=0)  # both rows in the full-text index: same BM25
         hits = idx.search(SearchRequest(query="garantia cobre defeitos", k=2, mode=mode))
         assert len(hits) == 2
@@ -619,7 +619,7 @@ def test_a_query_citing_an_article_gets_that_article_first(
     index = Index(tmp_path / "lancedb", embedder)
     chunks = law_chunks()
     vectors = embedder.embed_passages(chunks.column("text").to_pylist())
-    index.upsert_partition("lei@2018", chunks, vectors, "active", None, None, "Lei")
+    index.upsert_partition("lei@2018", chunks, vectors, Stamp("active", title="Lei"))
     query = "Qual é o conteúdo do art. 37?"
     hits = index.search(SearchRequest(query=query, k=4, mode="hybrid"))
     assert hits[0].path.endswith("> Art. 37")

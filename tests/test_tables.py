@@ -152,7 +152,7 @@ def test_a_crowded_table_keeps_its_printed_header_over_every_row(tmp_path: Path,
     if all(not r.header for r in source.rows):  # read without named columns: counted
         assert damage.unnamed_tables == 1
         # windows cut through the rows hold counts without the header lines: orphans
-        windows = fixed_chars(source.doc, key, "doc", "v1", embedder.token_counter(), size=300)
+        windows = fixed_chars(source.doc, key, embedder.token_counter(), size=300)
         assert chunk_damage(windows, source.rows, {key: source.doc.text}).orphans > 0
 
 

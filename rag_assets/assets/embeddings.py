@@ -22,6 +22,7 @@ from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import (
     EmbeddingCache,
     NoLongerLive,
+    Stamp,
     committed_keys,
     embed_cached,
     promote_if_complete,
@@ -112,10 +113,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 key,
                 table,
                 vectors,
-                status,
-                info.valid_from,
-                valid_to,
-                info.title,
+                Stamp(status, info.valid_from, valid_to, info.title),
                 still_live=still_live,
                 on_commit=cache_fresh,
             )

@@ -6,7 +6,13 @@ from pydantic import Field
 from rag_assets.assets._common import GROUP
 from rag_assets.assets.embeddings import embeddings
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.eval.evaluation import ALL, STANDARD, resolve_strategies, strategy_families
+from rag_assets.core.eval.evaluation import (
+    ALL,
+    STANDARD,
+    EvalOptions,
+    resolve_strategies,
+    strategy_families,
+)
 from rag_assets.core.eval.regression import hit3_regression, previous_report
 from rag_assets.core.eval.report import write_report
 from rag_assets.core.eval.report.markdown import markdown_table, tag_table
@@ -56,16 +62,12 @@ def eval_report(
         families = strategy_families(resolve_strategies(config.strategies), config.offsets, model)
     except ValueError as exc:
         raise ConfigError(f"eval_report config: {exc}") from exc
-    result = run_eval(
-        lake.lake,
-        model,
-        index,
-        files,
-        families,
+    options = EvalOptions(
+        strategies=families,
         mode=config.mode,  # type: ignore[arg-type]
         progress=lambda name: context.log.info(f"evaluating {name}"),
-        history=lake.keep_history,
     )
+    result = run_eval(lake.lake, model, index, files, options, history=lake.keep_history)
     if files and config.mode != "fts":  # the queries ran: what `trecho status` says
         model.record_runtime(lake.lake.local_cache_dir, "queries")
     sources = [f.name for f in files]

@@ -4,58 +4,61 @@ model named), or several models side by side, each in a scratch folder."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from rag_assets.core.eval.evaluation import resolve_strategies, strategy_families
+from rag_assets.core.eval.evaluation import EvalOptions, resolve_strategies, strategy_families
 from rag_assets.core.eval.runner import run_eval, run_eval_models
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.settings import Settings
 
 
+@dataclass(frozen=True)
+class Asked:
+    """What `trecho eval`'s flags ask: the `strategies` (names, `all` or `standard`;
+    None: `standard`) at `offsets` start offsets, the search `mode`, and where its
+    `progress` lines go."""
+
+    strategies: Sequence[str] | None
+    offsets: int
+    mode: str
+    progress: Callable[[str], None]
+
+    def families(self, embedder: Any) -> dict[str, dict[str, Any]]:
+        """The strategies compared, built for `embedder`'s model (a bad name:
+        ConfigError)."""
+        return strategy_families(resolve_strategies(self.strategies), self.offsets, embedder)
+
+    def options(self, settings: Settings | None = None) -> EvalOptions:
+        """The eval's mode and progress; with `settings`, their vector weight and score
+        floor (a scratch index's: without them, the live index's)."""
+        return EvalOptions(
+            mode=self.mode,  # type: ignore[arg-type]
+            progress=self.progress,
+            vector_weight=settings.vector_weight if settings else None,
+            min_score=settings.min_score if settings else None,
+        )
+
+
 def evaluate(
-    settings: Settings,
-    lake: Lake,
-    index: Index,
-    files: Sequence[Any],
-    strategies: Sequence[str] | None,
-    offsets: int,
-    mode: str,
-    progress: Callable[[str], None],
-    reuse: bool = True,
+    settings: Settings, lake: Lake, index: Index, files: Sequence[Any], asked: Asked, reuse: bool
 ) -> Any:
-    """Every strategy of `strategies` (names, `all` or `standard`; None: `standard`) at
-    `offsets` start offsets, against the default, on `index`'s model (the last result
+    """What `asked` names, against the default, on `index`'s model (the last result
     reused when nothing changed since, with `reuse`)."""
-    names = resolve_strategies(strategies)
-    families = strategy_families(names, offsets, index.embedder)  # a bad one: ConfigError
+    options = replace(asked.options(), strategies=asked.families(index.embedder))
     return run_eval(
-        lake,
-        index.embedder,
-        index,
-        files,
-        families,
-        mode=mode,  # type: ignore[arg-type]
-        progress=progress,
-        history=settings.keep_history,
-        reuse=reuse,
+        lake, index.embedder, index, files, options, history=settings.keep_history, reuse=reuse
     )
 
 
 def evaluate_models(
-    settings: Settings,
-    lake: Lake,
-    models: Sequence[str],
-    files: Sequence[Any],
-    strategies: Sequence[str] | None,
-    offsets: int,
-    mode: str,
-    progress: Callable[[str], None],
+    settings: Settings, lake: Lake, models: Sequence[str], files: Sequence[Any], asked: Asked
 ) -> dict[str, Any]:
     """`evaluate` for each model of `models` (by `Settings.embedder`, each indexing the
     default policy in a scratch folder), by model id; an unknown model fails before any
     work."""
-    names = resolve_strategies(strategies)
+    resolve_strategies(asked.strategies)  # a bad name fails before any model loads
     try:
         embedders = [settings.embedder(m.strip()) for m in models if m.strip()]
         for embedder in embedders:
@@ -64,12 +67,9 @@ def evaluate_models(
             lake,
             embedders,
             files,
-            lambda e: strategy_families(names, offsets, e),
-            mode=mode,  # type: ignore[arg-type]
-            progress=progress,
+            asked.families,
+            asked.options(settings),
             history=settings.keep_history,
-            vector_weight=settings.vector_weight,
-            min_score=settings.min_score,
         )
     except OSError as exc:  # a file the eval reads (a bad value: already a ConfigError)
         raise LakeError(str(exc)) from exc

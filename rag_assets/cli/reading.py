@@ -73,7 +73,7 @@ def _similarity(hit: Any) -> str:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Print every strategy's metrics side by side (with --models: every model's)."""
-    from rag_assets.cli.evaluate import evaluate, evaluate_models
+    from rag_assets.cli.evaluate import Asked, evaluate, evaluate_models
     from rag_assets.core.eval.report import (
         markdown_table,
         models_table,
@@ -85,11 +85,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     lake = lake_of(args)
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
     sources = [f.name for f in files]
-    asked = (args.strategies, args.offsets, args.mode)
     progress = (lambda _: None) if args.json else (lambda s: err(f"evaluating {s}"))
+    asked = Asked(args.strategies, args.offsets, args.mode, progress)
     if args.models:  # every model x strategy in one run, side by side
         models = args.models.split(",")
-        results = evaluate_models(args.settings, lake, models, files, *asked, progress)
+        results = evaluate_models(args.settings, lake, models, files, asked)
         for model, result in results.items() if args.write else ():
             folder = write_report(result, lake.reports_dir, sources)
             err(f"{model}: report written to {folder / 'report.html'}")
@@ -101,7 +101,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             print(f"\n## {model}\n\n{markdown_table(result)}")
         return 0
     index = serving_index_of(args, lake)  # the model search uses, unless --model is given
-    result = evaluate(args.settings, lake, index, files, *asked, progress, not args.fresh)
+    result = evaluate(args.settings, lake, index, files, asked, not args.fresh)
     if args.write:
         folder = write_report(result, lake.reports_dir, sources)
         err(f"report written to {folder / 'report.html'}")

@@ -18,10 +18,17 @@ def engine_of(args: argparse.Namespace) -> Any:
 
     lake = lake_of(args)
     limits = Limits(args.max_k, args.max_query_chars, args.max_body)
-    given = ("model", "query_prefix", "passage_prefix", "threads", "query_cache")
-    options = {name: getattr(args, name) for name in given}
+    prompts = (args.query_prefix, args.passage_prefix)
+    configured = args.settings.embedder(args.model, *prompts, server=True)
     return start_engine(
-        args.settings, lake, db_of(args, lake), limits, **options, say=lambda s: err(f"trecho: {s}")
+        args.settings,
+        lake,
+        db_of(args, lake),
+        limits,
+        configured,
+        threads=args.threads,
+        query_cache=args.query_cache,
+        say=lambda s: err(f"trecho: {s}"),
     )
 
 

@@ -172,20 +172,18 @@ def start_engine(
     lake: Lake,
     db_uri: str,
     limits: Limits,
+    configured: Embedder,
     *,
-    model: str | None = None,
-    query_prefix: str | None = None,
-    passage_prefix: str | None = None,
     threads: int = 1,
     query_cache: int = 1024,
     say: Callable[[str], None] = lambda line: None,
 ) -> StartingEngine:
-    """The engine of a server, checked now (a wrong option or model fails here, before
-    the server listens), to load in the background once started (`run_http` and
-    `run_stdio` start it as they begin to listen): the configured model (or `model` with
-    its prompts, by `Settings.embedder`). `say`: as `StartingEngine`'s."""
+    """The engine of a server, checked now (a wrong option fails here, before the server
+    listens), to load in the background once started (`run_http` and `run_stdio` start it
+    as they begin to listen), on `configured` (a server's, `Settings.embedder(...,
+    server=True)`: the caller checked the model when it built it). `say`: as
+    `StartingEngine`'s."""
     check_options(limits, threads, query_cache)
-    configured = settings.embedder(model, query_prefix, passage_prefix, server=True)
 
     def load() -> Engine:
         return build_engine(settings, lake, db_uri, limits, configured, threads, query_cache)

@@ -305,10 +305,7 @@ class LegalChunker(Chunker):
         inside |= {atom.node.node_id for a in articles for atom in a.atoms}
         rest = [replace(n, text="") if n.node_id in inside else n for n in source.nodes]
         others = structural_chunks(
-            source.doc,
-            rest,
-            source.rows,
-            source.info,
+            replace(source, nodes=rest),
             counter,
             header_mode=header_mode,
             strategy=name,

@@ -55,10 +55,7 @@ class TableRowsChunker(Chunker):
             else:
                 nodes.append(replace(node, text=""))
         chunks = structural_chunks(
-            source.doc,
-            nodes,
-            source.rows,
-            source.info,
+            replace(source, nodes=nodes),
             counter,
             target_tokens=counter.max_tokens,
             repack=pack,

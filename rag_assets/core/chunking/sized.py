@@ -50,8 +50,6 @@ def offsets_for(size: int, n: int = 4) -> list[int]:
 def fixed_chars(
     doc: DocText,
     partition_key: str,
-    doc_id: str,
-    version: str,
     counter: TokenCounter,
     header: str = "",
     size: int = 1000,
@@ -67,14 +65,12 @@ def fixed_chars(
     check_window(size, overlap, start_offset)
     spans = windows(len(doc.text), size, overlap, start_offset)
     name = f"fixed_chars-{size}-o{overlap}-s{start_offset}"
-    return build_chunks(doc, spans, name, partition_key, doc_id, version, counter, header)
+    return build_chunks(doc, spans, name, partition_key, counter, header)
 
 
 def fixed_tokens(
     doc: DocText,
     partition_key: str,
-    doc_id: str,
-    version: str,
     counter: TokenCounter,
     header: str = "",
     size: int = 512,
@@ -95,7 +91,7 @@ def fixed_tokens(
         for i, j in windows(len(offsets), size, overlap, start_offset)
     ]
     name = f"fixed_tokens-{size}-o{overlap}-s{start_offset}"
-    return build_chunks(doc, spans, name, partition_key, doc_id, version, counter, header)
+    return build_chunks(doc, spans, name, partition_key, counter, header)
 
 
 def _split_keep(text: str, start: int, end: int, sep: str) -> list[Span]:
@@ -256,8 +252,6 @@ class _Recursive:
 def recursive(
     doc: DocText,
     partition_key: str,
-    doc_id: str,
-    version: str,
     counter: TokenCounter,
     header: str = "",
     size: int = 512,
@@ -283,7 +277,7 @@ def recursive(
         name += "-sep" + hashlib.sha256(repr(seps).encode("utf-8")).hexdigest()[:8]
     splitter = _Recursive(doc.text, counter, size, overlap, seps, length)
     spans = splitter.split(0, len(doc.text), seps) if doc.text.strip() else []
-    return build_chunks(doc, spans, name, partition_key, doc_id, version, counter, header)
+    return build_chunks(doc, spans, name, partition_key, counter, header)
 
 
 WINDOWS: dict[str, Callable[..., list[Chunk]]] = {
@@ -326,7 +320,7 @@ class SizedChunker(Chunker):
         """The version's text cut by size, knowing no structure."""
         info = source.info
         header = make_header(info, "", self.header_mode)
-        common = (source.doc, info.partition_key, info.doc_id, info.version, counter)
+        common = (source.doc, info.partition_key, counter)
         if self.kind == "recursive":
             return recursive(*common, header=header, size=self.size, overlap=self.overlap)
         return WINDOWS[self.kind](

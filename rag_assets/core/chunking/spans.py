@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from rag_assets.core.chunking.base import ChunkBuilder, chunk_text
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
+from rag_assets.core.lake.keys import split_key
 from rag_assets.core.lake.schemas import Chunk, DocText
 
 Span = tuple[int, int]
@@ -53,12 +54,11 @@ def build_chunks(
     spans: Sequence[Span],
     strategy: str,
     partition_key: str,
-    doc_id: str,
-    version: str,
     counter: TokenCounter,
     header: str,
 ) -> list[Chunk]:
-    """Trim each span to its stripped body, drop empty ones and make the Chunk records."""
+    """Trim each span to its stripped body, drop empty ones and make the Chunk records of
+    the version `partition_key` names (`<doc_id>@<version>`)."""
     trimmed: list[tuple[int, int, str]] = []
     for start, end in spans:
         seg = doc.text[start:end]
@@ -68,7 +68,7 @@ def build_chunks(
         s = start + (len(seg) - len(seg.lstrip()))
         trimmed.append((s, s + len(body), body))
     counts = counter.count_many([chunk_text(header, body) for _, _, body in trimmed])
-    build = ChunkBuilder(doc, counter, strategy, partition_key, doc_id, version)
+    build = ChunkBuilder(doc, counter, strategy, partition_key, *split_key(partition_key))
     return [
         build.chunk(f"{partition_key}#{strategy}/{n}", s, e, header, body, ordinal=n, tokens=k)
         for n, ((s, e, body), k) in enumerate(zip(trimmed, counts, strict=True))

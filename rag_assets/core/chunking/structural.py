@@ -148,10 +148,7 @@ def table_lead(caption: str, header_lines: Sequence[str], counter: TokenCounter)
 
 
 def structural_chunks(
-    doc: DocText,
-    nodes: Sequence[Node],
-    rows: Sequence[TableRow],
-    info: DocInfo,
+    source: Source,
     counter: TokenCounter,
     target_tokens: int = 200,
     repack: bool = True,
@@ -167,6 +164,7 @@ def structural_chunks(
     maximum: a unit too long is split into sentences, then words, each part repeating the
     header and the lead.
     """
+    doc, nodes, rows, info = source.doc, source.nodes, source.rows, source.info
     chunks: list[Chunk] = []
     render = _Render(doc, info, counter, strategy, header_mode)
     tables = sorted(n.char_start for n in nodes if n.kind in ("table", "table_text"))
@@ -294,10 +292,7 @@ class StructuralChunker(Chunker):
     def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
         """The version's tree units, packed within their container."""
         return structural_chunks(
-            source.doc,
-            source.nodes,
-            source.rows,
-            source.info,
+            source,
             counter,
             target_tokens=self.target_tokens,
             repack=self.repack,

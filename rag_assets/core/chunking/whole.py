@@ -52,10 +52,7 @@ class WholeChunker(Chunker):
         tokens = counter.count(chunk_text(header, stripped))
         if tokens > counter.max_tokens:
             return structural_chunks(
-                doc,
-                source.nodes,
-                source.rows,
-                info,
+                source,
                 counter,
                 target_tokens=counter.max_tokens,
                 repack=True,

@@ -255,32 +255,50 @@ def _mean_tables(tables: Sequence[dict[str, dict[str, float]]]) -> dict[str, dic
     return {k: {m: _mean([t[k][m] for t in tables]) for m in tables[0][k]} for k in keys}
 
 
+def _quiet(_: str) -> None:
+    """No progress lines."""
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """How an eval runs, the same for every strategy it compares: `strategies` (name ->
+    start offset -> chunker; None: `strategy_families`' standard set), the top `k`
+    searched, the search `mode`, a `progress` line per step, the `vector_weight` a
+    scratch index fuses with when there is no live index (None: the model's default) and
+    the `min_score` the abstention figures are measured at (None: the live index's)."""
+
+    strategies: dict[str, dict[str, Chunker]] | None = None
+    k: int = 10
+    mode: Mode = "hybrid"
+    progress: Callable[[str], None] = _quiet
+    vector_weight: float | None = None
+    min_score: float | None = None
+
+
 def evaluate(
     versions: dict[str, Version],
     questions: Sequence[Question],
     embedder: Embedder,
     live_index: Index | None,
     live_chunks: Sequence[Chunk] | None,
-    strategies: dict[str, dict[str, Chunker]] | None = None,
-    k: int = 10,
-    mode: Mode = "hybrid",
-    progress: Callable[[str], None] = lambda _: None,
+    options: EvalOptions = EvalOptions(),
     cache: EmbeddingCache | None = None,
-    vector_weight: float | None = None,
-    min_score: float | None = None,
     keep: EmbeddingCache | None = None,
 ) -> EvalResult:
-    """Evaluate the default policy (live index) and every other strategy side by side.
+    """Evaluate the default policy (live index) and every other strategy side by side
+    (`options`: which, and how).
 
     Every strategy is cut first and its distinct chunk texts are embedded (one call per
     strategy, so a backend's line about them names it), skipping those `cache` (the
     live index's) or `keep` (the eval's own, filled here) holds.
     Every scratch index fuses with the live index's vector weight (without a live index:
-    `vector_weight`, None for the model's default). The abstention figures are measured
-    at `min_score` (None: the live index's, what a served search applies) and, for the
-    default policy, over a sweep of thresholds.
+    `options.vector_weight`). The abstention figures are measured at
+    `options.min_score` and, for the default policy, over a sweep of thresholds.
     """
+    strategies = options.strategies
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
+    k, mode, progress = options.k, options.mode, options.progress
+    vector_weight, min_score = options.vector_weight, options.min_score
     counter = embedder.token_counter()
     result = EvalResult({}, {}, {}, 0, mode, model=embedder.model_id)
     memo: dict[str, np.ndarray] = {}

@@ -4,17 +4,23 @@ or several (the CLI and the eval asset)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.eval.evaluation import Chunker, EvalResult, evaluate, strategy_families
+from rag_assets.core.eval.evaluation import (
+    Chunker,
+    EvalOptions,
+    EvalResult,
+    evaluate,
+    strategy_families,
+)
 from rag_assets.core.eval.questions import Question, load_questions
 from rag_assets.core.eval.reuse import VECTORS, inputs_digest, keep_result, result_path, reused
 from rag_assets.core.index import (
     EmbeddingCache,
     Index,
-    Mode,
 )
 from rag_assets.core.lake.layout import Lake, LakeError, LakePath
 from rag_assets.core.lifecycle.versions import scan_versions
@@ -43,13 +49,12 @@ def run_eval(
     embedder: Embedder,
     index: Index,
     files: Sequence[LakePath],
-    strategies: dict[str, dict[str, Chunker]] | None = None,
-    mode: Mode = "hybrid",
-    progress: Callable[[str], None] = lambda _: None,
+    options: EvalOptions = EvalOptions(),
     history: bool = False,
     reuse: bool = True,
 ) -> EvalResult:
-    """Evaluate the lake's indexed versions on the questions of `files`.
+    """Evaluate the lake's indexed versions on the questions of `files` (`options`: the
+    strategies, mode and progress; the index's own vector weight and score floor).
 
     The baseline strategies' chunk vectors are kept by content and model under
     `<lake>/cache/eval-vectors` (a text embedded once is not embedded again by a later
@@ -64,7 +69,9 @@ def run_eval(
         q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
     ]
     live_chunks = [c for key in versions for c in load_chunks(lake, key)]
+    strategies = options.strategies
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
+    mode, progress = options.mode, options.progress
     settings = {
         "model": embedder.model_id,
         "prefixes": [embedder.query_prefix, embedder.passage_prefix],
@@ -89,9 +96,7 @@ def run_eval(
         embedder,
         index,
         live_chunks,
-        strategies,
-        mode=mode,
-        progress=progress,
+        replace(options, strategies=strategies),
         cache=EmbeddingCache(index.uri, embedder),  # the live chunks' vectors, reused
         keep=EmbeddingCache(lake.local_cache_dir / VECTORS, embedder),
     )
@@ -104,17 +109,14 @@ def run_eval_models(
     embedders: Sequence[Embedder],
     files: Sequence[LakePath],
     strategies: Callable[[Embedder], dict[str, dict[str, Chunker]]],
-    mode: Mode = "hybrid",
-    progress: Callable[[str], None] = lambda _: None,
+    options: EvalOptions = EvalOptions(),
     history: bool = False,
-    vector_weight: float | None = None,
-    min_score: float | None = None,
 ) -> dict[str, EvalResult]:
     """The eval of several models side by side, by model id: for each, every live version
     already extracted is chunked by the default policy for that model's tokenizer and
     indexed in a scratch folder (timed: the model's index time), then the `strategies`
-    built for it are compared as in `run_eval` (abstention at `min_score`, None: each
-    model's default)."""
+    built for it are compared as in `run_eval` (`options`: mode, progress, vector weight,
+    abstention at `min_score`, None: each model's default; its `strategies` is not read)."""
     keys = [
         k for k in scan_versions(lake, history).live if lake.stage_path(FOLDERS[CHUNKS], k).exists()
     ]
@@ -133,10 +135,10 @@ def run_eval_models(
             embedder,
             None,
             None,
-            strategies(embedder),
-            mode=mode,
-            progress=lambda s, m=embedder.model_id: progress(f"{m}: {s}"),
-            vector_weight=vector_weight,
-            min_score=min_score,
+            replace(
+                options,
+                strategies=strategies(embedder),
+                progress=lambda s, m=embedder.model_id: options.progress(f"{m}: {s}"),
+            ),
         )
     return results

@@ -15,7 +15,7 @@ import numpy as np
 
 from rag_assets.core.corpus import Version
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import EmbeddingCache, Index
+from rag_assets.core.index import EmbeddingCache, Index, Stamp
 from rag_assets.core.lake.schemas import Chunk, content_hash
 
 
@@ -125,10 +125,7 @@ def index_scratch(
             key,
             frame,
             vectors[mask],
-            "active",
-            None,
-            None,
-            version.info.title,
+            Stamp(title=version.info.title),
             rebuild_fts=False,
         )
     index.build_fts_index()

@@ -114,7 +114,7 @@ from rag_assets.core.index.cache import (
 from rag_assets.core.index.empty import no_results
 from rag_assets.core.index.fusion import RRF_K, rrf
 from rag_assets.core.index.hits import Hit, hit_rows
-from rag_assets.core.index.index import Index
+from rag_assets.core.index.index import Index, Stamp
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.models import (
     ModelProgress,
@@ -170,6 +170,7 @@ from rag_assets.core.request import (
 )
 
 __all__ = [
+    "Stamp",
     "ACTIVE_TABLE",
     "ANN_EF",
     "ANN_MAX_SEGMENTS",

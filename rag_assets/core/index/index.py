@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import lancedb
@@ -22,6 +23,18 @@ from rag_assets.core.index.store import NoLongerLive, as_chunk_table, store_sche
 from rag_assets.core.index.upkeep import ANN_EF, ANN_MIN_ROWS, FTS_LANGUAGE, IndexUpkeep
 from rag_assets.core.lake.layout import split_key
 from rag_assets.core.lake.sidecar import STATUSES
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What every row of one version carries besides its chunk: the version's `status`
+    (one of `STATUSES`), its validity dates and its title (stored on the rows, so that an
+    as-of filter needs no join)."""
+
+    status: str = "active"
+    valid_from: dt.date | None = None
+    valid_to: dt.date | None = None
+    title: str = ""
 
 
 class Index(IndexUpkeep, Retrieval):
@@ -86,17 +99,15 @@ class Index(IndexUpkeep, Retrieval):
         partition_key: str,
         chunks: pa.Table | pl.DataFrame,
         vectors: np.ndarray,
-        status: str,
-        valid_from: dt.date | None,
-        valid_to: dt.date | None,
-        title: str,
+        stamp: Stamp,
         *,
         rebuild_fts: bool = True,
         still_live: Callable[[], str | None] | None = None,
         replaces: Sequence[str] = (),
         on_commit: Callable[[], None] | None = None,
     ) -> int:
-        """Replace one version's rows (chunks + vectors + validity) in one commit.
+        """Replace one version's rows (chunks + vectors + `stamp`: status, validity and
+        title) in one commit.
 
         Rows of the version that are not in `chunks` are deleted, and so are the rows of
         the versions in `replaces` (the older versions this one supersedes: they leave
@@ -115,8 +126,8 @@ class Index(IndexUpkeep, Retrieval):
         rows now stored for the version.
         """
         split_key(partition_key)
-        if status not in STATUSES:
-            raise ValueError(f"status {status!r} must be one of {list(STATUSES)}")
+        if stamp.status not in STATUSES:
+            raise ValueError(f"status {stamp.status!r} must be one of {list(STATUSES)}")
         table = as_chunk_table(chunks)
         keys = set(table.column("partition_key").to_pylist())
         if keys - {partition_key}:
@@ -134,7 +145,7 @@ class Index(IndexUpkeep, Retrieval):
         if table.num_rows == 0:
             self.delete_partition(partition_key)
             return 0
-        data = self._with_store_columns(table, vectors, status, valid_from, valid_to, title)
+        data = self._with_store_columns(table, vectors, stamp)
         where = f"partition_key = '{partition_key}'"
         for old in replaces:
             split_key(old)
@@ -175,20 +186,17 @@ class Index(IndexUpkeep, Retrieval):
         self,
         table: pa.Table,
         vectors: np.ndarray,
-        status: str,
-        valid_from: dt.date | None,
-        valid_to: dt.date | None,
-        title: str,
+        stamp: Stamp,
     ) -> pa.Table:
         n, dim = vectors.shape
         flat = pa.array(vectors.reshape(-1), type=pa.float32())
         columns = [
             *table.columns,
             pa.FixedSizeListArray.from_arrays(flat, dim),
-            pa.array([status] * n, pa.string()),
-            pa.array([valid_from] * n, pa.date32()),
-            pa.array([valid_to] * n, pa.date32()),
-            pa.array([title] * n, pa.string()),
+            pa.array([stamp.status] * n, pa.string()),
+            pa.array([stamp.valid_from] * n, pa.date32()),
+            pa.array([stamp.valid_to] * n, pa.date32()),
+            pa.array([stamp.title] * n, pa.string()),
         ]
         return pa.Table.from_arrays(columns, schema=store_schema(dim))
 

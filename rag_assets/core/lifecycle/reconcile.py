@@ -258,11 +258,10 @@ def reconcile(
     *,
     history: bool,
     force: bool = False,
-    today: dt.date | None = None,
     sweep_cache: bool = True,
 ) -> Plan:
-    """The plan that brings the index in line with the raw folder: `removal_plan`, plus
-    the versions to run and why.
+    """The plan that brings the index in line with the raw folder, today: `removal_plan`,
+    plus the versions to run and why.
 
     `registered`: the partition keys the orchestrator knows. `force` runs every live
     version. `sweep_cache`: look for cached vectors no row uses (`removal_plan`).
@@ -274,15 +273,20 @@ def reconcile(
         embedder,
         registered,
         history=history,
-        today=today,
         sweep_cache=sweep_cache,
         derived=derived,
     )
     scan, counts = plan.scan, plan.index_rows
     plan.hashes = {key: version_sha256(lake, scan.files[key]) for key in scan.live}
     removed = lake.tombstones() if scan.returning else {}
-    model = table_name(embedder.model_id)
-    folder = chunks_folder_for(db_uri, embedder.model_id)  # a backfill's, beside the active
+    # a backfill's chunks folder, beside the active model's
+    held = _Held(
+        derived,
+        code,
+        counts,
+        table_name(embedder.model_id),
+        chunks_folder_for(db_uri, embedder.model_id),
+    )
     documents = derived.documents(scan.live)
     for key in scan.live:
         sha = plan.hashes[key]
@@ -293,9 +297,7 @@ def reconcile(
         else:
             row = documents.get(key)
             sidecar = scan.sidecars[key]
-            reason, embed_only = _why_run(
-                derived, key, sha, sidecar, row, code, counts, model, folder
-            )
+            reason, embed_only = held.why_run(key, sha, sidecar, row)
         if reason is None:
             plan.up_to_date.append(key)
             continue
@@ -313,32 +315,36 @@ def reconcile(
     return plan
 
 
-def _why_run(
-    derived: Derived,
-    key: str,
-    sha: str,
-    sidecar: Sidecar | LakeError,
-    row: Mapping[str, Any] | None,
-    code: CodeVersions,
-    counts: Mapping[str, int],
-    model: str,
-    folder: str = FOLDERS[CHUNKS],
-) -> tuple[str | None, bool]:
-    """The change rule for one live version (`sidecar`: as the scan read it; `row`: its
-    documents row, if any): why it must run (None: up to date), and whether only the
-    model-dependent stages must (`folder`: where the configured model's chunks are)."""
-    reason = lake_reason(sha, sidecar, row)
-    if reason is not None:
-        return reason, False
-    changed = code.changed(key)
-    if changed is not None and changed[0] not in EMBED_STAGES:
-        return changed[1], False
-    extraction_current = derived.exists(FOLDERS[LINEARIZED_TABLES], key)
-    expected = derived.rows(folder, key)
-    if expected is None:
-        return "chunks missing", extraction_current
-    if counts.get(key, 0) != expected:
-        return f"not fully in {model}", extraction_current
-    if changed is not None:
-        return changed[1], extraction_current
-    return None, False
+@dataclass(frozen=True)
+class _Held:
+    """What the stores hold now, against which each live version is judged: its derived
+    files, the code versions its stages ran with, the rows per version in the `model`'s
+    table, and `folder`, where the configured model's chunks are."""
+
+    derived: Derived
+    code: CodeVersions
+    counts: Mapping[str, int]
+    model: str
+    folder: str = FOLDERS[CHUNKS]
+
+    def why_run(
+        self, key: str, sha: str, sidecar: Sidecar | LakeError, row: Mapping[str, Any] | None
+    ) -> tuple[str | None, bool]:
+        """The change rule for one live version (`sidecar`: as the scan read it; `row`:
+        its documents row, if any): why it must run (None: up to date), and whether only
+        the model-dependent stages must."""
+        reason = lake_reason(sha, sidecar, row)
+        if reason is not None:
+            return reason, False
+        changed = self.code.changed(key)
+        if changed is not None and changed[0] not in EMBED_STAGES:
+            return changed[1], False
+        extraction_current = self.derived.exists(FOLDERS[LINEARIZED_TABLES], key)
+        expected = self.derived.rows(self.folder, key)
+        if expected is None:
+            return "chunks missing", extraction_current
+        if self.counts.get(key, 0) != expected:
+            return f"not fully in {self.model}", extraction_current
+        if changed is not None:
+            return changed[1], extraction_current
+        return None, False
