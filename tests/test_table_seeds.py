@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO
+from .test_browser import require_chromium
 
 sys.path.insert(0, str(REPO / "bench"))
 
@@ -24,6 +25,16 @@ REPORTLAB = {
     # (`Housing units`) each sit by chance over one sub-column: read as a group heading,
     # not as the upper lines of wrapped sub-headings (`Housing 2018`, `units 2019`)
     70: "group heading over sub-columns, set on the bottom line",
+    # a group label wrapped over two lines in a narrow stub, each line read as a row of
+    # its own: `Nondurable goods` / `(continued)` over the rows of the table's next page
+    0: "a group label wrapped over lines of their own",
+}
+CHROMIUM = {
+    # wide layouts (synth/wide.py): labels wrapped over two or three lines, the values on
+    # the last (`East` / `North` / `Central 4,744`)
+    20049: "wide table, row labels wrapped over lines of their own",
+    # a group label wrapped (`Asia and` / `Pacific`), on the next page `(continued)`
+    20054: "wide table over two pages, a wrapped group label",
 }
 
 
@@ -54,3 +65,13 @@ def test_every_value_of_a_tune_seed_keeps_its_headings_and_row_label(
     cells, lost = missed(tmp_path, seed, read)
     assert cells > 0
     assert lost == [], f"{REPORTLAB[seed]}: {len(lost)} of {cells} lost: {lost[:5]}"
+
+
+@pytest.mark.parametrize("seed", sorted(CHROMIUM))
+def test_every_value_of_a_wide_tune_seed_keeps_its_headings_and_row_label(
+    tmp_path: Path, read, seed: int
+) -> None:
+    require_chromium()
+    cells, lost = missed(tmp_path, seed, read)
+    assert cells > 0
+    assert lost == [], f"{CHROMIUM[seed]}: {len(lost)} of {cells} lost: {lost[:5]}"

@@ -12,6 +12,7 @@ from rag_assets.core.tables.stub_tree import (
     indent_paths,
     join_label_rests,
     join_own_line_labels,
+    join_wrapped_labels,
     outer_labels,
 )
 
@@ -30,6 +31,8 @@ def finish(
     title, header_rows, header = head.title, head.rows, head.names
     if grid.ruled:
         join_label_rests(rows, boxes, header_rows)
+    else:
+        join_wrapped_labels(rows, boxes, header_rows, settings)
     join_own_line_labels(rows, boxes, header_rows)
     indent_paths(rows, header_rows, boxes, grid.columns, words, settings)
     bbox = grid.bbox

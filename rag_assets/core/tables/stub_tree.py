@@ -222,3 +222,56 @@ def join_own_line_labels(rows: list[list[str | None]], boxes: list[Box], header_
             boxes[i + 1] = (min(a[0], b[0]), a[1], max(a[2], b[2]), b[3])
             del boxes[i]
         del rows[i]
+
+
+def _joined(upper: str, lower: str) -> str:
+    """Two printed lines of one label as one (`Non-` / `farm` as `Non-farm`)."""
+    upper, lower = " ".join(upper.split()), " ".join(lower.split())
+    if len(upper) > 1 and upper.endswith("-") and upper[-2].isalpha():
+        return upper + lower
+    return f"{upper} {lower}"
+
+
+def _usual_gap(
+    rows: list[list[str | None]], body: list[int], gaps: list[float], settings: TableSettings
+) -> float:
+    """The body's usual gap between rows: the median between two rows of values, or,
+    where too few rows of values follow one another (every label wrapped), the median
+    of the wider half of the gaps."""
+    valued = [any(not blank(c) for c in rows[k][1:]) for k in body]
+    between = [g for g, a, b in zip(gaps, valued, valued[1:], strict=False) if a and b and g > 0]
+    if len(between) >= settings.min_data_lines:
+        return statistics.median(between)
+    wide = sorted(g for g in gaps if g > 0)
+    return statistics.median(wide[len(wide) // 2 :])
+
+
+def join_wrapped_labels(
+    rows: list[list[str | None]], boxes: list[Box], header_rows: int, settings: TableSettings
+) -> None:
+    """A row label wrapped over printed lines read as rows of their own (`New` / `England
+    9,725`, `Asia and` / `Pacific`) is one label: two labelled rows, one of them holding
+    no value, set closer than `wrapped_label_gap` of the body's usual gap between rows,
+    are one row, in place (`rows` and their `boxes`). A group row set as far from the row
+    under it as rows are from each other stays a group row."""
+    body = list(range(header_rows, min(len(rows), len(boxes))))
+    gaps = [boxes[i + 1][1] - boxes[i][3] for i in body[:-1]]
+    if sum(1 for g in gaps if g > 0) < settings.min_data_lines:
+        return
+    tight = settings.wrapped_label_gap * _usual_gap(rows, body, gaps, settings)
+    for i in range(len(body) - 2, -1, -1):
+        k = body[i]
+        upper, lower = rows[k], rows[k + 1]
+        if len(upper) < 2 or len(lower) < 2 or blank(upper[0]) or blank(lower[0]):
+            continue
+        if any(not blank(c) for c in upper[1:]) and any(not blank(c) for c in lower[1:]):
+            continue  # two rows of values
+        if not 0 <= boxes[k + 1][1] - boxes[k][3] < tight:
+            continue
+        lower[0] = _joined(upper[0] or "", lower[0] or "")
+        for j in range(1, min(len(upper), len(lower))):
+            if blank(lower[j]):
+                lower[j] = upper[j]
+        a, b = boxes[k], boxes[k + 1]
+        boxes[k + 1] = (min(a[0], b[0]), a[1], max(a[2], b[2]), b[3])
+        del boxes[k], rows[k]
