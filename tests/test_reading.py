@@ -16,7 +16,7 @@ from fpdf.fonts import FontFace
 from rag_assets.core.extract import PdfError, count_pages, extract
 from rag_assets.core.structure.paths import display_name, path_of
 from rag_assets.core.structure.tree import build_tree, tables_by_piece
-from rag_assets.core.tables import TablePart, join_tables, linearize_tables
+from rag_assets.core.tables import PageTable, join_tables, linearize_tables
 
 from .conftest import FONT_DIR, SAMPLE_LAKE, SHARED
 
@@ -304,11 +304,10 @@ def test_a_table_continued_on_the_next_page_is_one_table(tree_of, tmp_path: Path
 
 
 def test_a_row_cut_by_the_page_break_is_one_row():
-    first = TablePart(
-        1, 0, [["Medida", "Ação"], ["Ruído", "Revisar"], ["Vibração", "Parar o"]], header_rows=1
-    )
-    first.header = ["Medida", "Ação"]
-    rest = TablePart(2, 0, [["", "equipamento"], ["Calor", "Ventilar"]], continues=True)
+    rows = [["Medida", "Ação"], ["Ruído", "Revisar"], ["Vibração", "Parar o"]]
+    first = PageTable(0, (0, 0, 0, 0), rows, [], header_rows=1, header=["Medida", "Ação"], page=1)
+    cut = [["", "equipamento"], ["Calor", "Ventilar"]]
+    rest = PageTable(0, (0, 0, 0, 0), cut, [], continues=True, page=2)
     [table] = join_tables([first, rest])
     assert [r.cells for r in table.rows] == [
         ["Ruído", "Revisar"],

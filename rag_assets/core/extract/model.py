@@ -8,7 +8,7 @@ from typing import Any
 
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.schemas import DocText
-from rag_assets.core.tables import LogicalTable, PageTable, TablePart, join_tables
+from rag_assets.core.tables import LogicalTable, PageTable, join_tables, parts_from_pages
 
 
 class PdfError(UserError, ValueError):
@@ -74,9 +74,12 @@ class Extraction:
     doc: DocText
     stats: dict[str, int] = field(default_factory=dict)
 
-    def table_parts(self) -> list[TablePart]:
-        """Every page's table pieces, in reading order."""
-        return [t.part(p.page) for p in self.pages for t in p.tables]
+    def table_parts(self) -> list[PageTable]:
+        """Every page's table pieces, in reading order, as the pipeline reads them back
+        from the `page_text` rows (`parts_from_pages` over each page's stored tables)."""
+        return parts_from_pages(
+            {"page": p.page, "tables": [t.as_row() for t in p.tables]} for p in self.pages
+        )
 
     def logical_tables(self) -> list[LogicalTable]:
         """The tables as a reader sees them, pieces continued across pages joined."""

@@ -45,7 +45,6 @@ from rag_assets.core.tables.linearize import (
 from rag_assets.core.tables.logical import (
     LogicalRow,
     LogicalTable,
-    TablePart,
     join_tables,
     parts_from_pages,
 )
@@ -73,7 +72,6 @@ __all__ = [
     "Proposer",
     "Region",
     "TableLayout",
-    "TablePart",
     "TableReader",
     "TableRow",
     "DEFAULT_SETTINGS",

@@ -4,26 +4,11 @@ that its rows on page 16 still carry the header printed on page 1."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rag_assets.core.tables.cells import CellKind, classify
-
-
-@dataclass
-class TablePart:
-    """One page's piece of a table, as `page_text` found and stored it."""
-
-    page: int
-    index: int
-    rows: list[list[str]]
-    row_spans: list[tuple[int, int]] = field(default_factory=list)
-    char_start: int = -1
-    char_end: int = -1
-    header_rows: int = 0  # leading rows that are not data (title row and header rows)
-    header: list[str] = field(default_factory=list)  # column names; empty when none printed
-    title: str = ""  # a first row spanning the whole table that names it
-    continues: bool = False  # continues the last table of the previous page
+from rag_assets.core.tables.model import PageTable
 
 
 @dataclass
@@ -41,7 +26,7 @@ class LogicalRow:
 class LogicalTable:
     """A table as a reader sees it: one header, its data rows from every page it spans."""
 
-    parts: list[TablePart]
+    parts: list[PageTable]
     header: list[str]
     has_header: bool
     title: str
@@ -143,7 +128,7 @@ def norm_row(row: Sequence[str]) -> list[str]:
     return [" ".join(c.split()).lower() for c in row]
 
 
-def join_tables(parts: Sequence[TablePart]) -> list[LogicalTable]:
+def join_tables(parts: Sequence[PageTable]) -> list[LogicalTable]:
     """Group page pieces into logical tables, in reading order.
 
     A piece marked `continues` joins the table before it: its repeated header rows are
@@ -168,13 +153,13 @@ def join_tables(parts: Sequence[TablePart]) -> list[LogicalTable]:
     return tables
 
 
-def _span(part: TablePart, i: int) -> tuple[int, int]:
+def _span(part: PageTable, i: int) -> tuple[int, int]:
     if i < len(part.row_spans) and part.row_spans[i][0] >= 0:
         return part.row_spans[i][0], part.row_spans[i][1]
     return part.char_start, part.char_end
 
 
-def _append(table: LogicalTable, part: TablePart) -> None:
+def _append(table: LogicalTable, part: PageTable) -> None:
     first = table.parts[0]
     skip = 0
     header_rows = first.rows[: first.header_rows]
@@ -202,23 +187,11 @@ def _append(table: LogicalTable, part: TablePart) -> None:
         next_index += 1
 
 
-def parts_from_pages(pages: Iterable[Mapping[str, Any]]) -> list[TablePart]:
-    """The table pieces of a version from the rows the `page_text` stage wrote."""
-    parts: list[TablePart] = []
-    for page in sorted(pages, key=lambda p: p["page"]):
-        for t in page.get("tables") or []:
-            parts.append(
-                TablePart(
-                    page=page["page"],
-                    index=t["index"],
-                    rows=[list(r) for r in t["rows"]],
-                    row_spans=[(s[0], s[1]) for s in t.get("row_spans") or []],
-                    char_start=t.get("char_start", -1),
-                    char_end=t.get("char_end", -1),
-                    header_rows=t.get("header_rows") or 0,
-                    header=list(t.get("header") or []),
-                    title=t.get("title") or "",
-                    continues=bool(t.get("continues")),
-                )
-            )
-    return parts
+def parts_from_pages(pages: Iterable[Mapping[str, Any]]) -> list[PageTable]:
+    """The table pieces of a version from the rows the `page_text` stage wrote (each page's
+    `page` and its tables as `PageTable.as_row` stored them), in page order."""
+    return [
+        PageTable.from_row(t, page["page"])
+        for page in sorted(pages, key=lambda p: p["page"])
+        for t in page.get("tables") or []
+    ]

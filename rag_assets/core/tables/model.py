@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from rag_assets.core.tables.boxes import Box
-from rag_assets.core.tables.logical import TablePart
 
 Word = dict[str, Any]  # a word (or character) as pdfplumber gives it
 
@@ -66,7 +66,8 @@ class Header:
 
 @dataclass
 class PageTable:
-    """A table found on a page: its cells and the span of each row in the text."""
+    """A table found on a page: its cells and the span of each row in the text. As stored
+    and read back (`from_row`), the piece of a table `logical.join_tables` joins."""
 
     index: int
     bbox: Box
@@ -80,6 +81,7 @@ class PageTable:
     title: str = ""
     continues: bool = False
     columns: list[float] = field(default_factory=list)  # column edges (not stored)
+    page: int = 0  # the page it is printed on (stored with the page, not the table)
 
     def headed(self) -> bool:
         """Whether a header is printed over its rows (`Header.heads`): a run of number
@@ -101,17 +103,22 @@ class PageTable:
             "continues": self.continues,
         }
 
-    def part(self, page: int) -> TablePart:
-        """This piece as `logical.join_tables` joins it."""
-        return TablePart(
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any], page: int) -> PageTable:
+        """A table as `as_row` stored it, on its `page` (row boxes and column edges are
+        not stored): the piece `logical.join_tables` joins."""
+        x0, top, x1, bottom = row.get("bbox") or (0.0, 0.0, 0.0, 0.0)
+        return cls(
+            index=row["index"],
+            bbox=(x0, top, x1, bottom),
+            rows=[list(r) for r in row["rows"]],
+            row_bboxes=[],
+            row_spans=[(s[0], s[1]) for s in row.get("row_spans") or []],
+            char_start=row.get("char_start", -1),
+            char_end=row.get("char_end", -1),
+            header_rows=row.get("header_rows") or 0,
+            header=list(row.get("header") or []),
+            title=row.get("title") or "",
+            continues=bool(row.get("continues")),
             page=page,
-            index=self.index,
-            rows=self.rows,
-            row_spans=list(self.row_spans),
-            char_start=self.char_start,
-            char_end=self.char_end,
-            header_rows=self.header_rows,
-            header=list(self.header),
-            title=self.title,
-            continues=self.continues,
         )
