@@ -13,14 +13,16 @@ import pytest
 from dagster import AssetCheckSeverity, DagsterInstance
 
 from rag_assets.core.chunking.sized import offsets_for
-from rag_assets.core.corpus import load_version
+from rag_assets.core.corpus import load_doc, load_info, load_nodes, load_rows, load_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.eval.evaluation import EvalResult, resolve_strategies, strategy_families
 from rag_assets.core.eval.regression import previous_report
 from rag_assets.core.eval.report import render_markdown, write_report
 from rag_assets.core.eval.report.html import render_html
 from rag_assets.core.index import default_min_score
-from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake.parquet import read_stage
+from rag_assets.core.stages import FOLDERS, PAGE_TEXT, RAW_PDF, STRUCTURE_TREE
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 
@@ -276,6 +278,23 @@ def test_all_names_every_strategy_and_each_one_chunks_a_real_document(indexed_la
             assert len({c.chunk_id for c in chunks}) == len(chunks), (name, variant)
             if name.endswith("-noheader"):
                 assert all(not c.header for c in chunks), name
+
+
+def test_a_version_is_loaded_in_one_call_as_its_stage_files_say(lake: Lake):
+    """`load_version` reads the documents row, pages, tree and table rows at once: the
+    same as each read alone; a missing file is named by its stage, the first one."""
+    key = "manual-operacao@v1"
+    version = load_version(lake, key)
+    assert (version.info, version.status, version.valid_to) == load_info(lake, key)
+    assert version.doc == load_doc(lake, key) and version.nodes == load_nodes(lake, key)
+    assert version.rows == load_rows(lake, key) and version.nodes and version.rows
+    assert version.sha256 == read_stage(lake, FOLDERS[RAW_PDF], key)["sha256"][0]
+    lake.stage_path(FOLDERS[STRUCTURE_TREE], key).unlink()
+    with pytest.raises(LakeError, match="materialize the 'structure_tree' stage"):
+        load_version(lake, key)
+    lake.stage_path(FOLDERS[PAGE_TEXT], key).unlink()
+    with pytest.raises(LakeError, match="materialize the 'page_text' stage"):
+        load_version(lake, key)
 
 
 def test_the_report_speaks_of_one_start_offset_when_one_ran():

@@ -25,7 +25,7 @@ from rag_assets.core.corpus import load_version
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.metrics import chunk_damage, orphans
 from rag_assets.core.index.models import chunks_folder_for
-from rag_assets.core.lake.parquet import read_stage, write_stage
+from rag_assets.core.lake.parquet import write_stage
 from rag_assets.core.lake.schemas import CHUNKS as CHUNK_SCHEMA
 from rag_assets.core.lake.schemas import Chunk
 from rag_assets.core.stages import CHUNKS
@@ -129,8 +129,7 @@ def cut_chunks(
             api_key=secret(config.llm_api_key_env),
         ).build(counter, lake.lake.local_cache_dir / "contextual")
         assert situator is not None
-        sha = read_stage(lake.lake, stages.FOLDERS[stages.RAW_PDF], key)["sha256"][0]
-        situated = situator.situate(sha, result, version.info.title, version.doc.text)
+        situated = situator.situate(version.sha256, result, version.info.title, version.doc.text)
         result = situated.chunks
         metadata["situating"] = situated.counts
         for failure in situated.failures[:5]:

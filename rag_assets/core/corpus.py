@@ -11,7 +11,7 @@ import polars as pl
 
 from rag_assets.core.chunking.base import DocInfo, Source
 from rag_assets.core.lake.layout import Lake, split_key
-from rag_assets.core.lake.parquet import read_stage
+from rag_assets.core.lake.parquet import read_stage, read_stages
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.stages import (
@@ -35,6 +35,8 @@ class Version(Source):
 
     status: str = "active"
     valid_to: dt.date | None = None
+    sha256: str = ""
+    """The file's sha256 (the documents row's), as the stages that read it recorded it."""
 
 
 def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Source:
@@ -76,6 +78,16 @@ def _document_row(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, s
     return info, row["status"], row["valid_to"], row.get("doc_type")
 
 
+def _nodes(frame: pl.DataFrame) -> list[Node]:
+    """A structure tree stage's rows as nodes, in document order."""
+    return [Node(**r) for r in frame.iter_rows(named=True)]
+
+
+def _table_rows(frame: pl.DataFrame) -> list[TableRow]:
+    """A linearized tables stage's rows as table rows."""
+    return [TableRow(**r) for r in frame.iter_rows(named=True)]
+
+
 def load_doc(lake: Lake, key: str) -> DocText:
     """The extracted text of a version with its page offsets."""
     return doc_from_pages(read_stage(lake, FOLDERS[PAGE_TEXT], key))
@@ -90,15 +102,12 @@ def doc_from_pages(pages: pl.DataFrame) -> DocText:
 
 def load_nodes(lake: Lake, key: str) -> list[Node]:
     """The structure tree of a version, in document order."""
-    return [Node(**r) for r in read_stage(lake, FOLDERS[STRUCTURE_TREE], key).iter_rows(named=True)]
+    return _nodes(read_stage(lake, FOLDERS[STRUCTURE_TREE], key))
 
 
 def load_rows(lake: Lake, key: str) -> list[TableRow]:
     """The linearized table rows of a version."""
-    return [
-        TableRow(**r)
-        for r in read_stage(lake, FOLDERS[LINEARIZED_TABLES], key).iter_rows(named=True)
-    ]
+    return _table_rows(read_stage(lake, FOLDERS[LINEARIZED_TABLES], key))
 
 
 def load_chunks(lake: Lake, key: str) -> list[Chunk]:
@@ -106,15 +115,22 @@ def load_chunks(lake: Lake, key: str) -> list[Chunk]:
     return [Chunk(**r) for r in read_stage(lake, FOLDERS[CHUNKS], key).iter_rows(named=True)]
 
 
+VERSION_STAGES = (RAW_PDF, PAGE_TEXT, STRUCTURE_TREE, LINEARIZED_TABLES)
+"""The stages a `Version` is read from: the documents row, pages, tree and table rows."""
+
+
 def load_version(lake: Lake, key: str) -> Version:
-    """Everything the chunkers and the eval need about one version."""
-    info, status, valid_to, doc_type = _document_row(lake, key)
+    """Everything the chunkers and the eval need about one version: its four stage files
+    (`VERSION_STAGES`) read in one call, at once (`read_stages`), not one after another."""
+    documents, pages, nodes, tables = read_stages(lake, [FOLDERS[s] for s in VERSION_STAGES], key)
+    row = documents.row(0, named=True)
     return Version(
-        info=info,
-        doc=load_doc(lake, key),
-        nodes=load_nodes(lake, key),
-        rows=load_rows(lake, key),
-        doc_type=doc_type,
-        status=status,
-        valid_to=valid_to,
+        info=DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"]),
+        doc=doc_from_pages(pages),
+        nodes=_nodes(nodes),
+        rows=_table_rows(tables),
+        doc_type=row.get("doc_type"),
+        status=row["status"],
+        valid_to=row["valid_to"],
+        sha256=row["sha256"],
     )

@@ -5,7 +5,8 @@ Each function takes the stage's folder under `derived/` (`stages.FOLDERS[stage]`
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,15 @@ def read_stage(lake: Lake, folder: str, key: str) -> pl.DataFrame:
         return pl.read_parquet(path)
     with path.open("rb") as fh:
         return pl.read_parquet(fh)
+
+
+def read_stages(lake: Lake, folders: Sequence[str], key: str) -> list[pl.DataFrame]:
+    """One partition's rows of several stages (`read_stage` of each folder), read in one
+    call, all files at once (a thread each: an object-store lake waits for one round
+    trip, not one per stage in turn); a missing file raises as `read_stage` does, the
+    first of `folders` missing."""
+    with ThreadPoolExecutor(max_workers=max(1, len(folders))) as pool:
+        return list(pool.map(lambda folder: read_stage(lake, folder, key), folders))
 
 
 def first_rows(lake: Lake, folder: str, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
