@@ -1,24 +1,21 @@
 """The one cell classifier: what a table cell's text is.
 
 A cell holds a **figure** (a number, footnote marks and all: `1,234`, `12.5 %`, `54,876*`),
-a **not-available mark** (`..`, `n.a.`, `x`: a value not given), a **unit** naming a
+a **date or code** (`26-02-2014`, `10:30:15`, a phone number: a value, no figure), a
+**not-available mark** (`..`, `n.a.`, `x`: a value not given), a **unit** naming a
 column (`%`, `(%)`), a **period** (`2009/10`, `Q1 2008`: a label over a column, a value
 in a stub), a **footnote mark** alone (`*`, `†`, `(a)`), or a **label** (anything else,
 text). `classify` is the one entry: every predicate below (the questions the readers ask
 of a cell) answers from it and these patterns, here and nowhere else.
 
-A figure has two readings, both through `classify`: the values' (`NUMERIC`: currency
-signs, slashes and colons allowed, any footnote mark after) and the ruled repairs'
-stricter one (`classify(cell, strict=True)`, `PLAIN_NUMBER`: a sign, digits, separators,
-one trailing letter, star or superscript), with which those repairs were tuned. They
-differ on `$5`, `1/2`, `1:2`, `1 (a)`, `54,876†`, `1,234⁴`, `R$ 1.200`, dates, and a
-minus printed as an en dash (`–14.7`: a label to the values' reading); the tests pin
-each answer (`tests/test_table_cells.py`). One reading for both changes how the ruled
-repairs read 1,500 printed strings of the bench sources (dollar amounts, dates, ranges),
-and an en-dash minus as a figure reads tabula's `rotated_page.pdf` further (21 more rows
-in its table): changes to measure on every source, not refactors. One label predicate
-(`header_label`, `is_label` the same question): a cell that can name a column is no
-figure, or a period or a unit.
+A figure is one pattern (`FIGURE`), for every reader and repair: a digit at least, with
+separators, a sign (a hyphen, a minus sign or an en dash printed as one, `–14.7`), a
+currency (`$5`, `R$ 1.200`), a fraction or ratio (`1/2`, `1:2`), and a footnote mark after
+it (`54,876†`, `1,234⁴`, `1 (a)`, `84.8r`); a year or a year span (`2009/10`) is a period
+first. One label predicate (`header_label`): a cell that can name a column is no figure
+and no bare mark (`-`, `..`, `*`, `†`): a label, a period, a unit, or a not-available or
+footnote mark written with a letter (`n.a.`, `x`, `(a)`). The tests pin each case and
+why (`tests/test_table_cells.py`).
 """
 
 from __future__ import annotations
@@ -33,14 +30,19 @@ SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
 # a footnote mark after a value: a symbol, `1)` or `(a)`
 MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"
-# a figure: `12.5 %`, `$1,378`, `−14.7*`, `84.8r` (a letter against a figure marks it:
-# revised, preliminary, estimated, a note), − a minus sign
-NUMERIC = re.compile(rf"^(?:R\$)?[\d\s.,%/:+()$€\u2212-]+(?:\s*{MARK}|(?<=\d)[a-z])?$")
+# a figure: `12.5 %`, `$1,378`, `−14.7*`, `–14.7` (an en dash printed as the minus),
+# `84.8r` (a letter against a figure marks it: revised, preliminary, estimated, a note);
+# a digit at least (`-`, `..`, `:` alone are not-available marks); − a minus sign
+_FIGURE_CHARS = r"[\d\s.,%/:+()$€\u2212-]"
+FIGURE = re.compile(
+    rf"^(?:R\$)?\(?–?{_FIGURE_CHARS}*\d{_FIGURE_CHARS}*(?:\s*{MARK}|(?<=\d)[a-z])?$"
+)
 # a column named by a year or period (`1990`, `2009/10`, `2008*`): a header, not a value
 YEAR = re.compile(rf"^(?:Q[1-4]\s*)?(?:19|20)\d\d(?:\s*[/-]\s*\d{{2,4}})?(?:\s*{MARK})?$")
+# digit groups joined by two separators or more: a date, a time, a phone number or a code
+# (`26-02-2014`, `10:30:15`, `0920/66/9419`), no figure
+JOINED = re.compile(r"\d\s*[-/:]\s*\d+\s*[-/:]\s*\d")
 UNIT = re.compile(r"^\(?[%$€]\)?$")  # a unit naming a column: `%`, `(%)`, `($)`
-# the ruled repairs' stricter number (tuned so): a sign, digits and separators, one mark
-PLAIN_NUMBER = re.compile(r"^[-–\u2212+]?[\d\s.,%()]*\d[\d\s.,%()]*[*a-z¹²³]?$")
 # a value not given (the statistical agencies' marks: not available, withheld, suppressed)
 MISSING = {
     ":",
@@ -78,27 +80,24 @@ class CellKind(Enum):
     UNIT = "unit"
     PERIOD = "period"
     FIGURE = "figure"
+    DATE = "date or code"
     MISSING = "not available"
     MARK = "footnote mark"
     LABEL = "label"
 
 
-def classify(cell: str | None, strict: bool = False) -> CellKind:
+def classify(cell: str | None) -> CellKind:
     """What a cell holds: empty, a unit, a period, a figure, a not-available mark, a
-    footnote mark or a label, tested in that order (`%` is a unit, `2008` a period, `-`
-    a figure's pattern before a mark). `strict`: the ruled repairs' reading, where a
-    figure is a `PLAIN_NUMBER` as printed (a year too) and nothing else is one."""
+    footnote mark or a label, tested in that order (`%` is a unit, `2008` a period)."""
     text = (cell or "").strip()
     if not text:
         return CellKind.EMPTY
-    if strict and PLAIN_NUMBER.match(cell or ""):
-        return CellKind.FIGURE
     if UNIT.match(text):
         return CellKind.UNIT
     if YEAR.match(text):
         return CellKind.PERIOD
-    if not strict and NUMERIC.match(text):
-        return CellKind.FIGURE
+    if FIGURE.match(text):
+        return CellKind.DATE if JOINED.search(text) else CellKind.FIGURE
     if text.lower() in MISSING:
         return CellKind.MISSING
     if MARK_ONLY.match(text):
@@ -111,15 +110,26 @@ def blank(cell: str | None) -> bool:
     return classify(cell) is CellKind.EMPTY
 
 
-def numeric(cell: str | None) -> bool:
-    """A filled cell matching the figure pattern (units and periods do too)."""
-    return not blank(cell) and bool(NUMERIC.match((cell or "").strip()))
+def figure(cell: str | None) -> bool:
+    """A figure (not a period, a unit or a not-available mark)."""
+    return classify(cell) is CellKind.FIGURE
+
+
+def number(cell: str | None) -> bool:
+    """What prints as a number in a table's body: a figure or a period (`2008`)."""
+    return classify(cell) in (CellKind.FIGURE, CellKind.PERIOD)
 
 
 def is_value(text: str) -> bool:
-    """A data value of an aligned body: a figure, a period or a not-available mark (a
-    unit alone, `%`, matches the figure pattern and counts as one)."""
-    return classify(text) in (CellKind.FIGURE, CellKind.PERIOD, CellKind.MISSING, CellKind.UNIT)
+    """A data value of a table's body: a figure, a period, a date or code, a
+    not-available mark or a unit alone (`%`)."""
+    return classify(text) in (
+        CellKind.FIGURE,
+        CellKind.PERIOD,
+        CellKind.DATE,
+        CellKind.MISSING,
+        CellKind.UNIT,
+    )
 
 
 def is_period(text: str) -> bool:
@@ -149,17 +159,13 @@ def without_leader(text: str) -> str:
 
 
 def header_label(cell: str | None) -> bool:
-    """A filled cell that can name a column: not a figure, or a period or a unit."""
-    if blank(cell):
-        return False
-    text = (cell or "").strip()
-    return not NUMERIC.match(text) or classify(text) in (CellKind.PERIOD, CellKind.UNIT)
-
-
-def is_label(text: str) -> bool:
-    """A text a header may hold: `header_label` (a period or a unit naming a column is a
-    label)."""
-    return header_label(text)
+    """A filled cell that can name a column: a label, a period or a unit, or a
+    not-available mark or footnote mark written with a letter (`n.a.`, `(a)`); no figure,
+    and no bare mark (`-`, `..`, `*`, `†`)."""
+    kind = classify(cell)
+    if kind in (CellKind.LABEL, CellKind.PERIOD, CellKind.UNIT):
+        return True
+    return kind in (CellKind.MISSING, CellKind.MARK) and any(c.isalpha() for c in cell or "")
 
 
 def header_cell(cell: str | None, settings: TableSettings) -> bool:
@@ -170,22 +176,14 @@ def header_cell(cell: str | None, settings: TableSettings) -> bool:
     return header_label(text) and len(text) <= settings.header_cell_max_chars
 
 
-def names_column(cell: str | None) -> bool:
-    """A cell that can name a ruled column: filled, and no plain number (a value)."""
-    return not blank(cell) and not plain_number((cell or "").strip())
-
-
-def plain_number(text: str | None) -> bool:
-    """A number as the ruled repairs read it: a figure in `classify`'s strict reading."""
-    return classify(text, strict=True) is CellKind.FIGURE
-
-
 def values_cell(cell: str | None) -> bool:
     """A cell of values: numbers or not-available marks, one or several side by side (sub-
     columns ruled as one column: `11,062.6 1,540.0 9,522.6`), at least one a number."""
+    if figure(cell):
+        return True
     tokens = (cell or "").split()
-    numbers = [t for t in tokens if plain_number(t)]
-    return bool(numbers) and all(plain_number(t) or t.lower() in MISSING for t in tokens)
+    numbers = [t for t in tokens if number(t)]
+    return bool(numbers) and all(number(t) or t.lower() in MISSING for t in tokens)
 
 
 def separate_mark(cell: str) -> str:

@@ -18,12 +18,10 @@ from collections.abc import Sequence
 from rag_assets.core.tables.cells import (
     blank,
     column_number,
+    figure,
     header_cell,
     header_label,
-    is_label,
-    is_period,
     is_value,
-    numeric,
     small_number,
 )
 from rag_assets.core.tables.heading_tree import boxed_paths, heading_paths, spread
@@ -45,7 +43,7 @@ def label_over_values(
     run's first lines (`Year K 1 2 3`), the header block of a grid's rows."""
     for j in range(1, len(row)):
         cell = row[j]
-        if blank(cell) or is_value(cell or "") or not is_label(cell or ""):
+        if blank(cell) or is_value(cell or "") or not header_label(cell or ""):
             continue
         filled = [r[j] for r in below if j < len(r) and not blank(r[j])]
         values = sum(1 for v in filled if is_value(v or ""))
@@ -90,7 +88,7 @@ def _names_over_values(
     K | 1 | 2 | 3`): each number in it is a short integer, and one of its other cells is
     a label over a column of values (`label_over_values`)."""
     row = rows[i]
-    numbers = [c for c in row[1:] if numeric(c) and not is_period(c or "")]
+    numbers = [c for c in row[1:] if figure(c)]
     if not numbers or not all(small_number(c) for c in numbers):
         return False
     return label_over_values(row, rows[i + 1 :], settings)

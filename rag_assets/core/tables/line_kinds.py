@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from rag_assets.core.tables.cells import is_label, is_period, is_value
+from rag_assets.core.tables.cells import header_label, is_period, is_value
 from rag_assets.core.tables.header_block import column_numbers
 from rag_assets.core.tables.model import Word
 from rag_assets.core.tables.settings import TableSettings
@@ -64,7 +64,7 @@ def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> 
         return True
     text = _text(line)
     parts = split_tight(segments(line, settings), lambda a, b: True, settings)
-    labels = sum(1 for p in parts if is_label(_text(p)))  # `1 to 4 employees` is one label
+    labels = sum(1 for p in parts if header_label(_text(p)))  # `1 to 4 employees` is one label
     if (
         CAPTION.match(text)
         or is_data(line, settings)

@@ -54,7 +54,8 @@ class LogicalTable:
         return all(
             names[j]
             or not any(
-                j < len(r.cells) and classify(r.cells[j]) is CellKind.FIGURE for r in self.rows
+                j < len(r.cells) and classify(r.cells[j]) in (CellKind.FIGURE, CellKind.DATE)
+                for r in self.rows
             )
             for j in range(1, width)
         )

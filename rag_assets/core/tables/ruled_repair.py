@@ -17,9 +17,9 @@ from pdfplumber.utils import crop_to_bbox, extract_text, extract_words
 
 from rag_assets.core.tables.cells import (
     blank,
-    names_column,
+    header_label,
     not_available,
-    plain_number,
+    number,
     values_cell,
     without_leader,
 )
@@ -52,7 +52,7 @@ def collapse_columns(
     i = 0
     while i + 1 < width:
         both = any(not blank(r[i]) and not blank(r[i + 1]) for r in rows)
-        named = [any(names_column(r[j]) for r in rows[: settings.heading_rows]) for j in (i, i + 1)]
+        named = [any(header_label(r[j]) for r in rows[: settings.heading_rows]) for j in (i, i + 1)]
         if both or all(named):  # two headings of their own: two columns, however sparse
             i += 1
             continue
@@ -216,9 +216,9 @@ def split_merged(
         else:
             texts = [" ".join(c) for c in cells]
             filled = [k for k, c in enumerate(texts) if c]
-            if len(filled) >= 2 and any(plain_number(c) for c in texts[1:]):
+            if len(filled) >= 2 and any(number(c) for c in texts[1:]):
                 out[j:end] = texts
-            elif filled and filled[0] > 0 and any(plain_number(c or "") for c in raw):
+            elif filled and filled[0] > 0 and any(number(c or "") for c in raw):
                 out[j:end] = [c or None for c in texts]  # printed in a later column of it
     return out
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Sequence
 
-from rag_assets.core.tables.cells import blank, names_column, numeric
+from rag_assets.core.tables.cells import blank, header_label, is_value
 from rag_assets.core.tables.heading_tree import PATH_SEP
 from rag_assets.core.tables.model import Box, Word
 from rag_assets.core.tables.settings import TableSettings
@@ -75,7 +75,7 @@ def indent_paths(
     ink: dict[int, tuple[float, float, float]] = {}
     for i in range(header_rows, len(rows)):
         label = (rows[i][0] or "").strip() if rows[i] else ""
-        if not label or numeric(label):
+        if not label or is_value(label) or not header_label(label):
             continue
         found = _stub_ink(words, row_boxes[i], stub, settings)
         if found is not None:
@@ -175,7 +175,7 @@ def carry_row_labels(rows: list[list[str | None]]) -> None:
         if row[0] is None and any(not blank(c) for c in row[1:]):
             row[0] = previous[0]
             continue
-        if len(row) < 3 or not (names_column(row[1]) and names_column(previous[1])):
+        if len(row) < 3 or not (header_label(row[1]) and header_label(previous[1])):
             continue
         if blank(row[0]):
             row[0] = previous[0]
