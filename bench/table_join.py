@@ -95,12 +95,12 @@ class Extracted:
     refused: str = ""
 
 
-def read(pdf: Path, model: bool) -> Extracted:
-    """`extract()` with the layout model on (`model`) or off."""
+def read(pdf: Path, model: bool, layout: LayoutSettings | None = None) -> Extracted:
+    """`extract()` with the layout model on (`model`, with `layout` when given) or off."""
     out = Extracted()
     try:
         extraction = extract(
-            pdf, ocr=OcrSettings(enabled=False), layout=LayoutSettings(enabled=model)
+            pdf, ocr=OcrSettings(enabled=False), layout=layout or LayoutSettings(enabled=model)
         )
     except PdfError as exc:
         out.refused = str(exc)
@@ -172,14 +172,18 @@ def main() -> None:
     parser.add_argument("--synth-dir", default="/tmp/trecho-synth", help="synth PDF cache")
     parser.add_argument("--scores", default=str(LayoutSettings.min_score), help="model thresholds")
     parser.add_argument("--why", action="store_true", help="list each table the join loses")
+    parser.add_argument(
+        "--before", action="store_true", help="also the join before item 4's rules (found_part 0)"
+    )
     args = parser.parse_args()
     for noisy in ("pdfminer", "playa"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     scores = sorted(float(s) for s in args.scores.split(","))
     print(machine())
     print("| source | " + " | ".join(f"model >= {s:g}" for s in scores), end="")
-    print(" | rules | joined | lost by the join |")
-    print("|---" * (len(scores) + 4) + "|")
+    before = " | joined before (`found_part` 0)" if args.before else ""
+    print(f" | rules{before} | joined | lost by the join |")
+    print("|---" * (len(scores) + 4 + args.before) + "|")
     for key in [k for k in args.source.split(",") if k]:
         if key not in SOURCES:
             sys.exit(f"unknown source {key!r}")
@@ -198,6 +202,8 @@ class Tally:
     model: dict[float, Count]
     rules: Count = field(default_factory=Count)
     joined: Count = field(default_factory=Count)
+    before: Count = field(default_factory=Count)
+    changed: list[str] = field(default_factory=list)  # files the join reads otherwise than before
     lost: Counter[str] = field(default_factory=Counter)
     disagree: Counter[str] = field(default_factory=Counter)  # which side the truth takes
     extent: list[float] = field(default_factory=list)  # joined IoU - model IoU, both matching
@@ -209,12 +215,15 @@ def row(source: Source, args: argparse.Namespace, scores: list[float]) -> None:
     cases = [c for c in source.cases if not args.files or c.name in args.files.split(",")]
     tally = Tally({s: Count() for s in scores})
     for case in cases:
-        score_case(case, source.every_table, scores, tally)
+        score_case(case, source.every_table, scores, tally, args.before)
         sys.stdout.flush()
     causes = ", ".join(f"{k} {v}" for k, v in tally.lost.most_common()) or "none"
     cells = " | ".join(tally.model[s].cell() for s in scores)
     name = f"{source.key} ({len(cases)} PDFs)"
-    print(f"| {name} | {cells} | {tally.rules.cell()} | {tally.joined.cell()} | {causes} |")
+    before = f" | {tally.before.cell()}" if args.before else ""
+    print(f"| {name} | {cells} | {tally.rules.cell()}{before} | {tally.joined.cell()} | {causes} |")
+    if args.before:
+        print(f"  {source.key}: read otherwise than before: {','.join(tally.changed) or 'none'}")
     if tally.extent:
         worse = sum(1 for d in tally.extent if d < -EXTENT_NOTE)
         better = sum(1 for d in tally.extent if d > EXTENT_NOTE)
@@ -229,8 +238,11 @@ def row(source: Source, args: argparse.Namespace, scores: list[float]) -> None:
         print("\n".join(tally.notes))
 
 
-def score_case(case: Case, every_table: bool, scores: list[float], tally: Tally) -> None:
-    """Read one PDF every way and add it to the tally."""
+def score_case(
+    case: Case, every_table: bool, scores: list[float], tally: Tally, before: bool
+) -> None:
+    """Read one PDF every way (`before`: also joined as before the join rules of issue 41
+    item 4, `found_part` 0, in the same run) and add it to the tally."""
     boxes, heights = model_boxes(case.pdf, scores[0])
     per_score: dict[float, list[Found]] = {}
     for s in scores:
@@ -243,6 +255,13 @@ def score_case(case: Case, every_table: bool, scores: list[float], tally: Tally)
         tally.model[s].add(case, per_score[s], every_table)
     rules = read(case.pdf, model=False)
     joined = read(case.pdf, model=True)
+    if before:
+        old = read(case.pdf, model=True, layout=LayoutSettings(found_part=0.0))
+        tally.before.add(case, old.regions, every_table)
+        if [(r.page, r.box, r.words) for r in old.regions] != [
+            (r.page, r.box, r.words) for r in joined.regions
+        ]:
+            tally.changed.append(case.name)
     tally.rules.add(case, rules.regions, every_table)
     pairs = tally.joined.add(case, joined.regions, every_table)
     mine = max((s for s in scores if s <= LayoutSettings().min_score), default=scores[0])

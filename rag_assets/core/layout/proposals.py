@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
-from rag_assets.core.tables.boxes import Box, centred_in, covered
+from rag_assets.core.tables.boxes import Box, area, centred_in, covered, intersection
 from rag_assets.core.tables.settings import DEFAULT as TABLES
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import Word, height, printed_lines, segments
@@ -67,6 +67,23 @@ def worth_a_look(
         and not any(centred_in(t, r) for t in tables)
     ]
     return len(filled) >= settings.look_filled_cells
+
+
+def found_there(box: Box, tables: list[Box], settings: LayoutSettings = DEFAULT) -> bool:
+    """Whether the model's `box` is a table already found, so proposing it adds nothing:
+    a found table shares `found_covered` of the box's area or of its own with it, unless
+    the tables found inside the box fill less than `found_part` of it between them (a
+    ruled box of headings found, the body under it not: the box says where the rest is)."""
+    if not covered(box, tables, settings.found_covered):
+        return False
+    size = area(box)
+    if size <= 0:
+        return True
+    near = [t for t in tables if intersection(box, t) > 0]
+    inside = [t for t in near if intersection(box, t) >= settings.found_inside * area(t)]
+    if len(inside) < len(near):
+        return True  # a table found across the box's edge: the box is (part of) that one
+    return sum(intersection(box, t) for t in inside) >= settings.found_part * size
 
 
 class PageProposer:
@@ -124,7 +141,7 @@ class PageProposer:
             return []
         if not worth_a_look(words, page.rects, tables, settings, self.tables):
             return []
-        return [b for b in self.regions(number) if not covered(b, tables, settings.found_covered)]
+        return [b for b in self.regions(number) if not found_there(b, tables, settings)]
 
     def close(self) -> None:
         """Let go of the pypdfium2 document."""

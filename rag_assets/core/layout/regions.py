@@ -74,7 +74,14 @@ class LayoutSettings:
     """pt: a filled rectangle is the size of a cell when at least this wide and tall."""
     found_covered: float = 0.3
     """share: a model's box sharing this much of its area (or of a found table's) with a
-    table found is that table's, not proposed again."""
+    table found is that table's, not proposed again (but see `found_part`)."""
+    found_inside: float = 0.9
+    """share of a found table's area: a table found this much inside a model's box is
+    inside it (a part of what the model sees, or all of it)."""
+    found_part: float = 0.5
+    """share of a model's box: found tables inside it that fill less than this between
+    them are a part of the table the model sees (a ruled box of headings over a body the
+    rules missed), so the box is proposed all the same."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag_assets.core.tables.aligned import aligned_tables
-from rag_assets.core.tables.boxes import Box, overlaps
+from rag_assets.core.tables.boxes import Box, area, intersection, overlaps
 from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.heading_tree import boxed_paths
@@ -93,6 +93,33 @@ def _body_under(
     return None
 
 
+def _topped(
+    ruled: list[PageTable], heads: set[int], proposed: list[Box], settings: TableSettings
+) -> tuple[list[Box], set[int]]:
+    """The proposed boxes not topped by a ruled table, and the ruled tables topping one: a
+    short ruled table inside the top of a box that reaches well below it is the header
+    of a body the rules missed (a ruled header over zebra rows; the model saw the whole
+    table), read under it as under a ruled box of labels (`_body_under`), the box not
+    read on its own."""
+    kept: list[Box] = []
+    topped: set[int] = set()
+    for box in proposed:
+        tops = [
+            t
+            for t in ruled
+            if id(t) not in heads
+            and len(t.rows) <= settings.header_box_max_rows
+            and intersection(box, t.bbox) >= settings.proposed_head_inside * area(t.bbox)
+            and t.bbox[1] - box[1] <= settings.proposed_head_top * (box[3] - box[1])
+            and area(t.bbox) < settings.proposed_head_share * area(box)
+        ]
+        if len(tops) == 1:
+            topped.add(id(tops[0]))
+        else:
+            kept.append(box)
+    return kept, topped
+
+
 @dataclass
 class RuledPass:
     """What a page's tables read by rules leave to the aligned pass, whatever boxes are
@@ -139,6 +166,8 @@ def aligned_pass(
     words, rules, ruled, read = done.words, done.rules, done.ruled, done.read
     heads = set(done.heads)
     proposed = [r.bbox for r in proposed_regions(done.regions, proposals, settings)]
+    proposed, topped = _topped(ruled, heads, proposed, settings)
+    heads |= topped
     tables = [t for t in ruled if id(t) not in heads]
     outside = [w for w in words if not any(holds(b, w, settings) for b in proposed)]
     grids: list[Grid] = []

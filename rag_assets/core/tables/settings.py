@@ -44,6 +44,14 @@ class TableSettings:
     # --- regions
     proposal_covered: float = 0.5
     """share: a proposed box this much inside ruled regions is theirs, not read again."""
+    proposed_head_inside: float = 0.9
+    """share of a ruled table's area: inside a proposed box this much, at its top ..."""
+    proposed_head_top: float = 0.1
+    """share of the box's height: ... starting no lower than this under the box's top ...
+    """
+    proposed_head_share: float = 0.5
+    """share of the box's area: ... and filling less than this of it, a ruled table is the
+    header of the body the box holds below it (the rules missed the body)."""
     header_box_max_rows: int = 8
     """rows: a ruled box of labels only, no more rows than this, may head an aligned body."""
     header_box_labels: float = 0.9
