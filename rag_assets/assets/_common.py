@@ -24,11 +24,17 @@ def failing_clearly(key: str, action: Callable[[], T]) -> T:
     try:
         return action()
     except UserError as exc:
-        raise Failure(
-            description=f"{key}: {exc}",
-            metadata={"partition": key, "reason": str(exc)},
-            allow_retries=False,
-        ) from exc
+        raise clear_failure(key, exc) from exc
+
+
+def clear_failure(key: str, exc: UserError) -> Failure:
+    """The failure of one version for a user error: the version, the file or setting and
+    the reason, no retry."""
+    return Failure(
+        description=f"{key}: {exc}",
+        metadata={"partition": key, "reason": str(exc)},
+        allow_retries=False,
+    )
 
 
 def one_writer(stage: Callable[..., T]) -> Callable[..., T]:

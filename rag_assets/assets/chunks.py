@@ -1,6 +1,5 @@
 """chunks: the default policy's chunks of one version, with their damage measured."""
 
-import dataclasses
 import statistics
 from collections import Counter
 
@@ -14,22 +13,13 @@ from dagster import (
 )
 from pydantic import Field
 
-from rag_assets.assets._common import GROUP, failing_clearly, one_writer
+from rag_assets.assets._common import GROUP, clear_failure, one_writer
 from rag_assets.assets.linearized_tables import linearized_tables
-from rag_assets.core import stages
-from rag_assets.core.chunking import build_chunker
-from rag_assets.core.chunking.base import NoTextUnits, Source, no_units_reason
+from rag_assets.core.chunking.base import NoTextUnits
 from rag_assets.core.chunking.contextual import SituatorConfig
-from rag_assets.core.chunking.policy import Policy, PolicyChunker
-from rag_assets.core.corpus import load_version
-from rag_assets.core.errors import ConfigError
-from rag_assets.core.eval.metrics import chunk_damage, orphans
-from rag_assets.core.index.models import chunks_folder_for
-from rag_assets.core.lake.parquet import write_stage
-from rag_assets.core.lake.schemas import CHUNKS as CHUNK_SCHEMA
-from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.chunking.policy import Policy
+from rag_assets.core.lifecycle.cutting import Cutting
 from rag_assets.core.stages import CHUNKS
-from rag_assets.core.tables import TableRow
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
     NO_MID_LINE_STARTS,
@@ -101,48 +91,36 @@ def cut_chunks(
     lancedb: LanceDBResource,
 ) -> MaterializeResult:
     """Chunk one version with the policy (or a named strategy) into `derived/chunks/`
-    (`derived/chunks-next/<model_id>/` during a backfill: `chunks_folder_for`);
-    a version that gives no chunk fails (`NoTextUnits`)."""
+    (`derived/chunks-next/<model_id>/` during a backfill) by `Cutting.cut_version`; a
+    version that gives no chunk fails (`NoTextUnits`)."""
     key = context.partition_key
-    version = load_version(lake.lake, key)
-    if config.header_document not in ("id", "title"):
-        raise ConfigError(f"header_document {config.header_document!r} must be 'id' or 'title'")
-    if config.header_document == "title":
-        version.info = dataclasses.replace(version.info, header_name=version.info.title)
-    model = embedder.embedder()
-    counter = model.token_counter()  # tokenizer cache: no torch import, no weights loaded
-    policy = Policy(config.target_tokens, config.header_mode, config.type_strategies)
-    if config.strategy == "default":
-        chunker = PolicyChunker(policy, model)
-        context.log.info(f"{key}: policy chose {policy.choose(version)}")
-    else:
-        chunker = build_chunker(config.strategy, model, config.target_tokens, config.header_mode)
-    result = chunker(version, counter)
-    if not result:  # a version that indexes nothing fails, saying why (never "ok, 0")
-        failing_clearly(key, lambda: _no_units(version))
-    metadata: dict[str, object] = {}
+    situator = None
     if config.llm_url:
         situator = SituatorConfig(
             enabled=True,
             url=config.llm_url,
             model=config.llm_model,
             api_key=secret(config.llm_api_key_env),
-        ).build(counter, lake.lake.local_cache_dir / "contextual")
-        assert situator is not None
-        situated = situator.situate(version.sha256, result, version.info.title, version.doc.text)
-        result = situated.chunks
-        metadata["situating"] = situated.counts
-        for failure in situated.failures[:5]:
-            context.log.warning(f"situating sentence failed: {failure}")
-    # a backfill's chunks go beside the active model's, which its table still serves
-    folder = chunks_folder_for(lancedb.uri_for(lake.lake), model.model_id)
-    path = write_stage(lake.lake, folder, key, [c.as_row() for c in result], CHUNK_SCHEMA)
-    if folder == stages.FOLDERS[stages.CHUNKS]:  # none of a backfill left stale beside it
-        stale = lake.lake.stage_path(stages.chunks_folder(model.model_id), key)
-        if stale.exists():
-            stale.unlink()
-    damage = chunk_damage(result, version.rows, {key: version.doc.text})
-    where = _first_orphan(damage.orphans, result, version.rows)
+        )
+    cutting = Cutting(
+        lake.lake,
+        embedder.embedder(),
+        lancedb.uri_for(lake.lake),
+        Policy(config.target_tokens, config.header_mode, config.type_strategies),
+        config.strategy,
+        config.header_document,
+        situator,
+    )
+    try:
+        cut = cutting.cut_version(key)
+    except NoTextUnits as exc:  # a version that indexes nothing fails, saying why
+        raise clear_failure(key, exc) from exc
+    if cut.chose is not None:
+        context.log.info(f"{key}: policy chose {cut.chose}")
+    for failure in cut.failures:
+        context.log.warning(f"situating sentence failed: {failure}")
+    result, damage, where = cut.chunks, cut.damage, cut.first_orphan
+    metadata: dict[str, object] = {} if cut.situating is None else {"situating": cut.situating}
     if where:
         context.log.error(
             f"{key}: {damage.orphans} table values sit in a chunk without their column "
@@ -159,13 +137,13 @@ def cut_chunks(
             "tokens_p90": tokens[int(len(tokens) * 0.9)],
             "tokens_max": tokens[-1],
             "tokens_mean": round(statistics.mean(tokens), 1),
-            "model_max_tokens": counter.max_tokens,
+            "model_max_tokens": cut.max_tokens,
             "orphan_table_values": damage.orphans,
             "mid_line_starts": damage.mid_line_starts,
             "truncated": damage.truncated,
             **metadata,
             "example": MetadataValue.md(f"```\n{result[0].text}\n```" if result else ""),
-            "parquet": MetadataValue.path(str(path)),
+            "parquet": MetadataValue.path(str(cut.path)),
         },
         check_results=[
             count_check(CHUNKS_FIT_MODEL, damage.truncated, "truncated", among=among),
@@ -180,14 +158,3 @@ def cut_chunks(
 
 
 chunks = build_chunks()
-
-
-def _no_units(version: Source) -> None:
-    """Raise NoTextUnits for a version that gave no chunk, with why."""
-    raise NoTextUnits(f"no text units found: {no_units_reason(version)}")
-
-
-def _first_orphan(count: int, chunks: list[Chunk], rows: list[TableRow]) -> str:
-    """Where the first table value without its header is (empty when there is none)."""
-    found = orphans(chunks, rows) if count else []
-    return found[0].describe() if found else ""

@@ -72,6 +72,13 @@ def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:
     return info, status, valid_to
 
 
+def load_document(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, str]:
+    """`load_info` and the file's sha256 the documents row recorded, in one read."""
+    row = read_stage(lake, FOLDERS[RAW_PDF], key).row(0, named=True)
+    info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
+    return info, row["status"], row["valid_to"], row["sha256"]
+
+
 def _document_row(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, str | None]:
     row = read_stage(lake, FOLDERS[RAW_PDF], key).row(0, named=True)
     info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
