@@ -1,0 +1,107 @@
+"""The house rules a newcomer can rely on (issue 46), checked on the source itself (no
+import, no model): no module over 400 lines, no private Dagster import, the core never
+reading the settings, and at most two functions taking more than eight parameters.
+Each rule's check is also shown to catch a breach."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from .test_imports import private_dagster_imports
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("rag_assets", "resources")
+MAX_LINES = 400
+MAX_PARAMS = 8
+LONG_SIGNATURES_ALLOWED = 2
+"""`ChunkBuilder.chunk` (the chunk record's own fields) and `ContextualChunker.__init__`
+(the situating step's knobs) are the two left."""
+
+
+def sources(root: Path) -> Iterator[Path]:
+    """Every Python file under rag_assets/ and resources/ of `root`."""
+    for top in PACKAGES:
+        yield from sorted((root / top).rglob("*.py"))
+
+
+def long_modules(root: Path) -> dict[str, int]:
+    """Module (relative to `root`) -> its line count, for those over MAX_LINES."""
+    counts = {
+        p.relative_to(root).as_posix(): len(p.read_text("utf-8").splitlines())
+        for p in sources(root)
+    }
+    return {path: n for path, n in counts.items() if n > MAX_LINES}
+
+
+def settings_readers(root: Path) -> list[str]:
+    """The rag_assets/core modules (relative to `root`) that import rag_assets.settings,
+    at the top or inside a function: only the settings read the environment."""
+    found = []
+    for path in sorted((root / "rag_assets" / "core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(
+                n == "rag_assets.settings" or n.startswith("rag_assets.settings.") for n in names
+            ):
+                found.append(path.relative_to(root).as_posix())
+                break
+    return found
+
+
+def long_signatures(root: Path) -> dict[str, int]:
+    """`module:line name` -> parameter count (self and cls not counted, *args and
+    **kwargs counted), for every function taking more than MAX_PARAMS."""
+    found = {}
+    for path in sources(root):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                a = node.args
+                named = [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]]
+                named += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+                n = len([x for x in named if x not in ("self", "cls")])
+                if n > MAX_PARAMS:
+                    found[f"{path.relative_to(root).as_posix()}:{node.lineno} {node.name}"] = n
+    return found
+
+
+def test_no_module_over_400_lines() -> None:
+    assert long_modules(REPO) == {}
+
+
+def test_no_private_dagster_import() -> None:
+    assert private_dagster_imports(REPO) == {}
+
+
+def test_the_core_never_reads_the_settings() -> None:
+    assert settings_readers(REPO) == []
+
+
+def test_at_most_two_functions_take_more_than_eight_parameters() -> None:
+    found = long_signatures(REPO)
+    assert len(found) <= LONG_SIGNATURES_ALLOWED, found
+
+
+def test_the_checks_see_a_breach(tmp_path: Path) -> None:
+    """A long module, a core module reaching the settings (inside a function too) and a
+    long signature are each found; a method's self is not counted."""
+    core = tmp_path / "rag_assets" / "core"
+    core.mkdir(parents=True)
+    (tmp_path / "resources").mkdir()
+    (core / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    (core / "ok.py").write_text("x = 1\n" * MAX_LINES)
+    (core / "reach.py").write_text("def f():\n    from rag_assets.settings import cache_root\n")
+    (core / "reach2.py").write_text("from rag_assets import settings\n")
+    (core / "clean.py").write_text("from rag_assets.core import stages\n")
+    (tmp_path / "resources" / "sig.py").write_text(
+        "def long(a, b, c, d, e, f, g, h, *rest): ...\n"
+        "class C:\n    def fits(self, a, b, c, d, e, f, g, h): ...\n"
+    )
+    assert long_modules(tmp_path) == {"rag_assets/core/big.py": MAX_LINES + 1}
+    assert settings_readers(tmp_path) == ["rag_assets/core/reach.py", "rag_assets/core/reach2.py"]
+    assert long_signatures(tmp_path) == {"resources/sig.py:1 long": 9}
