@@ -28,6 +28,9 @@ REPORTLAB = {
     # a group label wrapped over two lines in a narrow stub, each line read as a row of
     # its own: `Nondurable goods` / `(continued)` over the rows of the table's next page
     0: "a group label wrapped over lines of their own",
+    # group headings set flush left over their sub-columns, a stub heading centred
+    # vertically beside them: each group heads the columns from its start to the next
+    408: "group headings set flush left",
 }
 CHROMIUM = {
     # wide layouts (synth/wide.py): labels wrapped over two or three lines, the values on
@@ -35,6 +38,10 @@ CHROMIUM = {
     20049: "wide table, row labels wrapped over lines of their own",
     # a group label wrapped (`Asia and` / `Pacific`), on the next page `(continued)`
     20054: "wide table over two pages, a wrapped group label",
+    # group headings set flush left (`Expenditure` overlapping the second sub-heading,
+    # `Wages and salaries` over two), `Area` and `All` centred vertically between the
+    # group line and the sub-headings: not one line of wrapped headings
+    20070: "wide table, group headings set flush left, stub heading centred vertically",
 }
 
 

@@ -141,10 +141,11 @@ def wrapped_headings(
     between its neighbours'), merged into one line; lines above stay as they are. A line
     joins the lowest ones when each of its headings sits over one column and is centred
     on (or flush left with) the heading below it in that column, a line pitch above.
-    Where the lines do not interleave (no line above heads a column the lowest line has
-    none for: headings set on the bottom line), a line above may be a group heading
-    whose pieces by chance sit over one sub-column each (`_group_line`): then the lines
-    are left as printed, for the heading tree to span."""
+    A line above may be a group heading whose pieces by chance sit over one sub-column
+    each (`_group_line`): where the lines do not interleave (no line above heads a
+    column the lowest line has none for: headings set on the bottom line) the lines are
+    then left as printed, for the heading tree to span; where they do (a stub heading
+    centred vertically beside the sub-headings), the band stops below the group line."""
     if len(header) < 2 or len(edges) < 3:
         return header
     lowest = _one_column_pieces(header[-1], edges, settings)
@@ -177,11 +178,17 @@ def wrapped_headings(
         upper, start = top(header[i]), i
     if len(band) < 2:
         return header
-    if not {j for cells in band[:-1] for j in cells} - set(lowest) and any(
-        _group_line(header[start + k], cells, lowest, edges, settings)
+    groups = [
+        k
         for k, cells in enumerate(band[:-1])
-    ):
-        return header  # set on the bottom line under a group heading: read as printed
+        if _group_line(header[start + k], cells, lowest, edges, settings)
+    ]
+    if groups:
+        if not {j for cells in band[:-1] for j in cells} - set(lowest):
+            return header  # set on the bottom line under a group heading: read as printed
+        band, start = band[groups[-1] + 1 :], start + groups[-1] + 1  # the group line stays
+        if len(band) < 2:
+            return header
     merged: list[Word] = []
     for j in sorted({j for cells in band for j in cells}):
         words = [w for cells in band if j in cells for w in cells[j]]

@@ -6,9 +6,11 @@ the positions merged after it (`None`); `heading_paths` stacks the header rows i
 column's path, and `spread` gives a lone first-row heading its columns.
 
 In a table read by alignment, a heading on the lowest header line names the column(s)
-it is printed over. A heading on a line above (a *spanner*, `Grade` over `K 1 2 3`)
-heads a run of columns, found by, in order (lines read upwards, so each knows the spans
-of the line below):
+it is printed over. A line of two or more headings above it, each starting where the
+lowest heading of the column under its start starts (group headings set flush left),
+heads the runs from each start to the next (`_flush_left_groups`). Otherwise a heading
+on a line above (a *spanner*, `Grade` over `K 1 2 3`) heads a run of columns, found
+by, in order (lines read upwards, so each knows the spans of the line below):
 
 0. the spanner under it that it begins (`Private` over `transfer`): the same columns;
 1. a rule printed just under it, shorter than the table (a spanner's underline): the
@@ -316,21 +318,58 @@ def header_grid(
                 judge.heads[cols[0]] = (words[0]["x0"], words[-1]["x1"])
         headings = line_headings(line, extents, edges, settings)
         lower = [text_under(h, header[i + 1]) for h in headings]
-        others = [[o for o in headings if o is not h] for h in headings]
-        found = [
-            _continued(h, spanned, t, settings) or _span(h, o, judge, t, set())
-            for h, o, t in zip(headings, others, lower, strict=True)
-        ]
-        for k, (h, o, t) in enumerate(zip(headings, others, lower, strict=True)):
-            if not found[k][1]:  # again, beside the spans of its line that are sure
-                sure = {j for n, (cols, ok) in enumerate(found) if ok and n != k for j in cols}
-                found[k] = _span(h, o, judge, t, sure)
-        spans = _shared_out(headings, [cols for cols, _ in found], judge)
+        spans = _flush_left_groups(headings, lower, judge, width) or _line_spans(
+            headings, spanned, lower, judge, settings
+        )
         rows.insert(
             0, placed_cells([(h.words, c) for h, c in zip(headings, spans, strict=True)], width)
         )
         spanned = [(h, c) for h, c in zip(headings, spans, strict=True) if len(c) > 1]
     return rows
+
+
+def _line_spans(
+    headings: list[Heading],
+    spanned: list[tuple[Heading, list[int]]],
+    lower: list[str],
+    judge: _Spans,
+    settings: TableSettings,
+) -> list[list[int]]:
+    """The columns each heading of one upper line spans, heading by heading (`_span`),
+    then again beside the spans of its line that are sure."""
+    others = [[o for o in headings if o is not h] for h in headings]
+    found = [
+        _continued(h, spanned, t, settings) or _span(h, o, judge, t, set())
+        for h, o, t in zip(headings, others, lower, strict=True)
+    ]
+    for k, (h, o, t) in enumerate(zip(headings, others, lower, strict=True)):
+        if not found[k][1]:  # again, beside the spans of its line that are sure
+            sure = {j for n, (cols, ok) in enumerate(found) if ok and n != k for j in cols}
+            found[k] = _span(h, o, judge, t, sure)
+    return _shared_out(headings, [cols for cols, _ in found], judge)
+
+
+def _flush_left_groups(
+    headings: list[Heading], lower: list[str], judge: _Spans, width: int
+) -> list[list[int]] | None:
+    """The spans of a line of group headings all set flush left (each starts where the
+    heading of the column under its start starts, the stub's excepted): each heads the
+    columns from its start to the next one's, the last as many as the one before it
+    (one set of sub-columns repeated). None when the line is not set so: a centred
+    group heading can sit by chance over a run it does not head, and the first lines
+    of headings wrapped flush left go on in lower case below (`Persons in` / `poverty`)
+    or head a run of one column."""
+    starts = [min(h.over) for h in headings]
+    if len(headings) < 2 or 0 in starts or starts != sorted(set(starts)):
+        return None
+    steps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    if any(t[:1].islower() for t in lower) or min(steps) < 2:
+        return None
+    if not all(judge.flush_left(h, j) for h, j in zip(headings, starts, strict=True)):
+        return None
+    ends = [b - 1 for b in starts[1:]]
+    ends.append(min(width - 1, starts[-1] + ends[-1] - starts[-2]))
+    return [list(range(a, b + 1)) for a, b in zip(starts, ends, strict=True)]
 
 
 def _continued(
