@@ -11,7 +11,7 @@ how much two share, `boxes`):
 3. `cells`: the one cell classifier (figure, not-available mark, unit, period,
    footnote mark, label).
 4. `header_block`: what heads the grid, decided once (`read_header`, a typed `Header`).
-5. `heading_tree`: each heading's extent and each column's path of headings.
+5. `heading_tree`: each heading's extent; `grid_paths`: each column's path of headings.
 6. `stub_tree`: each row label's path (label rests, labels beside the box, indentation).
 7. `finish`: 4 to 6 applied alike to both readers' grids, giving a `PageTable`;
    `page.find_tables` runs 1 to 7 for one page (a ruled pass, then an aligned pass).
@@ -34,8 +34,8 @@ from rag_assets.core.tables.cells import (
     separate_mark,
 )
 from rag_assets.core.tables.continuation import CONTINUED, TableLayout, continued_note, continues
+from rag_assets.core.tables.grid_paths import PATH_SEP
 from rag_assets.core.tables.header_block import identify_header, read_header
-from rag_assets.core.tables.heading_tree import PATH_SEP
 from rag_assets.core.tables.linearize import (
     TableRow,
     column_names,

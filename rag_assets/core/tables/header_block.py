@@ -24,7 +24,7 @@ from rag_assets.core.tables.cells import (
     is_value,
     small_number,
 )
-from rag_assets.core.tables.heading_tree import boxed_paths, heading_paths, spread
+from rag_assets.core.tables.grid_paths import boxed_paths, heading_paths, spread
 from rag_assets.core.tables.model import Grid, Header
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 

@@ -13,7 +13,7 @@ from rag_assets.core.tables.aligned import aligned_tables
 from rag_assets.core.tables.boxes import Box, area, intersection, overlaps
 from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
-from rag_assets.core.tables.heading_tree import boxed_paths
+from rag_assets.core.tables.grid_paths import boxed_paths
 from rag_assets.core.tables.model import Grid, PageTable, Region, Word
 from rag_assets.core.tables.regions import proposed_regions, ruled_regions
 from rag_assets.core.tables.ruled import read_ruled

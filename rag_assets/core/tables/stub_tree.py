@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Sequence
 
 from rag_assets.core.tables.cells import blank, header_label, is_value
-from rag_assets.core.tables.heading_tree import PATH_SEP
+from rag_assets.core.tables.grid_paths import PATH_SEP
 from rag_assets.core.tables.model import Box, Word
 from rag_assets.core.tables.settings import TableSettings
 
