@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -68,21 +68,24 @@ def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Sourc
 
 def load_info(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None]:
     """The document row of a version: header info, status and end of validity."""
-    info, status, valid_to, _ = _document_row(lake, key)
-    return info, status, valid_to
+    row = _documents_row(lake, key)
+    return _doc_info(key, row), row["status"], row["valid_to"]
 
 
 def load_document(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, str]:
     """`load_info` and the file's sha256 the documents row recorded, in one read."""
-    row = read_stage(lake, FOLDERS[RAW_PDF], key).row(0, named=True)
-    info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
-    return info, row["status"], row["valid_to"], row["sha256"]
+    row = _documents_row(lake, key)
+    return _doc_info(key, row), row["status"], row["valid_to"], row["sha256"]
 
 
-def _document_row(lake: Lake, key: str) -> tuple[DocInfo, str, dt.date | None, str | None]:
-    row = read_stage(lake, FOLDERS[RAW_PDF], key).row(0, named=True)
-    info = DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
-    return info, row["status"], row["valid_to"], row.get("doc_type")
+def _documents_row(lake: Lake, key: str) -> dict[str, Any]:
+    """A version's documents row (the raw stage's one row), by column name."""
+    return read_stage(lake, FOLDERS[RAW_PDF], key).row(0, named=True)
+
+
+def _doc_info(key: str, row: dict[str, Any]) -> DocInfo:
+    """The header info a documents `row` gives its version `key`."""
+    return DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
 
 
 def _nodes(frame: pl.DataFrame) -> list[Node]:
@@ -132,7 +135,7 @@ def load_version(lake: Lake, key: str) -> Version:
     documents, pages, nodes, tables = read_stages(lake, [FOLDERS[s] for s in VERSION_STAGES], key)
     row = documents.row(0, named=True)
     return Version(
-        info=DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"]),
+        info=_doc_info(key, row),
         doc=doc_from_pages(pages),
         nodes=_nodes(nodes),
         rows=_table_rows(tables),
