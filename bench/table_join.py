@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ from _common import machine
 from table_metrics import Found, match_regions, region
 from table_readers import displayed, words_inside
 from table_truth import Case, Source
-from tables import SOURCES, load
+from tables import SOURCES, load, source_arguments
 
 from rag_assets.core.extract import OcrSettings, PdfError, extract
 from rag_assets.core.layout import LayoutSettings, box_iou, covered, table_regions
@@ -162,14 +161,7 @@ def cause(pdf: Path, page: int, box: Box, rules: Extracted, joined: Extracted) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", default="eu,camelot,tabula,generated,synth,wide")
-    parser.add_argument("--files", default="", help="comma-separated file names (no .pdf)")
-    parser.add_argument("--camelot-tests", default=os.environ.get("TRECHO_CAMELOT_TESTS", ""))
-    parser.add_argument("--tabula-tests", default=os.environ.get("TRECHO_TABULA_TESTS", ""))
-    parser.add_argument("--generated-dir", default="/tmp/trecho-table-corpus")
-    parser.add_argument("--seed", type=int, default=22, help="the generated tables' seed")
-    parser.add_argument("--synth-seeds", default="tune", help="synth: tune, report or A-B")
-    parser.add_argument("--wide-seeds", default="wide-tune", help="wide: wide-tune, wide-report")
-    parser.add_argument("--synth-dir", default="/tmp/trecho-synth", help="synth PDF cache")
+    source_arguments(parser, "tune", "wide-tune")
     parser.add_argument("--scores", default=str(LayoutSettings.min_score), help="model thresholds")
     parser.add_argument("--why", action="store_true", help="list each table the join loses")
     parser.add_argument(

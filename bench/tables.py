@@ -139,20 +139,26 @@ def readers(args: argparse.Namespace) -> tuple[dict[str, Reader], LayoutBoxes | 
     return out, boxes
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", default="", help=f"comma-separated, of {','.join(SOURCES)}")
-    parser.add_argument("--quick", action="store_true", help="the first 4 files of each source")
+def source_arguments(
+    parser: argparse.ArgumentParser, synth: str = "report", wide: str = "wide-report"
+) -> None:
+    """The options saying where each source's PDFs are and which seeds (`load` reads
+    them), shared by the table benches."""
     parser.add_argument("--files", default="", help="comma-separated file names (no .pdf)")
     parser.add_argument("--camelot-tests", default=os.environ.get("TRECHO_CAMELOT_TESTS", ""))
     parser.add_argument("--tabula-tests", default=os.environ.get("TRECHO_TABULA_TESTS", ""))
     parser.add_argument("--generated-dir", default="/tmp/trecho-table-corpus")
     parser.add_argument("--seed", type=int, default=22, help="the generated tables' seed")
-    parser.add_argument("--synth-seeds", default="report", help="synth: tune, report or A-B")
-    parser.add_argument(
-        "--wide-seeds", default="wide-report", help="wide: wide-tune, wide-report or A-B"
-    )
+    parser.add_argument("--synth-seeds", default=synth, help="synth: tune, report or A-B")
+    parser.add_argument("--wide-seeds", default=wide, help="wide: wide-tune, wide-report or A-B")
     parser.add_argument("--synth-dir", default="/tmp/trecho-synth", help="synth PDF cache")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", default="", help=f"comma-separated, of {','.join(SOURCES)}")
+    parser.add_argument("--quick", action="store_true", help="the first 4 files of each source")
+    source_arguments(parser)
     parser.add_argument("--flavors", default=",".join(FLAVORS), help="Camelot flavours")
     parser.add_argument("--no-camelot", action="store_true", help="no Camelot, no pairing")
     parser.add_argument("--no-layout", action="store_true", help="no layout model, no pairing")

@@ -53,16 +53,3 @@ def test_the_check_sees_a_deep_import(tmp_path: Path) -> None:
         ("rag_assets.core.tables.finish", []),
     ]
     assert "TableReader" in tables.__all__ and "aligned_tables" not in tables.__all__
-
-
-def test_no_module_is_over_400_lines() -> None:
-    """Each module of the package stays one a reader can take in whole (the aligned
-    reader is `aligned.py`, its runs and columns, and `aligned_header.py`, its header)."""
-    modules = sorted(CORE.parent.rglob("*.py"))
-    assert len(modules) >= 100 and (CORE / "tables" / "aligned_header.py") in modules
-    long = {
-        str(p.relative_to(CORE.parent)): n
-        for p in modules
-        if (n := len(p.read_text().splitlines())) > 400
-    }
-    assert not long, f"modules over 400 lines: {long}"
