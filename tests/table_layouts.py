@@ -721,3 +721,75 @@ def crowded_pdf(path: Path) -> Path:
     pdf.text(24, y + 20, "Figures are made up for the test.")
     pdf.output(str(path))
     return path
+
+
+# --- a list of words, cells of several columns wrapped at once -----------------------------
+
+LICENCE_COLUMNS = ("LICENSE", "TRADE NAME", "LICENSEE", "ADDRESS", "CITY", "ZIP")
+LICENCE_EDGES = (40.0, 110.0, 220.0, 330.0, 450.0, 520.0, 560.0)
+
+
+def licence_rows() -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Each licence: the wrapped first lines of its cells (empty where a cell is one line)
+    and its row's line. Some rows wrap one cell, some two at once (the licensee's name
+    and the address), as a register of licences prints them."""
+    return [
+        (
+            ("", "", "", "", "", ""),
+            ("82030", "COPPER POT", "COPPER POT INC", "7100 TERMINAL DRIVE", "NORMAN", "73069"),
+        ),
+        (
+            ("", "", "", "7777 EAST APACHE", "", ""),
+            ("648766", "BLUE HERON", "HERON CAFE LLC", "STREET", "TULSA", "74115"),
+        ),
+        (
+            ("", "", "A SAYRE LODGING", "12215 NORTH MAY AVENUE", "", ""),
+            ("547693", "SAYRE INN", "ENTERPRISES LLC", "PENNSYLVANIA", "SAYRE", "73662"),
+        ),
+        (
+            ("", "", "", "", "", ""),
+            ("509462", "DELTA GRILL", "DELTA GRILL CO", "BOX 59975", "ENID", "73701"),
+        ),
+        (
+            ("", "", "WILL ROGERS WORLD", "2132 WEST GARY STREET", "", ""),
+            ("632575", "BASHU HOUSE", "HOLDINGS LLC", "BOULEVARD", "CLINTON", "73601"),
+        ),
+        (
+            ("", "", "", "", "", ""),
+            ("600941", "FONTANA", "ULAJ GEZIM", "854 NW 12TH ST", "MOORE", "73160"),
+        ),
+        (
+            ("", "", "DEEP FORK RIVER", "610 NORTHEAST FIFTIETH STREET", "", ""),
+            ("543149", "BEDLAM BBQ", "HOLDINGS LLC", "50TH STREET", "ADA", "74820"),
+        ),
+        (
+            ("", "", "", "", "", ""),
+            ("429754", "CEDAR ROCK", "CEDAR ROCK LLC", "4347 W 41ST ST", "POTEAU", "74953"),
+        ),
+    ]
+
+
+def licences_pdf(path: Path) -> Path:
+    """A register of licences printed by alignment alone, no rule: a header line, then
+    rows of words where a cell too long for its column prints its first line on a line
+    of its own above the row; where two cells of a row wrap at once, that line holds two
+    cells of several words apart."""
+    pdf = new_pdf(7)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(40, 40, "Register of active licences")
+    pdf.set_font_size(7)
+    pitch, y = 10.0, 70.0
+    for name, x0 in zip(LICENCE_COLUMNS, LICENCE_EDGES, strict=False):
+        pdf.text(x0 + 2, y, name)
+    for wrapped, row in licence_rows():
+        if any(wrapped):
+            y += pitch
+            for cell, x0 in zip(wrapped, LICENCE_EDGES, strict=False):
+                if cell:
+                    pdf.text(x0 + 2, y, cell)
+        y += pitch
+        for cell, x0 in zip(row, LICENCE_EDGES, strict=False):
+            pdf.text(x0 + 2, y, cell)
+    pdf.output(str(path))
+    return path

@@ -19,7 +19,17 @@ from rag_assets.core.tables import (
 )
 from rag_assets.core.tables.text_columns import gutters
 
-from .table_layouts import GRADES, grade_pdf, grade_rows, new_pdf, right_aligned, value
+from .table_layouts import (
+    GRADES,
+    LICENCE_COLUMNS,
+    grade_pdf,
+    grade_rows,
+    licence_rows,
+    licences_pdf,
+    new_pdf,
+    right_aligned,
+    value,
+)
 
 
 @pytest.mark.parametrize(
@@ -145,3 +155,26 @@ def test_long_row_labels_are_no_column_of_prose(tmp_path: Path):
     assert table.header[1:] == [str(2013 + k) for k in range(6)]
     assert [row[0] for row in _body(table)] == list(INDUSTRIES)
     assert _body(table)[1][1:] == [value(1, k) for k in range(6)]
+
+
+def test_cells_of_several_columns_wrapped_at_once_stay_in_the_proposed_table(tmp_path: Path):
+    """A register of words in a box the layout model sees as one table, where some rows
+    wrap two cells at once onto a line of their own above the row: one table, every
+    licence's row under the named columns, no row read twice (before, the list was cut
+    at each such line, and each later piece took the rows above it for its header)."""
+    path = licences_pdf(tmp_path / "licences.pdf")
+    with pdfplumber.open(path) as pdf:
+        words = pdf.pages[0].extract_words()
+    inked = [w for w in words if w["top"] > 50]  # the list, under its title
+    box = (
+        min(w["x0"] for w in inked) - 4,
+        min(w["top"] for w in inked) - 4,
+        max(w["x1"] for w in inked) + 4,
+        max(w["bottom"] for w in inked) + 4,
+    )
+    (table,) = _tables(path, proposals=[box])
+    assert table.header == list(LICENCE_COLUMNS)
+    body = _body(table)
+    for _, (number, *_, city, zip_code) in licence_rows():
+        [row] = [r for r in body if number in r[0]]
+        assert (row[-2], row[-1]) == (city, zip_code)

@@ -100,7 +100,7 @@ def aligned_tables(
     row_test = is_row if proposed else is_data
     data = [row_test(line, settings) for line in lines]
     out: list[Grid] = []
-    i = 0
+    i = read = 0  # `read`: the lines before it are a table's, none heads another
     while i < len(lines):
         if not data[i]:
             i += 1
@@ -113,7 +113,7 @@ def aligned_tables(
             if data[end]:
                 end += 1
                 continue
-            labels = _label_lines(lines, data, end, settings)
+            labels = _label_lines(lines, data, end, settings, proposed)
             if not labels:
                 break
             end += labels  # group rows (and wrapped labels) inside the table
@@ -125,24 +125,33 @@ def aligned_tables(
                 and len(data_segments(body[0], settings)) < usual * settings.title_segments
             ):
                 i, body = i + 1, body[1:]
-        table = _read(lines[:i], body, rules, settings, row_test, headed)
+        table = _read(lines[read:i], body, rules, settings, row_test, headed)
         if table is not None:
             out.append(table)
+            read = end
         i = end
     return out
 
 
 def _label_lines(
-    lines: list[list[Word]], data: list[bool], start: int, settings: TableSettings
+    lines: list[list[Word]],
+    data: list[bool],
+    start: int,
+    settings: TableSettings,
+    proposed: bool = False,
 ) -> int:
     """How many lines from `start` are label lines inside a table: one segment each (a
     group row without values, nested groups one under another, a label wrapped onto
     two lines), no more than `max_group_lines`, each a line pitch from the one above
     (`group_space` pitches: space set above a group row), followed by a row a line pitch
-    below (`data`: which lines are rows); 0 when they are not."""
+    below (`data`: which lines are rows); 0 when they are not. In a box the layout model
+    `proposed` (one table), a line of several label segments set a line pitch from the
+    rows on both sides is one too: cells of several columns wrapped at once (a name and
+    an address each on two lines)."""
     end = start
     while end < len(lines) and end - start < settings.max_group_lines:
-        if len(segments(lines[end], settings)) != 1:
+        several = len(segments(lines[end], settings)) != 1
+        if several and (data[end] or not proposed or apart(lines[end - 1], lines[end], settings)):
             break
         if end > start and apart(lines[end - 1], lines[end], settings, settings.group_space):
             return 0
