@@ -145,13 +145,20 @@ def _label_lines(
     two lines), no more than `max_group_lines`, each a line pitch from the one above
     (`group_space` pitches: space set above a group row), followed by a row a line pitch
     below (`data`: which lines are rows); 0 when they are not. In a box the layout model
-    `proposed` (one table), a line of several label segments set a line pitch from the
-    rows on both sides is one too: cells of several columns wrapped at once (a name and
-    an address each on two lines)."""
+    `proposed` (one table), a line of several short label segments (`wrapped_cell_words`),
+    fewer than the line above holds, set a line pitch from the rows on both sides is
+    one too: cells of some columns wrapped at once (a name and an address each on two
+    lines); prose set in columns runs longer."""
     end = start
     while end < len(lines) and end - start < settings.max_group_lines:
-        several = len(segments(lines[end], settings)) != 1
-        if several and (data[end] or not proposed or apart(lines[end - 1], lines[end], settings)):
+        cells = segments(lines[end], settings)
+        if len(cells) != 1 and not (
+            proposed
+            and not data[end]
+            and len(cells) < len(segments(lines[end - 1], settings))  # some of the row's
+            and max(len(cell) for cell in cells) <= settings.wrapped_cell_words
+            and not apart(lines[end - 1], lines[end], settings)
+        ):
             break
         if end > start and apart(lines[end - 1], lines[end], settings, settings.group_space):
             return 0

@@ -158,6 +158,10 @@ class TableSettings:
     proposed_cell_words: int = 3
     """words: in a box the layout model proposed, a line of segments this long (median)
     or shorter is a row (a table of words: names, places, states)."""
+    wrapped_cell_words: int = 4
+    """words: in a box the layout model proposed, a line between two rows holding fewer
+    cells than the row above, none longer than this, is cells wrapped at once (a name
+    and an address each on two lines), a line inside the table; prose runs longer."""
     title_segments: float = 0.5
     """share of the rows' segments (median): a proposed box's first line with fewer is a
     title over the columns, not a row."""
