@@ -82,3 +82,39 @@ def test_every_value_of_a_wide_tune_seed_keeps_its_headings_and_row_label(
     cells, lost = missed(tmp_path, seed, read)
     assert cells > 0
     assert lost == [], f"{CHROMIUM[seed]}: {len(lost)} of {cells} lost: {lost[:5]}"
+
+
+REGIONS = {
+    # headings of figures only (`2016–17 2017–18 ...`) over tightly set columns: digits
+    # are one width in a proportional type too, so the line was taken for monospaced
+    # type, its headings for one sentence, and the table stayed text, bare numbers
+    246: ("reportlab", "period headings over tightly set columns"),
+    # an aligned table in the left text column, a short column of prose beside its first
+    # rows: the gutter was open on too few lines to count, the prose read as a column
+    322: ("reportlab", "an aligned table beside a short column of prose"),
+    # one total row under its group rows and a full header: too few lines of values
+    617: ("reportlab", "a single row of values under a full header"),
+    # a header whose wrapped headings end in a line of figures (`$25,000 to` /
+    # `$49,999`) over the body: no table of its own, one table with the body
+    346: ("reportlab", "a header line of figures, not a one-row table"),
+    # a narrow table down a whole text column: the white beside it is no gutter
+    611: ("reportlab", "a narrow long table beside a column of prose"),
+    # a ruled table in the left text column, the prose beside it on its rows' baselines
+    337: ("chromium", "a ruled table beside a column of prose"),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(REGIONS))
+def test_every_table_of_a_tune_seed_is_found_where_it_is_printed(
+    tmp_path: Path, read, seed: int
+) -> None:
+    producer, what = REGIONS[seed]
+    if producer == "chromium":
+        require_chromium()
+    [(_, pdf, tables, record)] = list(corpus.cases(tmp_path, [seed]))
+    assert record["fits"], seed
+    reading: Reading = read(pdf)
+    score = Score()
+    score.add(f"synth-{seed}", tables, reading)
+    assert score.regions_matched == len(tables), f"{what}: {score.regions_matched} of {len(tables)}"
+    assert score.regions == score.regions_matched, f"{what}: {score.regions} regions read"

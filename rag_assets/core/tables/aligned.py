@@ -24,8 +24,8 @@ from rag_assets.core.tables.aligned_header import (
     naming_lines,
     numbered_below,
 )
-from rag_assets.core.tables.header_lines import line_cells
-from rag_assets.core.tables.line_kinds import data_segments, filled, is_data, is_row
+from rag_assets.core.tables.header_lines import line_cells, split_at_edges
+from rag_assets.core.tables.line_kinds import data_segments, filled, is_data, is_header, is_row
 from rag_assets.core.tables.model import Box, Grid, Word
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import apart, bottom, printed_lines, segments, top
@@ -125,7 +125,8 @@ def aligned_tables(
                 and len(data_segments(body[0], settings)) < usual * settings.title_segments
             ):
                 i, body = i + 1, body[1:]
-        table = _read(lines[read:i], body, rules, settings, row_test, headed)
+        after = lines[end] if end < len(lines) else None
+        table = _read(lines[read:i], body, after, rules, settings, row_test, headed)
         if table is not None:
             out.append(table)
             read = end
@@ -191,9 +192,33 @@ def _stub_of_label_lines(
     return [stub, *spans]
 
 
+def _full_header(
+    header: list[list[Word]],
+    body: list[list[Word]],
+    after: list[Word] | None,
+    edges: list[float],
+    settings: TableSettings,
+) -> bool:
+    """Whether a header makes a table of a body too short to be one by itself (a total
+    row under its group rows): `short_header_lines` lines or more, the lowest heading at
+    least half the columns, and no line of headings right under the body (there the
+    "body" is a header's line of figures, `$25,000 to` / `$49,999`, the header going on)."""
+    if len(header) < settings.short_header_lines:
+        return False
+    if 2 * len(segments(split_at_edges(header[-1], edges), settings)) < len(edges) - 1:
+        return False
+    return (
+        after is None
+        or apart(body[-1], after, settings, settings.group_space)
+        or len(segments(after, settings)) < 2
+        or not is_header(after, edges, settings)
+    )
+
+
 def _read(
     above: list[list[Word]],
     body: list[list[Word]],
+    after: list[Word] | None,
     rules: list[Box],
     settings: TableSettings,
     row_test: Callable[[list[Word], TableSettings], bool] = is_data,
@@ -203,10 +228,11 @@ def _read(
     proposed box (`row_test` is `is_row`, not `is_data`) a run with no header above is
     headed by its first line."""
     values = [line for line in body if row_test(line, settings)]
-    if len(values) < settings.min_data_lines:
+    short = len(values) < settings.min_data_lines  # a table only under a full header
+    if not values or (short and (headed or row_test is not is_data)):
         return None
     spans = _stub_of_label_lines(body, _columns(values, settings), row_test, settings)
-    if len(spans) < 2:
+    if len(spans) < (settings.short_columns if short else 2):
         return None
     if row_test is not is_data and filled(values, spans, settings):
         return None  # prose set in columns
@@ -224,6 +250,8 @@ def _read(
         if groups:  # group rows may be printed left of the rows under them
             edges[0] = x0 = min(x0, *(line[0]["x0"] for line in body[:groups]))
     header = header_above(above, named, body[0], edges, across, groups > 0, settings)
+    if short and not _full_header(header, body, after, edges, settings):
+        return None
     if not header and row_test is not is_data and len(body) > settings.min_data_lines:
         header, body = [body[0]], body[1:]
     notes = numbered_below(header, settings)

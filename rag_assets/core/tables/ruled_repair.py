@@ -10,6 +10,7 @@ ruled region.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable
 from typing import Any
 
@@ -262,7 +263,8 @@ def widen(
 
     Stub columns (`1996`, `2000`) are often printed left of the ruled area, and a last
     column right of it; words at the height of the table's rows and outside its box, in
-    at least half of its rows, are the table's columns there.
+    at least half of its rows, are the table's columns there, unless their cells run
+    long (`side_cell_words`): prose of the next text column set on the same baselines.
     """
     if not row_boxes:
         return grid, columns, bbox
@@ -291,7 +293,13 @@ def widen(
             continue
         cells = _side_columns(beside, row_boxes, settings)
         enough = max(2, int(settings.beside_rows * len(row_boxes)))
-        keep = [j for j in range(len(cells[0])) if sum(1 for r in cells if r[j]) >= enough]
+        keep = [
+            j
+            for j in range(len(cells[0]))
+            if sum(1 for r in cells if r[j]) >= enough
+            and statistics.median(len(r[j].split()) for r in cells if r[j])
+            <= settings.side_cell_words
+        ]
         if not keep:
             continue
         cells = [[row[j] for j in keep] for row in cells]

@@ -112,6 +112,9 @@ class TableSettings:
     beside_rows: float = 0.5
     """share: words beside a ruled box make a column when they sit beside this share of
     its rows (and at least two)."""
+    side_cell_words: int = 4
+    """words: a column beside a ruled box whose cells run longer than this (median) is
+    the next text column's prose, whose lines happen to share the rows' baselines."""
     upright_tilt: float = 0.1
     """share: a character whose slant (matrix b/a) is within this is upright."""
     upward_column_share: float = 0.5
@@ -121,7 +124,14 @@ class TableSettings:
 
     # --- the aligned reader
     min_data_lines: int = 3
-    """lines: a table body has at least this many lines of values."""
+    """lines: a table body has at least this many lines of values, unless a header of
+    `short_header_lines` heads it (`short_columns` and more)."""
+    short_header_lines: int = 2
+    """lines: a body of fewer than `min_data_lines` lines of values (one total row under
+    group rows) is a table under this many header lines of labels or more, ..."""
+    short_columns: int = 3
+    """columns: ... across this many columns or more, its lowest header line heading
+    at least half of them."""
     data_values: float = 0.5
     """share of a line's segments after the first: a line of a table body has at least
     this many values (and one)."""

@@ -28,17 +28,7 @@ def open_runs(
     there: the gutters between columns, for text (`extract/columns.py`) and for tables
     alike. `gaps` and `inks` are point ranges [start, end), one per gap or piece of ink
     of a line."""
-
-    def per_point(ranges: Iterable[tuple[int, int]]) -> list[int]:
-        steps = [0] * (width + 1)
-        for a, b in ranges:
-            a, b = max(0, a), min(width, b)
-            if a < b:
-                steps[a] += 1
-                steps[b] -= 1
-        return list(accumulate(steps[:width]))
-
-    open_at, ink_at = per_point(gaps), per_point(inks)
+    open_at, ink_at = _per_point(gaps, width), _per_point(inks, width)
     runs: list[tuple[int, int]] = []
     for x, (gap, ink) in enumerate(zip(open_at, ink_at, strict=True)):
         if gap < min_open or ink > max_share * (gap + ink):
@@ -48,6 +38,28 @@ def open_runs(
         else:
             runs.append((x, x))
     return runs
+
+
+def _per_point(ranges: Iterable[tuple[int, int]], width: int) -> list[int]:
+    """How many of the point ranges [start, end) cover each point across the page."""
+    steps = [0] * (width + 1)
+    for a, b in ranges:
+        a, b = max(0, a), min(width, b)
+        if a < b:
+            steps[a] += 1
+            steps[b] -= 1
+    return list(accumulate(steps[:width]))
+
+
+def _cleanest(run: tuple[int, int], ink_at: list[int]) -> tuple[int, int]:
+    """The part of an open run where the fewest lines print (the first such part): a
+    run that takes in the white beside a narrow table runs on past the true gutter."""
+    least = min(ink_at[run[0] : run[1] + 1])
+    start = next(x for x in range(run[0], run[1] + 1) if ink_at[x] == least)
+    end = start
+    while end + 1 <= run[1] and ink_at[end + 1] == least:
+        end += 1
+    return start, end
 
 
 def _sentence(part: list[Word], settings: TableSettings) -> bool:
@@ -63,7 +75,8 @@ def _sentence(part: list[Word], settings: TableSettings) -> bool:
 
 def gutters(words: list[Word], settings: TableSettings) -> list[tuple[float, float, float]]:
     """The gutters between columns of prose on a page: (x, top, bottom) of each, where a
-    gap stays open down many lines, few lines print across it, and at least
+    gap stays open down many lines (a line printed on one side only leaves it open),
+    few lines print across it, and at least
     `text_column_lines` lines on one side, `text_column_other_lines` on the other, are
     sentences filling their column. Empty on a page set in one column, and for the gaps
     between a table's columns (its cells are no sentences; a long row label, even with
@@ -88,11 +101,16 @@ def _gutters(
         for parts in lines
         for left, right in zip(parts, parts[1:], strict=False)
     ]
+    # a line printed in one column only leaves the gutter open too: a short column of
+    # prose beside a table shares few lines with the column holding the table
+    gaps += [(math.ceil(line[-1]["x1"]), math.ceil(right_edge) + 1) for line in printed]
+    gaps += [(int(left_edge), int(line[0]["x0"])) for line in printed]
     inks = [(int(w["x0"]), math.ceil(w["x1"])) for line in printed for w in line]
     width = math.ceil(right_edge) + 2
     runs = open_runs(gaps, inks, width, settings.text_column_lines, settings.column_overrun)
+    ink_at = _per_point(inks, width)
     out: list[tuple[float, float, float]] = []
-    for x0, x1 in runs:
+    for x0, x1 in (_cleanest(run, ink_at) for run in runs):
         sides = (x0 - left_edge, right_edge - x1)
         if min(sides) <= 0 or max(sides) > settings.text_column_ratio * min(sides):
             continue

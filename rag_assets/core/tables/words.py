@@ -95,8 +95,14 @@ def split_tight(
 def _mono_width(words: list[Word], settings: TableSettings) -> float:
     """The width of one character when the words are set in a monospaced type (every
     word as wide per character, within `mono_widths`), else 0: there a space is as wide as a
-    letter, wider than `tight_gap_em`, and a heading's words are no columns."""
-    widths = [(w["x1"] - w["x0"]) / len(w["text"]) for w in words if len(w["text"]) >= 2]
+    letter, wider than `tight_gap_em`, and a heading's words are no columns. Words of
+    figures alone tell nothing: proportional types set digits (and the en dash) at one
+    width too, so `2016–17 2017–18` over tightly set columns would read as one heading."""
+    widths = [
+        (w["x1"] - w["x0"]) / len(w["text"])
+        for w in words
+        if len(w["text"]) >= 2 and any(c.isalpha() for c in w["text"])
+    ]
     if len(widths) < 2 or max(widths) > settings.mono_widths * min(widths):
         return 0.0
     return statistics.median(widths)
