@@ -22,6 +22,7 @@ from rag_assets.core.tables.text_columns import gutters
 from .table_layouts import (
     GRADES,
     LICENCE_COLUMNS,
+    column_rules,
     grade_pdf,
     grade_rows,
     licence_rows,
@@ -178,3 +179,47 @@ def test_cells_of_several_columns_wrapped_at_once_stay_in_the_proposed_table(tmp
     for _, (number, *_, city, zip_code) in licence_rows():
         [row] = [r for r in body if number in r[0]]
         assert (row[-2], row[-1]) == (city, zip_code)
+
+
+def _form_pdf(path: Path) -> Path:
+    """A ruled form of two columns (a label, its text), one text cell holding a small
+    ruled table of its own under a sentence."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    x0, mid, x1 = 40.0, 150.0, 555.0
+    tops = [60.0, 100.0, 240.0, 280.0]
+    labels = ["PURPOSE", "DEATH COVER", "DURATION"]
+    texts = ["A unit-linked life contract for saving.", "The benefit is raised by:", "For life."]
+    pdf.set_line_width(0.6)
+    for y in tops:
+        pdf.line(x0, y, x1, y)
+    column_rules(pdf, [x0, mid, x1], tops[0], tops[-1])
+    for label, text, top in zip(labels, texts, tops, strict=False):
+        pdf.text(x0 + 4, top + 14, label)
+        pdf.text(mid + 4, top + 14, text)
+    # the table inside the second text cell
+    edges, rows = [200.0, 380.0, 500.0], [125.0, 145.0, 165.0, 185.0, 205.0]
+    pdf.set_line_width(0.4)
+    for y in rows:
+        pdf.line(edges[0], y, edges[-1], y)
+    column_rules(pdf, edges, rows[0], rows[-1])
+    cells = [("Age at death", "Raise"), ("18-75", "1.00%"), ("76-80", "0.50%"), ("81+", "0.10%")]
+    for (age, rate), top in zip(cells, rows, strict=False):
+        pdf.text(edges[0] + 4, top + 14, age)
+        pdf.text(edges[1] + 4, top + 14, rate)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_table_ruled_inside_a_ruled_form_is_read_once(tmp_path: Path):
+    """A table ruled inside a cell of a ruled form (Camelot's `table_region`): the form's
+    cell keeps its own sentence without the table's values (read there, they were bare
+    numbers with no heading), and the table is read on its own, under its headings."""
+    tables = _tables(_form_pdf(tmp_path / "form.pdf"))
+    form = next(t for t in tables if any("DEATH COVER" in (c or "") for r in t.rows for c in r))
+    inner = next(t for t in tables if t.header == ["Age at death", "Raise"])
+    death = next(r for r in form.rows if "DEATH COVER" in (r[0] or ""))
+    assert "benefit is raised" in " ".join(death)
+    for rate in ("1.00%", "0.50%", "0.10%"):
+        assert not any(rate in (c or "") for r in form.rows for c in r)
+    assert _body(inner) == [["18-75", "1.00%"], ["76-80", "0.50%"], ["81+", "0.10%"]]

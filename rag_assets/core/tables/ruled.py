@@ -6,6 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pdfplumber.table import Table
+
+from rag_assets.core.tables.boxes import centred_in
 from rag_assets.core.tables.cells import blank, clean_cell
 from rag_assets.core.tables.model import Box, Grid, Region, Word
 from rag_assets.core.tables.ruled_repair import (
@@ -42,6 +45,13 @@ def _same_line_twice(
     return bool(texts_a) and texts_a == sorted(clean_cell(c) for c in cells_b if not blank(c))
 
 
+def _nested(inner: Box, outer: Box) -> bool:
+    """Whether a ruled box lies inside another (a table ruled inside a ruled form)."""
+    return inner != outer and all(
+        (inner[k] >= outer[k]) if k < 2 else (inner[k] <= outer[k]) for k in range(4)
+    )
+
+
 def _under(cells: list[str | None], head: list[str | None]) -> int:
     """How many of a row's values sit under a heading of the first row."""
     return sum(1 for c, h in zip(cells, head, strict=False) if not blank(c) and h)
@@ -56,9 +66,19 @@ def read_ruled(
     settings: TableSettings,
 ) -> Grid | None:
     """One ruled region's grid with its rows and columns repaired (None: a box around
-    text, not a table). `others` are the page's other ruled boxes, `words` the page's
-    words, `turned` its characters not upright."""
+    text, not a table). `others` are the page's other ruled boxes (the words of those
+    nested inside this one are not read into it), `words` the page's words, `turned` its
+    characters not upright."""
     found = region.found
+    inner = [b for b in others if _nested(b, region.bbox)]
+    if inner:  # a form ruled around a table: the table's words are the table's alone
+        page = page.filter(
+            lambda obj: (
+                obj.get("object_type") != "char" or not any(centred_in(b, obj) for b in inner)
+            )
+        )
+        found = Table(page, found.cells)
+        words = [w for w in words if not any(centred_in(b, w) for b in inner)]
     raw_rows = found.extract()
     read_upward(page, found, raw_rows, turned, settings)
     spans = column_spans(found, max((len(r) for r in raw_rows), default=0), settings)
