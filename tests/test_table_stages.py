@@ -9,6 +9,7 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
+from rag_assets.core.corpus import read_pdf
 from rag_assets.core.tables import (
     DEFAULT_SETTINGS,
     CellKind,
@@ -223,3 +224,9 @@ def test_a_table_ruled_inside_a_ruled_form_is_read_once(tmp_path: Path):
     for rate in ("1.00%", "0.50%", "0.10%"):
         assert not any(rate in (c or "") for r in form.rows for c in r)
     assert _body(inner) == [["18-75", "1.00%"], ["76-80", "0.50%"], ["81+", "0.10%"]]
+    # and indexed so: each value in one row of the inner table, under its headings (its
+    # lines are the innermost table's, not the form's, which would drop the table)
+    source, _ = read_pdf(tmp_path / "form.pdf", "form@v1")
+    for rate in ("1.00%", "0.50%", "0.10%"):
+        [row] = [r for r in source.rows if rate in r.cells]
+        assert row.header == ["Age at death", "Raise"]

@@ -41,7 +41,7 @@ from rag_assets.core.extract.table_lines import (
 from rag_assets.core.lake.layout import LakePath
 from rag_assets.core.layout.proposals import PageProposer
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
-from rag_assets.core.tables import TableReader, TableSettings, y_tolerance
+from rag_assets.core.tables import TableReader, TableSettings, area, y_tolerance
 
 
 def check_pdf_file(path: LakePath, max_bytes: int) -> None:
@@ -164,9 +164,11 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int, reader: Tab
         line = _line_from(raw)
         if line is None:
             continue
-        for table in tables:  # a line reaching into a table is its line (a stub outside)
-            if line.table < 0 and across(raw, table.bbox, reader.settings):
-                line.table = table.index
+        # a line reaching into a table is its line (a stub outside); the innermost
+        # table's, where a table is ruled inside another (a form around a table)
+        holding = [t for t in tables if across(raw, t.bbox, reader.settings)]
+        if line.table < 0 and holding:
+            line.table = min(holding, key=lambda t: area(t.bbox)).index
         lines.append(line)
     has_text = any(c["text"].strip() for c in page.chars)
     return Page(

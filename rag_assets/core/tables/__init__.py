@@ -26,7 +26,7 @@ from `find_tables(page, settings)`.
 
 from __future__ import annotations
 
-from rag_assets.core.tables.boxes import Box, box_iou, centred_in, covered
+from rag_assets.core.tables.boxes import Box, area, box_iou, centred_in, covered
 from rag_assets.core.tables.cells import (
     SUPERSCRIPTS,
     CellKind,
@@ -76,6 +76,7 @@ __all__ = [
     "TableRow",
     "DEFAULT_SETTINGS",
     "TableSettings",
+    "area",
     "box_iou",
     "centred_in",
     "classify",

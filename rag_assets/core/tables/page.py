@@ -18,7 +18,7 @@ from rag_assets.core.tables.model import Grid, PageTable, Region, Word
 from rag_assets.core.tables.regions import proposed_regions, ruled_regions
 from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
-from rag_assets.core.tables.text_columns import by_text_column
+from rag_assets.core.tables.text_columns import by_text_column, gutters
 from rag_assets.core.tables.upward import holds
 from rag_assets.core.tables.words import line_gap, page_words
 
@@ -146,9 +146,10 @@ def ruled_pass(
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
     ruled: list[PageTable] = []
     read: dict[int, Grid] = {}  # each ruled table's grid, merged cells and all
+    columns = gutters(words, settings) if regions else []
     for region in regions:
         others = [r.bbox for r in regions if r is not region]
-        grid = read_ruled(page, region, others, words, turned, settings)
+        grid = read_ruled(page, region, others, words, turned, settings, columns)
         if grid is not None:
             ruled.append(finish(grid, words, settings))
             read[id(ruled[-1])] = grid

@@ -3,6 +3,7 @@ matches the printing (the repairs are in `ruled_repair`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,16 @@ def _same_line_twice(
     return bool(texts_a) and texts_a == sorted(clean_cell(c) for c in cells_b if not blank(c))
 
 
+def _across(box: Box, word: Word, gutters: Sequence[tuple[float, float, float]]) -> bool:
+    """Whether a gutter between text columns runs between a box and a word beside it
+    (the next column's prose, on the same baselines as the table's rows)."""
+    middle = (word["top"] + word["bottom"]) / 2
+    return any(
+        top <= middle <= bottom and (box[2] <= x <= word["x0"] or word["x1"] <= x <= box[0])
+        for x, top, bottom in gutters
+    )
+
+
 def _nested(inner: Box, outer: Box) -> bool:
     """Whether a ruled box lies inside another (a table ruled inside a ruled form)."""
     return inner != outer and all(
@@ -64,11 +75,13 @@ def read_ruled(
     words: list[Word],
     turned: list[Word],
     settings: TableSettings,
+    gutters: Sequence[tuple[float, float, float]] = (),
 ) -> Grid | None:
     """One ruled region's grid with its rows and columns repaired (None: a box around
     text, not a table). `others` are the page's other ruled boxes (the words of those
     nested inside this one are not read into it), `words` the page's words, `turned` its
-    characters not upright."""
+    characters not upright, `gutters` the page's gutters between text columns (x, top,
+    bottom), across which no word is the table's."""
     found = region.found
     inner = [b for b in others if _nested(b, region.bbox)]
     if inner:  # a form ruled around a table: the table's words are the table's alone
@@ -103,5 +116,6 @@ def read_ruled(
         return None  # a box around text, not a table
     row_boxes: list[Box] = [tuple(row.bbox) for row, _ in kept]  # type: ignore[misc]
     free = [w for w in words if not any(holds(b, w, settings) for b in others)]
-    grid, columns, bbox = widen(free, region.bbox, row_boxes, grid, columns, settings)
+    near = [w for w in free if not _across(region.bbox, w, gutters)]
+    grid, columns, bbox = widen(near, region.bbox, row_boxes, grid, columns, settings)
     return Grid(bbox, grid, row_boxes, columns, ruled=True, beside=free)

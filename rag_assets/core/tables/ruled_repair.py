@@ -10,7 +10,6 @@ ruled region.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable
 from typing import Any
 
@@ -263,8 +262,7 @@ def widen(
 
     Stub columns (`1996`, `2000`) are often printed left of the ruled area, and a last
     column right of it; words at the height of the table's rows and outside its box, in
-    at least half of its rows, are the table's columns there, unless their cells run
-    long (`side_cell_words`): prose of the next text column set on the same baselines.
+    at least half of its rows, are the table's columns there.
     """
     if not row_boxes:
         return grid, columns, bbox
@@ -293,13 +291,7 @@ def widen(
             continue
         cells = _side_columns(beside, row_boxes, settings)
         enough = max(2, int(settings.beside_rows * len(row_boxes)))
-        keep = [
-            j
-            for j in range(len(cells[0]))
-            if sum(1 for r in cells if r[j]) >= enough
-            and statistics.median(len(r[j].split()) for r in cells if r[j])
-            <= settings.side_cell_words
-        ]
+        keep = [j for j in range(len(cells[0])) if sum(1 for r in cells if r[j]) >= enough]
         if not keep:
             continue
         cells = [[row[j] for j in keep] for row in cells]

@@ -112,9 +112,6 @@ class TableSettings:
     beside_rows: float = 0.5
     """share: words beside a ruled box make a column when they sit beside this share of
     its rows (and at least two)."""
-    side_cell_words: int = 4
-    """words: a column beside a ruled box whose cells run longer than this (median) is
-    the next text column's prose, whose lines happen to share the rows' baselines."""
     upright_tilt: float = 0.1
     """share: a character whose slant (matrix b/a) is within this is upright."""
     upward_column_share: float = 0.5
