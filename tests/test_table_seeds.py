@@ -97,6 +97,9 @@ REGIONS = {
     # a header whose wrapped headings end in a line of figures (`$25,000 to` /
     # `$49,999`) over the body: no table of its own, one table with the body
     346: ("reportlab", "a header line of figures, not a one-row table"),
+    # a table's last row alone on a third page, under `Table 32. (continued)` and the
+    # repeated one-line header: a short body, a table since the note says it goes on
+    71: ("chromium", "the last row of a continued table alone on its page"),
     # a narrow table down a whole text column: the white beside it is no gutter
     611: ("reportlab", "a narrow long table beside a column of prose"),
     # a ruled table in the left text column, the prose beside it on its rows' baselines

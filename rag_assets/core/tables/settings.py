@@ -125,7 +125,8 @@ class TableSettings:
     `short_header_lines` heads it (`short_columns` and more)."""
     short_header_lines: int = 2
     """lines: a body of fewer than `min_data_lines` lines of values (one total row under
-    group rows) is a table under this many header lines of labels or more, ..."""
+    group rows) is a table under this many header lines of labels or more (one under a
+    "continued" note), ..."""
     short_columns: int = 3
     """columns: ... across this many columns or more, its lowest header line heading
     at least half of them."""
