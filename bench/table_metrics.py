@@ -25,6 +25,7 @@ of the bench.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -67,9 +68,15 @@ class Reading:
     seconds: float = 0.0
 
 
+RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")  # Hebrew, Arabic
+
+
 def words(text: str) -> set[str]:
-    """The words of a text, without case (how a region's content is compared)."""
-    return {w.casefold() for w in text.split()}
+    """The words of a text, without case (how a region's content is compared); a word of
+    a right-to-left script in either order, since a truth may store it as displayed
+    (Camelot's `arabic`) and trecho stores it as read."""
+    out = {w.casefold() for w in text.split()}
+    return out | {w[::-1] for w in out if RTL.search(w)}
 
 
 def region(page: int, box: Box, rows: list[list[str]]) -> Found:

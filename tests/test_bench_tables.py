@@ -19,10 +19,11 @@ from table_metrics import (  # noqa: E402
     Score,
     heading_path_held,
     match_regions,
+    region,
     row_label_path_held,
 )
 from table_readers import pdfplumber_reader, words_inside  # noqa: E402
-from table_truth import TruthTable, norm  # noqa: E402
+from table_truth import TruthTable, grid_table, norm  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +68,15 @@ def test_a_heading_path_needs_the_group_heading_and_a_row_label_path_every_label
     assert heading_path_held(target, [without, with_group])
     assert row_label_path_held(target, [with_group])
     assert not row_label_path_held(target, [norm(f"{group} > {lowest}: {target.cell}")])
+
+
+def test_a_right_to_left_truth_stored_as_displayed_matches_the_table_read_in_order() -> None:
+    """Camelot's truth stores Arabic as displayed (each word's letters reversed); trecho
+    reads it in logical order. The same words, so the region matches, and a region of
+    other words still does not."""
+    logical = [["שם", "עיר"], ["דנה", "חיפה"], ["יוסי", "אילת"]]
+    table = grid_table([[cell[::-1] for cell in row] for row in logical], 1, "rtl")
+    assert table is not None
+    assert match_regions([table], [region(1, (0, 0, 1, 1), logical)]) == {0: 0}
+    other = [["שם", "עיר"], ["רון", "עכו"], ["מאיר", "צפת"]]
+    assert match_regions([table], [region(1, (0, 0, 1, 1), other)]) == {}
