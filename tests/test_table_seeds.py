@@ -102,6 +102,12 @@ REGIONS = {
     71: ("chromium", "the last row of a continued table alone on its page"),
     # a narrow table down a whole text column: the white beside it is no gutter
     611: ("reportlab", "a narrow long table beside a column of prose"),
+    # a ruled box of headings (months over a units row) over zebra rows the model boxed
+    # alone, just under the box: one table, the box its header
+    940: ("chromium", "a ruled header right on top of the body the model boxed"),
+    # a ruled box of headings whose last row repeats `(1,000)` over every column (a unit,
+    # not a negative number): the header of the zebra rows under it
+    568: ("chromium", "a ruled header with a units row over a body set without rules"),
     # a ruled table in the left text column, the prose beside it on its rows' baselines
     337: ("chromium", "a ruled table beside a column of prose"),
 }

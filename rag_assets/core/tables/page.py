@@ -25,9 +25,14 @@ from rag_assets.core.tables.words import line_gap, page_words
 
 def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:
     """Whether a ruled table holds (nearly) no value, only a few rows of labels: a header
-    ruled as a box over a body set by alignment below it."""
+    ruled as a box over a body set by alignment below it. A row repeating one unit over
+    its columns (`(1,000)`, which may read as a negative number) is a row of labels."""
     cells = [c.strip() for row in rows for c in row if c.strip()]
     labels = sum(1 for c in cells if header_label(c))  # `(1,000)` may read as a number
+    for row in rows:  # ... but one unit over every column (`(1,000)`) is a units row
+        filled = [c.strip() for c in row[1:] if c.strip()]
+        if len(filled) >= 2 and len(set(filled)) == 1 and not header_label(filled[0]):
+            labels += len(filled)
     return len(rows) <= settings.header_box_max_rows and labels >= settings.header_box_labels * len(
         cells
     )
@@ -93,6 +98,26 @@ def _body_under(
     return None
 
 
+def _inside_top(table: Box, box: Box, settings: TableSettings) -> bool:
+    """Whether a ruled table sits inside the top of a proposed box reaching well below it."""
+    return (
+        intersection(box, table) >= settings.proposed_head_inside * area(table)
+        and table[1] - box[1] <= settings.proposed_head_top * (box[3] - box[1])
+        and area(table) < settings.proposed_head_share * area(box)
+    )
+
+
+def _on_top(table: Box, box: Box, settings: TableSettings) -> bool:
+    """Whether a ruled table sits right on top of a proposed box, across its width (the
+    model boxed the body under a ruled header alone)."""
+    return (
+        abs(box[1] - table[3]) <= settings.proposed_head_gap
+        and min(box[2], table[2]) - max(box[0], table[0])
+        >= settings.header_box_width * max(box[2] - box[0], table[2] - table[0])
+        and table[1] < box[1]
+    )
+
+
 def _topped(
     ruled: list[PageTable], heads: set[int], proposed: list[Box], settings: TableSettings
 ) -> tuple[list[Box], set[int]]:
@@ -109,9 +134,7 @@ def _topped(
             for t in ruled
             if id(t) not in heads
             and len(t.rows) <= settings.header_box_max_rows
-            and intersection(box, t.bbox) >= settings.proposed_head_inside * area(t.bbox)
-            and t.bbox[1] - box[1] <= settings.proposed_head_top * (box[3] - box[1])
-            and area(t.bbox) < settings.proposed_head_share * area(box)
+            and (_inside_top(t.bbox, box, settings) or _on_top(t.bbox, box, settings))
         ]
         if len(tops) == 1:
             topped.add(id(tops[0]))

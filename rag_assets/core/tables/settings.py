@@ -52,6 +52,9 @@ class TableSettings:
     proposed_head_share: float = 0.5
     """share of the box's area: ... and filling less than this of it, a ruled table is the
     header of the body the box holds below it (the rules missed the body)."""
+    proposed_head_gap: float = 6.0
+    """pt: a short ruled table across a proposed box whose bottom is this close to the
+    box's top (the model boxed the body alone) heads it too."""
     header_box_max_rows: int = 8
     """rows: a ruled box of labels only, no more rows than this, may head an aligned body."""
     header_box_labels: float = 0.9
