@@ -54,7 +54,7 @@ import time
 from pathlib import Path
 
 from _common import REPO, machine, versions_line
-from table_metrics import Score
+from table_metrics import Reading, Score, match_regions
 from table_readers import (
     LayoutBoxes,
     Reader,
@@ -154,6 +154,21 @@ def source_arguments(
     parser.add_argument("--synth-dir", default="/tmp/trecho-synth", help="synth PDF cache")
 
 
+def region_misses(case: Case, reading: Reading, every_table: bool) -> None:
+    """Print a file's truth tables no region of trecho's matches, and its regions matching
+    none (on the truth's pages where the truth holds only some tables)."""
+    pairs = match_regions(case.tables, reading.regions)
+    pages = {t.page for t in case.tables}
+    missed = [i for i in range(len(case.tables)) if i not in pairs]
+    extra = [
+        j
+        for j, r in enumerate(reading.regions)
+        if j not in pairs.values() and (every_table or r.page in pages)
+    ]
+    if missed or extra:
+        print(f"  regions {case.name}: truth tables missed {missed}, regions matching none {extra}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", default="", help=f"comma-separated, of {','.join(SOURCES)}")
@@ -172,6 +187,11 @@ def main() -> None:
     )
     parser.add_argument("--detail", action="store_true", help="print every file's figure")
     parser.add_argument("--misses", type=int, default=0, help="print N missed cells per class")
+    parser.add_argument(
+        "--region-misses",
+        action="store_true",
+        help="print each file where trecho's regions miss a truth table or match none",
+    )
     parser.add_argument("--save", default="", help="write this run's figures as JSON")
     parser.add_argument(
         "--compare",
@@ -216,6 +236,8 @@ def main() -> None:
                 reading = read(case.pdf)
                 reading.seconds = time.perf_counter() - start
                 held, cells = scores[name].add(case.name, case.tables, reading, source.every_table)
+                if args.region_misses and name == "trecho":
+                    region_misses(case, reading, source.every_table)
                 mark = " refused" if reading.refused else ""
                 if reading.texts is not None:
                     short = "pairing" if name == PAIRING else name.split()[-1]
