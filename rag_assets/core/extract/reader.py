@@ -166,9 +166,10 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int, reader: Tab
             continue
         # a line reaching into a table is its line (a stub outside); the innermost
         # table's, where a table is ruled inside another (a form around a table)
-        holding = [t for t in tables if across(raw, t.bbox, reader.settings)]
-        if line.table < 0 and holding:
-            line.table = min(holding, key=lambda t: area(t.bbox)).index
+        if line.table < 0:  # set already for a line read inside a table
+            holding = [t for t in tables if across(raw, t.bbox, reader.settings)]
+            if holding:
+                line.table = min(holding, key=lambda t: area(t.bbox)).index
         lines.append(line)
     has_text = any(c["text"].strip() for c in page.chars)
     return Page(

@@ -199,15 +199,22 @@ def _full_header(
     after: list[Word] | None,
     edges: list[float],
     settings: TableSettings,
-    continued: bool = False,
+    note: list[Word] | None = None,
 ) -> bool:
     """Whether a header makes a table of a body too short to be one by itself (a total
-    row under its group rows, the last row of a table `continued` from the page before,
-    under a note saying so): `short_header_lines` lines or more (one when continued),
-    the lowest heading at least half the columns, and no line of headings right under
-    the body (there the "body" is a header's line of figures, `$25,000 to` / `$49,999`,
-    the header going on)."""
-    if not header or (len(header) < settings.short_header_lines and not continued):
+    row under its group rows, or the last row of a table continued from the page
+    before, under a `note` line just above the header saying so): `short_header_lines`
+    lines or more (one when continued), the lowest heading at least half the columns,
+    and no line of headings right under the body (there the "body" is a header's line
+    of figures, `$25,000 to` / `$49,999`, the header going on)."""
+    if not header:
+        return False
+    continued = (
+        note is not None
+        and not apart(note, header[0], settings, settings.rule_crossed_space)
+        and continued_note(" ".join(w["text"] for w in note), settings)
+    )
+    if len(header) < settings.short_header_lines and not continued:
         return False
     if 2 * len(segments(split_at_edges(header[-1], edges), settings)) < len(edges) - 1:
         return False
@@ -255,14 +262,8 @@ def _read(
             edges[0] = x0 = min(x0, *(line[0]["x0"] for line in body[:groups]))
     header = header_above(above, named, body[0], edges, across, groups > 0, settings)
     printed = len(header) - len(named)  # header lines taken from above the run
-    note = above[-printed - 1] if len(above) > printed else None
-    continued = (
-        note is not None
-        and bool(header)
-        and not apart(note, header[0], settings, settings.rule_crossed_space)
-        and continued_note(" ".join(w["text"] for w in note), settings)
-    )
-    if short and not _full_header(header, body, after, edges, settings, continued):
+    note = above[-printed - 1] if len(above) > printed else None  # over the header
+    if short and not _full_header(header, body, after, edges, settings, note):
         return None
     if not header and row_test is not is_data and len(body) > settings.min_data_lines:
         header, body = [body[0]], body[1:]
