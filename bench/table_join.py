@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from _common import machine
-from table_metrics import Found, match_regions, region
+from table_metrics import Found, judged, match_regions, region
 from table_readers import displayed, words_inside
 from table_truth import Case, Source
 from tables import SOURCES, load, source_arguments
@@ -68,10 +68,9 @@ class Count:
     def add(self, case: Case, regions: list[Found], every_table: bool) -> dict[int, int]:
         """Score one file; returns truth index -> region index."""
         pairs = match_regions(case.tables, regions)
-        pages = {t.page for t in case.tables}
         self.tables += len(case.tables)
         self.found += len(pairs)
-        self.regions += sum(1 for r in regions if every_table or r.page in pages)
+        self.regions += len(judged(case.tables, regions, every_table))
         self.matched += len(pairs)
         return pairs
 
@@ -291,9 +290,9 @@ def score_case(
             f"  {case.name} p{found.page}: the join's box {_box(joined.regions[best].box)}, "
             f"the model's {_box(found.box)}: the truth matches {verdict}"
         )
-    pages = {t.page for t in case.tables}
-    for j, found in enumerate(joined.regions):
-        if j not in right and (every_table or found.page in pages):
+    for j in judged(case.tables, joined.regions, every_table):
+        found = joined.regions[j]
+        if j not in right:
             tally.notes.append(f"  {case.name} p{found.page}: matches nothing {_box(found.box)}")
     if joined.refused:
         tally.notes.append(f"  {case.name}: refused: {joined.refused}")

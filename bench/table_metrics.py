@@ -13,7 +13,8 @@ of the bench.
   the region's words: its cells' words for a reader, the page's words inside the box for a
   proposer). One truth table takes one region (best first, greedy).
   Where a source's truth holds only some tables of its PDFs (Camelot's and tabula's tests),
-  precision counts the regions on the pages of a truth table only.
+  precision counts the regions on the pages of a truth table only, and only inside the
+  area a test reads where it reads one (Camelot's `table_region`: `TruthTable.area`).
 - **Cells held**: truth data cells with their column header and row label in one chunk.
 - **Heading path**: truth data cells that have headings, held in one chunk with their row
   label and EVERY heading of their path (the group heading spanning their column from
@@ -125,6 +126,26 @@ def match_regions(tables: Sequence[TruthTable], regions: Sequence[Found]) -> dic
     return out
 
 
+def judged(tables: Sequence[TruthTable], regions: Sequence[Found], every_table: bool) -> list[int]:
+    """The regions region precision counts: every one where the truth lists every table of
+    its PDF (`every_table`), else those on a page of a truth table, and inside the truth's
+    area where its test reads only one (`TruthTable.area`)."""
+    areas: dict[int, list[Box | None]] = {}
+    for table in tables:
+        areas.setdefault(table.page, []).append(table.area)
+    out = []
+    for j, found in enumerate(regions):
+        if every_table:
+            out.append(j)
+            continue
+        x = (found.box[0] + found.box[2]) / 2
+        y = (found.box[1] + found.box[3]) / 2
+        on_page = areas.get(found.page, [])
+        if any(a is None or (a[0] <= x <= a[2] and a[1] <= y <= a[3]) for a in on_page):
+            out.append(j)
+    return out
+
+
 def holds(texts: Sequence[str], needed: Sequence[str]) -> bool:
     """Whether one normalized text holds every needed (normalized) string."""
     return any(all(n in t for n in needed) for t in texts)
@@ -192,7 +213,7 @@ class Score:
     ) -> tuple[int, int]:
         """Score one file; returns (cells held, cells) of it. `every_table` False: the truth
         holds only some of the file's tables, so precision counts the regions found on the
-        pages of a truth table only."""
+        pages (or areas) of a truth table only (`judged`)."""
         targets = [t for table in tables for t in table.targets()]
         self.files += 1
         self.tables += len(tables)
@@ -201,8 +222,7 @@ class Score:
         self.unnamed += reading.unnamed
         pairs = match_regions(tables, reading.regions)
         self.found += len(pairs)
-        pages = {t.page for t in tables}
-        self.regions += sum(1 for r in reading.regions if every_table or r.page in pages)
+        self.regions += len(judged(tables, reading.regions, every_table))
         self.regions_matched += len(pairs)
         for i, j in pairs.items():
             found = reading.regions[j]

@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from table_truth import Case, Source, TruthTable, grid_table, held_out
+from table_truth import Box, Case, Source, TruthTable, grid_table, held_out
 
 # (PDF under tests/files, data.py lists of its tables in order, the test comparing them).
 # Where several flavours' tests read the PDF, the expected table of the lattice test is
@@ -70,6 +70,9 @@ CAMELOT_CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         "test_stream_inner_outer_columns",
     ),
 )
+# The area a test reads (its `table_regions`, as x1, y1, x2, y2 from the bottom left): its
+# truth covers that area alone, so no region found elsewhere on the page is judged.
+CAMELOT_AREAS: dict[str, Box] = {"table_region.pdf": (170.0, 270.0, 560.0, 370.0)}
 CAMELOT_WHY = {
     "health_protected.pdf": "password-protected copy of health.pdf",
     "eu-": "a copy of an ICDAR 2013 EU file (scored in the eu source)",
@@ -189,6 +192,8 @@ def camelot_source(tests: Path) -> Source:
         used.add(pdf)
         tables = [grid_table(data[n], 1, n) for n in names]
         kept = [t for t in tables if t is not None]
+        for table in kept:
+            table.area = CAMELOT_AREAS.get(rel)
         source.cases.append(Case(Path(rel).stem, pdf, kept, f"tests/{test}"))
     _skips(files, used, CAMELOT_WHY, source)
     return source

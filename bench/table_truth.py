@@ -79,6 +79,9 @@ class TruthTable:
     stub_cols: int = 1
     name: str = ""
     printed: tuple[int, int] | None = None  # rows, columns as printed, where they differ
+    # the part of its page the truth covers, where its test reads one area of the page only
+    # (region precision judges no region centred outside it); None: the whole page
+    area: Box | None = None
     _targets: list[Target] | None = field(default=None, repr=False, compare=False)
 
     @property

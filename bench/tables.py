@@ -54,7 +54,7 @@ import time
 from pathlib import Path
 
 from _common import REPO, machine, versions_line
-from table_metrics import Reading, Score, match_regions
+from table_metrics import Reading, Score, judged, match_regions
 from table_readers import (
     LayoutBoxes,
     Reader,
@@ -156,15 +156,11 @@ def source_arguments(
 
 def region_misses(case: Case, reading: Reading, every_table: bool) -> None:
     """Print a file's truth tables no region of trecho's matches, and its regions matching
-    none (on the truth's pages where the truth holds only some tables)."""
+    none (of those precision judges, `judged`)."""
     pairs = match_regions(case.tables, reading.regions)
-    pages = {t.page for t in case.tables}
     missed = [i for i in range(len(case.tables)) if i not in pairs]
-    extra = [
-        j
-        for j, r in enumerate(reading.regions)
-        if j not in pairs.values() and (every_table or r.page in pages)
-    ]
+    taken = set(pairs.values())
+    extra = [j for j in judged(case.tables, reading.regions, every_table) if j not in taken]
     if missed or extra:
         print(f"  regions {case.name}: truth tables missed {missed}, regions matching none {extra}")
 

@@ -80,3 +80,26 @@ def test_a_right_to_left_truth_stored_as_displayed_matches_the_table_read_in_ord
     assert match_regions([table], [region(1, (0, 0, 1, 1), logical)]) == {0: 0}
     other = [["שם", "עיר"], ["רון", "עכו"], ["מאיר", "צפת"]]
     assert match_regions([table], [region(1, (0, 0, 1, 1), other)]) == {}
+
+
+def test_precision_judges_no_region_outside_the_area_a_test_reads(
+    enrollment_pdf: tuple[Path, TruthTable],
+) -> None:
+    """A Camelot test that reads one area of a page holds only that area's tables: a region
+    found elsewhere on the page (a ruled form around the table) is neither right nor wrong,
+    while a stray region inside the area still counts against precision."""
+    path, table = enrollment_pdf
+    found = pdfplumber_reader()(path).regions[0]
+    x0, y0, x1, y1 = found.box
+    form = Found(1, (x0 - 50, y0 - 3 * (y1 - y0) - 100, x1 + 50, y1 + 5))  # centred below it
+    stray = Found(1, (x0, y0, x0 + 5, y0 + 5))
+    whole_page = Score()
+    whole_page.add("form", [table], Reading(texts=None, regions=[found, form]), False)
+    assert whole_page.figures()["region_precision"] == 0.5
+    area = TruthTable(
+        1, None, table.cells, table.header_rows, area=(x0 - 5, y0 - 5, x1 + 5, y1 + 5)
+    )
+    in_area = Score()
+    in_area.add("form", [area], Reading(texts=None, regions=[found, form, stray]), False)
+    assert in_area.figures()["region_precision"] == 0.5
+    assert in_area.figures()["region_recall"] == 1.0
