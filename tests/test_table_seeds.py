@@ -42,6 +42,18 @@ CHROMIUM = {
     # `Wages and salaries` over two), `Area` and `All` centred vertically between the
     # group line and the sub-headings: not one line of wrapped headings
     20070: "wide table, group headings set flush left, stub heading centred vertically",
+    # crowded sub-headings (`Charter Private Public`), two of them a thin space apart and
+    # by chance as wide per letter: taken for monospaced type, they stayed one heading
+    # over two columns, the wrapped `Home school` beside them split in two rows, and
+    # the document failed its orphan check
+    20319: "wide table, two crowded sub-headings as wide per letter",
+    # a group label and row labels wrapped over up to four lines each in a narrow stub:
+    # five label lines in a row ended the table, the rest read without its header
+    20389: "wide table, labels wrapped over many lines in a narrow stub",
+    # each row's label on a line of its own over its values, some running on over the
+    # first columns (`Real estate and rental and leasing`): cut at the column edge,
+    # `leasing` became a value and the values below lost their label
+    20301: "wide table, long row labels on lines of their own",
 }
 
 

@@ -4,6 +4,7 @@ reads its tolerances from."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pdfplumber
@@ -23,6 +24,7 @@ from rag_assets.core.tables.text_columns import gutters
 from .table_layouts import (
     GRADES,
     LICENCE_COLUMNS,
+    centred,
     column_rules,
     grade_pdf,
     grade_rows,
@@ -30,6 +32,7 @@ from .table_layouts import (
     licences_pdf,
     new_pdf,
     right_aligned,
+    rule,
     value,
 )
 
@@ -230,3 +233,49 @@ def test_a_table_ruled_inside_a_ruled_form_is_read_once(tmp_path: Path):
     for rate in ("1.00%", "0.50%", "0.10%"):
         [row] = [r for r in source.rows if rate in r.cells]
         assert row.header == ["Age at death", "Raise"]
+
+
+def _backed_pdf(path: Path) -> Path:
+    """A ruled table as office software exports it: each heading cell filled white, and
+    inside it a white rectangle behind each line of its text, each at its own height
+    (the wrapped `Read & / Write` has one per line, centred on the header row,
+    `Illiterate` beside it one in the middle). White on white, they draw nothing; their
+    edges are no rules."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    edges = [40.0, 140.0, 210.0, 280.0, 350.0]
+    top, head = 60.0, 30.0
+    states = [("Kerala", "7.2", "0.5", "25.3"), ("Goa", "21.4", "2.3", "8.8")]
+    rows = [top, top + head] + [top + head + 16.0 * (i + 1) for i in range(len(states))]
+    pdf.set_fill_color(255)
+    headings = [("State",), ("Illiterate",), ("Read &", "Write"), ("1-4 std.",)]
+    for (left, right), lines in zip(itertools.pairwise(edges), headings, strict=True):
+        pdf.rect(left, top, right - left, head, style="F")  # the cell's background
+        first = top + head / 2 - 5.5 * (len(lines) - 1)  # baselines centred on the row
+        for k, line in enumerate(lines):
+            baseline = first + 11.0 * k + 3
+            pdf.rect(left + 2, baseline - 9, right - left - 4, 12, style="F")
+            centred(pdf, line, left, right, baseline)
+    for (state, *cells), y in zip(states, rows[2:], strict=False):
+        pdf.text(edges[0] + 4, y - 4, state)
+        for j, cell in enumerate(cells):
+            right_aligned(pdf, cell, edges[j + 2] - 4, y - 4)
+    for y in rows:  # the rules last, over the backgrounds
+        rule(pdf, edges[0], edges[-1], y)
+    column_rules(pdf, edges, rows[0], rows[-1])
+    pdf.output(str(path))
+    return path
+
+
+def test_white_rectangles_behind_headings_cut_no_header_row(tmp_path: Path):
+    """Rectangles that draw nothing (white behind each heading, Camelot's `twotables_2`)
+    used to cut the header row at their edges: `Read &` and `Write` became two headings
+    on two rows, `Illiterate` a row between them. A wrapped heading is one heading."""
+    [table] = _tables(_backed_pdf(tmp_path / "backed.pdf"))
+    assert [" ".join(c.split()) for c in table.header] == [
+        "State",
+        "Illiterate",
+        "Read & Write",
+        "1-4 std.",
+    ]
+    assert _body(table) == [["Kerala", "7.2", "0.5", "25.3"], ["Goa", "21.4", "2.3", "8.8"]]

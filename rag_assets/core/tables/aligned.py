@@ -24,12 +24,13 @@ from rag_assets.core.tables.aligned_header import (
     naming_lines,
     numbered_below,
 )
+from rag_assets.core.tables.cells import without_leader
 from rag_assets.core.tables.continuation import continued_note
-from rag_assets.core.tables.header_lines import line_cells, split_at_edges
+from rag_assets.core.tables.header_lines import column_of, line_cells, split_at_edges
 from rag_assets.core.tables.line_kinds import data_segments, filled, is_data, is_header, is_row
 from rag_assets.core.tables.model import Box, Grid, Word
 from rag_assets.core.tables.settings import TableSettings
-from rag_assets.core.tables.words import apart, bottom, printed_lines, segments, top
+from rag_assets.core.tables.words import apart, bottom, printed_lines, segments, text, top
 
 
 def _columns(lines: list[list[Word]], settings: TableSettings) -> list[tuple[float, float]]:
@@ -144,15 +145,24 @@ def _label_lines(
 ) -> int:
     """How many lines from `start` are label lines inside a table: one segment each (a
     group row without values, nested groups one under another, a label wrapped onto
-    two lines), no more than `max_group_lines`, each a line pitch from the one above
+    two lines), no more than `max_group_lines` (`max_stub_lines` where each ends before
+    the values of the row above: a group label and a row label wrapped in a narrow stub,
+    `Private` / `industries` / `Agriculture,` / `forestry,` / `fishing and`), each a
+    line pitch from the one above
     (`group_space` pitches: space set above a group row), followed by a row a line pitch
     below (`data`: which lines are rows); 0 when they are not. In a box the layout model
     `proposed` (one table), a line of several short label segments (`wrapped_cell_words`),
     fewer than the line above holds, set a line pitch from the rows on both sides is
     one too: cells of some columns wrapped at once (a name and an address each on two
     lines); prose set in columns runs longer."""
+    above = segments(lines[start - 1], settings) if start > 0 else []
+    values_from = above[1][0]["x0"] if len(above) > 1 else None  # the row above's values
+    in_stub = values_from is not None
     end = start
-    while end < len(lines) and end - start < settings.max_group_lines:
+    while end < len(lines):
+        in_stub = in_stub and lines[end][-1]["x1"] < values_from  # type: ignore[operator]
+        if end - start >= (settings.max_stub_lines if in_stub else settings.max_group_lines):
+            break
         cells = segments(lines[end], settings)
         if len(cells) != 1 and not (
             proposed
@@ -226,6 +236,24 @@ def _full_header(
     )
 
 
+def _body_cells(
+    line: list[Word],
+    edges: list[float],
+    row_test: Callable[[list[Word], TableSettings], bool],
+    settings: TableSettings,
+) -> list[str | None]:
+    """A body line's cells. A label line (no row of values) set as one run of words from
+    the stub is the stub's label whole, though it runs on over the columns' edges (a
+    long label on a line of its own: `Real estate and rental and leasing` over the
+    first columns, its values on the line below)."""
+    cells: list[str | None] = list(line_cells(line, edges))
+    if row_test(line, settings) or len(segments(line, settings)) > 1:
+        return cells
+    if column_of(line[0]["x0"], edges) > 0:
+        return cells
+    return [without_leader(text(line)), *[""] * (len(cells) - 1)]
+
+
 def _read(
     above: list[list[Word]],
     body: list[list[Word]],
@@ -274,7 +302,7 @@ def _read(
     header, grid = header_cells(header, notes, edges, spans, across, settings)
     boxes: list[Box] = [(x0, top(line), x1, bottom(line)) for line in header]
     for line in body:
-        cells: list[str | None] = list(line_cells(line, edges))
+        cells = _body_cells(line, edges, row_test, settings)
         rest = grid[len(header) :] and (cells[0] or "")[:1].islower()  # a label goes on
         if rest and not row_test(line, settings):
             last = grid[-1]

@@ -12,13 +12,75 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from rag_assets.core.tables.boxes import Box, area, intersection
 from rag_assets.core.tables.model import Region
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 
 
+def _white(color: Any) -> bool:
+    """Whether a fill colour is white (grey 1, RGB 1 1 1, CMYK 0 0 0 0)."""
+    if isinstance(color, int | float):
+        color = (color,)
+    if not isinstance(color, tuple | list) or len(color) not in (1, 3, 4):
+        return False
+    if len(color) == 4:
+        return all(isinstance(v, int | float) and v <= 0.01 for v in color)
+    return all(isinstance(v, int | float) and v >= 0.99 for v in color)
+
+
+def _unseen(rects: Sequence[dict[str, Any]], page_area: float) -> set[int]:
+    """The ids of the rectangles that draw nothing a reader could see as a rule: filled
+    white, not stroked, inside a white rectangle drawn before them (a cell's background,
+    under half the page), with no darker fill drawn in between under them. Office
+    exports put one behind each cell's text, each at its own height; their edges are no
+    rules. A white box on the bare page is kept: its edges may bound a table."""
+    boxes = np.array([(r["x0"], r["top"], r["x1"], r["bottom"]) for r in rects], dtype=float)
+    filled = np.array([bool(r.get("fill")) for r in rects])
+    white = filled & np.array(
+        [not r.get("stroke") and _white(r.get("non_stroking_color")) for r in rects]
+    )
+    if white.sum() < 2:
+        return set()
+    sizes = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    cells = white & (sizes < 0.5 * page_area)
+    dark = filled & ~white
+    index = np.arange(len(rects))
+    slack = 0.5
+    unseen: set[int] = set()
+    for i in np.flatnonzero(white):
+        x0, top, x1, bottom = boxes[i]
+        holding = (
+            cells
+            & (index < i)
+            & (boxes[:, 0] <= x0 + slack)
+            & (boxes[:, 1] <= top + slack)
+            & (boxes[:, 2] >= x1 - slack)
+            & (boxes[:, 3] >= bottom - slack)
+        )
+        if not holding.any():
+            continue
+        since = int(np.flatnonzero(holding)[-1])  # the latest cell holding it
+        between = dark & (index > since) & (index < i)
+        over = (
+            between
+            & (boxes[:, 0] < x1)
+            & (boxes[:, 2] > x0)
+            & (boxes[:, 1] < bottom)
+            & (boxes[:, 3] > top)
+        )
+        if not over.any():
+            unseen.add(id(rects[i]))
+    return unseen
+
+
 def ruled_regions(page: Any) -> list[Region]:
-    """The page's ruled regions: pdfplumber's tables of more than one row."""
+    """The page's ruled regions: pdfplumber's tables of more than one row, cut by what is
+    drawn (`_unseen` rectangles left out)."""
+    unseen = _unseen(page.rects, float(page.width * page.height))
+    if unseen:
+        page = page.filter(lambda obj: id(obj) not in unseen)
     return [Region(tuple(t.bbox), "ruled", t) for t in page.find_tables() if len(t.rows) > 1]
 
 

@@ -141,6 +141,9 @@ class TableSettings:
     max_group_lines: int = 4
     """lines: label lines in a row inside a table body at most (nested group rows
     without values, a label wrapped onto the next line)."""
+    max_stub_lines: int = 8
+    """lines: as `max_group_lines`, where every label line ends before the values of the
+    row above (labels wrapped in a narrow stub run to more lines)."""
     group_space: float = 2.0
     """line pitches: above a group row without values the gap may be this many times
     `line_pitch` (space set above each group)."""

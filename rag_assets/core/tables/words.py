@@ -72,11 +72,13 @@ def split_tight(
 ) -> list[list[Word]]:
     """Segments cut further between two words closer than a column gap yet wider apart
     than a space (`tight_gap_em`), where `apart(left, right)` says they are in two
-    columns: numbers in tightly set columns (`14,111 16,635`), headings over them."""
+    columns: numbers in tightly set columns (`14,111 16,635`), headings over them. Whether
+    the type is monospaced is judged on the whole line: two words of a segment may agree
+    in width per character by chance (`Private Public`, set a thin space apart)."""
     out: list[list[Word]] = []
+    mono = _mono_width([w for part in parts for w in part], settings)
     for part in parts:
         gap = settings.tight_gap_em * height(part)
-        mono = _mono_width(part, settings)
         words_gap = max(gap, settings.mono_space * mono)  # a space in mono type
         current = [part[0]]
         for left, right in zip(part, part[1:], strict=False):
