@@ -36,10 +36,13 @@ def _unseen(rects: Sequence[dict[str, Any]], page_area: float) -> set[int]:
     under half the page), with no darker fill drawn in between under them. Office
     exports put one behind each cell's text, each at its own height; their edges are no
     rules. A white box on the bare page is kept: its edges may bound a table."""
+    if len(rects) < 2:
+        return set()
     boxes = np.array([(r["x0"], r["top"], r["x1"], r["bottom"]) for r in rects], dtype=float)
-    filled = np.array([bool(r.get("fill")) for r in rects])
+    filled = np.array([bool(r.get("fill")) for r in rects], dtype=bool)
     white = filled & np.array(
-        [not r.get("stroke") and _white(r.get("non_stroking_color")) for r in rects]
+        [not r.get("stroke") and _white(r.get("non_stroking_color")) for r in rects],
+        dtype=bool,
     )
     if white.sum() < 2:
         return set()
