@@ -163,7 +163,7 @@ def ruled_pass(
     """The page's ruled tables, read once however many times the aligned pass runs.
     `words`: the page's words (`extract_words` at the settings' `word_x_tolerance`), when
     the caller has them already."""
-    regions = ruled_regions(page)
+    regions = ruled_regions(page, settings)
     if words is None:  # once: ruled tables' margins, then aligned
         words = page_words(page, settings)
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]

@@ -19,21 +19,26 @@ from rag_assets.core.tables.model import Region
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 
 
-def _white(color: Any) -> bool:
-    """Whether a fill colour is white (grey 1, RGB 1 1 1, CMYK 0 0 0 0)."""
+def _white(color: Any, settings: TableSettings) -> bool:
+    """Whether a fill colour is white (grey 1, RGB 1 1 1, CMYK 0 0 0 0, `white_level`)."""
     if isinstance(color, int | float):
         color = (color,)
     if not isinstance(color, tuple | list) or len(color) not in (1, 3, 4):
         return False
+    if not all(isinstance(v, int | float) for v in color):
+        return False
     if len(color) == 4:
-        return all(isinstance(v, int | float) and v <= 0.01 for v in color)
-    return all(isinstance(v, int | float) and v >= 0.99 for v in color)
+        return all(v <= 1 - settings.white_level for v in color)
+    return all(v >= settings.white_level for v in color)
 
 
-def _unseen(rects: Sequence[dict[str, Any]], page_area: float) -> set[int]:
+def _unseen(
+    rects: Sequence[dict[str, Any]], page_area: float, settings: TableSettings = DEFAULT
+) -> set[int]:
     """The ids of the rectangles that draw nothing a reader could see as a rule: filled
     white, not stroked, inside a white rectangle drawn before them (a cell's background,
-    under half the page), with no darker fill drawn in between under them. Office
+    `background_share` of the page at most), with no darker fill drawn in between under
+    them. Office
     exports put one behind each cell's text, each at its own height; their edges are no
     rules. A white box on the bare page is kept: its edges may bound a table."""
     if len(rects) < 2:
@@ -41,16 +46,16 @@ def _unseen(rects: Sequence[dict[str, Any]], page_area: float) -> set[int]:
     boxes = np.array([(r["x0"], r["top"], r["x1"], r["bottom"]) for r in rects], dtype=float)
     filled = np.array([bool(r.get("fill")) for r in rects], dtype=bool)
     white = filled & np.array(
-        [not r.get("stroke") and _white(r.get("non_stroking_color")) for r in rects],
+        [not r.get("stroke") and _white(r.get("non_stroking_color"), settings) for r in rects],
         dtype=bool,
     )
     if white.sum() < 2:
         return set()
     sizes = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    cells = white & (sizes < 0.5 * page_area)
+    cells = white & (sizes < settings.background_share * page_area)
     dark = filled & ~white
     index = np.arange(len(rects))
-    slack = 0.5
+    slack = settings.slack
     unseen: set[int] = set()
     for i in np.flatnonzero(white):
         x0, top, x1, bottom = boxes[i]
@@ -78,10 +83,10 @@ def _unseen(rects: Sequence[dict[str, Any]], page_area: float) -> set[int]:
     return unseen
 
 
-def ruled_regions(page: Any) -> list[Region]:
+def ruled_regions(page: Any, settings: TableSettings = DEFAULT) -> list[Region]:
     """The page's ruled regions: pdfplumber's tables of more than one row, cut by what is
     drawn (`_unseen` rectangles left out)."""
-    unseen = _unseen(page.rects, float(page.width * page.height))
+    unseen = _unseen(page.rects, float(page.width * page.height), settings)
     if unseen:
         page = page.filter(lambda obj: id(obj) not in unseen)
     return [Region(tuple(t.bbox), "ruled", t) for t in page.find_tables() if len(t.rows) > 1]
@@ -108,5 +113,5 @@ def find_regions(
     """The page's ruled regions, then the proposed boxes (PDF points, origin top left, as
     pdfplumber gives positions: x0, top, x1, bottom, on the page as read, turned upright)
     that ruled regions do not already cover."""
-    ruled = ruled_regions(page)
+    ruled = ruled_regions(page, settings)
     return ruled + proposed_regions(ruled, proposals, settings)

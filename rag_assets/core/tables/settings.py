@@ -42,6 +42,12 @@ class TableSettings:
     type."""
 
     # --- regions
+    white_level: float = 0.99
+    """colour level: a fill this light or lighter in every component (grey, RGB; CMYK
+    this close to no ink) is white."""
+    background_share: float = 0.5
+    """share of the page: a white rectangle smaller than this is a cell's background,
+    and a white rectangle drawn inside it draws nothing (its edges are no rules)."""
     proposal_covered: float = 0.5
     """share: a proposed box this much inside ruled regions is theirs, not read again."""
     proposed_head_inside: float = 0.9
