@@ -12,7 +12,7 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,25 @@ def rotated(items: Sequence[Any], shift: int) -> list[Any]:
     """`items` rotated left by `shift`: each round starts with a different side."""
     shift %= max(1, len(items))
     return [*items[shift:], *items[:shift]]
+
+
+def first_pages(files: Iterable[Path], count: int = 5) -> Iterator[Any]:
+    """The first `count` pdfplumber pages of each PDF, skipping the files and pages that
+    cannot be read (the encrypted and malformed ones of the real-world corpus)."""
+    import pdfplumber
+
+    for path in files:
+        try:
+            pdf = pdfplumber.open(path)
+        except Exception:  # noqa: BLE001
+            continue
+        with pdf:
+            for page in pdf.pages[:count]:
+                try:
+                    page.chars  # noqa: B018 - parsed here, so a broken page is skipped
+                except Exception:  # noqa: BLE001
+                    continue
+                yield page
 
 
 def header(title: str, args: Any) -> None:

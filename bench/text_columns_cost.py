@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import REPO, SHARED_PDFS, header, rotated
+from _common import REPO, SHARED_PDFS, first_pages, header, rotated
 
 
 def _old_module(rev: str) -> object:
@@ -48,7 +48,6 @@ def main() -> None:
     parser.add_argument("--synth-dir", default="/tmp/trecho-synth/v4")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
-    import pdfplumber
 
     from rag_assets.core.tables import DEFAULT_SETTINGS, find_tables
     from rag_assets.core.tables import text_columns as new
@@ -60,30 +59,24 @@ def main() -> None:
     spent = {"old": 0.0, "new": 0.0, "find_tables": 0.0}
     pages = differ = 0
     ratios: list[float] = []
-    for path in files:
+    for page in first_pages(files):
         try:
-            pdf = pdfplumber.open(path)
-        except Exception:  # noqa: BLE001 - the encrypted and malformed ones
+            words = page.extract_words(x_tolerance=DEFAULT_SETTINGS.word_x_tolerance)
+        except Exception:  # noqa: BLE001
             continue
-        with pdf:
-            for page in pdf.pages[:5]:
-                try:
-                    words = page.extract_words(x_tolerance=DEFAULT_SETTINGS.word_x_tolerance)
-                except Exception:  # noqa: BLE001
-                    continue
-                groups, took = {}, {}
-                for name, module in rotated([("old", old), ("new", new)], pages):
-                    start = time.process_time()
-                    groups[name] = module.by_text_column(words, DEFAULT_SETTINGS)
-                    took[name] = time.process_time() - start
-                    spent[name] += took[name]
-                if took["old"] > 0:
-                    ratios.append(took["new"] / took["old"])
-                start = time.process_time()
-                find_tables(page, words=words)
-                spent["find_tables"] += time.process_time() - start
-                pages += 1
-                differ += groups["old"] != groups["new"]
+        groups, took = {}, {}
+        for name, module in rotated([("old", old), ("new", new)], pages):
+            start = time.process_time()
+            groups[name] = module.by_text_column(words, DEFAULT_SETTINGS)
+            took[name] = time.process_time() - start
+            spent[name] += took[name]
+        if took["old"] > 0:
+            ratios.append(took["new"] / took["old"])
+        start = time.process_time()
+        find_tables(page, words=words)
+        spent["find_tables"] += time.process_time() - start
+        pages += 1
+        differ += groups["old"] != groups["new"]
     print(f"pages: {pages} ({len(files)} files); pages cut differently: {differ}")
     for name in ("old", "new"):
         share = spent[name] / spent["find_tables"]

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import REPO, SHARED_PDFS, header, rotated
+from _common import REPO, SHARED_PDFS, first_pages, header, rotated
 
 
 def _before(page: Any) -> list[tuple[float, ...]]:
@@ -35,8 +35,6 @@ def main() -> None:
     parser.add_argument("--camelot-tests", type=Path, help="Camelot's tests/ folder")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
-    import pdfplumber
-
     from rag_assets.core.tables import find_tables
     from rag_assets.core.tables.regions import _unseen, ruled_regions
 
@@ -51,31 +49,22 @@ def main() -> None:
     spent = {"before": 0.0, "after": 0.0, "find_tables": 0.0}
     pages = with_unseen = differ = 0
     ratios: list[float] = []
-    for path in files:
-        try:
-            pdf = pdfplumber.open(path)
-        except Exception:  # noqa: BLE001 - the encrypted and malformed ones
-            continue
-        with pdf:
-            for page in pdf.pages[:5]:
-                try:
-                    rects = page.rects
-                except Exception:  # noqa: BLE001
-                    continue
-                found, took = {}, {}
-                for name, read in rotated([("before", _before), ("after", after)], pages):
-                    start = time.process_time()
-                    found[name] = read(page)
-                    took[name] = time.process_time() - start
-                    spent[name] += took[name]
-                if took["before"] > 0:
-                    ratios.append(took["after"] / took["before"])
-                start = time.process_time()
-                find_tables(page)
-                spent["find_tables"] += time.process_time() - start
-                pages += 1
-                with_unseen += bool(_unseen(rects, float(page.width * page.height)))
-                differ += found["before"] != found["after"]
+    for page in first_pages(files):
+        rects = page.rects
+        found, took = {}, {}
+        for name, read in rotated([("before", _before), ("after", after)], pages):
+            start = time.process_time()
+            found[name] = read(page)
+            took[name] = time.process_time() - start
+            spent[name] += took[name]
+        if took["before"] > 0:
+            ratios.append(took["after"] / took["before"])
+        start = time.process_time()
+        find_tables(page)
+        spent["find_tables"] += time.process_time() - start
+        pages += 1
+        with_unseen += bool(_unseen(rects, float(page.width * page.height)))
+        differ += found["before"] != found["after"]
     print(f"pages: {pages} ({len(files)} files); with unseen rectangles: {with_unseen}")
     print(f"pages whose ruled regions changed: {differ}")
     for name in ("before", "after"):
