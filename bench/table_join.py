@@ -70,7 +70,7 @@ class Count:
         pairs = match_regions(case.tables, regions)
         self.tables += len(case.tables)
         self.found += len(pairs)
-        self.regions += len(judged(case.tables, regions, every_table))
+        self.regions += len(judged(case.tables, regions, every_table, pairs.values()))
         self.matched += len(pairs)
         return pairs
 

@@ -27,7 +27,7 @@ of the bench.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from table_truth import Box, Target, TruthTable, norm
@@ -126,16 +126,22 @@ def match_regions(tables: Sequence[TruthTable], regions: Sequence[Found]) -> dic
     return out
 
 
-def judged(tables: Sequence[TruthTable], regions: Sequence[Found], every_table: bool) -> list[int]:
+def judged(
+    tables: Sequence[TruthTable],
+    regions: Sequence[Found],
+    every_table: bool,
+    matched: Collection[int] = (),
+) -> list[int]:
     """The regions region precision counts: every one where the truth lists every table of
     its PDF (`every_table`), else those on a page of a truth table, and inside the truth's
-    area where its test reads only one (`TruthTable.area`)."""
+    area where its test reads only one (`TruthTable.area`); a region `matched` to a truth
+    table always counts (a box wider than the area, matched by its cells)."""
     areas: dict[int, list[Box | None]] = {}
     for table in tables:
         areas.setdefault(table.page, []).append(table.area)
     out = []
     for j, found in enumerate(regions):
-        if every_table:
+        if every_table or j in matched:
             out.append(j)
             continue
         x = (found.box[0] + found.box[2]) / 2
@@ -222,7 +228,7 @@ class Score:
         self.unnamed += reading.unnamed
         pairs = match_regions(tables, reading.regions)
         self.found += len(pairs)
-        self.regions += len(judged(tables, reading.regions, every_table))
+        self.regions += len(judged(tables, reading.regions, every_table, pairs.values()))
         self.regions_matched += len(pairs)
         for i, j in pairs.items():
             found = reading.regions[j]

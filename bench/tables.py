@@ -160,7 +160,7 @@ def region_misses(case: Case, reading: Reading, every_table: bool) -> None:
     pairs = match_regions(case.tables, reading.regions)
     missed = [i for i in range(len(case.tables)) if i not in pairs]
     taken = set(pairs.values())
-    extra = [j for j in judged(case.tables, reading.regions, every_table) if j not in taken]
+    extra = [j for j in judged(case.tables, reading.regions, every_table, taken) if j not in taken]
     if missed or extra:
         print(f"  regions {case.name}: truth tables missed {missed}, regions matching none {extra}")
 

@@ -103,3 +103,9 @@ def test_precision_judges_no_region_outside_the_area_a_test_reads(
     in_area.add("form", [area], Reading(texts=None, regions=[found, form, stray]), False)
     assert in_area.figures()["region_precision"] == 0.5
     assert in_area.figures()["region_recall"] == 1.0
+    # a box reaching well beyond the area that still holds the table's cells is the
+    # table found (a model's box around the form): it counts, matched
+    wide = Found(1, form.box, words=found.words)
+    matched = Score()
+    matched.add("form", [area], Reading(texts=None, regions=[wide]), False)
+    assert (matched.figures()["region_recall"], matched.figures()["region_precision"]) == (1.0, 1.0)

@@ -86,6 +86,7 @@ def test_every_value_of_a_tune_seed_keeps_its_headings_and_row_label(
     assert lost == [], f"{REPORTLAB[seed]}: {len(lost)} of {cells} lost: {lost[:5]}"
 
 
+@pytest.mark.slow  # starts Chromium to print each seed
 @pytest.mark.parametrize("seed", sorted(CHROMIUM))
 def test_every_value_of_a_wide_tune_seed_keeps_its_headings_and_row_label(
     tmp_path: Path, read, seed: int
@@ -125,7 +126,13 @@ REGIONS = {
 }
 
 
-@pytest.mark.parametrize("seed", sorted(REGIONS))
+@pytest.mark.parametrize(
+    "seed",
+    [  # a seed Chromium prints starts Chromium: slow
+        pytest.param(seed, marks=[pytest.mark.slow] if REGIONS[seed][0] == "chromium" else [])
+        for seed in sorted(REGIONS)
+    ],
+)
 def test_every_table_of_a_tune_seed_is_found_where_it_is_printed(
     tmp_path: Path, read, seed: int
 ) -> None:
