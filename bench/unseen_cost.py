@@ -1,7 +1,8 @@
 """What leaving out the rectangles that draw nothing costs the ruled pass: pdfplumber's
-table finder on the page as it is (before) against `regions.ruled_regions` (the white
-rectangles behind cells' text found and left out, then the finder), side by side on the
-same pages, and how many pages had any and found other regions.
+table finder on the page as it is (before) against `regions.ruled_regions` of the
+`regions.drawn` page (the white rectangles behind cells' text left out, then the
+finder), side by side on the same pages, and how many pages had any and found other
+regions.
 
 Pages: the first five of each synthetic report seed 5000-5059 (`bench/synth_tables.py
 generate --seeds report` writes them), of every real-world PDF of the shared corpora,
@@ -36,10 +37,10 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     from rag_assets.core.tables import find_tables
-    from rag_assets.core.tables.regions import _unseen, ruled_regions
+    from rag_assets.core.tables.regions import _unseen, drawn, ruled_regions
 
     def after(page: Any) -> list[tuple[float, ...]]:
-        return [r.bbox for r in ruled_regions(page)]
+        return [r.bbox for r in ruled_regions(drawn(page))]
 
     header("ruled regions: pdfplumber's finder alone vs with unseen rectangles left out", args)
     files = [Path(args.synth_dir) / f"{seed}.pdf" for seed in range(5000, 5060)]

@@ -13,6 +13,7 @@ several columns, as for a ruled table's merged cells.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable
 
@@ -156,11 +157,11 @@ def _label_lines(
     one too: cells of some columns wrapped at once (a name and an address each on two
     lines); prose set in columns runs longer."""
     above = segments(lines[start - 1], settings) if start > 0 else []
-    values_from = above[1][0]["x0"] if len(above) > 1 else None  # the row above's values
-    in_stub = values_from is not None
+    values_from = above[1][0]["x0"] if len(above) > 1 else -math.inf  # the row above's
+    in_stub = True
     end = start
     while end < len(lines):
-        in_stub = in_stub and lines[end][-1]["x1"] < values_from  # type: ignore[operator]
+        in_stub = in_stub and lines[end][-1]["x1"] < values_from
         if end - start >= (settings.max_stub_lines if in_stub else settings.max_group_lines):
             break
         cells = segments(lines[end], settings)
@@ -237,17 +238,14 @@ def _full_header(
 
 
 def _body_cells(
-    line: list[Word],
-    edges: list[float],
-    row_test: Callable[[list[Word], TableSettings], bool],
-    settings: TableSettings,
+    line: list[Word], edges: list[float], is_row: bool, settings: TableSettings
 ) -> list[str | None]:
-    """A body line's cells. A label line (no row of values) set as one run of words from
-    the stub is the stub's label whole, though it runs on over the columns' edges (a
-    long label on a line of its own: `Real estate and rental and leasing` over the
-    first columns, its values on the line below)."""
+    """A body line's cells. A label line (`is_row` false: no row of values) set as one
+    run of words from the stub is the stub's label whole, though it runs on over the
+    columns' edges (a long label on a line of its own: `Real estate and rental and
+    leasing` over the first columns, its values on the line below)."""
     cells: list[str | None] = list(line_cells(line, edges))
-    if row_test(line, settings) or len(segments(line, settings)) > 1:
+    if is_row or len(segments(line, settings)) > 1:
         return cells
     if column_of(line[0]["x0"], edges) > 0:
         return cells
@@ -302,9 +300,10 @@ def _read(
     header, grid = header_cells(header, notes, edges, spans, across, settings)
     boxes: list[Box] = [(x0, top(line), x1, bottom(line)) for line in header]
     for line in body:
-        cells = _body_cells(line, edges, row_test, settings)
+        is_row = row_test(line, settings)  # once a line
+        cells = _body_cells(line, edges, is_row, settings)
         rest = grid[len(header) :] and (cells[0] or "")[:1].islower()  # a label goes on
-        if rest and not row_test(line, settings):
+        if rest and not is_row:
             last = grid[-1]
             last[0] = f"{last[0] or ''} {cells[0]}".strip()
             boxes[-1] = (x0, boxes[-1][1], x1, bottom(line))

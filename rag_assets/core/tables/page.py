@@ -15,7 +15,7 @@ from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.grid_paths import boxed_paths
 from rag_assets.core.tables.model import Grid, PageTable, Region, Word
-from rag_assets.core.tables.regions import proposed_regions, ruled_regions
+from rag_assets.core.tables.regions import drawn, proposed_regions, ruled_regions
 from rag_assets.core.tables.ruled import read_ruled
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 from rag_assets.core.tables.text_columns import by_text_column, gutters
@@ -163,7 +163,8 @@ def ruled_pass(
     """The page's ruled tables, read once however many times the aligned pass runs.
     `words`: the page's words (`extract_words` at the settings' `word_x_tolerance`), when
     the caller has them already."""
-    regions = ruled_regions(page, settings)
+    shown = drawn(page, settings)  # rules as printed: no rectangle that draws nothing
+    regions = ruled_regions(shown)
     if words is None:  # once: ruled tables' margins, then aligned
         words = page_words(page, settings)
     turned = [c for c in page.chars if not c.get("upright", True) and c["text"].strip()]
@@ -177,7 +178,7 @@ def ruled_pass(
             ruled.append(finish(grid, words, settings))
             read[id(ruled[-1])] = grid
     heads = {id(t) for t in ruled if _labels_only(t.rows, settings)}
-    return RuledPass(words, _rules(page, settings), regions, ruled, read, heads)
+    return RuledPass(words, _rules(shown, settings), regions, ruled, read, heads)
 
 
 def aligned_pass(

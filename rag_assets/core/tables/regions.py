@@ -38,9 +38,8 @@ def _unseen(
     """The ids of the rectangles that draw nothing a reader could see as a rule: filled
     white, not stroked, inside a white rectangle drawn before them (a cell's background,
     `background_share` of the page at most), with no darker fill drawn in between under
-    them. Office
-    exports put one behind each cell's text, each at its own height; their edges are no
-    rules. A white box on the bare page is kept: its edges may bound a table."""
+    them. Office exports put one behind each cell's text, each at its own height; their
+    edges are no rules. A white box on the bare page is kept: it may bound a table."""
     if len(rects) < 2:
         return set()
     boxes = np.array([(r["x0"], r["top"], r["x1"], r["bottom"]) for r in rects], dtype=float)
@@ -83,12 +82,15 @@ def _unseen(
     return unseen
 
 
-def ruled_regions(page: Any, settings: TableSettings = DEFAULT) -> list[Region]:
-    """The page's ruled regions: pdfplumber's tables of more than one row, cut by what is
-    drawn (`_unseen` rectangles left out)."""
+def drawn(page: Any, settings: TableSettings = DEFAULT) -> Any:
+    """The pdfplumber page without the rectangles that draw nothing (`_unseen`): what the
+    ruled finder and the page's rules are read from (the page itself when it has none)."""
     unseen = _unseen(page.rects, float(page.width * page.height), settings)
-    if unseen:
-        page = page.filter(lambda obj: id(obj) not in unseen)
+    return page.filter(lambda obj: id(obj) not in unseen) if unseen else page
+
+
+def ruled_regions(page: Any) -> list[Region]:
+    """The ruled regions of a `drawn` page: pdfplumber's tables of more than one row."""
     return [Region(tuple(t.bbox), "ruled", t) for t in page.find_tables() if len(t.rows) > 1]
 
 
@@ -113,5 +115,5 @@ def find_regions(
     """The page's ruled regions, then the proposed boxes (PDF points, origin top left, as
     pdfplumber gives positions: x0, top, x1, bottom, on the page as read, turned upright)
     that ruled regions do not already cover."""
-    ruled = ruled_regions(page, settings)
+    ruled = ruled_regions(drawn(page, settings))
     return ruled + proposed_regions(ruled, proposals, settings)
