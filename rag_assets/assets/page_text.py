@@ -28,7 +28,7 @@ class PageTextConfig(Config):
     partitions_def=doc_versions,
     deps=[raw_pdf],
     group_name=GROUP,
-    code_version="3",
+    code_version="4",
     description=(
         "Page text from pdfplumber with char offsets, typography per line and tables; "
         "pages without a text layer read by Tesseract OCR."
@@ -61,6 +61,7 @@ def page_text(
             "tables": [table.as_row() for table in page.tables],
             "rotation": page.rotation,
             "columns": page.columns,
+            "outline": extraction.outline_on(page.page),
         }
         for page in extraction.pages
     ]
@@ -83,6 +84,7 @@ def page_text(
             "tables": len(logical),
             "table_pieces": sum(len(p.tables) for p in extraction.pages),
             "tables_across_pages": sum(1 for t in logical if len(t.parts) > 1),
+            "outline_entries": len(extraction.outline),
             "parquet": MetadataValue.path(str(path)),
         }
     )

@@ -16,13 +16,17 @@ from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.page_text import page_text
 from rag_assets.core.corpus import doc_from_pages, load_info
 from rag_assets.core.extract import Line
+from rag_assets.core.extract.outline import outline_from_pages
 from rag_assets.core.lake.parquet import read_stage, write_stage
 from rag_assets.core.lake.schemas import NODES
 from rag_assets.core.stages import FOLDERS, PAGE_TEXT, STRUCTURE_TREE
+from rag_assets.core.structure.language import detect_language
 from rag_assets.core.structure.paths import untitled_share
+from rag_assets.core.structure.quality import PATH_THRESHOLD, path_quality
 from rag_assets.core.structure.tree import build_tree, tables_by_piece
 from rag_assets.core.tables import join_tables, parts_from_pages
 from rag_assets.orchestration.checks import (
+    SECTION_PATHS,
     UNTITLED_TEXT_SHARE,
     UNTITLED_THRESHOLD,
     structure_checks,
@@ -35,9 +39,12 @@ from resources import LakeResource
     partitions_def=doc_versions,
     deps=[page_text],
     group_name=GROUP,
-    code_version="2",
+    code_version="3",
     check_specs=structure_checks,
-    description="The document's own units detected from numbering and typography.",
+    description=(
+        "The document's own units: its outline (bookmarks) where it has one, else "
+        "headings by evidence (numbering, type, place, text), articles and tables."
+    ),
 )
 @one_writer
 def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
@@ -49,10 +56,13 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
     page_rows = list(pages.iter_rows(named=True))
     lines = [Line(**raw) for page in page_rows for raw in page["lines"]]
     logical = join_tables(parts_from_pages(page_rows))
-    nodes = build_tree(key, doc, lines, tables_by_piece(logical), info.title)
+    outline = outline_from_pages(page_rows)
+    nodes = build_tree(key, doc, lines, tables_by_piece(logical), info.title, outline=outline)
     path = write_stage(lake.lake, FOLDERS[STRUCTURE_TREE], key, [n.as_row() for n in nodes], NODES)
     kinds = Counter(n.kind for n in nodes)
     share = untitled_share(nodes, doc)
+    language = detect_language(doc.text)
+    paths = path_quality(nodes, language, outline)
     return MaterializeResult(
         metadata={
             "pages": len(page_rows),
@@ -63,9 +73,38 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
             "tables": kinds.get("table", 0),
             "table_rows": kinds.get("table_row", 0),
             "untitled_text_share": round(share, 4),
+            "language": language,
+            "outline_entries": len(outline),
+            "bookmarks_found_share": (
+                round(paths.bookmarks_share, 4) if paths.bookmarks_share is not None else None
+            ),
+            "non_heading_path_share": round(paths.share, 4),
             "parquet": MetadataValue.path(str(path)),
         },
         check_results=[
+            AssetCheckResult(
+                check_name=SECTION_PATHS,
+                passed=paths.share <= PATH_THRESHOLD,
+                severity=AssetCheckSeverity.WARN,
+                description=(
+                    f"{paths.bad_units} of the {paths.units} units of {key} carry a path "
+                    f"segment that is no heading (at most {PATH_THRESHOLD:.0%})"
+                    + (f"; first: {', '.join(paths.examples)}" if paths.examples else "")
+                    + (
+                        f"; {paths.bookmarks_found} of the PDF's {paths.bookmarks} bookmark "
+                        "titles are headings"
+                        if paths.bookmarks
+                        else ""
+                    )
+                ),
+                metadata={
+                    "share": round(paths.share, 4),
+                    "threshold": PATH_THRESHOLD,
+                    "units": paths.units,
+                    "bookmarks": paths.bookmarks,
+                    "bookmarks_found": paths.bookmarks_found,
+                },
+            ),
             AssetCheckResult(
                 check_name=UNTITLED_TEXT_SHARE,
                 passed=share <= UNTITLED_THRESHOLD,
@@ -75,6 +114,6 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
                     f"titled unit (at most {UNTITLED_THRESHOLD:.0%})"
                 ),
                 metadata={"share": round(share, 4), "threshold": UNTITLED_THRESHOLD},
-            )
+            ),
         ],
     )

@@ -22,6 +22,7 @@ from rag_assets.core.stages import (
     RAW_PDF,
     STRUCTURE_TREE,
 )
+from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
 from rag_assets.core.tables import TableRow
 
 if TYPE_CHECKING:
@@ -46,8 +47,14 @@ def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Sour
     return read_pdf(pdf, key, sidecar)[0]
 
 
-def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Source, Extraction]:
-    """`source_from_pdf` with the extraction it came from (pages, table regions)."""
+def read_pdf(
+    pdf: Path,
+    key: str,
+    sidecar: Sidecar | None = None,
+    structure: StructureSettings | None = None,
+) -> tuple[Source, Extraction]:
+    """`source_from_pdf` with the extraction it came from (pages, table regions);
+    `structure` tunes the heading decider (a bench's knob; the defaults otherwise)."""
     from rag_assets.core.extract import OcrSettings, extract
     from rag_assets.core.structure.paths import table_paths
     from rag_assets.core.structure.tree import build_tree, tables_by_piece
@@ -59,7 +66,15 @@ def read_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> tuple[Sourc
     logical = extraction.logical_tables()
     lines = [line for page in extraction.pages for line in page.lines]
     title = sidecar.title or key
-    nodes = build_tree(key, extraction.doc, lines, tables_by_piece(logical), title)
+    nodes = build_tree(
+        key,
+        extraction.doc,
+        lines,
+        tables_by_piece(logical),
+        title,
+        outline=extraction.outline,
+        structure=structure or DEFAULT_STRUCTURE,
+    )
     rows = linearize_tables(key, nodes, logical, table_paths(nodes), extraction.doc.text)
     info = DocInfo(key, doc_id, version, title, sidecar.valid_from)
     source = Source(info=info, doc=extraction.doc, nodes=nodes, rows=rows, doc_type=sidecar.type)

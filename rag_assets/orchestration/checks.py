@@ -19,6 +19,7 @@ from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, Metada
 
 from rag_assets.core.eval.regression import Regression
 from rag_assets.core.stages import CHUNKS, EMBEDDINGS, LINEARIZED_TABLES, STRUCTURE_TREE
+from rag_assets.core.structure.quality import PATH_THRESHOLD
 from rag_assets.orchestration.partitions import doc_versions
 
 CHUNKS_FIT_MODEL = "chunks_fit_model"
@@ -28,6 +29,7 @@ INDEX_MATCHES_CHUNKS = "index_matches_chunks"
 UNTITLED_TEXT_SHARE = "untitled_text_share_low"
 TABLES_NAMED = "tables_with_named_columns"
 UNTITLED_THRESHOLD = 0.5
+SECTION_PATHS = "section_paths_are_headings"
 
 
 def version_check(
@@ -88,7 +90,14 @@ structure_checks = [
         UNTITLED_TEXT_SHARE,
         STRUCTURE_TREE,
         f"At most {UNTITLED_THRESHOLD:.0%} of the text sits outside any titled unit.",
-    )
+    ),
+    version_check(
+        SECTION_PATHS,
+        STRUCTURE_TREE,
+        f"At most {PATH_THRESHOLD:.0%} of the units carry a section path segment that is "
+        "no heading (a fragment of prose, a table-of-contents line, a table named in "
+        "another language).",
+    ),
 ]
 
 

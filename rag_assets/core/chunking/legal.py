@@ -46,7 +46,7 @@ from rag_assets.core.chunking.units import Unit, fit_to_budget, lead_of
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.structure.paths import display_name, path_of
+from rag_assets.core.structure.paths import path_names, path_of
 
 LegalUnit = Literal["article", "paragraph", "point"]
 LEGAL_UNITS: tuple[LegalUnit, ...] = ("article", "paragraph", "point")
@@ -111,7 +111,7 @@ class _Writer:
 
     def path(self, node: Node) -> str:
         """The section path of a unit, its own label last (text nodes add nothing)."""
-        return PATH_SEP.join(display_name(n) for n in path_of(node, self.by_id) if n.kind != "text")
+        return PATH_SEP.join(path_names(node, self.by_id))
 
     def render(self, node: Node, start: int, end: int) -> tuple[str, str, str]:
         """(header, body, text) of a chunk holding `doc.text[start:end]` of unit `node`."""

@@ -30,7 +30,7 @@ from rag_assets.core.chunking.units import (
 )
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.structure.paths import display_name, path_of
+from rag_assets.core.structure.paths import bare_heading, path_names
 from rag_assets.core.tables import TableRow
 
 LEGAL_KINDS = ("article", "paragraph", "item", "point")
@@ -92,7 +92,7 @@ def _containers(
 
     def get(node: Node) -> Container:
         if node.node_id not in containers:
-            names = [display_name(n) for n in path_of(node, by_id)]
+            names = path_names(node, by_id)
             lead = ""
             if node.kind == "article":
                 lead = lead_of(node.text, counter) if node.text else node.label
@@ -105,7 +105,7 @@ def _containers(
     for node in nodes:
         if node.kind in ("table", "table_row") or not node.text.strip():
             continue
-        if node.kind in ("part", "chapter", "section") and "\n" not in node.text.strip():
+        if node.kind in ("part", "chapter", "section") and bare_heading(node):
             continue  # a bare heading: it lives on in the path of its units' headers
         seg = node.node_id.split("#", 1)[1] if "#" in node.node_id else "doc"
         own_end = node.char_start + len(node.text)

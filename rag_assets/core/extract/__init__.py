@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rag_assets.core.extract.model import Extraction, Line, Page, PageTable, PdfError
 from rag_assets.core.extract.ocr import OcrSettings, ocr_lines
+from rag_assets.core.extract.outline import OutlineEntry
 from rag_assets.core.extract.reader import check_pdf_file, count_pages, extract
 from rag_assets.core.hyphens import keep_hyphen
 
@@ -19,6 +20,7 @@ __all__ = [
     "Extraction",
     "Line",
     "OcrSettings",
+    "OutlineEntry",
     "Page",
     "PageTable",
     "PdfError",

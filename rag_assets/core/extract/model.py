@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag_assets.core.errors import UserError
+from rag_assets.core.extract.outline import OutlineEntry
 from rag_assets.core.lake.schemas import DocText
 from rag_assets.core.tables import LogicalTable, PageTable, join_tables, parts_from_pages
 
@@ -28,6 +29,7 @@ class Line:
     table: int = -1
     char_start: int = 0
     char_end: int = 0
+    x1: float = 0.0  # right edge (0: not recorded, a page read before it was)
 
     def as_row(self) -> dict[str, Any]:
         """The line as a Parquet struct."""
@@ -41,6 +43,7 @@ class Line:
             "size": self.size,
             "bold": self.bold,
             "table": self.table,
+            "x1": self.x1,
         }
 
 
@@ -73,6 +76,12 @@ class Extraction:
     pages: list[Page]
     doc: DocText
     stats: dict[str, int] = field(default_factory=dict)
+    outline: list[OutlineEntry] = field(default_factory=list)
+    """The sections the PDF states (bookmarks or tagged headings), in document order."""
+
+    def outline_on(self, page: int) -> list[dict[str, Any]]:
+        """The outline entries pointing at one page, as the pages stage stores them."""
+        return [e.as_row() for e in self.outline if e.page == page]
 
     def table_parts(self) -> list[PageTable]:
         """Every page's table pieces, in reading order, as the pipeline reads them back

@@ -8,6 +8,7 @@ import statistics
 import tempfile
 from collections import Counter
 from contextlib import closing, nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from rag_assets.core.extract.ocr import (
     ocr_dpi,
 )
 from rag_assets.core.extract.offsets import _assign_offsets
+from rag_assets.core.extract.outline import read_outline
 from rag_assets.core.extract.rotation import _upright, _without_sideways, sideways_in_place
 from rag_assets.core.extract.running_lines import _drop_running_lines
 from rag_assets.core.extract.table_lines import (
@@ -73,6 +75,7 @@ def _line_from(raw: dict[str, Any]) -> Line | None:
         bottom=float(raw["bottom"]),
         size=round(statistics.median(sizes), 1),
         bold=bold,
+        x1=float(raw["x1"]),
     )
 
 
@@ -218,6 +221,7 @@ def extract(
     ):
         _page_count(path, pdf, max_pages)
         check_streams(path, pdf.doc)  # before pdfminer inflates any of them whole
+        outline = read_outline(pdf)
         pages: list[Page] = []
         scanned: list[int] = []  # pages without a text layer that show something
         thin: list[int] = []  # pages that are an image with a few characters of text on it
@@ -272,4 +276,7 @@ def extract(
     stats["hyphenations_joined"] = _join_hyphenated(pages)
     stats["tables_continued"] = mark_continuations(pages, reader.settings)
     doc = _assign_offsets(pages)
-    return Extraction(pages=pages, doc=doc, stats=dict(stats))
+    turned = {p.page for p in pages if p.rotation}
+    outline = [replace(e, top=None) if e.page in turned else e for e in outline]
+    stats["outline_entries"] = len(outline)
+    return Extraction(pages=pages, doc=doc, stats=dict(stats), outline=outline)

@@ -42,6 +42,16 @@ LINE = pa.struct(
         ("size", pa.float64()),
         ("bold", pa.bool_()),
         ("table", pa.int32()),
+        ("x1", pa.float64()),
+    ]
+)
+
+OUTLINE_ENTRY = pa.struct(
+    [
+        ("title", pa.string()),
+        ("level", pa.int32()),
+        ("top", pa.float64()),  # where on the page it points (top-down points), or null
+        ("source", pa.string()),  # "outline" (bookmarks) or "tagged" (structure tree)
     ]
 )
 
@@ -72,6 +82,7 @@ PAGES = pa.schema(
         ("tables", pa.list_(PAGE_TABLE)),
         ("rotation", pa.int32()),  # degrees the page was turned to read its text upright
         ("columns", pa.bool_()),  # set in columns, read column by column
+        ("outline", pa.list_(OUTLINE_ENTRY)),  # the PDF's own sections pointing here
     ]
 )
 

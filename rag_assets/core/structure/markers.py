@@ -49,7 +49,13 @@ LEGAL_MARKERS: list[tuple[str, int, re.Pattern[str], bool]] = [
     ("point", 8, re.compile(r"^\(([a-z])\)\s+"), False),
 ]
 NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.*)$")
-CAPTION = re.compile(r"^(Tabela|Table|Quadro)\s+(\d+)\b", re.I)
+# A table's caption in the languages trecho meets: its word and number (`Table A-1.`,
+# `Tableau 3 :`, `Tabela 2 –`, `表 4`); group 1 the word, group 2 the number.
+CAPTION = re.compile(
+    r"^(Tabela|Table|Quadro|Tableau|Tabla|Cuadro|Tabelle|Tabella|Tab\.|表|표)\s*"
+    r"((?:[A-Z]{1,2}[-.‑–]?)?\d+(?:[.\-‑–]\d+)*[a-z]?|(?-i:[IVXLC]+))(?=$|[\s.:,;–—\-)])",
+    re.I,
+)
 HEADING_MAX_CHARS = 120
 STRUCTURAL_KINDS = ("part", "chapter", "section")
 

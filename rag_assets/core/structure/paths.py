@@ -5,6 +5,7 @@ those read without named columns.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rag_assets.core.lake.schemas import DocText, Node
@@ -42,6 +43,20 @@ def unnamed_tables(nodes: Sequence[Node], rows: Sequence[TableRow]) -> list[dict
     ]
 
 
+def bare_heading(node: Node) -> bool:
+    """Whether a heading unit holds nothing but its own heading line: its text lives on
+    in its units' paths, not in a chunk of its own. A section the outline opened above
+    a line that does not print its title holds that line, not its heading."""
+    text = node.text.strip()
+    if "\n" in text:
+        return False
+    return not node.title or _squash(node.title) in _squash(text)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\W+", "", text).casefold()
+
+
 def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:
     """The ancestors of a node from the top (document excluded), the node included."""
     chain: list[Node] = []
@@ -53,15 +68,24 @@ def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:
 
 
 def display_name(node: Node) -> str:
-    """How a unit is named in a section path: its printed label and title."""
+    """How a unit is named in a section path: its printed label and title; "" for a unit
+    that names nothing (a text unit, an untitled section), which a path leaves out."""
     if node.kind in ("article", "paragraph", "item", "point"):
         return node.label
     if node.kind == "table_row":
         return f"linha {node.label}"
+    if node.kind in ("text", "document"):
+        return ""
     parts = [p for p in (node.label, node.title) if p]
     if node.kind in TABLE_KINDS and node.title:
         return node.title
-    return " ".join(parts) if parts else node.kind
+    return " ".join(parts)
+
+
+def path_names(node: Node, by_id: dict[str, Node]) -> list[str]:
+    """The section path of a unit, top first, its own name last: headings, articles and
+    their parts, tables; never a text unit."""
+    return [name for name in map(display_name, path_of(node, by_id)) if name]
 
 
 TITLED_KINDS = ("part", "chapter", "section", "article", "table", "table_text")
@@ -70,11 +94,7 @@ TITLED_KINDS = ("part", "chapter", "section", "article", "table", "table_text")
 def table_paths(nodes: Sequence[Node]) -> dict[str, str]:
     """Each table node's path (`Capítulo 4 > Tabela 1`): the context its rows carry."""
     by_id = {n.node_id: n for n in nodes}
-    return {
-        n.node_id: " > ".join(display_name(a) for a in path_of(n, by_id))
-        for n in nodes
-        if n.kind == "table"
-    }
+    return {n.node_id: " > ".join(path_names(n, by_id)) for n in nodes if n.kind == "table"}
 
 
 def untitled_share(nodes: Sequence[Node], doc: DocText) -> float:

@@ -1,11 +1,16 @@
-"""The structure tree: the document's own units (headings, articles, §, incisos, alíneas,
-numbered sections, tables) detected from numbering and typography.
+"""The structure tree: the document's own units (sections, articles, §, incisos, alíneas,
+tables and their rows) with labels, levels and spans.
+
+Where the PDF states its sections (an outline or tagged headings: `outline.py`), they open
+the sections; headings found by evidence (`headings.py`) open sections only below them, or
+everywhere in a PDF without one; legal markers keep their own tree (`markers.py`). A text
+unit is never the parent of a heading. A table is named by its caption, else its title row,
+else a label in the document's language (`language.py`).
 
 Every node spans its whole unit (children included) in the document text, so that the eval
 can judge any chunking by overlap, and so that a parent can be handed to the LLM whole.
-
-What opens a unit (markers, heading typography, labels and ids) is `markers.py`; reading
-a built tree (a unit's path and name, the untitled share) is `paths.py`.
+Building the node list is `builder.py`; reading a built tree (a unit's path and name, the
+untitled share) is `paths.py`; how far its paths can be trusted is `quality.py`.
 """
 
 from __future__ import annotations
@@ -13,8 +18,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from rag_assets.core.extract import Line
+from rag_assets.core.extract import Line, OutlineEntry
 from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.structure.builder import MAX_SECTION_LEVEL, TreeBuilder
+from rag_assets.core.structure.headings import (
+    LETTERED,
+    evidence,
+    fold_text,
+    page_frames,
+    style_key,
+    style_levels,
+    text_veto,
+    toc_pages,
+)
+from rag_assets.core.structure.language import detect_language, table_word
 from rag_assets.core.structure.markers import (
     CAPTION,
     LEGAL_MARKERS,
@@ -25,152 +42,20 @@ from rag_assets.core.structure.markers import (
     caput_title,
     fold,
     guard_ok,
-    heading_like,
-    id_segment,
     merge_wrapped_headings,
     ordinal_sign,
     title_line,
     title_of,
 )
+from rag_assets.core.structure.outline import OutlinePlan, plan_outline
 from rag_assets.core.structure.paths import TABLE_KINDS
+from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
 from rag_assets.core.tables import (
     DEFAULT_SETTINGS,
     LogicalTable,
     TableSettings,
     continued_note,
 )
-
-
-@dataclass
-class _Open:
-    node: Node
-    segment: str
-    text_parts: list[str]
-    own_open: bool = True  # still collecting lines before its first child
-
-
-class TreeBuilder:
-    """Builds the node list of one document from its lines, in reading order."""
-
-    def __init__(self, partition_key: str, doc: DocText, title: str) -> None:
-        self.key = partition_key
-        self.doc = doc
-        self.nodes: list[Node] = []
-        self.ids: set[str] = set()
-        self.ordinals: dict[str | None, int] = {}
-        root = self._new("document", "", title, 0, None, 0, "")
-        self.stack: list[_Open] = [_Open(root, "", [])]
-        self.last_article: tuple[int, str] = (0, "")
-
-    def _new(
-        self,
-        kind: str,
-        label: str,
-        title: str,
-        level: int,
-        parent: Node | None,
-        start: int,
-        segment: str,
-    ) -> Node:
-        parent_id = parent.node_id if parent else None
-        base = self.key if parent is None else f"{self.key}#{segment}"
-        node_id, n = base, 1
-        while node_id in self.ids:
-            n += 1
-            node_id = f"{base}~{n}"
-        self.ids.add(node_id)
-        ordinal = self.ordinals.get(parent_id, 0)
-        self.ordinals[parent_id] = ordinal + 1
-        page = self.doc.page_at(start)
-        node = Node(
-            node_id,
-            self.key,
-            parent_id,
-            kind,
-            label,
-            title,
-            level,
-            ordinal,
-            "",
-            page,
-            page,
-            start,
-            start,
-        )
-        self.nodes.append(node)
-        return node
-
-    def _segment_for(self, kind: str, label: str, title: str, parent: _Open) -> str:
-        own = id_segment(kind, label, title)
-        if kind == "text":
-            own = f"txt-{self.ordinals.get(parent.node.node_id, 0) + 1}"
-        if kind == "article" or parent.node.kind == "document":
-            return own
-        return f"{parent.segment}/{own}"
-
-    def open(self, kind: str, level: int, label: str, title: str, line: Line, text: str) -> Node:
-        """Close deeper-or-equal units and open a new one starting at this line."""
-        while len(self.stack) > 1 and self.stack[-1].node.level >= level:
-            self._close(self.stack.pop())
-        parent = self.stack[-1]
-        parent.own_open = False
-        segment = self._segment_for(kind, label, title, parent)
-        node = self._new(kind, label, title, level, parent.node, line.char_start, segment)
-        node.char_end = line.char_end
-        self.stack.append(_Open(node, segment, [text] if text else []))
-        self._extend(line.char_end)
-        return node
-
-    def leaf(
-        self,
-        kind: str,
-        label: str,
-        title: str,
-        text: str,
-        start: int,
-        end: int,
-        parent: Node | None = None,
-    ) -> Node:
-        """Add a unit that holds no further units (a table, a table row) under a parent
-        (the innermost open unit by default)."""
-        if parent is None:
-            parent = self.stack[-1].node
-        base = parent.node_id.split("#", 1)[1] if "#" in parent.node_id else ""
-        segment = f"{base}/{id_segment(kind, label, title)}".lstrip("/")
-        node = self._new(kind, label, title, parent.level + 1, parent, start, segment)
-        node.text, node.char_end = text, end
-        node.page_start, node.page_end = self.doc.pages_of(start, end)
-        self._extend(end)
-        return node
-
-    def add_text(self, line: Line) -> None:
-        """Attach a plain line to the innermost open unit."""
-        top = self.stack[-1]
-        if top.own_open:
-            top.text_parts.append(line.text)
-        else:
-            # text after a child (e.g. a closing sentence of a section): keep it in a text unit
-            self.open("text", top.node.level + 1, "", "", line, line.text)
-        self._extend(line.char_end)
-
-    def extend_to(self, end: int) -> None:
-        """Stretch every open unit to cover text up to `end`."""
-        self._extend(end)
-
-    def _extend(self, end: int) -> None:
-        for item in self.stack:
-            item.node.char_end = max(item.node.char_end, end)
-
-    def _close(self, item: _Open) -> None:
-        node = item.node
-        node.text = "\n".join(item.text_parts)
-        node.page_start, node.page_end = self.doc.pages_of(node.char_start, node.char_end)
-
-    def finish(self) -> list[Node]:
-        """Close every open unit and return the nodes in document order."""
-        while self.stack:
-            self._close(self.stack.pop())
-        return self.nodes
 
 
 def tables_by_piece(tables: Sequence[LogicalTable]) -> dict[tuple[int, int], LogicalTable]:
@@ -185,28 +70,38 @@ def build_tree(
     tables: Mapping[tuple[int, int], LogicalTable],
     title: str,
     settings: TableSettings = DEFAULT_SETTINGS,
+    outline: Sequence[OutlineEntry] = (),
+    structure: StructureSettings = DEFAULT_STRUCTURE,
 ) -> list[Node]:
     """Build the tree of units of one document.
 
     `lines` are every page's lines with offsets; `tables` maps (page, table index) to the
     logical table that piece belongs to (`tables_by_piece`); `title` names the root node;
-    `settings` say how long a "continued" note between a table's pieces may be. A table is
-    one node wherever its pieces are printed, named by its caption (`Tabela 2 – ...`
-    printed just above or just below it) or else by its title row.
+    `settings` say how long a "continued" note between a table's pieces may be. Where the
+    PDF states its sections (`outline`: bookmarks or tagged headings), each entry opens a
+    section at the line it names, and headings found by evidence (`headings.py`, tuned
+    by `structure`) only open sections below it. A table is one node wherever its pieces
+    are printed, named by its caption (`Table 2 – ...` printed just above or just below
+    it), else its title row, else a label in the document's language (`Tableau 3`).
     """
     body = body_font_size(lines)
-    builder = TreeBuilder(partition_key, doc, title)
     lines = merge_wrapped_headings(list(lines), body)
-    max_size = max((ln.size for ln in lines), default=0.0)
+    pages = [doc.page_at(line.char_start) for line in lines]
+    plan = plan_outline(lines, pages, outline if structure.use_outline else (), structure)
+    title_at = _title_line(lines, pages, body, plan)
+    decided = _decide_headings(lines, pages, body, plan, structure, title_at)
+    builder = TreeBuilder(partition_key, doc, title)
+    builder.table_word = table_word(detect_language(doc.text))
     logical = dict(tables)
     pending_caption: Line | None = None
     emitted: set[int] = set()  # id() of the logical tables already in the tree
     span = (-1, -1)  # span of the last table emitted
-    skip: set[int] = set()  # lines used as a caption below a table
+    skip: set[int] = set()  # lines used as a caption below a table, or a caption's wrap
     awaiting: Node | None = None  # a unit opened by a bare marker, its title on the next line
-    first_content = True
     for i, line in enumerate(lines):
-        page = doc.page_at(line.char_start)
+        page = pages[i]
+        for entry in plan.before.get(i, ()):
+            builder.open_outline(entry, line)
         table = logical.get((page, line.table)) if line.table >= 0 else None
         if table is not None:
             if id(table) in emitted:
@@ -214,7 +109,7 @@ def build_tree(
             emitted.add(id(table))
             below = None
             if pending_caption is None:
-                below = _caption_below(lines, i, table, logical, doc)
+                below = _caption_below(lines, i, table, logical, pages)
                 if below is not None:
                     skip.add(below)
             caption = pending_caption or (lines[below] if below is not None else None)
@@ -229,24 +124,42 @@ def build_tree(
         if pending_caption is not None:
             builder.add_text(pending_caption)
             pending_caption = None
-        if first_content and line.size == max_size and line.size > body and page == 1:
-            first_content = False
+        if i in plan.matched:
+            entry, wrapped = plan.matched[i]
+            if wrapped:
+                skip.add(i + 1)
+                line = _joined(line, lines[i + 1])
+            if not _add_marker(builder, line, body, min(entry.level, MAX_SECTION_LEVEL)):
+                builder.open_outline(entry, line, printed=True)
+            awaiting = None
+            continue
+        if i == title_at:
             root = builder.stack[0]
             root.node.title = root.node.title or line.text
             root.text_parts.append(line.text)
             continue
-        first_content = False
-        if CAPTION.match(line.text) and i + 1 < len(lines) and lines[i + 1].table >= 0:
+        wrap = _caption_above(lines, i, structure)
+        if wrap is not None:
+            if wrap:
+                skip.add(i + 1)
+                line = _joined(line, lines[i + 1])
             pending_caption = line
             continue
-        if awaiting is not None and title_line(line, body):
+        if awaiting is not None and title_line(line, body) and text_veto(line.text) is None:
             awaiting.title = line.text  # "CHAPTER I" / "General Provisions" on two lines
             builder.stack[-1].text_parts.append(line.text)
             builder.extend_to(line.char_end)
             awaiting = None
             continue
         awaiting = None
-        if not _add_marker(builder, line, body):
+        if page in decided.toc:
+            builder.add_text(line)  # a table of contents holds no heading
+            continue
+        if _add_marker(builder, line, body):
+            pass
+        elif i in decided.levels:
+            _open_heading(builder, line, decided.levels[i])
+        else:
             builder.add_text(line)
             continue
         opened = builder.stack[-1].node
@@ -257,17 +170,119 @@ def build_tree(
     return builder.finish()
 
 
+def _title_line(
+    lines: Sequence[Line], pages: Sequence[int], body: float, plan: OutlinePlan
+) -> int | None:
+    """The line naming the whole document: its first line outside a table, on page 1, in
+    the largest type of the document and larger than the body (not an outline entry)."""
+    max_size = max((ln.size for ln in lines), default=0.0)
+    first = next((i for i, ln in enumerate(lines) if ln.table < 0), None)
+    if first is None or pages[first] != 1 or first in plan.matched or plan.before.get(first):
+        return None
+    line = lines[first]
+    return first if line.size == max_size and line.size > body else None
+
+
+def _joined(line: Line, wrap: Line) -> Line:
+    """A heading or caption printed over two lines, as one."""
+    joined = Line(**vars(line))
+    joined.text = f"{line.text} {wrap.text}"
+    joined.bottom, joined.char_end = wrap.bottom, wrap.char_end
+    joined.x1 = max(line.x1, wrap.x1)
+    return joined
+
+
+def _caption_above(lines: Sequence[Line], i: int, structure: StructureSettings) -> int | None:
+    """Whether line `i` is the caption of the table right below it: None if not, else how
+    many of the lines after it are the caption's wrap (0 or 1)."""
+    if not CAPTION.match(lines[i].text) or lines[i].table >= 0:
+        return None
+    for wrap in range(structure.caption_lines):
+        k = i + 1 + wrap
+        if k >= len(lines):
+            return None
+        if lines[k].table >= 0:
+            return wrap
+        if CAPTION.match(lines[k].text) or lines[k].top < lines[k - 1].top:
+            return None
+    return None
+
+
+@dataclass
+class Decided:
+    """The headings found by evidence (line index -> depth) and the table-of-contents pages."""
+
+    levels: dict[int, int]
+    toc: set[int]
+
+
+def _decide_headings(
+    lines: Sequence[Line],
+    pages: Sequence[int],
+    body: float,
+    plan: OutlinePlan,
+    structure: StructureSettings,
+    title_at: int | None,
+) -> Decided:
+    """Which lines open a section by evidence where no marker or outline entry does, and how
+    deep: numbered ones by their number, the rest by their style (`style_levels`), always
+    below the outline's level at that point."""
+    frames = page_frames(lines, pages, body)
+    toc = toc_pages(lines, pages, structure)
+    found: dict[int, tuple[int | None, tuple]] = {}
+    outline_level = 0
+    floor: dict[int, int] = {}
+    for i, line in enumerate(lines):
+        for entry in plan.before.get(i, ()):
+            outline_level = entry.level
+        if i in plan.matched:
+            outline_level = plan.matched[i][0].level
+            continue
+        floor[i] = outline_level
+        if i == title_at or line.table >= 0 or pages[i] in toc or CAPTION.match(line.text):
+            continue
+        if any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS):
+            continue  # the markers' own rules decide
+        if text_veto(line.text, structure) is not None:
+            continue
+        if plan.titles and fold_text(line.text) in plan.titles:
+            continue  # an outline title printed again (a running head, a list of contents)
+        seen = evidence(lines, i, pages[i], pages, frames[pages[i]], body, structure)
+        if not seen.says_heading(len(line.text.split()), structure, body):
+            continue
+        numbered = NUMBERED.match(line.text)
+        depth = 1 + numbered.group(1).count(".") + 1 if numbered else None
+        found[i] = (depth, style_key(line, body, structure))
+    styles = style_levels([style for depth, style in found.values() if depth is None])
+    levels = {}
+    for i, (depth, style) in found.items():
+        level = depth if depth is not None else styles[style]
+        levels[i] = max(level, floor[i] + 1)
+    return Decided(levels, toc)
+
+
+def _open_heading(builder: TreeBuilder, line: Line, level: int) -> None:
+    """Open a section at a heading found by evidence (`2.1 Scope`, `RESULTS`)."""
+    text = line.text
+    numbered = NUMBERED.match(text) or LETTERED.match(text)
+    if numbered:
+        label, title = numbered.group(1).rstrip("."), numbered.group(2).strip()
+    else:
+        label, title = "", text
+    builder.open("section", level, label, title, line, text)
+
+
 def _caption_below(
     lines: Sequence[Line],
     i: int,
     table: LogicalTable,
     logical: Mapping[tuple[int, int], LogicalTable],
-    doc: DocText,
+    pages: Sequence[int],
 ) -> int | None:
     """Index of a caption line printed right below a table (not above the next one)."""
     j = i + 1
     while j < len(lines) and lines[j].table >= 0:
-        if logical.get((doc.page_at(lines[j].char_start), lines[j].table)) is not table:
+        if logical.get((pages[j], lines[j].table)) is not table:
             return None  # another table follows directly
         j += 1
     if j >= len(lines) or not CAPTION.match(lines[j].text):
@@ -284,7 +299,9 @@ def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | N
     caption = caption_line.text if caption_line else table.title
     cap = CAPTION.match(caption)
     count = sum(1 for n in builder.nodes if n.kind in TABLE_KINDS) + 1
-    label = f"{cap.group(1).capitalize()} {cap.group(2)}" if cap else f"Tabela {count}"
+    label = (
+        f"{cap.group(1).capitalize()} {cap.group(2)}" if cap else f"{builder.table_word} {count}"
+    )
     start, end = table.char_start, table.char_end
     if caption_line is not None:
         start = caption_line.char_start if start < 0 else min(start, caption_line.char_start)
@@ -304,10 +321,12 @@ def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | N
             builder.leaf("table_row", str(row.index), "", text, row.char_start, row.char_end, node)
 
 
-def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
-    """Open a unit if the line starts with a marker; False if it is plain text."""
+def _add_marker(builder: TreeBuilder, line: Line, body: float, level: int | None = None) -> bool:
+    """Open a unit if the line starts with a legal or structural marker (`Art. 5º`, `§ 2º`,
+    `CAPÍTULO II`, `Section 3.`); False if it does not. `level` places a part, chapter or
+    section where the document's outline says."""
     text = line.text
-    for kind, level, pattern, guarded in LEGAL_MARKERS:
+    for kind, depth, pattern, guarded in LEGAL_MARKERS:
         match = pattern.match(text)
         if not match:
             continue
@@ -323,7 +342,7 @@ def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
                 label = f"Article {digits}"
             else:
                 label = f"Art. {digits}{ordinal_sign(match.group(0))}"
-            builder.open(kind, level, label, caput_title(text[match.end() :]), line, text)
+            builder.open(kind, depth, label, caput_title(text[match.end() :]), line, text)
             return True
         if kind in ("item", "point") and not _inside_legal_unit(builder):
             return False
@@ -332,24 +351,14 @@ def _add_marker(builder: TreeBuilder, line: Line, body: float) -> bool:
             keyword = "Section" if keyword.lower() == "sec" else keyword.capitalize()
             label = f"{keyword} {match.group(2)}"
             if guarded and "." in match.group(2) and kind == "section":
-                level = min(4, level + match.group(2).count("."))
+                depth = min(4, depth + match.group(2).count("."))
             title = title_of(text, match.end())
-            builder.open(kind, level, label, title, line, text)
+            builder.open(kind, depth if level is None else level, label, title, line, text)
             return True
         label = match.group(0).strip().rstrip("-–—").strip()
         if kind == "paragraph" and "nico" in fold(label):
             label = "Parágrafo único"
-        builder.open(kind, level, label, "", line, text)
-        return True
-    numbered = NUMBERED.match(text)
-    if numbered and heading_like(line, body):
-        number = numbered.group(1)
-        depth = number.count(".") + 1
-        builder.open("section", 1 + depth, number, numbered.group(2).strip(), line, text)
-        return True
-    if heading_like(line, body) and not text.endswith((".", ";", ",")):
-        level = 2 if line.size > body + 0.5 else 3
-        builder.open("section", level, "", text, line, text)
+        builder.open(kind, depth, label, "", line, text)
         return True
     return False
 

@@ -1,0 +1,224 @@
+"""Headings by evidence: whether a line opens a section where the document's own outline is
+silent, and at which depth.
+
+No single rule decides. A line is a heading when its text can be one (`text_veto`: a line
+that starts in lower case, ends mid-sentence, carries a table of contents' dot leaders, runs
+rotated capitals together or is mostly figures never is) and its print says so: type larger
+than the body's, or bold, numbered, in capitals or centred, set apart from the text around
+it or ending well before the margin (`Evidence`). A page that is a table of contents
+(`toc_pages`) holds no heading but its title. The tolerances are `StructureSettings`.
+
+Depth comes from numbering (`2.1` is deeper than `2`), else from the heading's style: the
+distinct styles of a document's unnumbered headings, largest first (`style_levels`).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_assets.core.extract import Line
+from rag_assets.core.structure.markers import NUMBERED
+from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
+
+LETTERED = re.compile(r"^((?:[IVXLC]+|[A-Z])\.)\s+(\S.*)$")
+DOT_LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:\s\.){3,}|_{4,}")
+TOC_ENTRY = re.compile(r"(?:(?:\.\s?){3,}|…+|\s{2,}|\s)\s*(\d{1,4}|[ivxlc]{1,6})$")
+TOC_TITLE = re.compile(
+    r"(?i)^(table of contents|contents|sum[aá]rio|[íi]ndice( general)?|table des mati[èe]res|"
+    r"sommaire|inhalt(sverzeichnis)?|contenido|indice)$"
+)
+RUN_TOGETHER = re.compile(r"[A-ZÀ-Ý]{%d,}")
+# Words a heading never ends on: articles, prepositions and conjunctions that leave a
+# sentence open (English, Portuguese, French, Spanish, German, Italian).
+OPEN_ENDINGS = frozenset(
+    (
+        "the of and to in for with a an at by from or on as that is are was were be "
+        "o os as de da do das dos e em no na nos nas para com por ao pelo pela que um uma "
+        "le la les des du et en un une pour dans par au aux à sur qui "
+        "el los las del y con al su sus "
+        "der die das und den von zu mit dem des ein eine für auf im ist "
+        "il lo gli di della delle dei nel alla che"
+    ).split()
+)
+
+
+def fold_text(text: str) -> str:
+    """A line's text for comparing with a title: lower case, single spaces, no dot leaders
+    or trailing page number."""
+    text = DOT_LEADERS.sub(" ", text)
+    return re.sub(r"\s+", " ", text).strip(" .:;–—-").casefold()
+
+
+def text_veto(text: str, settings: StructureSettings = DEFAULT_STRUCTURE) -> str | None:
+    """Why a line's text cannot be a heading (None when it can): what the words alone
+    say, whatever their print."""
+    stripped = text.strip()
+    numbered = NUMBERED.match(stripped) or LETTERED.match(stripped)
+    words = stripped.split()
+    if not any(c.isalpha() for c in stripped):
+        return "no letters"
+    if len(stripped) > settings.max_chars or len(words) > settings.max_words:
+        return "too long"
+    if DOT_LEADERS.search(stripped):
+        return "table of contents entry"
+    if RUN_TOGETHER.search(stripped.replace(" ", "") if len(words) == 1 else stripped):
+        if len(words) <= 2:
+            return "letters run together"
+    digits = sum(1 for c in stripped if c.isdigit())
+    if digits > settings.figure_share * len(stripped.replace(" ", "")):
+        return "figures"
+    body = numbered.group(2) if numbered else stripped
+    first = next((c for c in body if c.isalnum()), "")
+    if first.isalpha() and first.islower():
+        return "starts in lower case"
+    if stripped.endswith((",", ";", "-", "–", "(", "/")) and not stripped.endswith("--"):
+        return "ends mid-sentence"
+    last = re.sub(r"[^\w]+$", "", words[-1]) if words else ""
+    if len(words) > 1 and last in OPEN_ENDINGS:
+        return "ends mid-sentence"
+    if not numbered and stripped.endswith(".") and len(words) >= settings.sentence_words:
+        return "a sentence"
+    return None
+
+
+@dataclass
+class Evidence:
+    """What a line's print says about it, read against its page and the body text."""
+
+    larger: bool
+    bold: bool
+    numbered: bool
+    capitals: bool
+    centred: bool
+    apart: bool
+    short: bool
+    size: float
+
+    def says_heading(self, words: int, settings: StructureSettings, body: float) -> bool:
+        """Whether the print makes a heading of a line whose text can be one."""
+        if words == 1 and not self.numbered and self.size < body + settings.one_word_larger_by:
+            return self.bold and self.apart and self.short and (self.capitals or self.centred)
+        if self.larger:
+            return self.apart or self.short or self.numbered
+        if self.bold:
+            return self.apart or self.numbered or self.short
+        return self.capitals and self.apart and self.short and self.centred
+
+
+@dataclass
+class PageFrame:
+    """A page's text block: left and right edges of its lines, and the body's usual
+    space between lines."""
+
+    left: float
+    right: float
+    gap: float
+
+    @property
+    def width(self) -> float:
+        """Width of the text block."""
+        return max(1.0, self.right - self.left)
+
+
+def page_frames(lines: Sequence[Line], pages: Sequence[int], body: float) -> dict[int, PageFrame]:
+    """Each page's text block (`PageFrame`), from its lines outside tables."""
+    by_page: dict[int, list[Line]] = {}
+    for line, page in zip(lines, pages, strict=True):
+        if line.table < 0:
+            by_page.setdefault(page, []).append(line)
+    frames: dict[int, PageFrame] = {}
+    for page, own in by_page.items():
+        rights = [ln.x1 for ln in own if ln.x1 > ln.x0]
+        gaps = [
+            b.top - a.bottom
+            for a, b in zip(own, own[1:], strict=False)
+            if abs(a.size - body) < 0.6 and abs(b.size - body) < 0.6 and 0 <= b.top - a.bottom
+        ]
+        frames[page] = PageFrame(
+            left=min(ln.x0 for ln in own),
+            right=max(rights) if rights else 0.0,
+            gap=statistics.median(gaps) if gaps else body * 0.3,
+        )
+    return frames
+
+
+def evidence(
+    lines: Sequence[Line],
+    i: int,
+    page: int,
+    pages: Sequence[int],
+    frame: PageFrame,
+    body: float,
+    settings: StructureSettings = DEFAULT_STRUCTURE,
+) -> Evidence:
+    """What the print of line `i` says, against its neighbours on its page."""
+    line = lines[i]
+    text = line.text.strip()
+    prev = lines[i - 1] if i > 0 and pages[i - 1] == page else None
+    if prev is None or prev.table >= 0 or line.top < prev.top:
+        apart = True  # opens a page, follows a table, or opens a column
+    else:
+        apart = line.top - prev.bottom > max(frame.gap * settings.gap_factor, body * 0.6)
+    letters = [c for c in text if c.isalpha()]
+    recorded = line.x1 > line.x0
+    short = (
+        recorded and frame.right > 0 and line.x1 < frame.left + frame.width * settings.short_line
+    )
+    middle = (line.x0 + line.x1) / 2
+    centred = (
+        short
+        and line.x0 > frame.left + frame.width * 0.05
+        and abs(middle - (frame.left + frame.right) / 2) < frame.width * settings.centred_by
+    )
+    return Evidence(
+        larger=line.size >= body + settings.larger_by,
+        bold=line.bold,
+        numbered=bool(NUMBERED.match(text) or LETTERED.match(text)),
+        capitals=len(letters) >= 3 and all(c.isupper() for c in letters),
+        centred=centred,
+        apart=apart,
+        short=short or not recorded,
+        size=line.size,
+    )
+
+
+def toc_pages(
+    lines: Sequence[Line], pages: Sequence[int], settings: StructureSettings = DEFAULT_STRUCTURE
+) -> set[int]:
+    """The pages that are a table of contents: many lines ending in a page number after
+    dot leaders or a gap, or a page titled so with such lines under it."""
+    entries: dict[int, int] = {}
+    total: dict[int, int] = {}
+    titled: set[int] = set()
+    for line, page in zip(lines, pages, strict=True):
+        if line.table >= 0:
+            continue
+        text = line.text.strip()
+        total[page] = total.get(page, 0) + 1
+        if TOC_TITLE.match(fold_text(text)):
+            titled.add(page)
+        if DOT_LEADERS.search(text) or (TOC_ENTRY.search(text) and any(c.isalpha() for c in text)):
+            entries[page] = entries.get(page, 0) + 1
+    found = set()
+    for page, count in entries.items():
+        need = settings.toc_lines if page in titled else settings.toc_lines + 2
+        if count >= need and count >= settings.toc_share * total[page]:
+            found.add(page)
+    return found
+
+
+def style_key(line: Line, body: float, settings: StructureSettings = DEFAULT_STRUCTURE) -> tuple:
+    """A heading's style for its depth: its size when larger than the body's (weight and
+    case aside: a document sets one level in one size), else its size and weight."""
+    size = round(line.size * 2) / 2
+    return (size, True) if line.size >= body + settings.larger_by else (size, line.bold)
+
+
+def style_levels(styles: Sequence[tuple], first: int = 2) -> dict[tuple, int]:
+    """The depth of each unnumbered heading style: larger first, then bold; the first style
+    at `first`, the rest one deeper each (at most 4)."""
+    ordered = sorted(set(styles), key=lambda s: (-s[0], not s[1]))
+    return {style: min(4, first + rank) for rank, style in enumerate(ordered)}
