@@ -141,6 +141,10 @@ def cut_chunks(
             "orphan_table_values": damage.orphans,
             "mid_line_starts": damage.mid_line_starts,
             "truncated": damage.truncated,
+            "off_heading_paths": damage.off_heading_paths,
+            "off_heading_path_share": (
+                round(damage.off_heading_paths / len(result), 4) if result else 0.0
+            ),
             **metadata,
             "example": MetadataValue.md(f"```\n{result[0].text}\n```" if result else ""),
             "parquet": MetadataValue.path(str(cut.path)),

@@ -51,6 +51,7 @@ METRICS = (
     "mid_line_starts",
     "truncated",
     "unnamed_tables",
+    "off_heading_paths",
     "twin_confusion",
 )
 
@@ -126,7 +127,8 @@ def _mean(values: Sequence[float]) -> float:
 
 def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, float]:
     rows = [row for v in versions.values() for row in v.rows]
-    damage = chunk_damage(chunks, rows, {k: v.doc.text for k, v in versions.items()})
+    texts = {k: v.doc.text for k, v in versions.items()}
+    damage = chunk_damage(chunks, rows, texts, {k: v.nodes for k, v in versions.items()})
     return {k: float(v) for k, v in damage.as_dict().items()}
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from rag_assets.core.lake.schemas import Chunk, Node
 from rag_assets.core.structure.markers import normalize_label
+from rag_assets.core.structure.quality import chunks_off_headings
 from rag_assets.core.tables import TableRow
 
 Span = tuple[int, int]
@@ -233,6 +234,7 @@ class ChunkDamage:
     mid_line_starts: int
     truncated: int
     unnamed_tables: int = 0  # tables read without named columns (rows under header lines)
+    off_heading_paths: int = 0  # chunks whose section path holds a segment that is no heading
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict, for metadata and JSON."""
@@ -242,6 +244,7 @@ class ChunkDamage:
             "mid_line_starts": self.mid_line_starts,
             "truncated": self.truncated,
             "unnamed_tables": self.unnamed_tables,
+            "off_heading_paths": self.off_heading_paths,
         }
 
 
@@ -253,14 +256,19 @@ def unnamed_tables(rows: Sequence[TableRow]) -> int:
 
 
 def chunk_damage(
-    chunks: Sequence[Chunk], rows: Sequence[TableRow], doc_texts: dict[str, str]
+    chunks: Sequence[Chunk],
+    rows: Sequence[TableRow],
+    doc_texts: dict[str, str],
+    nodes: Mapping[str, Sequence[Node]] | None = None,
 ) -> ChunkDamage:
-    """Orphan table values, mid-line starts and truncation of a set of chunks, and the
-    tables of their rows read without named columns."""
+    """Orphan table values, mid-line starts and truncation of a set of chunks, the tables
+    of their rows read without named columns, and (given each version's `nodes`) the
+    chunks whose section path holds a segment that is no heading."""
     return ChunkDamage(
         chunks=len(chunks),
         orphans=orphan_table_values(chunks, rows),
         mid_line_starts=mid_line_starts(chunks, doc_texts),
         truncated=truncated_chunks(chunks),
         unnamed_tables=unnamed_tables(rows),
+        off_heading_paths=chunks_off_headings(chunks, nodes, doc_texts) if nodes else 0,
     )

@@ -101,7 +101,7 @@ class Cutting:
             stale = lake.stage_path(stages.chunks_folder(model.model_id), key)
             if stale.exists():
                 stale.unlink()
-        damage = chunk_damage(chunks, version.rows, {key: version.doc.text})
+        damage = chunk_damage(chunks, version.rows, {key: version.doc.text}, {key: version.nodes})
         found = orphans(chunks, version.rows) if damage.orphans else []
         return Cut(
             version,

@@ -10,13 +10,13 @@ shows them: a sudden rise means headings stopped being recognised on a kind of P
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rag_assets.core.extract import OutlineEntry
-from rag_assets.core.lake.schemas import Node
+from rag_assets.core.lake.schemas import Chunk, Node
 from rag_assets.core.structure.headings import text_veto
-from rag_assets.core.structure.language import TABLE_WORD, table_word
+from rag_assets.core.structure.language import TABLE_WORD, detect_language, table_word
 from rag_assets.core.structure.markers import STRUCTURAL_KINDS
 from rag_assets.core.structure.outline import heading_text, outline_found
 from rag_assets.core.structure.paths import TABLE_KINDS, display_name, path_of
@@ -87,3 +87,32 @@ def path_quality(
                 quality.examples.append(f"{name[:60]!r} ({verdicts[bad.node_id]})")
     quality.bookmarks_found, quality.bookmarks = outline_found(nodes, outline)
     return quality
+
+
+def chunks_off_headings(
+    chunks: Sequence[Chunk], nodes: Mapping[str, Sequence[Node]], texts: Mapping[str, str]
+) -> int:
+    """How many chunks carry a section path holding a segment that is no heading: each
+    chunk judged by the path of the unit it was cut from (its `parent_id`); `nodes` and
+    `texts` (for the language) by version. A chunk cut by size, from no unit, counts 0."""
+    count = 0
+    for key, own in nodes.items():
+        mine = [c for c in chunks if c.partition_key == key and c.parent_id]
+        if not mine:
+            continue
+        by_id = {n.node_id: n for n in own}
+        language = detect_language(texts.get(key, ""))
+        verdicts: dict[str, bool] = {}
+        for chunk in mine:
+            node = by_id.get(chunk.parent_id or "")
+            if node is None:
+                continue
+            bad = False
+            for segment in path_of(node, by_id):
+                if segment.node_id not in verdicts:
+                    verdicts[segment.node_id] = bool(
+                        display_name(segment) and segment_problem(segment, language)
+                    )
+                bad = bad or verdicts[segment.node_id]
+            count += bad
+    return count

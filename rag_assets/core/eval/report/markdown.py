@@ -18,9 +18,17 @@ LOWER_IS_BETTER = {
     "mid_line_starts",
     "truncated",
     "unnamed_tables",
+    "off_heading_paths",
     "twin_confusion",
 }
-COUNTS = ("tokens@3", "orphans", "mid_line_starts", "truncated", "unnamed_tables")
+COUNTS = (
+    "tokens@3",
+    "orphans",
+    "mid_line_starts",
+    "truncated",
+    "unnamed_tables",
+    "off_heading_paths",
+)
 RETRIEVAL = ("hit@1", "hit@3", "hit@5", "mrr@10", "answer_complete@3")
 BASELINE = "fixed_tokens-512-o64"
 """The common recipe the default policy is read against in the report's headline."""
