@@ -75,7 +75,8 @@ def test_default_on_lgpd_packs_clauses_under_the_caput_and_fits_the_model(lgpd, 
 def test_default_on_the_manual_has_no_damage_and_fixed_chars_has_both(manual, counter):
     default = PolicyChunker()(manual, counter)
     texts = {"op@v1": manual.doc.text}
-    assert dataclasses.astuple(chunk_damage(default, manual.rows, texts))[1:] == (0, 0, 0, 0)
+    damage = chunk_damage(default, manual.rows, texts, {"op@v1": manual.nodes})
+    assert dataclasses.astuple(damage)[1:] == (0, 0, 0, 0, 0)
     naive = build_chunker("fixed_chars-200-o40")(manual, counter)
     damage = chunk_damage(naive, manual.rows, texts)
     assert damage.orphans > 0 and damage.mid_line_starts > 0
