@@ -128,7 +128,8 @@ def tree_of() -> Callable[..., tuple[Any, list[Any]]]:
         extraction = extract(path)
         lines = [line for page in extraction.pages for line in page.lines]
         tables = tables_by_piece(extraction.logical_tables())
-        return extraction, build_tree(key, extraction.doc, lines, tables, "Doc")
+        nodes = build_tree(key, extraction.doc, lines, tables, "Doc", outline=extraction.outline)
+        return extraction, nodes
 
     return build
 

@@ -6,7 +6,8 @@ that starts in lower case, ends mid-sentence, carries a table of contents' dot l
 rotated capitals together or is mostly figures never is) and its print says so: type larger
 than the body's, or bold, numbered, in capitals or centred, set apart from the text around
 it or ending well before the margin (`Evidence`). A page that is a table of contents
-(`toc_pages`) holds no heading but its title. The tolerances are `StructureSettings`.
+(`toc_pages`) holds no heading, its title included: its lines name sections printed
+elsewhere. The tolerances are `StructureSettings`.
 
 Depth comes from numbering (`2.1` is deeper than `2`), else from the heading's style: the
 distinct styles of a document's unnumbered headings, largest first (`style_levels`).

@@ -1,0 +1,238 @@
+"""Every chunk names its real section: the PDF's own outline opens sections, headings are
+found by evidence (never a prose fragment, a table-of-contents line or a rotated banner),
+no text unit shows in a path, tables are named by their captions or in the document's
+language, and the stage says how far its paths can be trusted. Real PDFs written with
+fpdf2, read by the real extraction."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+
+from rag_assets.core.chunking.structural import StructuralChunker
+from rag_assets.core.corpus import read_pdf
+from rag_assets.core.extract import OutlineEntry
+from rag_assets.core.lake.schemas import Node
+from rag_assets.core.structure.language import detect_language
+from rag_assets.core.structure.paths import path_names
+from rag_assets.core.structure.quality import path_quality
+from rag_assets.core.structure.settings import StructureSettings
+from tests.conftest import FONT_DIR
+
+PROSE = {
+    "en": (
+        "The survey covers every household of the region and the results are weighted by "
+        "the population of each district, as the methods section describes in detail."
+    ),
+    "fr": (
+        "Le sondage couvre tous les ménages de la région et les résultats sont pondérés par "
+        "la population de chaque district, comme le décrit la section des méthodes."
+    ),
+    "pt": (
+        "A pesquisa cobre todos os domicílios da região e os resultados são ponderados pela "
+        "população de cada distrito, como a seção de métodos descreve em detalhe."
+    ),
+}
+
+
+class Doc:
+    """A small report written with fpdf2: body text at 10 pt, headings as asked."""
+
+    def __init__(self) -> None:
+        self.pdf = FPDF(format="A4")
+        self.pdf.add_font("DejaVu", "", str(FONT_DIR / "DejaVuSans.ttf"))
+        self.pdf.add_font("DejaVu", "B", str(FONT_DIR / "DejaVuSans-Bold.ttf"))
+        self.pdf.set_auto_page_break(True, 20)
+        self.pdf.add_page()
+
+    def text(self, text: str, size: float = 10, bold: bool = False, gap: float = 1.5) -> Doc:
+        self.pdf.set_font("DejaVu", "B" if bold else "", size)
+        self.pdf.multi_cell(0, size * 0.5, text, new_x="LMARGIN", new_y="NEXT")
+        self.pdf.ln(gap)
+        return self
+
+    def heading(self, text: str, size: float = 14, bookmark: int | None = None) -> Doc:
+        self.pdf.ln(4)
+        if bookmark is not None:
+            self.pdf.start_section(text, level=bookmark)
+        return self.text(text, size=size, bold=size == 14, gap=2)
+
+    def table(self, rows: list[list[str]]) -> Doc:
+        self.pdf.set_font("DejaVu", "", 9)
+        with self.pdf.table(width=120, align="LEFT") as table:
+            for row in rows:
+                line = table.row()
+                for cell in row:
+                    line.cell(cell)
+        self.pdf.ln(2)
+        return self
+
+    def page(self) -> Doc:
+        self.pdf.add_page()
+        return self
+
+    def banner(self, text: str) -> Doc:
+        """Text printed sideways in the left margin, as report covers carry."""
+        self.pdf.set_font("DejaVu", "B", 16)
+        with self.pdf.rotation(90, x=8, y=200):
+            self.pdf.text(8, 200, text)
+        return self
+
+    def write(self, path: Path) -> Path:
+        self.pdf.output(str(path))
+        return path
+
+
+def headings(nodes: list[Node]) -> list[str]:
+    return [" ".join(p for p in (n.label, n.title) if p) for n in nodes if n.kind == "section"]
+
+
+@pytest.fixture
+def read(tmp_path: Path) -> Callable[..., tuple]:
+    def run(doc: Doc, name: str = "doc", **settings: bool) -> tuple:
+        pdf = doc.write(tmp_path / f"{name}.pdf")
+        structure = StructureSettings(**settings) if settings else None
+        return read_pdf(pdf, f"{name}@v1", structure=structure)
+
+    return run
+
+
+def test_the_outline_opens_sections_the_print_alone_does_not_show(read: Callable) -> None:
+    # headings printed as plain body text: no size, no weight, nothing but the bookmarks
+    doc = Doc()
+    doc.pdf.start_section("Scope of the survey", level=0)
+    doc.text("Scope of the survey").text(PROSE["en"])
+    doc.pdf.start_section("Sampling frame", level=1)
+    doc.text("Sampling frame").text(PROSE["en"])
+    doc.pdf.start_section("Weights", level=0)
+    doc.text("Weights").text(PROSE["en"])
+    source, extraction = read(doc)
+    assert [e.title for e in extraction.outline] == [
+        "Scope of the survey",
+        "Sampling frame",
+        "Weights",
+    ]
+    assert headings(source.nodes) == ["Scope of the survey", "Sampling frame", "Weights"]
+    by_id = {n.node_id: n for n in source.nodes}
+    frame = next(n for n in source.nodes if n.title == "Sampling frame")
+    assert path_names(frame, by_id) == ["Scope of the survey", "Sampling frame"]
+    # without the outline the same lines are prose: nothing shows them as headings
+    rules_only, _ = read(doc, name="rules", use_outline=False)
+    assert headings(rules_only.nodes) == []
+
+
+def test_outline_quality_counts_bookmark_titles_found(read: Callable) -> None:
+    doc = Doc().heading("Results", bookmark=0).text(PROSE["en"])
+    doc.heading("Discussion", bookmark=0).text(PROSE["en"])
+    source, extraction = read(doc)
+    quality = path_quality(source.nodes, "en", extraction.outline)
+    assert (quality.bookmarks_found, quality.bookmarks) == (2, 2)
+    missing = [*extraction.outline, OutlineEntry("Annex on methods", 1, 1)]
+    assert path_quality(source.nodes, "en", missing).bookmarks_share == pytest.approx(2 / 3)
+
+
+def test_fragments_toc_lines_and_banners_are_never_headings(read: Callable) -> None:
+    doc = Doc().banner("EXECUTIVE SUMMARY")
+    doc.text("Contents", size=14, bold=True)
+    for entry, page in (("1 Introduction", 2), ("2 Methods", 2), ("3 Results", 3)):
+        doc.text(f"{entry} {'.' * 60} {page}", gap=0.5)
+    doc.page().heading("1 Introduction").text(PROSE["en"])
+    # a bold line of running prose that stops mid-sentence, and one starting in lower case
+    doc.text("Borrowing a large amount as an undergraduate does not appear to", bold=True)
+    doc.text(PROSE["en"])
+    doc.text("of $33,200 by 2003 (table 4)", bold=True).text(PROSE["en"])
+    doc.heading("2 Methods").text(PROSE["en"])
+    source, _ = read(doc)
+    # the contents page holds no heading, its title included: its lines point elsewhere
+    assert headings(source.nodes) == ["1 Introduction", "2 Methods"]
+    quality = path_quality(source.nodes, "en")
+    assert quality.bad_units == 0, quality.examples
+
+
+def test_no_text_unit_shows_in_a_path(read: Callable, counter) -> None:
+    # text after a table in a section opens a text unit; the next heading must not nest in it
+    doc = Doc().heading("Income").text(PROSE["en"])
+    doc.table([["Region", "Income"], ["North", "120"], ["South", "95"]])
+    doc.text("The south trails the north by a fifth, as in the previous survey round.")
+    doc.text("Regional detail", size=12, bold=True, gap=1).text(PROSE["en"])
+    source, _ = read(doc)
+    by_id = {n.node_id: n for n in source.nodes}
+    detail = next(n for n in source.nodes if n.title == "Regional detail")
+    assert by_id[detail.parent_id].kind != "text"
+    chunks = StructuralChunker(200)(source, counter)
+    for chunk in chunks:
+        assert "text" not in chunk.path.split(" > "), chunk.path
+
+
+def test_tables_are_named_by_their_caption_above_or_below(read: Callable) -> None:
+    doc = Doc().heading("Coverage").text(PROSE["en"])
+    doc.text("Table A-1. Coverage of target populations, by region", gap=0.5)
+    doc.table([["Region", "Covered"], ["North", "91%"], ["South", "88%"]])
+    doc.text(PROSE["en"])
+    doc.table([["Year", "Households"], ["2020", "1,204"], ["2021", "1,310"]])
+    doc.text("Table A-2: Households surveyed by year", gap=3)
+    doc.text(PROSE["en"])
+    source, _ = read(doc)
+    tables = [(n.label, n.title) for n in source.nodes if n.kind == "table"]
+    assert tables == [
+        ("Table A-1", "Table A-1. Coverage of target populations, by region"),
+        ("Table A-2", "Table A-2: Households surveyed by year"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("language", "word"), [("en", "Table"), ("fr", "Tableau"), ("pt", "Tabela")]
+)
+def test_a_table_without_caption_is_named_in_the_documents_language(
+    read: Callable, language: str, word: str
+) -> None:
+    doc = Doc().text(PROSE[language]).text(PROSE[language])
+    doc.table([["Zone", "2020"], ["Nord", "12"], ["Sud", "15"]]).text(PROSE[language])
+    source, _ = read(doc, name=language)
+    labels = [n.label for n in source.nodes if n.kind in ("table", "table_text")]
+    assert labels == [f"{word} 1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        (PROSE["en"], "en"),
+        (PROSE["fr"], "fr"),
+        (PROSE["pt"], "pt"),
+        (
+            "Die Erhebung umfasst alle Haushalte der Region und die Ergebnisse werden mit der "
+            "Bevölkerung gewichtet, wie es im Abschnitt über die Methoden beschrieben wird.",
+            "de",
+        ),
+        (
+            "La encuesta cubre todos los hogares de la región y los resultados se ponderan por "
+            "la población de cada distrito, como lo describe la sección de métodos.",
+            "es",
+        ),
+        ("项目经验和教育经历的测试文本，用于检测文件的语言。", "zh"),
+    ],
+)
+def test_language_is_detected_from_the_documents_words(text: str, code: str) -> None:
+    assert detect_language(text) == code
+
+
+def test_the_path_metric_flags_segments_that_are_no_heading() -> None:
+    def node(node_id: str, parent: str | None, kind: str, label: str, title: str) -> Node:
+        return Node(node_id, "d@1", parent, kind, label, title, 1, 0, "x", 1, 1, 0, 1)
+
+    nodes = [
+        node("d@1", None, "document", "", "Doc"),
+        node("d@1#a", "d@1", "section", "", "Results"),
+        node("d@1#a/t", "d@1#a", "text", "", ""),
+        node("d@1#b", "d@1", "section", "", "of the households in the region and"),
+        node("d@1#b/t", "d@1#b", "text", "", ""),
+        node("d@1#c", "d@1", "table", "Tabela 1", ""),
+    ]
+    quality = path_quality(nodes, "en")
+    # the fragment heading spoils itself and its text; the Portuguese label in an English
+    # document spoils its table; "Results" and its text are fine
+    assert (quality.bad_units, quality.units) == (3, 5)
+    assert path_quality(nodes, "pt").bad_units == 2
