@@ -30,6 +30,7 @@ class Line:
     char_start: int = 0
     char_end: int = 0
     x1: float = 0.0  # right edge (0: not recorded, a page read before it was)
+    lead: int = 0  # characters of a bold run opening a line not bold throughout (run-in)
 
     def as_row(self) -> dict[str, Any]:
         """The line as a Parquet struct."""
@@ -44,6 +45,7 @@ class Line:
             "bold": self.bold,
             "table": self.table,
             "x1": self.x1,
+            "lead": self.lead,
         }
 
 

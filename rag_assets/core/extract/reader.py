@@ -67,16 +67,36 @@ def _line_from(raw: dict[str, Any]) -> Line | None:
     if not text or not chars:
         return None
     sizes = [float(c.get("size", 0.0)) for c in chars]
-    bold = all(re.search(r"bold|black|heavy", str(c.get("fontname", "")), re.I) for c in chars)
+    heavy = [bool(BOLD_FONT.search(str(c.get("fontname", "")))) for c in chars]
     return Line(
         text=text,
         x0=float(raw["x0"]),
         top=float(raw["top"]),
         bottom=float(raw["bottom"]),
         size=round(statistics.median(sizes), 1),
-        bold=bold,
+        bold=all(heavy),
         x1=float(raw["x1"]),
+        lead=_bold_lead(text, heavy) if text == re.sub(r"\s+", " ", raw["text"]).strip() else 0,
     )
+
+
+BOLD_FONT = re.compile(r"bold|black|heavy", re.I)
+
+
+def _bold_lead(text: str, heavy: list[bool]) -> int:
+    """How many characters of `text` a bold run opens, when the rest of the line is not
+    bold (a run-in heading, `Scope. The study covers...`); 0 otherwise. `heavy` says of
+    each printed (non-space) character whether its font is bold."""
+    if not heavy or not heavy[0] or all(heavy):
+        return 0
+    count = heavy.index(False)
+    seen = 0
+    for i, char in enumerate(text):
+        if not char.isspace():
+            seen += 1
+            if seen == count:
+                return i + 1
+    return 0
 
 
 def _in_reading_order(table: PageTable) -> PageTable:

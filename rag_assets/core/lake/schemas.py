@@ -43,6 +43,7 @@ LINE = pa.struct(
         ("bold", pa.bool_()),
         ("table", pa.int32()),
         ("x1", pa.float64()),
+        ("lead", pa.int32()),  # characters of a bold run opening the line (a run-in heading)
     ]
 )
 

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 from rag_assets.core.extract import Line, OutlineEntry
 from rag_assets.core.lake.schemas import DocText, Node
-from rag_assets.core.structure.headings import LETTERED
+from rag_assets.core.structure.headings import LETTERED, fold_text
 from rag_assets.core.structure.language import DEFAULT_LANGUAGE, table_word
 from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, id_segment
+from rag_assets.core.structure.outline import similar
 
+RUN_IN_MATCH = 0.85  # how alike a run-in heading's bold words and its outline title are
 MAX_SECTION_LEVEL = 4  # sections stay above articles (5) and their §, incisos, alíneas
 
 
@@ -105,12 +107,16 @@ class TreeBuilder:
         (`printed`), else the first line at the place the entry points to, the section then
         titled by the entry."""
         text = line.text if printed else entry.title
+        if printed and line.lead and not line.bold:  # a run-in heading: its bold words
+            bold = line.text[: line.lead].strip().rstrip(".:").strip()
+            if similar(fold_text(bold), fold_text(entry.title)) >= RUN_IN_MATCH:
+                text = bold
         numbered = NUMBERED.match(text) or LETTERED.match(text)
         label, title = (
             (numbered.group(1).rstrip("."), numbered.group(2)) if numbered else ("", text)
         )
         level = min(entry.level, MAX_SECTION_LEVEL)
-        return self.open("section", level, label, title.strip(), line, text if printed else "")
+        return self.open("section", level, label, title.strip(), line, line.text if printed else "")
 
     def leaf(
         self,

@@ -31,7 +31,11 @@ TOC_TITLE = re.compile(
     r"(?i)^(table of contents|contents|sum[aá]rio|[íi]ndice( general)?|table des mati[èe]res|"
     r"sommaire|inhalt(sverzeichnis)?|contenido|indice)$"
 )
-RUN_TOGETHER = re.compile(r"[A-ZÀ-Ý]{%d,}")
+FIGURE = re.compile(
+    r"(?i)^(figure|fig\.|figura|gr[aá]fico|graphique|abbildung|abb\.|diagramm|chart|"
+    r"gráfica|grafico|mapa?|carte|karte|source|fonte|fuente|quelle|note|nota)\s*"
+    r"[A-Z]?[-.]?\d*[.:–—-]?\s"
+)
 # Words a heading never ends on: articles, prepositions and conjunctions that leave a
 # sentence open (English, Portuguese, French, Spanish, German, Italian).
 OPEN_ENDINGS = frozenset(
@@ -41,7 +45,12 @@ OPEN_ENDINGS = frozenset(
         "le la les des du et en un une pour dans par au aux à sur qui "
         "el los las del y con al su sus "
         "der die das und den von zu mit dem des ein eine für auf im ist "
-        "il lo gli di della delle dei nel alla che"
+        "il lo gli di della delle dei nel alla che "
+        "but than which while when where into about between after before "
+        "mas entre sobre como quando onde após "
+        "mais comme lorsque avec sans selon "
+        "pero cuando donde sin según "
+        "wie als dass oder aber sowie nach bei über unter durch"
     ).split()
 )
 
@@ -65,9 +74,11 @@ def text_veto(text: str, settings: StructureSettings = DEFAULT_STRUCTURE) -> str
         return "too long"
     if DOT_LEADERS.search(stripped):
         return "table of contents entry"
-    if RUN_TOGETHER.search(stripped.replace(" ", "") if len(words) == 1 else stripped):
-        if len(words) <= 2:
-            return "letters run together"
+    if FIGURE.match(stripped + " "):
+        return "a figure's caption or a note"
+    longest = max((len(w) for w in words if w.isupper()), default=0)
+    if longest >= settings.run_together_caps and len(words) <= 2:
+        return "letters run together"  # a rotated banner read across, letter by letter
     digits = sum(1 for c in stripped if c.isdigit())
     if digits > settings.figure_share * len(stripped.replace(" ", "")):
         return "figures"
@@ -97,15 +108,24 @@ class Evidence:
     apart: bool
     short: bool
     size: float
+    spread: bool = False
 
     def says_heading(self, words: int, settings: StructureSettings, body: float) -> bool:
         """Whether the print makes a heading of a line whose text can be one."""
+        if self.spread or self.size < body - settings.smaller_by:
+            return False  # a figure's labels spread along an axis, a footnote's small type
+        bump = self.size >= body + settings.bump_by
         if words == 1 and not self.numbered and self.size < body + settings.one_word_larger_by:
-            return self.bold and self.apart and self.short and (self.capitals or self.centred)
+            # one word alone: a list's item, a label, unless it is set apart as a heading
+            return (self.bold or self.capitals or bump) and self.apart
         if self.larger:
             return self.apart or self.short or self.numbered
         if self.bold:
             return self.apart or self.numbered or self.short
+        if self.numbered:
+            return (self.capitals or bump) and self.apart
+        if bump:
+            return self.apart and self.short
         return self.capitals and self.apart and self.short and self.centred
 
 
@@ -183,6 +203,8 @@ def evidence(
         apart=apart,
         short=short or not recorded,
         size=line.size,
+        spread=recorded
+        and line.x1 - line.x0 > settings.spread_width * line.size * len(text.replace(" ", "")),
     )
 
 
@@ -194,9 +216,7 @@ def toc_pages(
     entries: dict[int, int] = {}
     total: dict[int, int] = {}
     titled: set[int] = set()
-    for line, page in zip(lines, pages, strict=True):
-        if line.table >= 0:
-            continue
+    for line, page in zip(lines, pages, strict=True):  # a table reader may take it for one
         text = line.text.strip()
         total[page] = total.get(page, 0) + 1
         if TOC_TITLE.match(fold_text(text)):
@@ -223,3 +243,45 @@ def style_levels(styles: Sequence[tuple], first: int = 2) -> dict[tuple, int]:
     at `first`, the rest one deeper each (at most 4)."""
     ordered = sorted(set(styles), key=lambda s: (-s[0], not s[1]))
     return {style: min(4, first + rank) for rank, style in enumerate(ordered)}
+
+
+RUN_IN = (0.0, True)  # the style key of run-in headings: the deepest of the bold ones
+
+
+def run_in(line: Line, seen: Evidence, settings: StructureSettings = DEFAULT_STRUCTURE) -> str:
+    """The run-in heading opening a line (`Scope.` in `Scope. The study covers...`): bold
+    words ending with a full stop or a colon, the rest of the line not bold, set apart
+    from the text above or numbered; "" when the line opens with none."""
+    if not line.lead or line.bold:
+        return ""
+    head = line.text[: line.lead].strip()
+    if not head.endswith((".", ":")) or len(head.split()) > settings.run_in_words:
+        return ""
+    if text_veto(head.rstrip(".:"), settings) is not None:
+        return ""
+    numbered = NUMBERED.match(head) or LETTERED.match(head)
+    if not (seen.apart or numbered):
+        return ""
+    return head.rstrip(".:").strip()
+
+
+QUOTE_WORDS = 5  # a line this long printed again in the running text is a pull quote
+
+
+def quoted(text: str, running: str, times: int = 1) -> bool:
+    """Whether a line of `QUOTE_WORDS` words or more is printed in the running text
+    (`running`: its lines folded) at least `times` times: a pull quote repeating the
+    text it sits in, not a heading."""
+    folded = fold_text(text)
+    if len(folded.split()) < QUOTE_WORDS or titled(text):
+        return False  # a title's words repeated in the text (`Do Sistema Nacional ...`)
+    return running.count(folded) >= times
+
+
+def titled(text: str) -> bool:
+    """Whether a text is set as a title: in capitals, or most of its longer words
+    capitalized (`Coverage of Target Groups`), not as a sentence."""
+    words = [w for w in re.findall(r"[^\W\d_]+", text) if len(w) >= 4]
+    if not words:
+        return False
+    return sum(1 for w in words if w[0].isupper()) * 2 > len(words)

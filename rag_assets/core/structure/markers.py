@@ -130,15 +130,21 @@ def heading_like(line: Line, body: float) -> bool:
     return line.bold or line.size >= body + 1.5
 
 
-def merge_wrapped_headings(lines: list[Line], body: float) -> list[Line]:
-    """Join a heading printed over two lines (same style, directly below) into one line."""
+def merge_wrapped_headings(lines: list[Line], body: float, bump: float = 1.5) -> list[Line]:
+    """Join a heading printed over two lines (same style, directly below) into one line:
+    lines in bold, or `bump` points or more over the body's size."""
+
+    def loud(line: Line) -> bool:
+        short = len(line.text) <= HEADING_MAX_CHARS and line.table < 0
+        return heading_like(line, body) or (short and line.size >= body + bump)
+
     merged: list[Line] = []
     for line in lines:
         prev = merged[-1] if merged else None
         if (
             prev is not None
-            and heading_like(prev, body)
-            and heading_like(line, body)
+            and loud(prev)
+            and loud(line)
             and prev.bold == line.bold
             and prev.size == line.size
             and 0 <= line.top - prev.bottom < prev.size * 0.8
@@ -148,6 +154,7 @@ def merge_wrapped_headings(lines: list[Line], body: float) -> list[Line]:
             prev.text = f"{prev.text} {line.text}"
             prev.bottom = line.bottom
             prev.char_end = line.char_end
+            prev.x1 = max(prev.x1, line.x1)
             continue
         merged.append(Line(**vars(line)))
     return merged

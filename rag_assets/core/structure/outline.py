@@ -98,6 +98,10 @@ def _best(
     for i in candidates:
         if similar(folded[i], title) >= structure.outline_match:
             return i, False
+    for i in candidates:  # a run-in heading: the bold words opening the line
+        lead = lines[i].lead
+        if lead and similar(fold_text(lines[i].text[:lead]), title) >= structure.outline_match:
+            return i, False
     for i in candidates:
         own = folded[i]
         if len(title) >= 4 and own.startswith(title) and len(title) >= 0.6 * len(own):
@@ -122,7 +126,7 @@ def _anchor(
     """The first line at or after where an entry points (its page, from its place on it)."""
     own = by_page.get(entry.page, [])
     if entry.top is not None:
-        own = [i for i in own if lines[i].bottom >= entry.top - structure.outline_slack]
+        own = [i for i in own if lines[i].top >= entry.top - structure.outline_slack / 4]
     if own:
         return own[0]
     later = [i for page, found in by_page.items() if page > entry.page for i in found]

@@ -32,11 +32,24 @@ class StructureSettings:
     centred_by: float = 0.04
     """A short line whose middle is this share of the text width from the page's middle
     is centred."""
+    smaller_by: float = 1.5
+    """A line this many points under the body's size is never a heading (notes, labels)."""
+    spread_width: float = 1.1
+    """A line wider than this many times its size per printed character is words spread
+    along a figure's axis or a form, never a heading (running text: about 0.5)."""
+    bump_by: float = 0.9
+    """Points over the body's size that make a line's type a little larger: evidence only
+    with more (set apart and short, or numbered and set apart)."""
     one_word_larger_by: float = 3.0
-    """A one-word heading needs numbering, or type this many points over the body's."""
+    """A one-word line in type this many points over the body's is a heading by its size
+    alone; under it, it must be set apart, short, and bold, in capitals or a little
+    larger (`bump_by`)."""
     sentence_words: int = 8
     """An unnumbered line ending with a full stop and this many words is a sentence."""
-    run_together_caps: int = 18
+    run_in_words: int = 10
+    """A run-in heading (bold words opening a paragraph, then a full stop) is this many
+    words at most."""
+    run_together_caps: int = 24
     """Capitals run together this long without a space are letters of rotated side text
     read across, never a heading."""
     figure_share: float = 0.5

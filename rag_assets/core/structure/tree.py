@@ -16,20 +16,13 @@ untitled share) is `paths.py`; how far its paths can be trusted is `quality.py`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from rag_assets.core.extract import Line, OutlineEntry
 from rag_assets.core.lake.schemas import DocText, Node
 from rag_assets.core.structure.builder import MAX_SECTION_LEVEL, TreeBuilder
 from rag_assets.core.structure.headings import (
     LETTERED,
-    evidence,
-    fold_text,
-    page_frames,
-    style_key,
-    style_levels,
     text_veto,
-    toc_pages,
 )
 from rag_assets.core.structure.language import detect_language, table_word
 from rag_assets.core.structure.markers import (
@@ -47,8 +40,9 @@ from rag_assets.core.structure.markers import (
     title_line,
     title_of,
 )
-from rag_assets.core.structure.outline import OutlinePlan, plan_outline
+from rag_assets.core.structure.outline import plan_outline
 from rag_assets.core.structure.paths import TABLE_KINDS
+from rag_assets.core.structure.sections import decide_headings, document_title_at, title_block
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
 from rag_assets.core.tables import (
     DEFAULT_SETTINGS,
@@ -85,11 +79,12 @@ def build_tree(
     it), else its title row, else a label in the document's language (`Tableau 3`).
     """
     body = body_font_size(lines)
-    lines = merge_wrapped_headings(list(lines), body)
+    lines = merge_wrapped_headings(list(lines), body, structure.bump_by)
     pages = [doc.page_at(line.char_start) for line in lines]
     plan = plan_outline(lines, pages, outline if structure.use_outline else (), structure)
-    title_at = _title_line(lines, pages, body, plan)
-    decided = _decide_headings(lines, pages, body, plan, structure, title_at)
+    title_at = document_title_at(lines, pages, body, plan)
+    block = title_block(lines, title_at, body, plan)
+    decided = decide_headings(lines, pages, body, plan, structure, block)
     builder = TreeBuilder(partition_key, doc, title)
     builder.table_word = table_word(detect_language(doc.text))
     logical = dict(tables)
@@ -133,9 +128,10 @@ def build_tree(
                 builder.open_outline(entry, line, printed=True)
             awaiting = None
             continue
-        if i == title_at:
+        if i in block:
             root = builder.stack[0]
-            root.node.title = root.node.title or line.text
+            if i == title_at:
+                root.node.title = root.node.title or line.text
             root.text_parts.append(line.text)
             continue
         wrap = _caption_above(lines, i, structure)
@@ -158,7 +154,7 @@ def build_tree(
         if _add_marker(builder, line, body):
             pass
         elif i in decided.levels:
-            _open_heading(builder, line, decided.levels[i])
+            _open_heading(builder, line, decided.levels[i], decided.runs.get(i, line.text))
         else:
             builder.add_text(line)
             continue
@@ -168,19 +164,6 @@ def build_tree(
     if pending_caption is not None:
         builder.add_text(pending_caption)
     return builder.finish()
-
-
-def _title_line(
-    lines: Sequence[Line], pages: Sequence[int], body: float, plan: OutlinePlan
-) -> int | None:
-    """The line naming the whole document: its first line outside a table, on page 1, in
-    the largest type of the document and larger than the body (not an outline entry)."""
-    max_size = max((ln.size for ln in lines), default=0.0)
-    first = next((i for i, ln in enumerate(lines) if ln.table < 0), None)
-    if first is None or pages[first] != 1 or first in plan.matched or plan.before.get(first):
-        return None
-    line = lines[first]
-    return first if line.size == max_size and line.size > body else None
 
 
 def _joined(line: Line, wrap: Line) -> Line:
@@ -208,68 +191,16 @@ def _caption_above(lines: Sequence[Line], i: int, structure: StructureSettings) 
     return None
 
 
-@dataclass
-class Decided:
-    """The headings found by evidence (line index -> depth) and the table-of-contents pages."""
-
-    levels: dict[int, int]
-    toc: set[int]
-
-
-def _decide_headings(
-    lines: Sequence[Line],
-    pages: Sequence[int],
-    body: float,
-    plan: OutlinePlan,
-    structure: StructureSettings,
-    title_at: int | None,
-) -> Decided:
-    """Which lines open a section by evidence where no marker or outline entry does, and how
-    deep: numbered ones by their number, the rest by their style (`style_levels`), always
-    below the outline's level at that point."""
-    frames = page_frames(lines, pages, body)
-    toc = toc_pages(lines, pages, structure)
-    found: dict[int, tuple[int | None, tuple]] = {}
-    outline_level = 0
-    floor: dict[int, int] = {}
-    for i, line in enumerate(lines):
-        for entry in plan.before.get(i, ()):
-            outline_level = entry.level
-        if i in plan.matched:
-            outline_level = plan.matched[i][0].level
-            continue
-        floor[i] = outline_level
-        if i == title_at or line.table >= 0 or pages[i] in toc or CAPTION.match(line.text):
-            continue
-        if any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS):
-            continue  # the markers' own rules decide
-        if text_veto(line.text, structure) is not None:
-            continue
-        if plan.titles and fold_text(line.text) in plan.titles:
-            continue  # an outline title printed again (a running head, a list of contents)
-        seen = evidence(lines, i, pages[i], pages, frames[pages[i]], body, structure)
-        if not seen.says_heading(len(line.text.split()), structure, body):
-            continue
-        numbered = NUMBERED.match(line.text)
-        depth = 1 + numbered.group(1).count(".") + 1 if numbered else None
-        found[i] = (depth, style_key(line, body, structure))
-    styles = style_levels([style for depth, style in found.values() if depth is None])
-    levels = {}
-    for i, (depth, style) in found.items():
-        level = depth if depth is not None else styles[style]
-        levels[i] = max(level, floor[i] + 1)
-    return Decided(levels, toc)
-
-
-def _open_heading(builder: TreeBuilder, line: Line, level: int) -> None:
-    """Open a section at a heading found by evidence (`2.1 Scope`, `RESULTS`)."""
-    text = line.text
-    numbered = NUMBERED.match(text) or LETTERED.match(text)
+def _open_heading(builder: TreeBuilder, line: Line, level: int, head: str) -> None:
+    """Open a section at a heading found by evidence (`2.1 Scope`, `RESULTS`); `head` is
+    the heading's text, the line's own or the bold words opening it (a run-in heading,
+    whose line goes on with the section's first sentence)."""
+    numbered = NUMBERED.match(head) or LETTERED.match(head)
     if numbered:
         label, title = numbered.group(1).rstrip("."), numbered.group(2).strip()
     else:
-        label, title = "", text
-    builder.open("section", level, label, title, line, text)
+        label, title = "", head
+    builder.open("section", level, label, title.rstrip(".:").strip(), line, line.text)
 
 
 def _caption_below(

@@ -1,0 +1,130 @@
+"""Which lines open a section where no marker does: the document's title block, and the
+headings found by evidence (`headings.py`) with their depth, always below the outline's
+sections (`outline.py`). `tree.py` opens them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_assets.core.extract import Line
+from rag_assets.core.structure.headings import (
+    RUN_IN,
+    evidence,
+    fold_text,
+    page_frames,
+    quoted,
+    run_in,
+    style_key,
+    style_levels,
+    text_veto,
+    toc_pages,
+)
+from rag_assets.core.structure.markers import CAPTION, LEGAL_MARKERS, NUMBERED
+from rag_assets.core.structure.outline import OutlinePlan
+from rag_assets.core.structure.settings import StructureSettings
+
+
+def document_title_at(
+    lines: Sequence[Line], pages: Sequence[int], body: float, plan: OutlinePlan
+) -> int | None:
+    """The line naming the whole document: its first line outside a table, on page 1, in
+    the largest type of the document and larger than the body (not an outline entry)."""
+    max_size = max((ln.size for ln in lines), default=0.0)
+    first = next((i for i, ln in enumerate(lines) if ln.table < 0), None)
+    if first is None or pages[first] != 1 or first in plan.matched or plan.before.get(first):
+        return None
+    line = lines[first]
+    return first if line.size == max_size and line.size > body else None
+
+
+def body_type(line: Line, body: float) -> bool:
+    """Whether a line is set like the running text: the body's size, not bold."""
+    return abs(line.size - body) < 0.6 and not line.bold and line.table < 0
+
+
+TITLE_BLOCK_LINES = 3  # lines under a document's title that may still be its title block
+
+
+def title_block(
+    lines: Sequence[Line], title_at: int | None, body: float, plan: OutlinePlan
+) -> set[int]:
+    """The document's title line and the lines printed right under it that are not body
+    text (a subtitle, the publisher and year): the root's text, not sections."""
+    if title_at is None:
+        return set()
+    block = {title_at}
+    for k in range(title_at + 1, min(len(lines), title_at + 1 + TITLE_BLOCK_LINES)):
+        line = lines[k]
+        if k in plan.matched or plan.before.get(k) or line.table >= 0 or line.size == body:
+            break
+        if CAPTION.match(line.text) or NUMBERED.match(line.text):
+            break
+        if any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS):
+            break
+        if line.top < lines[k - 1].top or line.size > lines[title_at].size:
+            break
+        block.add(k)
+    return block
+
+
+@dataclass
+class Decided:
+    """The headings found by evidence (line index -> depth) and the table-of-contents pages."""
+
+    levels: dict[int, int]
+    toc: set[int]
+    runs: dict[int, str]
+
+
+def decide_headings(
+    lines: Sequence[Line],
+    pages: Sequence[int],
+    body: float,
+    plan: OutlinePlan,
+    structure: StructureSettings,
+    title_block: set[int],
+) -> Decided:
+    """Which lines open a section by evidence where no marker or outline entry does, and how
+    deep: numbered ones by their number, the rest by their style (`style_levels`), always
+    below the outline's level at that point."""
+    frames = page_frames(lines, pages, body)
+    toc = toc_pages(lines, pages, structure)
+    # the running text (body type, outside the contents pages) a pull quote repeats
+    prose = [i for i, ln in enumerate(lines) if pages[i] not in toc and body_type(ln, body)]
+    running = " ".join(fold_text(lines[i].text) for i in prose)
+    found: dict[int, tuple[int | None, tuple]] = {}
+    runs: dict[int, str] = {}  # run-in headings: the bold words opening the line
+    outline_level = 0
+    floor: dict[int, int] = {}
+    for i, line in enumerate(lines):
+        for entry in plan.before.get(i, ()):
+            outline_level = entry.level
+        if i in plan.matched:
+            outline_level = plan.matched[i][0].level
+            continue
+        floor[i] = outline_level
+        if i in title_block or line.table >= 0 or pages[i] in toc or CAPTION.match(line.text):
+            continue
+        if any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS):
+            continue  # the markers' own rules decide
+        if plan.titles and fold_text(line.text) in plan.titles:
+            continue  # an outline title printed again (a running head, a list of contents)
+        seen = evidence(lines, i, pages[i], pages, frames[pages[i]], body, structure)
+        head = line.text
+        repeats = quoted(line.text, running, 1 + body_type(line, body))
+        whole = text_veto(line.text, structure) is None and not repeats
+        if not (whole and seen.says_heading(len(line.text.split()), structure, body)):
+            head = run_in(line, seen, structure)
+            if not head or fold_text(head) in plan.titles:
+                continue
+            runs[i] = head
+        numbered = NUMBERED.match(head)
+        depth = 1 + numbered.group(1).count(".") + 1 if numbered else None
+        found[i] = (depth, style_key(line, body, structure) if head == line.text else RUN_IN)
+    styles = style_levels([style for depth, style in found.values() if depth is None])
+    levels = {}
+    for i, (depth, style) in found.items():
+        level = depth if depth is not None else styles[style]
+        levels[i] = max(level, floor[i] + 1)
+    return Decided(levels, toc, runs)
