@@ -9,7 +9,7 @@ from rag_assets.core.extract import Line, OutlineEntry
 from rag_assets.core.lake.schemas import DocText, Node
 from rag_assets.core.structure.headings import LETTERED, fold_text
 from rag_assets.core.structure.language import DEFAULT_LANGUAGE, table_word
-from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, id_segment
+from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, id_segment, squash
 from rag_assets.core.structure.outline import similar
 
 RUN_IN_MATCH = 0.85  # how alike a run-in heading's bold words and its outline title are
@@ -111,6 +111,8 @@ class TreeBuilder:
             bold = line.text[: line.lead].strip().rstrip(".:").strip()
             if similar(fold_text(bold), fold_text(entry.title)) >= RUN_IN_MATCH:
                 text = bold
+        if printed and text != entry.title and squash(text) == squash(entry.title):
+            text = entry.title  # the same letters: the text layer lost spaces or accents
         numbered = NUMBERED.match(text) or LETTERED.match(text)
         label, title = (
             (numbered.group(1).rstrip("."), numbered.group(2)) if numbered else ("", text)

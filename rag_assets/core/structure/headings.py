@@ -24,6 +24,7 @@ from rag_assets.core.extract import Line
 from rag_assets.core.structure.markers import NUMBERED
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
 
+ENUMERATED = re.compile(r"^([a-z][.)])\s+(\S.*)$")  # `a. Statements`: an item's letter
 LETTERED = re.compile(r"^((?:[IVXLC]+|[A-Z])\.)\s+(\S.*)$")
 DOT_LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:\s\.){3,}|_{4,}")
 TOC_ENTRY = re.compile(r"(?:(?:\.\s?){3,}|…+|\s{2,}|\s)\s*(\d{1,4}|[ivxlc]{1,6})$")
@@ -79,10 +80,13 @@ def text_veto(text: str, settings: StructureSettings = DEFAULT_STRUCTURE) -> str
     longest = max((len(w) for w in words if w.isupper()), default=0)
     if longest >= settings.run_together_caps and len(words) <= 2:
         return "letters run together"  # a rotated banner read across, letter by letter
+    if max((len(w) for w in words), default=0) >= settings.run_together_words:
+        return "words run together"  # a text layer without its spaces
     digits = sum(1 for c in stripped if c.isdigit())
     if digits > settings.figure_share * len(stripped.replace(" ", "")):
         return "figures"
-    body = numbered.group(2) if numbered else stripped
+    enumerated = numbered or ENUMERATED.match(stripped)
+    body = enumerated.group(2) if enumerated else stripped
     first = next((c for c in body if c.isalnum()), "")
     if first.isalpha() and first.islower():
         return "starts in lower case"

@@ -66,6 +66,12 @@ def fold(text: str) -> str:
     return "".join(c for c in nfkd if not unicodedata.combining(c)).lower()
 
 
+def squash(text: str) -> str:
+    """A text's letters and digits only, lower case, accents dropped: what survives a text
+    layer that runs words together or prints accents apart (`t´opicos`)."""
+    return "".join(c for c in fold(text) if c.isalnum())
+
+
 def slug(text: str, limit: int = 40) -> str:
     """An id-safe slug of a label or title."""
     value = re.sub(r"[^a-z0-9.]+", "-", fold(re.sub(r"(?<=\d)[º°ª]", "", text)))

@@ -16,7 +16,7 @@ from difflib import SequenceMatcher
 from rag_assets.core.extract import Line, OutlineEntry
 from rag_assets.core.lake.schemas import Node
 from rag_assets.core.structure.headings import LETTERED, fold_text
-from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS
+from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, squash
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
 
 
@@ -32,13 +32,15 @@ class OutlinePlan:
 
 
 def similar(a: str, b: str) -> float:
-    """How alike two folded titles are (0..1), numbering ignored when one side lacks it."""
+    """How alike two folded titles are (0..1), numbering ignored when one side lacks it,
+    and spaces and accents when the text layer lost them (`2.2 MODELARCHITECTURE`,
+    `t´opicos`)."""
     if not a or not b:
         return 0.0
     if a == b:
         return 1.0
     a2, b2 = _unnumbered(a), _unnumbered(b)
-    if a2 == b2:
+    if a2 == b2 or squash(a2) == squash(b2) or squash(a) == squash(b):
         return 1.0
     if min(len(a), len(b)) < 0.5 * max(len(a), len(b)):
         return 0.0

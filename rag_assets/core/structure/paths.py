@@ -5,10 +5,10 @@ those read without named columns.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.structure.markers import squash
 from rag_assets.core.tables import TableRow
 
 TABLE_KINDS = ("table", "table_text")
@@ -50,11 +50,7 @@ def bare_heading(node: Node) -> bool:
     text = node.text.strip()
     if "\n" in text:
         return False
-    return not node.title or _squash(node.title) in _squash(text)
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"\W+", "", text).casefold()
+    return not node.title or squash(node.title) in squash(text)
 
 
 def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:

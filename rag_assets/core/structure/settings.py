@@ -52,6 +52,8 @@ class StructureSettings:
     run_together_caps: int = 24
     """Capitals run together this long without a space are letters of rotated side text
     read across, never a heading."""
+    run_together_words: int = 30
+    """A word this long is words a text layer ran together (no language's word is)."""
     figure_share: float = 0.5
     """A line whose characters are more than this share digits is a figure's axis or a
     table's row, never a heading."""

@@ -107,7 +107,11 @@ def build_tree(
                 below = _caption_below(lines, i, table, logical, pages)
                 if below is not None:
                     skip.add(below)
-            caption = pending_caption or (lines[below] if below is not None else None)
+                    below_line = lines[below]
+                    if _caption_wrap(lines, below):
+                        skip.add(below + 1)
+                        below_line = _joined(below_line, lines[below + 1])
+            caption = pending_caption or (below_line if below is not None else None)
             _add_table(builder, table, caption)
             span = (table.char_start, max(table.char_end, caption.char_end if caption else -1))
             pending_caption = None
@@ -221,6 +225,17 @@ def _caption_below(
     if j + 1 < len(lines) and lines[j + 1].table >= 0:
         return None  # it names the next table
     return j
+
+
+def _caption_wrap(lines: Sequence[Line], k: int) -> bool:
+    """Whether the line after caption `k` goes on with it: same type, closer below it
+    than the space between paragraphs, the caption not ended by a full stop."""
+    if k + 1 >= len(lines) or lines[k].text.rstrip().endswith("."):
+        return False
+    wrap, caption = lines[k + 1], lines[k]
+    gap = wrap.top - caption.bottom
+    same = wrap.size == caption.size and wrap.bold == caption.bold and wrap.table < 0
+    return same and 0 <= gap < caption.size * 0.5 and not CAPTION.match(wrap.text)
 
 
 def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | None) -> None:
