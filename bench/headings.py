@@ -29,7 +29,8 @@ Figures (per source; `--save` writes them per file too):
 - suspicious paths (truth-free judge): a segment that is the literal `text`, starts
   lower-case, ends with `,` `;` a hyphen or a function word, holds dot leaders and a page
   number, a run of 20+ letters without a space (25+ in German, where compounds run
-  long), or `Tabela N` in a document not in Portuguese.
+  long; 40+ in Chinese, Japanese or Korean script), or `Tabela N` in a document not in
+  Portuguese.
 - captions: tables with a true caption whose table node is named by it; `Tabela N`
   names in documents not in Portuguese (target 0).
 - outline found: outline entries whose title matches a detected heading, with the
@@ -96,12 +97,15 @@ _NUMBER = re.compile(
     r"^(?:\d+(?:[.\-]\d+)*\.?|[IVXLCDM]+\.|[A-Z]\.(?:\d+(?:\.\d+)*\.?)?|[A-Z](?:\.\d+)+\.?)\s+"
 )
 _TRAILING = " \t.:;,·…-–—"
+_CJK = "[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]"  # Han, kana, Hangul: no spaces
 
 
 def norm(text: str) -> str:
     """NFKC, case folded, whitespace collapsed, trailing punctuation and dot leaders cut."""
     text = unicodedata.normalize("NFKC", text or "")
     text = re.sub(r"\s+", " ", text).strip().casefold()
+    # spaces beside Chinese, Japanese or Korean characters are the extractor's, not the text's
+    text = re.sub(r"(?<=" + _CJK + r") | (?=" + _CJK + r")", "", text)
     return text.rstrip(_TRAILING)
 
 
@@ -223,8 +227,10 @@ def suspicious(segment: str, lang: str) -> str:
     if re.search(r"(?:\.\s*){4,}\d+", s):
         return "dot leaders and a page number"
     run = 25 if lang == "de" else 20
-    if re.search(r"[^\W\d_]{" + str(run) + ",}", s):
+    if re.search(r"(?:(?!" + _CJK + r")[^\W\d_]){" + str(run) + ",}", s):
         return f"{run}+ letters without a space"
+    if re.search(_CJK + "{40,}", s):  # scripts written without spaces: a longer run
+        return "40+ CJK characters in a row"
     if lang != "pt" and is_tabela(s):
         return "Tabela N outside Portuguese"
     return ""
