@@ -32,7 +32,12 @@ def _gutters(lines: list[dict[str, Any]], width: float, settings: TableSettings)
         gaps += [(math.ceil(g0), math.floor(g1) + 1) for g0, g1 in _gaps(line["chars"], wide)]
         inks += [(int(c["x0"]), math.ceil(c["x1"])) for c in line["chars"] if c["text"].strip()]
     lines_open, crossing = settings.reading_column_lines, settings.reading_column_crossing
-    runs = open_runs(gaps, inks, int(width) + 2, lines_open, crossing)
+    runs: list[tuple[int, int]] = []
+    for a, b in open_runs(gaps, inks, int(width) + 2, lines_open, crossing):
+        if runs and a - runs[-1][1] <= settings.reading_gutter_join:
+            runs[-1] = (runs[-1][0], b)  # slivers of one gutter
+        else:
+            runs.append((a, b))
     return [(a + b) / 2 for a, b in runs]
 
 

@@ -156,6 +156,7 @@ def merge_wrapped_headings(lines: list[Line], body: float, bump: float = 1.5) ->
             and 0 <= line.top - prev.bottom < prev.size * 0.8
             and not NUMBERED.match(line.text)
             and not any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS)
+            and goes_on(prev.text, line.text)
         ):
             prev.text = f"{prev.text} {line.text}"
             prev.bottom = line.bottom
@@ -164,6 +165,29 @@ def merge_wrapped_headings(lines: list[Line], body: float, bump: float = 1.5) ->
             continue
         merged.append(Line(**vars(line)))
     return merged
+
+
+OPEN_END = re.compile(
+    r"(?:[,;:–—-]|\b(?:of|and|the|for|in|to|by|with|on|de|da|do|das|dos|e|em|"
+    r"para|du|des|et|la|le|les|del|y|el|los|las|der|die|das|und|von|für|"
+    r"di|della|per))$",
+    re.I,
+)
+
+
+def goes_on(first: str, second: str) -> bool:
+    """Whether `second` reads as the wrap of a heading line `first`: it starts in lower
+    case, or `first` is in capitals or title case, or `first` stops on a comma or a word
+    that leaves it open; a capitalised line under a heading in sentence case is a new
+    sentence (a bold lead-in under a bold heading), not its wrap."""
+    start = next((c for c in second if c.isalpha()), "")
+    if start.islower() or OPEN_END.search(first.rstrip()):
+        return True
+    letters = [c for c in first if c.isalpha()]
+    if letters and all(c.isupper() for c in letters):
+        return True
+    words = [w for w in re.findall(r"[^\W\d_]+", first) if len(w) >= 4]
+    return bool(words) and sum(1 for w in words if w[0].isupper()) * 2 > len(words)
 
 
 def title_of(text: str, marker_end: int) -> str:

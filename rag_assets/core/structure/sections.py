@@ -28,14 +28,23 @@ from rag_assets.core.structure.settings import StructureSettings
 def document_title_at(
     lines: Sequence[Line], pages: Sequence[int], body: float, plan: OutlinePlan
 ) -> int | None:
-    """The line naming the whole document: its first line outside a table, on page 1, in
-    the largest type of the document and larger than the body (not an outline entry)."""
+    """The line naming the whole document: among the first lines of page 1 outside a
+    table (above it, at most a running head in small type), the first in the largest
+    type of the document and larger than the body (not an outline entry)."""
     max_size = max((ln.size for ln in lines), default=0.0)
-    first = next((i for i, ln in enumerate(lines) if ln.table < 0), None)
-    if first is None or pages[first] != 1 or first in plan.matched or plan.before.get(first):
-        return None
-    line = lines[first]
-    return first if line.size == max_size and line.size > body else None
+    first = [i for i, ln in enumerate(lines) if ln.table < 0 and pages[i] == 1][:TITLE_SEARCH]
+    for i in first:
+        line = lines[i]
+        if i in plan.matched or plan.before.get(i):
+            return None
+        if line.size == max_size and line.size > body:
+            return i
+        if line.size >= body:
+            return None  # body text or a heading first: no title block
+    return None
+
+
+TITLE_SEARCH = 3  # lines of page 1 looked at for the document's title
 
 
 def body_type(line: Line, body: float) -> bool:
@@ -113,7 +122,8 @@ def decide_headings(
         seen = evidence(lines, i, pages[i], pages, frames[pages[i]], body, structure)
         head = line.text
         repeats = quoted(line.text, running, 1 + body_type(line, body))
-        whole = text_veto(line.text, structure) is None and not repeats
+        runs_on = _runs_on(lines, i, pages, frames[pages[i]].gap, body)
+        whole = text_veto(line.text, structure) is None and not repeats and not runs_on
         if not (whole and seen.says_heading(len(line.text.split()), structure, body)):
             head = run_in(line, seen, structure)
             if not head or fold_text(head) in plan.titles:
@@ -128,3 +138,15 @@ def decide_headings(
         level = depth if depth is not None else styles[style]
         levels[i] = max(level, floor[i] + 1)
     return Decided(levels, toc, runs)
+
+
+def _runs_on(lines: Sequence[Line], i: int, pages: Sequence[int], gap: float, body: float) -> bool:
+    """Whether line `i`'s sentence runs on into the next line: that line follows at the
+    body's spacing, set as the body, and starts in lower case (`Spending reached 38,746`
+    over `thousand, well within the budget.`): a bold lead-in, not a heading."""
+    k = i + 1
+    if k >= len(lines) or pages[k] != pages[i] or not body_type(lines[k], body):
+        return False
+    spacing = lines[k].top - lines[i].bottom
+    start = next((c for c in lines[k].text if c.isalpha()), "")
+    return 0 <= spacing <= max(gap * 1.5, 2.0) and start.islower()

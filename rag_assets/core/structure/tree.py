@@ -190,7 +190,7 @@ def _caption_above(lines: Sequence[Line], i: int, structure: StructureSettings) 
             return None
         if lines[k].table >= 0:
             return wrap
-        if CAPTION.match(lines[k].text) or lines[k].top < lines[k - 1].top:
+        if CAPTION.match(lines[k].text) or not _caption_wrap(lines, k - 1):
             return None
     return None
 

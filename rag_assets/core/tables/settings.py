@@ -102,6 +102,9 @@ class TableSettings:
     table's cells or line numbers, read row by row)."""
     reading_column_ratio: float = 1.6
     """the widest text column spans at most this many times the narrowest."""
+    reading_gutter_join: float = 12.0
+    """pt: open runs this close are one gutter (a centred running head or a wide heading
+    crossing part of it splits it into slivers)."""
     side_by_side_overlap: float = 0.5
     """share of the shorter table's height: tables overlapping this much across are side
     by side (a printed line through both is cut between them)."""
