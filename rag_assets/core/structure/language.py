@@ -52,6 +52,7 @@ TABLE_WORD: dict[str, str] = {
     "ko": "표",
 }
 DEFAULT_LANGUAGE = "en"
+NOUN_CAPS = frozenset({"de"})  # languages that capitalise every noun
 WORD = re.compile(r"[^\W\d_]+")
 SCRIPTS = (("ja", re.compile(r"[\u3040-\u30ff]")), ("ko", re.compile(r"[\uac00-\ud7af]")))
 HAN = re.compile(r"[\u4e00-\u9fff]")

@@ -136,9 +136,12 @@ def heading_like(line: Line, body: float) -> bool:
     return line.bold or line.size >= body + 1.5
 
 
-def merge_wrapped_headings(lines: list[Line], body: float, bump: float = 1.5) -> list[Line]:
+def merge_wrapped_headings(
+    lines: list[Line], body: float, bump: float = 1.5, nouns: bool = False
+) -> list[Line]:
     """Join a heading printed over two lines (same style, directly below) into one line:
-    lines in bold, or `bump` points or more over the body's size."""
+    lines in bold, or `bump` points or more over the body's size. `nouns`: the language
+    capitalises its nouns (German), so a wrap may start with a capital."""
 
     def loud(line: Line) -> bool:
         short = len(line.text) <= HEADING_MAX_CHARS and line.table < 0
@@ -156,7 +159,7 @@ def merge_wrapped_headings(lines: list[Line], body: float, bump: float = 1.5) ->
             and 0 <= line.top - prev.bottom < prev.size * 0.8
             and not NUMBERED.match(line.text)
             and not any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS)
-            and goes_on(prev.text, line.text)
+            and (nouns or goes_on(prev.text, line.text))
         ):
             prev.text = f"{prev.text} {line.text}"
             prev.bottom = line.bottom

@@ -24,7 +24,7 @@ from rag_assets.core.structure.headings import (
     LETTERED,
     text_veto,
 )
-from rag_assets.core.structure.language import detect_language, table_word
+from rag_assets.core.structure.language import NOUN_CAPS, detect_language, table_word
 from rag_assets.core.structure.markers import (
     CAPTION,
     LEGAL_MARKERS,
@@ -79,14 +79,15 @@ def build_tree(
     it), else its title row, else a label in the document's language (`Tableau 3`).
     """
     body = body_font_size(lines)
-    lines = merge_wrapped_headings(list(lines), body, structure.bump_by)
+    language = detect_language(doc.text)
+    lines = merge_wrapped_headings(list(lines), body, structure.bump_by, language in NOUN_CAPS)
     pages = [doc.page_at(line.char_start) for line in lines]
     plan = plan_outline(lines, pages, outline if structure.use_outline else (), structure)
     title_at = document_title_at(lines, pages, body, plan)
     block = title_block(lines, title_at, body, plan)
     decided = decide_headings(lines, pages, body, plan, structure, block)
     builder = TreeBuilder(partition_key, doc, title)
-    builder.table_word = table_word(detect_language(doc.text))
+    builder.table_word = table_word(language)
     logical = dict(tables)
     pending_caption: Line | None = None
     emitted: set[int] = set()  # id() of the logical tables already in the tree
