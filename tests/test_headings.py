@@ -236,3 +236,68 @@ def test_the_path_metric_flags_segments_that_are_no_heading() -> None:
     # document spoils its table; "Results" and its text are fine
     assert (quality.bad_units, quality.units) == (3, 5)
     assert path_quality(nodes, "pt").bad_units == 2
+
+
+def run_in(doc: Doc, head: str, prose: str) -> Doc:
+    """A paragraph opened by a run-in heading: `head.` in bold, the prose on the line."""
+    doc.pdf.ln(4)
+    doc.pdf.set_font("DejaVu", "B", 10)
+    doc.pdf.write(5, f"{head}. ")
+    doc.pdf.set_font("DejaVu", "", 10)
+    doc.pdf.write(5, prose)
+    doc.pdf.ln(7)
+    return doc
+
+
+def test_run_in_headings_open_sections_and_keep_their_paragraph(read: Callable, counter) -> None:
+    doc = Doc().text(PROSE["en"]).heading("Methods").text(PROSE["en"])
+    run_in(doc, "Sampling", PROSE["en"])
+    run_in(doc, "Weighting", PROSE["en"])
+    source, _ = read(doc)
+    assert headings(source.nodes) == ["Methods", "Sampling", "Weighting"]
+    by_id = {n.node_id: n for n in source.nodes}
+    weighting = next(n for n in source.nodes if n.title == "Weighting")
+    assert path_names(weighting, by_id) == ["Methods", "Weighting"]
+    # the paragraph the heading opens is indexed under it, not dropped as a bare heading
+    chunks = StructuralChunker(200)(source, counter)
+    assert any(c.path.endswith("Weighting") and "Weighting. The survey" in c.body for c in chunks)
+
+
+def test_a_bold_lead_in_running_on_and_a_title_block_are_no_sections(read: Callable) -> None:
+    doc = Doc().text("Literacy survey: annual report", size=18, bold=True)
+    doc.text("National Statistics Office · 2024", size=11, gap=6)
+    doc.heading("Results").text(PROSE["en"])
+    # a bold run filling the first line of a paragraph whose sentence goes on below it
+    doc.pdf.set_font("DejaVu", "B", 10)
+    doc.pdf.write(5, "Spending on training reached 38,746 thousand euros, " * 2)
+    doc.pdf.set_font("DejaVu", "", 10)
+    doc.pdf.write(5, "well within the approved budget for the year, as planned.")
+    doc.pdf.ln(7)
+    source, _ = read(doc)
+    assert headings(source.nodes) == ["Results"]
+    assert "National Statistics Office" in source.nodes[0].text  # the root's title block
+
+
+def test_a_caption_wrapped_under_its_table_names_it_whole(read: Callable) -> None:
+    doc = Doc().heading("Costs").text(PROSE["en"])
+    doc.table([["Region", "Cost"], ["North", "12"], ["South", "15"]])
+    doc.text("Table 4. Costs per beneficiary in the", gap=0)
+    doc.text("northern and southern regions", gap=6)
+    doc.text(PROSE["en"])
+    source, _ = read(doc)
+    [table] = [n for n in source.nodes if n.kind == "table"]
+    assert table.title == "Table 4. Costs per beneficiary in the northern and southern regions"
+
+
+def test_a_wrapped_german_heading_is_one_heading(read: Callable) -> None:
+    german = (
+        "Die Erhebung umfasst alle Haushalte der Region und die Ergebnisse werden mit der "
+        "Bevölkerung jedes Bezirks gewichtet, wie es der Abschnitt über die Methoden beschreibt."
+    )
+    doc = Doc().text(german)
+    doc.pdf.ln(4)
+    doc.text("Vergleich mit früheren", size=14, bold=True, gap=0)
+    doc.text("Erhebungsrunden", size=14, bold=True, gap=2)
+    doc.text(german)
+    source, _ = read(doc, name="de")
+    assert headings(source.nodes) == ["Vergleich mit früheren Erhebungsrunden"]

@@ -71,8 +71,8 @@ def title_block(
             break
         if any(p.match(line.text) for _, _, p, _ in LEGAL_MARKERS):
             break
-        if line.top < lines[k - 1].top or line.size > lines[title_at].size:
-            break
+        if line.top < lines[k - 1].top or line.size >= lines[title_at].size or line.bold:
+            break  # a heading (bold, or as large as the title) ends the title block
         block.add(k)
     return block
 
