@@ -115,8 +115,13 @@ def test_good_pdfs_index_through_chunks_and_bad_ones_fail_with_file_and_reason(p
         meta = metadata(run, "structure_tree")
         assert {"pages", "ocr_pages", "nodes_by_kind", "tables", "table_rows"} <= set(meta)
         assert 0.0 <= meta["untitled_text_share"] <= 1.0
+        # how far the section paths can be trusted: no segment of these is a prose
+        # fragment, a contents line or a table named in another language
+        assert meta["language"] in ("en", "zh", "it"), key  # lorem ipsum reads as Italian
+        assert meta["non_heading_path_share"] == 0.0, (key, meta["non_heading_path_share"])
         checks = {c.check_name: c for c in run.get_asset_check_evaluations()}
         assert "untitled_text_share_low" in checks
+        assert checks["section_paths_are_headings"].passed, key
         assert pl.read_parquet(lake.stage_path("chunks", key)).height > 0, key
         for name in (NO_MID_LINE_STARTS, NO_ORPHAN_TABLE_VALUES, CHUNKS_FIT_MODEL):
             assert checks[name].passed, (key, name, checks[name].metadata)

@@ -24,6 +24,7 @@ from rag_assets.core.extract import Line
 from rag_assets.core.structure.markers import NUMBERED
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
 
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 ENUMERATED = re.compile(r"^([a-z][.)])\s+(\S.*)$")  # `a. Statements`: an item's letter
 LETTERED = re.compile(r"^((?:[IVXLC]+|[A-Z])\.)\s+(\S.*)$")
 DOT_LEADERS = re.compile(r"(?:\.\s?){4,}|…{2,}|(?:\s\.){3,}|_{4,}")
@@ -80,7 +81,8 @@ def text_veto(text: str, settings: StructureSettings = DEFAULT_STRUCTURE) -> str
     longest = max((len(w) for w in words if w.isupper()), default=0)
     if longest >= settings.run_together_caps and len(words) <= 2:
         return "letters run together"  # a rotated banner read across, letter by letter
-    if max((len(w) for w in words), default=0) >= settings.run_together_words:
+    spaced = [w for w in words if not CJK.search(w)]  # scripts written without spaces
+    if max((len(w) for w in spaced), default=0) >= settings.run_together_words:
         return "words run together"  # a text layer without its spaces
     digits = sum(1 for c in stripped if c.isdigit())
     if digits > settings.figure_share * len(stripped.replace(" ", "")):
