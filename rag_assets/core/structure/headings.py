@@ -244,6 +244,35 @@ def style_key(line: Line, body: float, settings: StructureSettings = DEFAULT_STR
     return (size, True) if line.size >= body + settings.larger_by else (size, line.bold)
 
 
+ROMAN_LABEL = re.compile(r"^[IVXLC]+$")
+
+
+def numbering(head: str) -> tuple[str, int] | None:
+    """A heading's numbering scheme and depth: `arabic` with its depth (`2.1` is 2),
+    `roman` (`II.`), `upper` (`B.`); None when it is not numbered."""
+    numbered = NUMBERED.match(head)
+    if numbered:
+        return "arabic", numbered.group(1).count(".") + 1
+    lettered = LETTERED.match(head)
+    if not lettered:
+        return None
+    label = lettered.group(1).rstrip(".")
+    return ("roman" if ROMAN_LABEL.match(label) and label != "C" else "upper"), 1
+
+
+def numbering_levels(schemes: Sequence[tuple[str, int]]) -> list[int]:
+    """The depth of each numbered heading, in document order: each scheme one level
+    under the schemes seen before it (`I.` over `A.` over `1.`), dotted numbers deeper by
+    their dots; a document numbered `1`, `1.1` only starts at 2."""
+    order: list[str] = []
+    out = []
+    for kind, depth in schemes:
+        if kind not in order:
+            order.append(kind)
+        out.append(2 + order.index(kind) + depth - 1)
+    return out
+
+
 def style_levels(styles: Sequence[tuple], first: int = 2) -> dict[tuple, int]:
     """The depth of each unnumbered heading style: larger first, then bold; the first style
     at `first`, the rest one deeper each (at most 4)."""

@@ -12,6 +12,8 @@ from rag_assets.core.structure.headings import (
     RUN_IN,
     evidence,
     fold_text,
+    numbering,
+    numbering_levels,
     page_frames,
     quoted,
     run_in,
@@ -129,15 +131,41 @@ def decide_headings(
             if not head or fold_text(head) in plan.titles:
                 continue
             runs[i] = head
-        numbered = NUMBERED.match(head)
-        depth = 1 + numbered.group(1).count(".") + 1 if numbered else None
-        found[i] = (depth, style_key(line, body, structure) if head == line.text else RUN_IN)
-    styles = style_levels([style for depth, style in found.values() if depth is None])
-    levels = {}
-    for i, (depth, style) in found.items():
-        level = depth if depth is not None else styles[style]
-        levels[i] = max(level, floor[i] + 1)
+        found[i] = (
+            numbering(head),
+            style_key(line, body, structure) if head == line.text else RUN_IN,
+        )
+    levels = {i: max(level, floor[i] + 1) for i, level in _depths(found).items()}
     return Decided(levels, toc, runs)
+
+
+def _depths(found: dict[int, tuple[tuple[str, int] | None, tuple]]) -> dict[int, int]:
+    """The depth of each heading found: numbered ones by their scheme and number
+    (`numbering_levels`); the others by their style: the depth of numbered headings in the
+    same style, else one under the nearest louder numbered style, else by style alone
+    (`style_levels`)."""
+    numbered = [i for i, (scheme, _) in found.items() if scheme is not None]
+    depth = dict(zip(numbered, numbering_levels([found[i][0] for i in numbered]), strict=True))
+    by_style: dict[tuple, int] = {}
+    for i in numbered:
+        style = found[i][1]
+        by_style[style] = min(by_style.get(style, depth[i]), depth[i])
+    loud = sorted(by_style, key=_loudness)
+    plain = style_levels([style for scheme, style in found.values() if scheme is None])
+    for i, (scheme, style) in found.items():
+        if scheme is not None:
+            continue
+        if style in by_style:
+            depth[i] = by_style[style]
+            continue
+        louder = [s for s in loud if _loudness(s) < _loudness(style)]
+        depth[i] = max(by_style[s] for s in louder) + 1 if louder else plain[style]
+    return depth
+
+
+def _loudness(style: tuple) -> tuple:
+    """Sort key of a heading style, loudest first: larger, then bold."""
+    return (-style[0], not style[1])
 
 
 def _runs_on(lines: Sequence[Line], i: int, pages: Sequence[int], gap: float, body: float) -> bool:
