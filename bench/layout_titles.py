@@ -38,7 +38,7 @@ from rag_assets.core.layout.regions import (  # noqa: E402
     model_input,
 )
 from rag_assets.core.layout.render import render_bgr  # noqa: E402
-from rag_assets.core.structure.headings import fold_text  # noqa: E402
+from rag_assets.core.structure.markers import squash  # noqa: E402
 
 
 def title_boxes(pdf: Path, settings: LayoutSettings) -> tuple[dict[int, list[tuple]], float]:
@@ -99,16 +99,16 @@ def main() -> None:
         pages += len(extraction.pages)
         source, _ = read_pdf(pdf, "doc@v1")
         found = {
-            fold_text(" ".join(p for p in (n.label, n.title) if p))
+            squash(" ".join(p for p in (n.label, n.title) if p))
             for n in source.nodes
             if n.kind == "section"
         }
-        true = {fold_text(h["text"]): h["page"] for h in truth["headings"]}
+        true = {squash(h["text"]): h["page"] for h in truth["headings"]}
         for page in extraction.pages:
             own = boxes.get(page.page, [])
             boxes_n += len(own)
             for line in page.lines:
-                text = fold_text(line.text)
+                text = squash(line.text)
                 boxed = inside(line, own)
                 if text in true and true[text] == page.page:
                     boxes_true += boxed
