@@ -301,3 +301,25 @@ def test_a_wrapped_german_heading_is_one_heading(read: Callable) -> None:
     doc.text(german)
     source, _ = read(doc, name="de")
     assert headings(source.nodes) == ["Vergleich mit früheren Erhebungsrunden"]
+
+
+def test_the_eval_reports_bookmarks_found_and_off_heading_paths(read: Callable, counter) -> None:
+    from rag_assets.core.chunking.policy import PolicyChunker
+    from rag_assets.core.corpus import Version
+    from rag_assets.core.eval.evaluation import by_document
+    from rag_assets.core.eval.report.markdown import doc_table
+
+    doc = Doc().text(PROSE["en"]).heading("Results", bookmark=0).text(PROSE["en"])
+    doc.heading("Discussion", bookmark=0).text(PROSE["en"])
+    source, extraction = read(doc)
+    version = Version(**vars(source), outline=extraction.outline)
+    chunks = PolicyChunker()(source, counter)
+    per_doc = by_document(chunks, {"doc@v1": version}, [])["doc"]
+    assert (per_doc["bookmarks_found"], per_doc["bookmarks"]) == (2, 2)
+    assert per_doc["off_heading_paths"] == 0
+
+    class Result:  # what the per-document table reads of an eval result
+        strategies = {"default": {}}
+        by_doc = {"default": {"doc": per_doc}}
+
+    assert "| doc | default |" in doc_table(Result()) and "2 of 2" in doc_table(Result())

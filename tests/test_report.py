@@ -104,6 +104,8 @@ def test_eval_report_writes_html_markdown_and_json_and_passes_its_checks(lake: L
     assert set(per_doc) == {"manual-beneficiario", "manual-operacao"}
     assert all(d["questions"] > 0 and d["chunks"] > 0 for d in per_doc.values())
     assert sum(d["questions"] for d in per_doc.values()) == metrics["questions"]
+    # every chunk's path is headings only; the manuals carry no bookmarks
+    assert all(d["off_heading_paths"] == 0 and d["bookmarks"] == 0 for d in per_doc.values())
     # abstention at the model's default min_score: m12 (out of scope) has no expected answer
     default = metrics["strategies"]["default"]
     assert metrics["min_score"] == default_min_score(Embedder(model="all-MiniLM-L6-v2"))

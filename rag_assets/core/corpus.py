@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rag_assets.core.chunking.base import DocInfo, Source
+from rag_assets.core.extract.outline import OutlineEntry, outline_from_pages
 from rag_assets.core.lake.layout import Lake, split_key
 from rag_assets.core.lake.parquet import read_stage, read_stages
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
@@ -38,6 +39,9 @@ class Version(Source):
     valid_to: dt.date | None = None
     sha256: str = ""
     """The file's sha256 (the documents row's), as the stages that read it recorded it."""
+    outline: list[OutlineEntry] = field(default_factory=list)
+    """The sections the PDF states (its bookmarks or tagged headings), as `page_text`
+    stored them: what the eval reports as bookmark titles found as headings."""
 
 
 def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Source:
@@ -158,4 +162,5 @@ def load_version(lake: Lake, key: str) -> Version:
         status=row["status"],
         valid_to=row["valid_to"],
         sha256=row["sha256"],
+        outline=outline_from_pages(pages.iter_rows(named=True)),
     )

@@ -141,12 +141,15 @@ def tag_table(result: EvalResult, metric: str = "hit@3") -> str:
     return "\n".join(lines)
 
 
-DOC_METRICS = ("questions", "hit@3", "mrr@10", "tokens@3", "chunks", *COUNTS[1:])
+DOC_METRICS = ("questions", "hit@3", "mrr@10", "tokens@3", "chunks", *COUNTS[1:], "bookmarks")
 
 
 def _doc_cell(per: dict[str, float], metric: str) -> str:
     if metric in (*RETRIEVAL, "tokens@3") and not per.get("questions"):
         return "–"  # no scored question on this document
+    if metric == "bookmarks":  # the PDF's bookmark titles carried as headings, of all
+        total = per.get("bookmarks", 0.0)
+        return f"{per.get('bookmarks_found', 0.0):.0f} of {total:.0f}" if total else "–"
     if metric in ("questions", "chunks"):
         return f"{per.get(metric, 0.0):.0f}"
     return format_number(metric, per.get(metric, 0.0))
