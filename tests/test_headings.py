@@ -323,3 +323,74 @@ def test_the_eval_reports_bookmarks_found_and_off_heading_paths(read: Callable, 
         by_doc = {"default": {"doc": per_doc}}
 
     assert "| doc | default |" in doc_table(Result()) and "2 of 2" in doc_table(Result())
+
+
+def tagged_pdf(path: Path, blocks: list[tuple[str, str]]) -> Path:
+    """A one-page tagged PDF written by hand: each (tag, text) block one marked-content
+    line in Helvetica at 10 pt, a structure element of that tag (`H1`, `H2`, `P`) pointing
+    at it; no outline, no bold, no size: only the tags say which lines are headings."""
+    objs: dict[int, bytes] = {}
+    content = []
+    y = 760
+    mcid = 0
+    elems: list[tuple[str, int]] = []
+    for tag, text in blocks:
+        content.append(f"/{tag} <</MCID {mcid}>> BDC BT /F1 10 Tf 72 {y} Td ({text}) Tj ET EMC")
+        elems.append((tag, mcid))
+        mcid += 1
+        y -= 20
+    stream = "\n".join(content).encode("latin-1")
+    objs[1] = (
+        b"<< /Type /Catalog /Pages 2 0 R /StructTreeRoot 6 0 R /MarkInfo << /Marked true >> >>"
+    )
+    objs[2] = b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
+    objs[3] = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R /StructParents 0 >>"
+    )
+    objs[4] = b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+    objs[5] = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+    first = 7
+    refs = []
+    for k, (tag, m) in enumerate(elems):
+        n = first + k
+        objs[n] = f"<< /Type /StructElem /S /{tag} /P 6 0 R /Pg 3 0 R /K {m} >>".encode()
+        refs.append(f"{n} 0 R")
+    parent_tree = first + len(elems)
+    objs[6] = (
+        f"<< /Type /StructTreeRoot /K [{' '.join(refs)}] /ParentTree {parent_tree} 0 R >>".encode()
+    )
+    objs[first + len(elems)] = f"<< /Nums [0 [{' '.join(refs)}]] >>".encode()
+    out = bytearray(b"%PDF-1.7\n")
+    offsets: dict[int, int] = {}
+    for n in sorted(objs):
+        offsets[n] = len(out)
+        out += b"%d 0 obj\n" % n + objs[n] + b"\nendobj\n"
+    xref = len(out)
+    size = max(objs) + 1
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % size
+    for n in range(1, size):
+        out += b"%010d 00000 n \n" % offsets[n]
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (size, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+def test_a_tagged_pdfs_headings_open_sections(tmp_path: Path) -> None:
+    pdf = tagged_pdf(
+        tmp_path / "tagged.pdf",
+        [
+            ("H1", "Scope of the survey"),
+            ("P", "The survey covers every household of the region and is weighted."),
+            ("H2", "Sampling frame"),
+            ("P", "The frame is the census list of dwellings kept by the statistics office."),
+            ("H1", "Weights"),
+            ("P", "Weights follow the population of each district in the last census."),
+        ],
+    )
+    source, extraction = read_pdf(pdf, "tagged@v1")
+    assert {e.source for e in extraction.outline} == {"tagged"}
+    assert headings(source.nodes) == ["Scope of the survey", "Sampling frame", "Weights"]
+    by_id = {n.node_id: n for n in source.nodes}
+    frame = next(n for n in source.nodes if n.title == "Sampling frame")
+    assert path_names(frame, by_id) == ["Scope of the survey", "Sampling frame"]
