@@ -37,6 +37,7 @@ from rag_assets.core.structure.markers import (
     guard_ok,
     merge_wrapped_headings,
     ordinal_sign,
+    squash,
     title_line,
     title_of,
 )
@@ -92,6 +93,7 @@ def build_tree(
     pending_caption: Line | None = None
     emitted: set[int] = set()  # id() of the logical tables already in the tree
     span = (-1, -1)  # span of the last table emitted
+    cells = ""  # its cells' letters, to know its own lines printed outside its region
     skip: set[int] = set()  # lines used as a caption below a table, or a caption's wrap
     awaiting: Node | None = None  # a unit opened by a bare marker, its title on the next line
     for i, line in enumerate(lines):
@@ -115,12 +117,16 @@ def build_tree(
             caption = pending_caption or (below_line if below is not None else None)
             _add_table(builder, table, caption)
             span = (table.char_start, max(table.char_end, caption.char_end if caption else -1))
+            cells = squash(" ".join(c for row in table.rows for c in row.cells))
             pending_caption = None
             continue
         if i in skip:
             continue
-        if span[0] <= line.char_start < span[1] and continued_note(line.text, settings):
-            continue  # "(continua)" between the pieces of a table
+        if span[0] <= line.char_start < span[1]:
+            if continued_note(line.text, settings):
+                continue  # "(continua)" between the pieces of a table
+            if squash(line.text) and squash(line.text) in cells:
+                continue  # a cell printed beside the table's region: its rows hold it
         if pending_caption is not None:
             builder.add_text(pending_caption)
             pending_caption = None
