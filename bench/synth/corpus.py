@@ -15,6 +15,7 @@ from pathlib import Path
 
 from table_truth import Case, Source
 
+from . import seeds
 from .spec import Doc, draw_doc
 from .truth import SynthTable, dump, load, truth
 
@@ -31,12 +32,7 @@ DEFAULT_DIR = Path("/tmp/trecho-synth")
 def parse_seeds(text: str) -> range | list[int]:
     """`tune`, `report`, `wide-tune`, `wide-report`, `A-B` (inclusive) or `A,B,C`; named
     ranges joined by `+` (`report+wide-report`)."""
-    if all(part in NAMED for part in text.split("+")):
-        return [s for part in text.split("+") for s in NAMED[part]]
-    if "-" in text:
-        a, b = text.split("-", 1)
-        return range(int(a), int(b) + 1)
-    return [int(s) for s in text.split(",") if s]
+    return seeds.parse_seeds(text, NAMED)
 
 
 def folder(root: Path) -> Path:

@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import Any
 
 if __package__:
+    from . import seeds
     from .heading_words import LANGS, Lang, number, paragraph, sentence
 else:  # run as a file: python bench/synth/headings.py
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from synth import seeds
     from synth.heading_words import LANGS, Lang, number, paragraph, sentence
 
 VERSION = 1  # raise when a seed would print differently
@@ -63,12 +65,7 @@ _registered = False
 
 def parse_seeds(text: str) -> range | list[int]:
     """`tune`, `report`, `A-B` (inclusive) or `A,B,C`; named ranges joined by `+`."""
-    if all(part in NAMED for part in text.split("+")):
-        return [s for part in text.split("+") for s in NAMED[part]]
-    if "-" in text:
-        a, b = text.split("-", 1)
-        return range(int(a), int(b) + 1)
-    return [int(s) for s in text.split(",") if s]
+    return seeds.parse_seeds(text, NAMED)
 
 
 def folder(root: Path) -> Path:
