@@ -214,8 +214,8 @@ def suspicious(segment: str, lang: str) -> str:
         return "literal text"
     body = strip_number(s)
     # the first letter not glued to a digit (`§ 1º`: the ordinal's `o` is no word), and
-    # an item label `a)` / `b)` (a law's alínea) is no lower-case prose
-    first = re.search(r"(?<![\d\w])[^\W\d_]", body)
+    # an item label `a)` / `b.` (a law's alínea, a lettered item) is no lower-case prose
+    first = re.search(r"(?<![\d\w])[^\W\d_]", re.sub(r"^[a-z][.)]\s+", "", body))
     if first and first.group().islower() and not re.match(r"^[a-z]\)", body):
         return "starts lower-case"
     if s[-1] in ",;-–—":

@@ -7,12 +7,10 @@ from dataclasses import dataclass
 
 from rag_assets.core.extract import Line, OutlineEntry
 from rag_assets.core.lake.schemas import DocText, Node
-from rag_assets.core.structure.headings import LETTERED, fold_text
+from rag_assets.core.structure.headings import LETTERED
 from rag_assets.core.structure.language import DEFAULT_LANGUAGE, table_word
-from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, id_segment, squash
-from rag_assets.core.structure.outline import similar
+from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, id_segment
 
-RUN_IN_MATCH = 0.85  # how alike a run-in heading's bold words and its outline title are
 MAX_SECTION_LEVEL = 4  # sections stay above articles (5) and their §, incisos, alíneas
 
 
@@ -104,21 +102,21 @@ class TreeBuilder:
 
     def open_outline(self, entry: OutlineEntry, line: Line, printed: bool = False) -> Node:
         """Open the section an outline entry names at `line`: the printed heading itself
-        (`printed`), else the first line at the place the entry points to, the section then
-        titled by the entry."""
-        text = line.text if printed else entry.title
-        if printed and line.lead and not line.bold:  # a run-in heading: its bold words
-            bold = line.text[: line.lead].strip().rstrip(".:").strip()
-            if similar(fold_text(bold), fold_text(entry.title)) >= RUN_IN_MATCH:
-                text = bold
-        if printed and text != entry.title and squash(text) == squash(entry.title):
-            text = entry.title  # the same letters: the text layer lost spaces or accents
-        numbered = NUMBERED.match(text) or LETTERED.match(text)
-        label, title = (
-            (numbered.group(1).rstrip("."), numbered.group(2)) if numbered else ("", text)
-        )
+        (`printed`; a run-in heading's line), else the first line at the place the entry
+        points to. Either way the section is titled as the outline spells it (its spaces
+        and accents whole where a text layer lost them, its words whole where the print
+        wrapped them), numbered as printed where the outline leaves the number out."""
+        own = NUMBERED.match(entry.title) or LETTERED.match(entry.title)
+        shown = (NUMBERED.match(line.text) or LETTERED.match(line.text)) if printed else None
+        if own:
+            label, title = own.group(1).rstrip("."), own.group(2)
+        elif shown:
+            label, title = shown.group(1).rstrip("."), entry.title
+        else:
+            label, title = "", entry.title
         level = min(entry.level, MAX_SECTION_LEVEL)
-        return self.open("section", level, label, title.strip(), line, line.text if printed else "")
+        text = line.text if printed else ""
+        return self.open("section", level, label, title.strip(), line, text)
 
     def leaf(
         self,

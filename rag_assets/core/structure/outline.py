@@ -98,8 +98,9 @@ def _best(
     wrapped over two lines)."""
     folded = {i: fold_text(lines[i].text) for i in candidates}
     for i in candidates:
-        if similar(folded[i], title) >= structure.outline_match:
-            return i, False
+        alike = similar(folded[i], title)
+        if alike >= structure.outline_match:
+            return i, alike < 1.0 and _wraps(lines, i, folded[i], title, alike)
     for i in candidates:  # a run-in heading: the bold words opening the line
         lead = lines[i].lead
         if lead and similar(fold_text(lines[i].text[:lead]), title) >= structure.outline_match:
@@ -117,6 +118,17 @@ def _best(
             if similar(joined, title) >= structure.outline_match:
                 return i, True
     return None
+
+
+def _wraps(lines: Sequence[Line], i: int, own: str, title: str, alike: float) -> bool:
+    """Whether the line after `i` is the rest of a title line `i` only begins (the title
+    printed over two lines, the first alone close enough to match)."""
+    nxt = i + 1
+    if nxt >= len(lines) or lines[nxt].table >= 0 or lines[nxt].top <= lines[i].top:
+        return False
+    if lines[nxt].size != lines[i].size or len(own) >= len(title):
+        return False
+    return similar(f"{own} {fold_text(lines[nxt].text)}", title) > alike
 
 
 def _anchor(

@@ -50,7 +50,11 @@ def bare_heading(node: Node) -> bool:
     text = node.text.strip()
     if "\n" in text:
         return False
-    return not node.title or squash(node.title) in squash(text)
+    if not node.title:
+        return True
+    heading = squash(f"{node.label}{node.title}")
+    # the line is the heading (a run-in heading's line goes on: it holds text of its own)
+    return squash(node.title) in squash(text) and len(squash(text)) <= len(heading) + 3
 
 
 def path_of(node: Node, by_id: dict[str, Node]) -> list[Node]:
