@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_assets.core.extract import Line
-from rag_assets.core.structure.markers import NUMBERED
+from rag_assets.core.structure.markers import NUMBERED, OPEN_ENDINGS
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
 
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -33,27 +33,13 @@ TOC_TITLE = re.compile(
     r"(?i)^(table of contents|contents|sum[aá]rio|[íi]ndice( general)?|table des mati[èe]res|"
     r"sommaire|inhalt(sverzeichnis)?|contenido|indice)$"
 )
+RUN_IN = (0.0, True)  # the style key of run-in headings: the deepest of the bold ones
+QUOTE_WORDS = 5  # a line this long printed again in the running text is a pull quote
+ROMAN_LABEL = re.compile(r"^[IVXLC]+$")
 FIGURE = re.compile(
     r"(?i)^(figure|fig\.|figura|gr[aá]fico|graphique|abbildung|abb\.|diagramm|chart|"
     r"gráfica|grafico|mapa?|carte|karte|source|fonte|fuente|quelle|note|nota)\s*"
     r"[A-Z]?[-.]?\d*[.:–—-]?\s"
-)
-# Words a heading never ends on: articles, prepositions and conjunctions that leave a
-# sentence open (English, Portuguese, French, Spanish, German, Italian).
-OPEN_ENDINGS = frozenset(
-    (
-        "the of and to in for with a an at by from or on as that is are was were be "
-        "o os as de da do das dos e em no na nos nas para com por ao pelo pela que um uma "
-        "le la les des du et en un une pour dans par au aux à sur qui "
-        "el los las del y con al su sus "
-        "der die das und den von zu mit dem des ein eine für auf im ist "
-        "il lo gli di della delle dei nel alla che "
-        "but than which while when where into about between after before "
-        "mas entre sobre como quando onde após "
-        "mais comme lorsque avec sans selon "
-        "pero cuando donde sin según "
-        "wie als dass oder aber sowie nach bei über unter durch"
-    ).split()
 )
 
 
@@ -244,9 +230,6 @@ def style_key(line: Line, body: float, settings: StructureSettings = DEFAULT_STR
     return (size, True) if line.size >= body + settings.larger_by else (size, line.bold)
 
 
-ROMAN_LABEL = re.compile(r"^[IVXLC]+$")
-
-
 def numbering(head: str) -> tuple[str, int] | None:
     """A heading's numbering scheme and depth: `arabic` with its depth (`2.1` is 2),
     `roman` (`II.`), `upper` (`B.`); None when it is not numbered."""
@@ -280,9 +263,6 @@ def style_levels(styles: Sequence[tuple], first: int = 2) -> dict[tuple, int]:
     return {style: min(4, first + rank) for rank, style in enumerate(ordered)}
 
 
-RUN_IN = (0.0, True)  # the style key of run-in headings: the deepest of the bold ones
-
-
 def run_in(line: Line, seen: Evidence, settings: StructureSettings = DEFAULT_STRUCTURE) -> str:
     """The run-in heading opening a line (`Scope.` in `Scope. The study covers...`): bold
     words ending with a full stop or a colon, the rest of the line not bold, set apart
@@ -298,9 +278,6 @@ def run_in(line: Line, seen: Evidence, settings: StructureSettings = DEFAULT_STR
     if not (seen.apart or numbered):
         return ""
     return head.rstrip(".:").strip()
-
-
-QUOTE_WORDS = 5  # a line this long printed again in the running text is a pull quote
 
 
 def quoted(text: str, running: str, times: int = 1) -> bool:

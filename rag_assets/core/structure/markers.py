@@ -170,11 +170,22 @@ def merge_wrapped_headings(
     return merged
 
 
-OPEN_END = re.compile(
-    r"(?:[,;:–—-]|\b(?:of|and|the|for|in|to|by|with|on|de|da|do|das|dos|e|em|"
-    r"para|du|des|et|la|le|les|del|y|el|los|las|der|die|das|und|von|für|"
-    r"di|della|per))$",
-    re.I,
+# Words a heading never ends on: articles, prepositions and conjunctions that leave a
+# sentence open (English, Portuguese, French, Spanish, German, Italian).
+OPEN_ENDINGS = frozenset(
+    (
+        "the of and to in for with a an at by from or on as that is are was were be "
+        "o os as de da do das dos e em no na nos nas para com por ao pelo pela que um uma "
+        "le la les des du et en un une pour dans par au aux à sur qui "
+        "el los las del y con al su sus "
+        "der die das und den von zu mit dem des ein eine für auf im ist "
+        "il lo gli di della delle dei nel alla che "
+        "but than which while when where into about between after before "
+        "mas entre sobre como quando onde após "
+        "mais comme lorsque avec sans selon "
+        "pero cuando donde sin según "
+        "wie als dass oder aber sowie nach bei über unter durch"
+    ).split()
 )
 
 
@@ -184,13 +195,16 @@ def goes_on(first: str, second: str) -> bool:
     that leaves it open; a capitalised line under a heading in sentence case is a new
     sentence (a bold lead-in under a bold heading), not its wrap."""
     start = next((c for c in second if c.isalpha()), "")
-    if start.islower() or OPEN_END.search(first.rstrip()):
+    words = first.rstrip().split()
+    if start.islower() or first.rstrip().endswith((",", ";", ":", "–", "—", "-")):
+        return True
+    if words and words[-1].lower() in OPEN_ENDINGS:
         return True
     letters = [c for c in first if c.isalpha()]
     if letters and all(c.isupper() for c in letters):
         return True
-    words = [w for w in re.findall(r"[^\W\d_]+", first) if len(w) >= 4]
-    return bool(words) and sum(1 for w in words if w[0].isupper()) * 2 > len(words)
+    longer = [w for w in re.findall(r"[^\W\d_]+", first) if len(w) >= 4]
+    return bool(longer) and sum(1 for w in longer if w[0].isupper()) * 2 > len(longer)
 
 
 def title_of(text: str, marker_end: int) -> str:

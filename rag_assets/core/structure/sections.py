@@ -26,6 +26,9 @@ from rag_assets.core.structure.markers import CAPTION, LEGAL_MARKERS, NUMBERED
 from rag_assets.core.structure.outline import OutlinePlan
 from rag_assets.core.structure.settings import StructureSettings
 
+TITLE_SEARCH = 3  # lines of page 1 looked at for the document's title
+TITLE_BLOCK_LINES = 3  # lines under a document's title that may still be its title block
+
 
 def document_title_at(
     lines: Sequence[Line], pages: Sequence[int], body: float, plan: OutlinePlan
@@ -46,15 +49,9 @@ def document_title_at(
     return None
 
 
-TITLE_SEARCH = 3  # lines of page 1 looked at for the document's title
-
-
 def body_type(line: Line, body: float) -> bool:
     """Whether a line is set like the running text: the body's size, not bold."""
     return abs(line.size - body) < 0.6 and not line.bold and line.table < 0
-
-
-TITLE_BLOCK_LINES = 3  # lines under a document's title that may still be its title block
 
 
 def title_block(
