@@ -117,7 +117,10 @@ def test_report_html_renders_tables_and_plots_offline(ui_lake, browser):
     assert names == list(metrics["strategies"])
     assert names == ["default", "fixed_tokens-512-o64"]
     default_row = page.locator('#metrics tr[data-strategy="default"] td').all_inner_texts()
-    assert len(default_row) == 13  # strategy, chunks and the eleven metrics (unnamed_tables too)
+    # strategy, chunks and the twelve metrics (unnamed_tables and off_heading_paths too)
+    assert len(default_row) == 14
+    off_heading = page.locator("#metrics th").all_inner_texts().index("off_heading_paths")
+    assert default_row[off_heading] == "0"  # the sample lake's paths hold only headings
     # size-based: one row per start offset, each with its own hit@3
     offsets = page.locator('#offsets tr[data-strategy="fixed_tokens-512-o64"]')
     assert offsets.count() == 2
