@@ -145,9 +145,13 @@ def test_eval_json_has_every_metric_per_strategy(materialized: Lake, capsys):
         "mid_line_starts",
         "truncated",
         "unnamed_tables",
+        "off_heading_paths",
+        "bookmarks",
+        "bookmarks_found",
         "twin_confusion",
     }
     assert keys <= report["strategies"]["default"].keys()
+    assert report["strategies"]["default"]["off_heading_paths"] == 0
     assert keys <= report["strategies"]["fixed_tokens-512-o64"].keys()
     assert report["strategies"]["default"]["truncated"] == 0
     assert set(report["offsets"]["fixed_tokens-512-o64"]) == {"s0", "s256"}  # --offsets 2
