@@ -176,6 +176,7 @@ def test_check_results_name_the_version_and_what_they_counted(story: Story):
     by_check = {(e.asset_key.to_user_string(), e.check_name): e for e in evaluations}
     assert set(by_check) == {
         ("structure_tree", "untitled_text_share_low"),
+        ("structure_tree", "section_paths_are_headings"),
         ("linearized_tables", "tables_with_named_columns"),
         ("chunks", "chunks_fit_model"),
         ("chunks", "no_orphan_table_values"),
@@ -195,6 +196,8 @@ def test_check_results_name_the_version_and_what_they_counted(story: Story):
     assert orphans.description == f"0 orphans among the {n_chunks} chunks of {OPS}"
     index = by_check[("embeddings", "index_matches_chunks")]
     assert f"{n_chunks} rows of {OPS}" in index.description
+    paths = by_check[("structure_tree", "section_paths_are_headings")]
+    assert paths.passed and paths.metadata["share"].value == 0.0  # the manual's headings
 
 
 def stale(instance: DagsterInstance, defs: Any, stage: str, key: str) -> str:
