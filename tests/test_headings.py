@@ -394,3 +394,15 @@ def test_a_tagged_pdfs_headings_open_sections(tmp_path: Path) -> None:
     by_id = {n.node_id: n for n in source.nodes}
     frame = next(n for n in source.nodes if n.title == "Sampling frame")
     assert path_names(frame, by_id) == ["Scope of the survey", "Sampling frame"]
+
+
+def test_a_table_bookmark_names_its_table_and_opens_no_section(read: Callable) -> None:
+    doc = Doc().text(PROSE["en"]).heading("Results", bookmark=0).text(PROSE["en"])
+    doc.pdf.start_section("Table 2. Households reached by region", level=1)
+    doc.table([["Region", "Households"], ["North", "1,204"], ["South", "1,310"]])
+    doc.text(PROSE["en"])
+    source, extraction = read(doc)
+    assert headings(source.nodes) == ["Results"]
+    [table] = [n for n in source.nodes if n.kind == "table"]
+    assert (table.label, table.title) == ("Table 2", "Table 2. Households reached by region")
+    assert path_quality(source.nodes, "en", extraction.outline).bookmarks_share == 1.0

@@ -16,8 +16,11 @@ from difflib import SequenceMatcher
 from rag_assets.core.extract import Line, OutlineEntry
 from rag_assets.core.lake.schemas import Node
 from rag_assets.core.structure.headings import LETTERED, fold_text
-from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, squash
+from rag_assets.core.structure.markers import CAPTION, NUMBERED, STRUCTURAL_KINDS, squash
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
+
+TABLE_REACH = 120.0  # points above a table's first line its bookmark may point
+TABLE_SLACK = 12.0  # points below it
 
 
 @dataclass
@@ -29,6 +32,18 @@ class OutlinePlan:
     matched: dict[int, tuple[OutlineEntry, bool]] = field(default_factory=dict)
     before: dict[int, list[OutlineEntry]] = field(default_factory=dict)
     titles: set[str] = field(default_factory=set)
+    tables: list[OutlineEntry] = field(default_factory=list)
+    """Entries that name a table (`Table 3. Revenue`): they name it, they open no section."""
+
+    def table_title(self, page: int, top: float, reach: float = TABLE_REACH) -> str:
+        """The title of a table bookmark pointing at `page` just above or at `top` (a
+        table's first line), once: the name of a table printed without a caption."""
+        for entry in self.tables:
+            near = entry.top is None or top - reach <= entry.top <= top + TABLE_SLACK
+            if entry.page == page and near:
+                self.tables.remove(entry)
+                return entry.title
+        return ""
 
 
 def similar(a: str, b: str) -> float:
@@ -68,6 +83,9 @@ def plan_outline(
             by_page.setdefault(page, []).append(i)
     used: set[int] = set()
     for entry in entries:
+        if CAPTION.match(entry.title):
+            plan.tables.append(entry)  # a table's bookmark: its name, not a section
+            continue
         title = fold_text(entry.title)
         plan.titles.add(title)
         found = None
@@ -154,8 +172,9 @@ def heading_text(node: Node) -> str:
 
 def outline_found(nodes: Sequence[Node], entries: Sequence[OutlineEntry]) -> tuple[int, int]:
     """(titles found, titles) of an outline: how many of its entries a heading of the tree
-    (a part, chapter or section) carries."""
+    (a part, chapter or section) carries, or a table (a table's bookmark)."""
     headings = {fold_text(heading_text(n)) for n in nodes if n.kind in STRUCTURAL_KINDS}
+    headings |= {fold_text(n.title) for n in nodes if n.kind in ("table", "table_text")}
     titles = [fold_text(e.title) for e in entries if fold_text(e.title)]
     found = sum(1 for t in titles if t in headings or any(similar(t, h) >= 0.85 for h in headings))
     return found, len(titles)

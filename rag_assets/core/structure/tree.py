@@ -115,7 +115,8 @@ def build_tree(
                         skip.add(below + 1)
                         below_line = _joined(below_line, lines[below + 1])
             caption = pending_caption or (below_line if below is not None else None)
-            _add_table(builder, table, caption)
+            bookmark = "" if caption else plan.table_title(page, line.top)
+            _add_table(builder, table, caption, bookmark)
             span = (table.char_start, max(table.char_end, caption.char_end if caption else -1))
             cells = squash(" ".join(c for row in table.rows for c in row.cells))
             pending_caption = None
@@ -245,11 +246,14 @@ def _caption_wrap(lines: Sequence[Line], k: int) -> bool:
     return same and 0 <= gap < caption.size * 0.5 and not CAPTION.match(wrap.text)
 
 
-def _add_table(builder: TreeBuilder, table: LogicalTable, caption_line: Line | None) -> None:
-    """A table node (named by its caption, else its title row) with one node a data row,
-    whether its columns are named or not (`LogicalTable.named`); a table with no data row
-    is a `table_text` node holding its printed lines (see `unstructured_tables`)."""
-    caption = caption_line.text if caption_line else table.title
+def _add_table(
+    builder: TreeBuilder, table: LogicalTable, caption_line: Line | None, bookmark: str = ""
+) -> None:
+    """A table node (named by its caption, else the PDF's bookmark pointing at it, else
+    its title row) with one node a data row, whether its columns are named or not
+    (`LogicalTable.named`); a table with no data row is a `table_text` node holding its
+    printed lines (see `unstructured_tables`)."""
+    caption = caption_line.text if caption_line else (bookmark or table.title)
     cap = CAPTION.match(caption)
     count = sum(1 for n in builder.nodes if n.kind in TABLE_KINDS) + 1
     label = (
