@@ -222,6 +222,31 @@ def test_mcp_over_stdio_answers_json_that_is_no_request_with_a_null_id(
     assert not refused  # the server goes on
 
 
+def test_mcp_over_stdio_refuses_json_nested_deep_or_a_line_too_long_and_goes_on(
+    stdio: StdioMcp,
+) -> None:
+    """A 2.3 KB `tools/call` whose `documents` nest 1,100 levels deep ended `trecho mcp`
+    (Python's JSON parser recursed past its limit); it is refused unparsed with -32600,
+    as is a line over the size limit, and the server answers the next request."""
+    nested = "[" * 1100 + "]" * 1100
+    deep = (
+        '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": '
+        '"search_documents", "arguments": {"query": "x", "documents": ' + nested + "}}}"
+    )
+    long = json.dumps({"jsonrpc": "2.0", "id": 10, "method": "ping", "x": "a" * 1_100_000})
+    assert stdio.process.stdout is not None
+    for line, said in ((deep, "nests deeper than 64 levels"), (long, "over the limit")):
+        stdio.send(line)
+        ready, _, _ = select.select([stdio.process.stdout], [], [], 60)
+        assert ready, f"no answer to {said}"
+        answer = json.loads(stdio.process.stdout.readline())
+        assert answer["id"] is None and answer["error"]["code"] == -32600, answer
+        assert said in answer["error"]["message"]
+        assert stdio.process.poll() is None  # still running
+    refused, _ = stdio.tool("search_documents", {"query": VIBRATION, "k": 1})
+    assert not refused  # the server goes on
+
+
 def test_a_body_that_is_not_utf8_is_refused_with_422(server: Server) -> None:
     """docs/serve.md: text that is not Unicode gets 422, bytes as much as escapes."""
     connection = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)

@@ -195,11 +195,17 @@ def not_text(line: str) -> mcp_types.JSONRPCError | None:
     - not JSON at all: parse error (-32700), null id (no id can be read from it);
     - JSON holding a lone surrogate: invalid params (-32602) naming it;
     - any other JSON that is not a JSON-RPC message (`[]`, `42`, `{}`, a request
-      without `jsonrpc`): invalid request (-32600).
+      without `jsonrpc`): invalid request (-32600);
+    - a line over `MAX_LINE_CHARS` or JSON nested over `MAX_NESTING` levels: invalid
+      request (-32600), null id, refused before any parser reads it.
 
     The answer carries the line's id when it has one that can be echoed (an integer, or
     a string that is text), else null, as JSON-RPC says for an id that cannot be read.
     """
+    oversized = _oversized(line)
+    if oversized:
+        error = mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=oversized)
+        return mcp_types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
     try:
         mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         return None
@@ -228,6 +234,39 @@ def not_text(line: str) -> mcp_types.JSONRPCError | None:
             message=f"not a JSON-RPC 2.0 request: {_what(message)}",
         )
     return mcp_types.JSONRPCError(jsonrpc="2.0", id=_echoed_id(message), error=error)
+
+
+MAX_LINE_CHARS = 1_000_000
+"""A line longer than this is refused unread: no request to a search tool is that long."""
+MAX_NESTING = 64
+"""JSON nested deeper than this is refused before any parser recurses into it (Python's
+`json` gives up near 1,000 levels with a RecursionError, which ended the server)."""
+
+
+def _oversized(line: str) -> str:
+    """Why a line is refused before it is parsed (too long, nested too deep); "" if not."""
+    if len(line) > MAX_LINE_CHARS:
+        return f"the line is {len(line):,} characters long, over the limit of {MAX_LINE_CHARS:,}"
+    depth = deepest = 0
+    quoted = escaped = False
+    for char in line:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_NESTING:
+                return f"the JSON nests deeper than {MAX_NESTING} levels, the limit"
+        elif char in "]}":
+            depth -= 1
+    return ""
 
 
 def _echoed_id(message: Any) -> int | str | None:
