@@ -375,18 +375,26 @@ def test_materialize_says_one_line_per_version_and_logs_to_a_file(tmp_path, caps
 
 
 HEADINGS_ONLY = ["1 OBJETIVO", "2 ESCOPO", "3 RESPONSABILIDADES", "4 DEFINIÇÕES", "5 ANEXOS"]
+LEGAL_HEADINGS_ONLY = ["CAPÍTULO I", "DAS DISPOSIÇÕES GERAIS", "Seção I"]
 
 
+@pytest.mark.parametrize(
+    "headings", [HEADINGS_ONLY, LEGAL_HEADINGS_ONLY], ids=["numbered", "legal"]
+)
 def test_a_version_with_no_text_units_fails_with_its_reason_everywhere(
-    tmp_path, capsys, monkeypatch, make_pdf
+    tmp_path, capsys, monkeypatch, make_pdf, headings
 ):
     """A PDF whose every line reads as a section heading gives no chunk: its run fails
     with why, and materialize (each run, not `up to date` the second time), the summary
-    and `trecho status` all say the same, never `ok (0 chunks indexed)`."""
+    and `trecho status` all say the same, never `ok (0 chunks indexed)`. Legal headings
+    (a chapter's marker over its title, a section's) too: they were indexed as chunks
+    holding heading text alone."""
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    make_pdf(lake.raw_dir / "so-titulos" / "v1.pdf", [(t, 14, True) for t in HEADINGS_ONLY])
+    make_pdf(lake.raw_dir / "so-titulos" / "v1.pdf", [(t, 14, True) for t in headings])
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
-    reason = "no text units found: every one of its 5 lines reads as a section heading"
+    reason = (
+        f"no text units found: every one of its {len(headings)} lines reads as a section heading"
+    )
     for _ in range(2):
         assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 1
         out = capsys.readouterr().out

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from rag_assets.core.embedding.tokens import TokenCounter
 from rag_assets.core.errors import ConfigError, UserError
 from rag_assets.core.lake.schemas import Chunk, DocText, Node
+from rag_assets.core.structure.markers import squash
 from rag_assets.core.tables import TableRow
 
 HEADER_MODES = ("off", "path", "full")
@@ -146,18 +147,39 @@ class NoTextUnits(UserError):
     chunks."""
 
 
+def heading_lines(source: Source) -> set[str]:
+    """The printed lines of a version that are its sections' headings: a part, chapter or
+    section's marker and title lines (`CAPÍTULO I` over `DAS DISPOSIÇÕES GERAIS`)."""
+    out: set[str] = set()
+    for node in source.nodes:
+        if node.kind not in ("part", "chapter", "section"):
+            continue
+        heading = squash(f"{node.label} {node.title}")
+        for line in node.text.splitlines():
+            if squash(line) and squash(line) in heading:
+                out.add(line.strip())
+    return out
+
+
+def headings_only(source: Source) -> bool:
+    """Whether every printed line of a version is a section heading: it has nothing to
+    index but headings, whatever their style (numbered, legal markers, bold)."""
+    lines = [line.strip() for line in source.doc.text.splitlines() if line.strip()]
+    heads = heading_lines(source)
+    return bool(lines) and all(line in heads for line in lines)
+
+
 def no_units_reason(source: Source) -> str:
     """Why a version gives no chunk, in words a user can act on (`NoTextUnits`)."""
     lines = [line.strip() for line in source.doc.text.splitlines() if line.strip()]
     pages = max(1, len(source.doc.page_starts))
     if not lines:
         return f"its {pages} page(s) hold no text (a scan needs OCR)"
-    headed = [n for n in source.nodes if n.kind != "document" and n.text.strip()]
-    heads = {n.text.strip() for n in headed}
-    if headed and all(line in heads for line in lines):
+    if headings_only(source):
+        sections = sum(1 for n in source.nodes if n.kind in ("part", "chapter", "section"))
         return (
             f"every one of its {len(lines)} lines reads as a section heading "
-            f"({len(headed)} sections, no body text under any)"
+            f"({sections} sections, no body text under any)"
         )
     return (
         f"its {len(lines)} lines of text ({len(source.nodes)} structure nodes, "

@@ -17,7 +17,7 @@ from typing import Any
 
 from rag_assets.core import stages
 from rag_assets.core.chunking import build_chunker
-from rag_assets.core.chunking.base import NoTextUnits, no_units_reason
+from rag_assets.core.chunking.base import NoTextUnits, headings_only, no_units_reason
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.corpus import Version, load_version
@@ -85,8 +85,8 @@ class Cutting:
         else:
             chunker = build_chunker(self.strategy, model, policy.target_tokens, policy.header_mode)
         chunks = chunker(version, counter)
-        if not chunks:  # a version that indexes nothing fails, saying why (never "ok, 0")
-            raise NoTextUnits(f"no text units found: {no_units_reason(version)}")
+        if not chunks or headings_only(version):  # nothing but headings to index: it
+            raise NoTextUnits(f"no text units found: {no_units_reason(version)}")  # fails
         situating, failures = None, []
         config = self.situator or SituatorConfig()  # off unless enabled
         situator = config.build(counter, lake.local_cache_dir / "contextual")
