@@ -28,7 +28,9 @@ LABEL = re.compile(r"^(\S+) \d+$")
 @dataclass
 class PathQuality:
     """What a tree's paths hold: units, those whose path holds a segment that is no
-    heading (and the first few such segments, with why), bookmark titles found."""
+    heading (and the first few such segments by node id and page, with why: never their
+    text, which would outlive a revoked version in Dagster's run history), bookmark titles
+    found."""
 
     units: int = 0
     bad_units: int = 0
@@ -66,6 +68,7 @@ def path_quality(
     and table rows (which carry their table's path) is counted once."""
     by_id = {n.node_id: n for n in nodes}
     verdicts: dict[str, str | None] = {}
+    seen: set[str] = set()
     quality = PathQuality()
     for node in nodes:
         if node.kind in ("document", "table_row"):
@@ -82,9 +85,12 @@ def path_quality(
                 break
         if bad is not None:
             quality.bad_units += 1
-            if len(quality.examples) < 3:
-                name = heading_text(bad) or bad.kind
-                quality.examples.append(f"{name[:60]!r} ({verdicts[bad.node_id]})")
+            if len(quality.examples) < 3 and bad.node_id not in seen:
+                # by id and page, not by its text: no document text in Dagster's storage
+                seen.add(bad.node_id)
+                quality.examples.append(
+                    f"{bad.node_id} on page {bad.page_start} ({verdicts[bad.node_id]})"
+                )
     quality.bookmarks_found, quality.bookmarks = outline_found(nodes, outline)
     return quality
 
