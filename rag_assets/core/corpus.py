@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,14 @@ class Version(Source):
     outline: list[OutlineEntry] = field(default_factory=list)
     """The sections the PDF states (its bookmarks or tagged headings), as `page_text`
     stored them: what the eval reports as bookmark titles found as headings."""
+
+    @cached_property
+    def bookmarks(self) -> tuple[int, int]:
+        """(titles found as headings, titles) of the PDF's outline: the same for every
+        strategy the eval measures, so counted once a version."""
+        from rag_assets.core.structure.outline import outline_found
+
+        return outline_found(self.nodes, self.outline)
 
 
 def source_from_pdf(pdf: Path, key: str, sidecar: Sidecar | None = None) -> Source:

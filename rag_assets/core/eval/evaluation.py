@@ -39,7 +39,6 @@ from rag_assets.core.eval.scratch import EmbedClock, embed_memo, index_scratch, 
 from rag_assets.core.index import EmbeddingCache, Index, Mode
 from rag_assets.core.lake.schemas import Chunk
 from rag_assets.core.request import SearchRequest
-from rag_assets.core.structure.outline import outline_found
 
 METRICS = (
     "hit@1",
@@ -130,7 +129,7 @@ def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, 
     rows = [row for v in versions.values() for row in v.rows]
     texts = {k: v.doc.text for k, v in versions.items()}
     damage = chunk_damage(chunks, rows, texts, {k: v.nodes for k, v in versions.items()})
-    found = [outline_found(v.nodes, v.outline) for v in versions.values()]
+    found = [v.bookmarks for v in versions.values()]
     bookmarks = {"bookmarks": sum(t for _, t in found), "bookmarks_found": sum(f for f, _ in found)}
     return {k: float(v) for k, v in (damage.as_dict() | bookmarks).items()}
 

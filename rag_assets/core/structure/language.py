@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import lru_cache
 
 STOPWORDS: dict[str, frozenset[str]] = {
     "pt": frozenset(
@@ -59,9 +60,11 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 SAMPLE_CHARS = 200_000
 
 
+@lru_cache(maxsize=8)
 def detect_language(text: str) -> str:
     """The language a document is written in (an ISO 639-1 code: pt, en, fr, es, de, it,
-    zh, ja, ko), from its text; English when nothing tells."""
+    zh, ja, ko), from its text; English when nothing tells. Cached: the tree, its stage's
+    metadata and every strategy the eval measures ask of the same version's text."""
     sample = text[:SAMPLE_CHARS]
     letters = sum(1 for c in sample if c.isalpha()) or 1
     for code, script in SCRIPTS:

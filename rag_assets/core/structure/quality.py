@@ -74,15 +74,7 @@ def path_quality(
         if node.kind in ("document", "table_row"):
             continue
         quality.units += 1
-        bad = None
-        for segment in path_of(node, by_id):
-            if not display_name(segment):
-                continue  # printed nowhere in the path (a text unit, an untitled one)
-            if segment.node_id not in verdicts:
-                verdicts[segment.node_id] = segment_problem(segment, language)
-            if verdicts[segment.node_id]:
-                bad = segment
-                break
+        bad = first_off_heading(node, by_id, language, verdicts)
         if bad is not None:
             quality.bad_units += 1
             if len(quality.examples) < 3 and bad.node_id not in seen:
@@ -95,30 +87,39 @@ def path_quality(
     return quality
 
 
+def first_off_heading(
+    node: Node, by_id: dict[str, Node], language: str, verdicts: dict[str, str | None]
+) -> Node | None:
+    """The first segment of `node`'s printed path that is no heading (None: all are);
+    `verdicts` caches each segment's `segment_problem` across the units of a version."""
+    for segment in path_of(node, by_id):
+        if not display_name(segment):
+            continue  # printed nowhere in the path (a text unit, an untitled one)
+        if segment.node_id not in verdicts:
+            verdicts[segment.node_id] = segment_problem(segment, language)
+        if verdicts[segment.node_id]:
+            return segment
+    return None
+
+
 def chunks_off_headings(
     chunks: Sequence[Chunk], nodes: Mapping[str, Sequence[Node]], texts: Mapping[str, str]
 ) -> int:
     """How many chunks carry a section path holding a segment that is no heading: each
     chunk judged by the path of the unit it was cut from (its `parent_id`); `nodes` and
     `texts` (for the language) by version. A chunk cut by size, from no unit, counts 0."""
+    by_version: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        if chunk.parent_id and chunk.partition_key in nodes:
+            by_version.setdefault(chunk.partition_key, []).append(chunk)
     count = 0
-    for key, own in nodes.items():
-        mine = [c for c in chunks if c.partition_key == key and c.parent_id]
-        if not mine:
-            continue
-        by_id = {n.node_id: n for n in own}
+    for key, mine in by_version.items():
+        by_id = {n.node_id: n for n in nodes[key]}
         language = detect_language(texts.get(key, ""))
-        verdicts: dict[str, bool] = {}
+        verdicts: dict[str, str | None] = {}
         for chunk in mine:
             node = by_id.get(chunk.parent_id or "")
-            if node is None:
-                continue
-            bad = False
-            for segment in path_of(node, by_id):
-                if segment.node_id not in verdicts:
-                    verdicts[segment.node_id] = bool(
-                        display_name(segment) and segment_problem(segment, language)
-                    )
-                bad = bad or verdicts[segment.node_id]
-            count += bad
+            count += (
+                node is not None and first_off_heading(node, by_id, language, verdicts) is not None
+            )
     return count

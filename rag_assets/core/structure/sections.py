@@ -120,10 +120,14 @@ def decide_headings(
             continue  # an outline title printed again (a running head, a list of contents)
         seen = evidence(lines, i, pages[i], pages, frames[pages[i]], body, structure)
         head = line.text
-        repeats = quoted(line.text, running, 1 + body_type(line, body))
-        runs_on = _runs_on(lines, i, pages, frames[pages[i]].gap, body)
-        whole = text_veto(line.text, structure) is None and not repeats and not runs_on
-        if not (whole and seen.says_heading(len(line.text.split()), structure, body)):
+        # cheapest first: the scan of the running text only for a line that looks a heading
+        whole = (
+            text_veto(line.text, structure) is None
+            and seen.says_heading(len(line.text.split()), structure, body)
+            and not _runs_on(lines, i, pages, frames[pages[i]].gap, body)
+            and not quoted(line.text, running, 1 + body_type(line, body))
+        )
+        if not whole:
             head = run_in(line, seen, structure)
             if not head or fold_text(head) in plan.titles:
                 continue
