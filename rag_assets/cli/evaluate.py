@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from rag_assets.core.eval.drawn import DrawSettings
 from rag_assets.core.eval.evaluation import EvalOptions, resolve_strategies, strategy_families
-from rag_assets.core.eval.runner import run_eval, run_eval_models
+from rag_assets.core.eval.runner import question_writer, run_eval, run_eval_models
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.settings import Settings
@@ -18,12 +19,16 @@ from rag_assets.settings import Settings
 class Asked:
     """What `trecho eval`'s flags ask: the `strategies` (names, `all` or `standard`;
     None: `standard`) at `offsets` start offsets, the search `mode`, and where its
-    `progress` lines go."""
+    `progress` lines go; the questions drawn from the lake (`draw`, and the `llm` that
+    writes some)."""
 
     strategies: Sequence[str] | None
     offsets: int
     mode: str
     progress: Callable[[str], None]
+    draw: DrawSettings = DrawSettings()
+    llm: tuple[str | None, str, str | None] = (None, "", None)
+    """The LLM that writes drawn questions: (url, model, API key); no url: none."""
 
     def families(self, embedder: Any) -> dict[str, dict[str, Any]]:
         """The strategies compared, built for `embedder`'s model (a bad name:
@@ -47,9 +52,22 @@ def evaluate(
     """What `asked` names, against the default, on `index`'s model (the last result
     reused when nothing changed since, with `reuse`)."""
     options = replace(asked.options(), strategies=asked.families(index.embedder))
-    return run_eval(
-        lake, index.embedder, index, files, options, history=settings.keep_history, reuse=reuse
+    url, model, key = asked.llm
+    writer = question_writer(lake, index.embedder.token_counter(), url, model, key)
+    result = run_eval(
+        lake,
+        index.embedder,
+        index,
+        files,
+        options,
+        history=settings.keep_history,
+        reuse=reuse,
+        draw=asked.draw,
+        writer=writer,
     )
+    for failure in writer.failures[:3] if writer else ():
+        asked.progress(f"no question written: {failure}")
+    return result
 
 
 def evaluate_models(
@@ -70,6 +88,7 @@ def evaluate_models(
             asked.families,
             asked.options(settings),
             history=settings.keep_history,
+            draw=asked.draw,
         )
     except OSError as exc:  # a file the eval reads (a bad value: already a ConfigError)
         raise LakeError(str(exc)) from exc

@@ -154,6 +154,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """A whole number of 0 or more (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
 def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     """The argument parser of every subcommand, each bound to its handler in `handlers`
     (by command name, `-` as `_`)."""
@@ -226,6 +237,21 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     )
     p.add_argument("--mode", choices=MODES, default="hybrid", help="retrieval mode")
     p.add_argument("--offsets", type=positive_int, default=4, help="start offsets (size-based)")
+    draw = (
+        "questions drawn from the lake itself (table, section and, with --llm-url, written "
+        "questions; docs/eval.md): default 80 when the lake has no question file, else 0"
+    )
+    p.add_argument("--draw", type=non_negative_int, help=draw)
+    p.add_argument("--draw-seed", type=int, default=0, help="seed of the draw (default 0)")
+    p.add_argument(
+        "--llm-url",
+        help="OpenAI-compatible endpoint (e.g. http://127.0.0.1:8080/v1) that writes a "
+        "question for some drawn units (optional; cached in <lake>/cache)",
+    )
+    p.add_argument("--llm-model", default="", help="model name sent to --llm-url")
+    p.add_argument(
+        "--llm-api-key-env", default="OPENAI_API_KEY", help="env var holding its API key"
+    )
     models = p.add_mutually_exclusive_group()
     models.add_argument("--model", help="the model to score (default: the one search uses)")
     models.add_argument(

@@ -74,24 +74,27 @@ def _similarity(hit: Any) -> str:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Print every strategy's metrics side by side (with --models: every model's)."""
     from rag_assets.cli.evaluate import Asked, evaluate, evaluate_models
+    from rag_assets.core.eval.drawn import DrawSettings
     from rag_assets.core.eval.report import (
         markdown_table,
         models_table,
         render_markdown,
         write_report,
     )
-    from rag_assets.core.eval.runner import question_files
+    from rag_assets.core.eval.runner import question_files, report_sources
+    from rag_assets.settings import secret
 
     lake = lake_of(args)
     files = question_files(lake, [Path(p) for p in args.questions] if args.questions else None)
-    sources = [f.name for f in files]
     progress = (lambda _: None) if args.json else (lambda s: err(f"evaluating {s}"))
-    asked = Asked(args.strategies, args.offsets, args.mode, progress)
+    draw = DrawSettings(size=args.draw, seed=args.draw_seed)
+    llm = (args.llm_url, args.llm_model, secret(args.llm_api_key_env))
+    asked = Asked(args.strategies, args.offsets, args.mode, progress, draw, llm)
     if args.models:  # every model x strategy in one run, side by side
         models = args.models.split(",")
         results = evaluate_models(args.settings, lake, models, files, asked)
         for model, result in results.items() if args.write else ():
-            folder = write_report(result, lake.reports_dir, sources)
+            folder = write_report(result, lake.reports_dir, report_sources(files, result))
             err(f"{model}: report written to {folder / 'report.html'}")
         if args.json:
             print(json.dumps({"models": {m: r.to_json() for m, r in results.items()}}, indent=2))
@@ -102,6 +105,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 0
     index = serving_index_of(args, lake)  # the model search uses, unless --model is given
     result = evaluate(args.settings, lake, index, files, asked, not args.fresh)
+    sources = report_sources(files, result)
     if args.write:
         folder = write_report(result, lake.reports_dir, sources)
         err(f"report written to {folder / 'report.html'}")

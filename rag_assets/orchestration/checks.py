@@ -174,18 +174,24 @@ def eval_check_results(
 ) -> list[AssetCheckResult]:
     """The eval report's checks: the default policy's chunk damage at zero (blocking) and
     its hit@3 against the previous comparable report (warning)."""
+    hit3 = default["hit@3"]
     previous: dict[str, Any] = {
-        "hit@3": float(default["hit@3"]),
+        "hit@3": MetadataValue.text("– (no questions)") if hit3 is None else float(hit3),
         "tolerance": regression.tolerance,
     }
-    if regression.previous is None:
+    if not regression.previous_path:
         previous["previous_report"] = "none over the same question files and mode"
+    elif regression.previous is None or regression.current is None:
+        previous["previous_report"] = MetadataValue.path(regression.previous_path)
+        previous["compared"] = "nothing: no question scored in both reports"
     else:
         previous |= {
             "previous_hit@3": regression.previous,
             "drop": regression.drop,
             "previous_report": MetadataValue.path(regression.previous_path),
         }
+        if regression.shared is not None:
+            previous["compared_over"] = f"{regression.shared} questions both reports asked"
     return [
         count_check(DEFAULT_NO_ORPHANS, int(default["orphans"]), "orphans", among=POLICY),
         count_check(

@@ -25,12 +25,14 @@ from rag_assets.core.chunking.base import Chunker
 from rag_assets.core.chunking.sized import offsets_for
 from rag_assets.core.corpus import Version
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.eval.drawn import kinds_of
 from rag_assets.core.eval.metrics import chunk_damage
 from rag_assets.core.eval.questions import (
     Question,
     QuestionResult,
     abstention,
     judge,
+    not_measured,
     question_from_json,
     summarize,
     sweep_thresholds,
@@ -121,11 +123,18 @@ def strategy_families(
     return families
 
 
-def _mean(values: Sequence[float]) -> float:
-    return round(statistics.mean(values), 4) if values else 0.0
+def _mean(values: Sequence[float | None]) -> float | None:
+    """The mean of the measured values (None where none was: no question measured it)."""
+    measured = [v for v in values if v is not None]
+    return round(statistics.mean(measured), 4) if measured else None
 
 
-def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, float]:
+def _range(values: Sequence[float | None]) -> tuple[float, float] | None:
+    measured = [v for v in values if v is not None]
+    return (min(measured), max(measured)) if measured else None
+
+
+def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, float | None]:
     rows = [row for v in versions.values() for row in v.rows]
     texts = {k: v.doc.text for k, v in versions.items()}
     damage = chunk_damage(chunks, rows, texts, {k: v.nodes for k, v in versions.items()})
@@ -142,7 +151,7 @@ def run_chunks(
     k: int,
     mode: Mode,
     min_score: float | None = None,
-) -> tuple[dict[str, float], list[QuestionResult]]:
+) -> tuple[dict[str, float | None], list[QuestionResult]]:
     """Search every question in an index holding `chunks` (every hit: no min_score);
     metrics, with the abstention figures at `min_score` when given, + per-question
     results."""
@@ -158,10 +167,10 @@ def run_chunks(
 
 def by_document(
     chunks: Sequence[Chunk], versions: dict[str, Version], results: Sequence[QuestionResult]
-) -> dict[str, dict[str, float]]:
+) -> dict[str, dict[str, float | None]]:
     """Retrieval metrics of each document's questions and the damage of its chunks, per
     doc_id: which document drags a strategy down."""
-    out: dict[str, dict[str, float]] = {}
+    out: dict[str, dict[str, float | None]] = {}
     for doc_id in sorted({v.info.doc_id for v in versions.values()}):
         mine = {k: v for k, v in versions.items() if v.info.doc_id == doc_id}
         out[doc_id] = summarize([r for r in results if r.doc_id == doc_id]) | _damage(
@@ -173,15 +182,17 @@ def by_document(
 @dataclass
 class EvalResult:
     """Per strategy: the metrics (mean over offsets) and, for size-based ones, the range,
-    the metrics of each start offset, and breakdowns by question tag and by document."""
+    the metrics of each start offset, and breakdowns by question tag and by document. A
+    metric no question measured is None (`null` in the JSON, – in the report; `not_measured`
+    says why)."""
 
-    strategies: dict[str, dict[str, float]]
+    strategies: dict[str, dict[str, float | None]]
     ranges: dict[str, dict[str, tuple[float, float]]]
-    by_tag: dict[str, dict[str, dict[str, float]]]
+    by_tag: dict[str, dict[str, dict[str, float | None]]]
     questions: int
     mode: str
-    by_doc: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
-    offsets: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    by_doc: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
+    offsets: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
     model: str = ""
     """The model id the run embedded with."""
     index_time: dict[str, float] = field(default_factory=dict)
@@ -190,7 +201,7 @@ class EvalResult:
     min_score: float | None = None
     """The min_score the abstention figures are measured at (the served default; None in
     mode fts: no cosine)."""
-    sweep: list[dict[str, float]] = field(default_factory=list)
+    sweep: list[dict[str, float | None]] = field(default_factory=list)
     """The default policy's abstention figures (`abstention`) at each threshold of
     `sweep_thresholds`."""
     per_question: list[QuestionResult] = field(default_factory=list)
@@ -202,6 +213,17 @@ class EvalResult:
     reused: str = ""
     """When this result was reused (`core.eval.reuse`): when the eval it comes from
     wrote it (empty: computed now)."""
+    drawn: str = ""
+    """The draw of questions from the lake, as the report's sources name it (`drawn (80,
+    seed 0)`; empty: none drawn)."""
+    kinds: dict[str, int] = field(default_factory=dict)
+    """How many questions of each drawn kind (`table`, `section`, `written`) were asked
+    beside the question files' (`core.eval.drawn`)."""
+
+    @property
+    def not_measured(self) -> dict[str, str]:
+        """The default policy's metrics no question measured, each with the reason."""
+        return not_measured(self.strategies.get("default", {}))
 
     def to_json(self) -> dict[str, Any]:
         """`{"strategies": {name: {metric: value}}, ...}` as `trecho eval --json` prints."""
@@ -220,6 +242,9 @@ class EvalResult:
             "per_question": [r.to_json() for r in self.per_question],
             "uncovered": self.uncovered,
             "start_offsets": self.start_offsets,
+            "drawn": self.drawn,
+            "kinds": self.kinds,
+            "not_measured": self.not_measured,
         }
 
     @classmethod
@@ -243,17 +268,21 @@ class EvalResult:
             per_question=[question_from_json(q) for q in payload.get("per_question", [])],
             uncovered=payload.get("uncovered", []),
             start_offsets=int(payload.get("start_offsets", 1)),
+            drawn=str(payload.get("drawn", "")),
+            kinds=payload.get("kinds", {}),
         )
 
 
 def _by_tag(
     results: Sequence[QuestionResult], min_score: float | None = None
-) -> dict[str, dict[str, float]]:
+) -> dict[str, dict[str, float | None]]:
     tags = sorted({t for r in results for t in r.tags})
     return {t: summarize([r for r in results if t in r.tags], min_score) for t in tags}
 
 
-def _mean_tables(tables: Sequence[dict[str, dict[str, float]]]) -> dict[str, dict[str, float]]:
+def _mean_tables(
+    tables: Sequence[dict[str, dict[str, float | None]]],
+) -> dict[str, dict[str, float | None]]:
     """Mean, key by key, of per-document tables of several start offsets."""
     keys = [k for k in tables[0]] if tables else []
     return {k: {m: _mean([t[k][m] for t in tables]) for m in tables[0][k]} for k in keys}
@@ -346,8 +375,8 @@ def evaluate(
             with naming(f"eval baseline {name}"):
                 embed_memo(embedder, mine, memo, cache=cache, keep=keep)
         for name, variants in strategies.items():
-            runs: dict[str, dict[str, float]] = {}
-            docs: list[dict[str, dict[str, float]]] = []
+            runs: dict[str, dict[str, float | None]] = {}
+            docs: list[dict[str, dict[str, float | None]]] = []
             all_results: list[QuestionResult] = []
             for variant in variants:
                 progress(f"{name} {variant}".strip())
@@ -363,13 +392,12 @@ def evaluate(
             first = next(iter(runs.values()))
             result.strategies[name] = {m: _mean([r[m] for r in runs.values()]) for m in first}
             if len(runs) > 1:
-                result.ranges[name] = {
-                    m: (min(r[m] for r in runs.values()), max(r[m] for r in runs.values()))
-                    for m in first
-                }
+                spans = {m: _range([r[m] for r in runs.values()]) for m in first}
+                result.ranges[name] = {m: span for m, span in spans.items() if span is not None}
                 result.offsets[name] = runs
                 result.start_offsets = max(result.start_offsets, len(runs))
             result.by_tag[name] = _by_tag(all_results, floor)
             result.by_doc[name] = _mean_tables(docs)
-    result.questions = int(result.strategies["default"]["questions"])
+    result.questions = int(result.strategies["default"]["questions"] or 0)
+    result.kinds = kinds_of(questions)
     return result

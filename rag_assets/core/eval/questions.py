@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,11 @@ from rag_assets.core.lake.layout import LakeError
 
 @dataclass(frozen=True)
 class Question:
-    """One eval question (docs/design.md format)."""
+    """One eval question (docs/eval.md format). A hit is relevant when it overlaps a unit
+    of the document labelled as `expected` or `also_accepted`, or one of the `units` (node
+    ids: the questions drawn from the lake); with `match="text"`, when it is a chunk of
+    the document holding every `answer_contains` string (a drawn table question: the value
+    with its heading and row label). No `expected`, `units` or text match: out of scope."""
 
     id: str
     question: str
@@ -43,6 +47,15 @@ class Question:
     answer_contains: tuple[str, ...] = ()
     not_relevant: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    units: tuple[str, ...] = ()
+    match: str = "span"
+
+    @property
+    def in_scope(self) -> bool:
+        """Whether the corpus holds an answer (else the search should abstain)."""
+        return bool(self.expected or self.units) or (
+            self.match == "text" and bool(self.answer_contains)
+        )
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -63,6 +76,8 @@ def load_questions(path: Path) -> list[Question]:
                     answer_contains=tuple(raw.get("answer_contains") or ()),
                     not_relevant=tuple(raw.get("not_relevant") or ()),
                     tags=tuple(raw.get("tags") or ()),
+                    units=tuple(raw.get("units") or ()),
+                    match=str(raw.get("match") or "span"),
                 )
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
@@ -123,18 +138,28 @@ class QuestionResult:
         }
 
 
+def _holds(hit: Hit, question: Question) -> bool:
+    return hit.doc_id == question.doc_id and answer_complete([hit.text], question.answer_contains)
+
+
 def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version]) -> QuestionResult:
-    """Score one question's ranked hits by span overlap with the expected units."""
+    """Score one question's ranked hits by span overlap with the expected units (or, for a
+    `match="text"` question, by the first chunk of its document holding every
+    `answer_contains` string)."""
     doc_versions = [v for v in versions.values() if v.info.doc_id == question.doc_id]
     relevant: dict[str, list[Span]] = {}
     twins: dict[str, list[Span]] = {}
+    units = set(question.units)
     for v in doc_versions:
         key = v.info.partition_key
         relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
+        relevant[key] += [(n.char_start, n.char_end) for n in v.nodes if n.node_id in units]
         twins[key] = label_spans(v.nodes, question.not_relevant)
 
     located = [(h.partition_key, h.char_start, h.char_end) for h in hits]
-    answerable = bool(question.expected) and any(relevant.values())
+    if question.match == "text":
+        return _judge_text(question, hits, bool(doc_versions))
+    answerable = question.in_scope and any(relevant.values())
     judged = [
         JudgedHit(
             h.chunk_id,
@@ -167,8 +192,43 @@ def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version])
         twin=twin,
         top=[h.chunk_id for h in top3],
         question=question.question,
-        expected=question.expected,
+        expected=question.expected or question.units,
         hits=judged,
+    )
+
+
+def _judge_text(question: Question, hits: Sequence[Hit], indexed: bool) -> QuestionResult:
+    """`judge` of a text-matched question: relevant is a chunk of its document holding
+    every `answer_contains` string (answerable when the document is indexed)."""
+    good = [_holds(h, question) for h in hits]
+    answerable = indexed and question.in_scope
+    rank = next((i for i, g in enumerate(good, start=1) if g), None) if answerable else None
+    top3 = list(hits[:3])
+    return QuestionResult(
+        id=question.id,
+        tags=question.tags,
+        doc_id=question.doc_id,
+        rank=rank,
+        answerable=answerable,
+        complete=any(good[:3]) if answerable else None,
+        tokens3=sum(h.token_count for h in top3),
+        twin=None,
+        top=[h.chunk_id for h in top3],
+        question=question.question,
+        expected=question.answer_contains,
+        hits=[
+            JudgedHit(
+                h.chunk_id,
+                h.doc_id,
+                h.version,
+                h.path,
+                round(h.score, 6),
+                h.cosine,
+                h.bm25,
+                answerable and g,
+            )
+            for h, g in zip(hits, good, strict=True)
+        ],
     )
 
 
@@ -176,7 +236,34 @@ def _mean(values: Sequence[float]) -> float:
     return round(statistics.mean(values), 4) if values else 0.0
 
 
-def abstention(results: Sequence[QuestionResult], min_score: float) -> dict[str, float]:
+def _measured(values: Sequence[float]) -> float | None:
+    """The mean, or None where no question measured it (never a 0 that reads as a
+    failure)."""
+    return round(statistics.mean(values), 4) if values else None
+
+
+NO_QUESTIONS = "no questions"
+NOT_MEASURED = {
+    "hit@1": NO_QUESTIONS,
+    "hit@3": NO_QUESTIONS,
+    "hit@5": NO_QUESTIONS,
+    "mrr@10": NO_QUESTIONS,
+    "tokens@3": NO_QUESTIONS,
+    "answer_complete@3": "no question with answer_contains",
+    "twin_confusion": "no question with not_relevant",
+    "hit@3_min_score": NO_QUESTIONS,
+    "refused_in_scope": NO_QUESTIONS,
+    "answered_out_of_scope": "no out-of-scope question",
+}
+"""Why a metric is None (`null` in the JSON, – in the report): nothing measured it."""
+
+
+def not_measured(metrics: Mapping[str, float | None]) -> dict[str, str]:
+    """The metrics of `metrics` that are None, each with the reason."""
+    return {m: NOT_MEASURED.get(m, NO_QUESTIONS) for m, v in metrics.items() if v is None}
+
+
+def abstention(results: Sequence[QuestionResult], min_score: float) -> dict[str, float | None]:
     """What a search with `min_score` does on these questions: `answered_out_of_scope`,
     the share of out-of-scope questions that still get a hit (it should abstain);
     `refused_in_scope`, the share of scored questions that get none (it should answer);
@@ -190,9 +277,11 @@ def abstention(results: Sequence[QuestionResult], min_score: float) -> dict[str,
     return {
         "min_score": min_score,
         "out_of_scope_questions": float(len(outside)),
-        "answered_out_of_scope": _mean([float(answers(cosines(r), min_score)) for r in outside]),
-        "refused_in_scope": _mean([float(not answers(cosines(r), min_score)) for r in scored]),
-        "hit@3": _mean(
+        "answered_out_of_scope": _measured(
+            [float(answers(cosines(r), min_score)) for r in outside]
+        ),
+        "refused_in_scope": _measured([float(not answers(cosines(r), min_score)) for r in scored]),
+        "hit@3": _measured(
             [
                 hit_at(rank_above([h.relevant for h in r.hits], cosines(r), min_score), 3)
                 for r in scored
@@ -218,14 +307,15 @@ def sweep_thresholds(results: Sequence[QuestionResult], min_score: float | None)
 
 def summarize(
     results: Sequence[QuestionResult], min_score: float | None = None
-) -> dict[str, float]:
+) -> dict[str, float | None]:
     """Retrieval metrics over the answerable questions of one run; with `min_score`, also
     the abstention figures at it (`abstention`: `answered_out_of_scope`,
-    `refused_in_scope`, `hit@3_min_score`, `out_of_scope_questions`)."""
+    `refused_in_scope`, `hit@3_min_score`, `out_of_scope_questions`). A metric no question
+    measured is None (`NOT_MEASURED` says why)."""
     scored = [r for r in results if r.answerable]
     complete = [1.0 if r.complete else 0.0 for r in scored if r.complete is not None]
     twins = [1.0 if r.twin else 0.0 for r in results if r.twin is not None]
-    figures = {}
+    figures: dict[str, float | None] = {}
     if min_score is not None:
         at = abstention(results, min_score)
         figures = {
@@ -236,14 +326,14 @@ def summarize(
         }
     return figures | {
         "questions": float(len(scored)),
-        "hit@1": _mean([hit_at(r.rank, 1) for r in scored]),
-        "hit@3": _mean([hit_at(r.rank, 3) for r in scored]),
-        "hit@5": _mean([hit_at(r.rank, 5) for r in scored]),
-        "mrr@10": _mean([reciprocal_rank(r.rank, 10) for r in scored]),
-        "answer_complete@3": _mean(complete),
-        "tokens@3": round(_mean([float(r.tokens3) for r in scored]), 1),
-        "twin_confusion": _mean(twins),
-        # how many questions the last two are over (0: not applicable, shown as "–")
+        "hit@1": _measured([hit_at(r.rank, 1) for r in scored]),
+        "hit@3": _measured([hit_at(r.rank, 3) for r in scored]),
+        "hit@5": _measured([hit_at(r.rank, 5) for r in scored]),
+        "mrr@10": _measured([reciprocal_rank(r.rank, 10) for r in scored]),
+        "answer_complete@3": _measured(complete),
+        "tokens@3": None if not scored else round(_mean([float(r.tokens3) for r in scored]), 1),
+        "twin_confusion": _measured(twins),
+        # how many questions the last two are over (0: not measured, None above)
         "answer_complete_questions": float(len(complete)),
         "twin_questions": float(len(twins)),
     }

@@ -47,17 +47,22 @@ def previous_report(
 
 @dataclass(frozen=True)
 class Regression:
-    """The default policy's hit@3 now and in the previous comparable report."""
+    """The default policy's hit@3 now and in the previous comparable report, over the
+    questions both asked (`shared`; None: the reports' own figures, the earlier one kept
+    no per-question results)."""
 
-    current: float
+    current: float | None
     previous: float | None
     previous_path: str
     tolerance: float
+    shared: int | None = None
 
     @property
     def drop(self) -> float:
-        """How far hit@3 fell (negative: it rose); 0 without a previous report."""
-        return 0.0 if self.previous is None else round(self.previous - self.current, 4)
+        """How far hit@3 fell (negative: it rose); 0 when there is nothing to compare."""
+        if self.previous is None or self.current is None:
+            return 0.0
+        return round(self.previous - self.current, 4)
 
     @property
     def passed(self) -> bool:
@@ -65,13 +70,39 @@ class Regression:
         return self.drop <= self.tolerance + 1e-9
 
 
+def _hit3(ranks: Sequence[int | None]) -> float | None:
+    if not ranks:
+        return None
+    return round(sum(1 for r in ranks if r is not None and r <= 3) / len(ranks), 4)
+
+
 def hit3_regression(
     result: EvalResult, previous: tuple[LakePath, dict[str, Any]] | None, tolerance: float
 ) -> Regression:
-    """Compare the default policy's hit@3 with a previous report's (see `previous_report`)."""
-    current = float(result.strategies["default"]["hit@3"])
+    """Compare the default policy's hit@3 with a previous report's (see `previous_report`).
+    When questions were drawn from the lake, like with like: over the scored questions
+    both reports asked (same id and text), since a lake that changed draws other
+    questions. Over question files alone, by the overall hit@3 (a question added to a file
+    is part of what the user measures)."""
+    current = result.strategies["default"]["hit@3"]
     if previous is None:
         return Regression(current, None, "", tolerance)
     path, payload = previous
+    before_questions = payload.get("per_question")
+    if result.drawn and before_questions and result.per_question:
+        then = {
+            (q["id"], q.get("question", "")): q.get("rank")
+            for q in before_questions
+            if q.get("answerable")
+        }
+        now = {(r.id, r.question): r.rank for r in result.per_question if r.answerable}
+        shared = sorted(set(then) & set(now))
+        return Regression(
+            _hit3([now[k] for k in shared]),
+            _hit3([then[k] for k in shared]),
+            str(path),
+            tolerance,
+            len(shared),
+        )
     before = payload.get("strategies", {}).get("default", {}).get("hit@3")
     return Regression(current, None if before is None else float(before), str(path), tolerance)

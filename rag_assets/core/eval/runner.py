@@ -7,8 +7,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.eval.drawn import DrawSettings, QuestionWriter, draw_questions
 from rag_assets.core.eval.evaluation import (
     Chunker,
     EvalOptions,
@@ -44,6 +47,50 @@ def question_files(lake: Lake, given: Sequence[Path] | None = None) -> list[Lake
     return files
 
 
+WRITTEN_CACHE = "drawn-questions"
+"""The folder under the lake's local cache holding the questions an LLM wrote."""
+
+
+def question_writer(
+    lake: Lake, counter: TokenCounter, url: str | None, model: str = "", api_key: str | None = None
+) -> QuestionWriter | None:
+    """The LLM that writes questions for the draw (any OpenAI-compatible endpoint at `url`,
+    called as the contextual step calls it), its questions cached in the lake's local
+    cache by unit text, model and prompt; None without a `url`."""
+    if not url:
+        return None
+    situator = SituatorConfig(enabled=True, url=url, model=model or "default", api_key=api_key)
+    built = situator.build(counter, lake.local_cache_dir / WRITTEN_CACHE)
+    assert built is not None  # enabled
+    path = lake.local_cache_dir / WRITTEN_CACHE / "written.jsonl"
+    return QuestionWriter(built.ask, situator.model, Path(path))
+
+
+def report_sources(files: Sequence[LakePath], result: EvalResult) -> list[str]:
+    """What the report says its questions came from: the question files' names, and the
+    draw (`drawn (80, seed 0)`) when questions were drawn from the lake. Reports compare
+    hit@3 only with reports of the same sources."""
+    return [f.name for f in files] + ([result.drawn] if result.drawn else [])
+
+
+def asked_questions(
+    files: Sequence[LakePath],
+    versions: dict[str, Version],
+    draw: DrawSettings,
+    writer: QuestionWriter | None,
+) -> tuple[list[Question], str]:
+    """The questions of `files` about the indexed documents, and those drawn from the
+    versions (`draw.count`: by default only when there is no question file), with the
+    draw's label (empty: nothing drawn)."""
+    docs = {v.info.doc_id for v in versions.values()}
+    questions: list[Question] = [
+        q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
+    ]
+    count = draw.count(bool(files))
+    drawn = draw_questions(versions, count, draw, writer)
+    return [*questions, *drawn], (draw.label(len(drawn)) if count else "")
+
+
 def run_eval(
     lake: Lake,
     embedder: Embedder,
@@ -52,9 +99,12 @@ def run_eval(
     options: EvalOptions = EvalOptions(),
     history: bool = False,
     reuse: bool = True,
+    draw: DrawSettings = DrawSettings(),
+    writer: QuestionWriter | None = None,
 ) -> EvalResult:
-    """Evaluate the lake's indexed versions on the questions of `files` (`options`: the
-    strategies, mode and progress; the index's own vector weight and score floor).
+    """Evaluate the lake's indexed versions on the questions of `files` and those drawn
+    from the lake (`draw`; `writer`: the LLM that writes questions, optional) (`options`:
+    the strategies, mode and progress; the index's own vector weight and score floor).
 
     The baseline strategies' chunk vectors are kept by content and model under
     `<lake>/cache/eval-vectors` (a text embedded once is not embedded again by a later
@@ -64,10 +114,7 @@ def run_eval(
     versions = indexed_versions(lake, index, history)
     if not versions:
         raise LakeError(f"{lake.root}: nothing is indexed yet; run `trecho materialize` first")
-    docs = {v.info.doc_id for v in versions.values()}
-    questions: list[Question] = [
-        q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
-    ]
+    questions, drawn = asked_questions(files, versions, draw, writer)
     live_chunks = [c for key in versions for c in load_chunks(lake, key)]
     strategies = options.strategies
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
@@ -87,6 +134,7 @@ def run_eval(
     if reuse and (found := reused(kept, digest)) is not None:
         result, written = found
         result.reused = written
+        result.drawn = drawn
         progress(f"reused the result of {written}: no index row, question or code changed")
         return result
     index.update_indexes(max_lag_rows=0)  # BM25 over every row, as the scratch indexes
@@ -100,6 +148,7 @@ def run_eval(
         cache=EmbeddingCache(index.uri, embedder),  # the live chunks' vectors, reused
         keep=EmbeddingCache(lake.local_cache_dir / VECTORS, embedder),
     )
+    result.drawn = drawn
     keep_result(kept, digest, result)
     return result
 
@@ -111,22 +160,21 @@ def run_eval_models(
     strategies: Callable[[Embedder], dict[str, dict[str, Chunker]]],
     options: EvalOptions = EvalOptions(),
     history: bool = False,
+    draw: DrawSettings = DrawSettings(),
 ) -> dict[str, EvalResult]:
     """The eval of several models side by side, by model id: for each, every live version
     already extracted is chunked by the default policy for that model's tokenizer and
     indexed in a scratch folder (timed: the model's index time), then the `strategies`
     built for it are compared as in `run_eval` (`options`: mode, progress, vector weight,
-    abstention at `min_score`, None: each model's default; its `strategies` is not read)."""
+    abstention at `min_score`, None: each model's default; its `strategies` is not read;
+    `draw`: questions drawn from the lake, the same for every model)."""
     keys = [
         k for k in scan_versions(lake, history).live if lake.stage_path(FOLDERS[CHUNKS], k).exists()
     ]
     if not keys:
         raise LakeError(f"{lake.root}: nothing is extracted yet; run `trecho materialize` first")
     versions = {k: load_version(lake, k) for k in keys}
-    docs = {v.info.doc_id for v in versions.values()}
-    questions = [
-        q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
-    ]
+    questions, drawn = asked_questions(files, versions, draw, None)
     results: dict[str, EvalResult] = {}
     for embedder in embedders:
         results[embedder.model_id] = evaluate(
@@ -141,4 +189,5 @@ def run_eval_models(
                 progress=lambda s, m=embedder.model_id: options.progress(f"{m}: {s}"),
             ),
         )
+        results[embedder.model_id].drawn = drawn
     return results

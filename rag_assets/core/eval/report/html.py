@@ -211,7 +211,7 @@ def render_html(
         ]
     if result.offsets:
         offset_rows = [
-            (name, [name, variant, *[format_number(m, v.get(m, 0.0)) for m in OFFSET_METRICS]])
+            (name, [name, variant, *[format_number(m, v.get(m)) for m in OFFSET_METRICS]])
             for name, runs in result.offsets.items()
             for variant, v in runs.items()
         ]

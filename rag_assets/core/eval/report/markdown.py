@@ -20,9 +20,21 @@ BASELINE = "fixed_tokens-512-o64"
 """The common recipe the default policy is read against in the report's headline."""
 
 
-def format_number(metric: str, value: float) -> str:
-    """`value` as the report prints it: counts as integers, the rest with two decimals."""
+NOT_MEASURED = "–"
+"""What the report prints for a figure no question measured (`null` in metrics.json)."""
+
+
+def format_number(metric: str, value: float | None) -> str:
+    """`value` as the report prints it: counts as integers, the rest with two decimals, –
+    where nothing measured it."""
+    if value is None:
+        return NOT_MEASURED
     return f"{value:.0f}" if metric in COUNTS else f"{value:.2f}"
+
+
+def share(value: float | None) -> str:
+    """A share or rate with two decimals, – where nothing measured it."""
+    return NOT_MEASURED if value is None else f"{value:.2f}"
 
 
 APPLIES_TO = {"answer_complete@3": "answer_complete_questions", "twin_confusion": "twin_questions"}
@@ -34,8 +46,8 @@ def metric_cell(result: EvalResult, strategy: str, metric: str) -> str:
     where they differ, or – where no question of that kind was scored."""
     counted = result.strategies[strategy].get(APPLIES_TO.get(metric, ""))
     if counted is not None and counted == 0:
-        return "–"  # no question has answer_contains / not_relevant: not measured
-    value = result.strategies[strategy].get(metric, 0.0)
+        return NOT_MEASURED  # no question has answer_contains / not_relevant
+    value = result.strategies[strategy].get(metric)
     text = format_number(metric, value)
     low_high = result.ranges.get(strategy, {}).get(metric)
     if low_high and low_high[0] != low_high[1]:
@@ -109,8 +121,8 @@ def tag_count(result: EvalResult, tag: str) -> int:
 def tag_cell(result: EvalResult, name: str, tag: str, metric: str) -> str:
     """Strategy `name`'s `metric` over the questions tagged `tag`, as a table cell."""
     if not tag_count(result, tag):
-        return "–"  # no scored question carries this tag
-    return f"{result.by_tag.get(name, {}).get(tag, {}).get(metric, 0.0):.2f}"
+        return NOT_MEASURED  # no scored question carries this tag
+    return share(result.by_tag.get(name, {}).get(tag, {}).get(metric))
 
 
 def tag_table(result: EvalResult, metric: str = "hit@3") -> str:
@@ -132,13 +144,13 @@ DOC_METRICS = ("questions", "hit@3", "mrr@10", "tokens@3", "chunks", *COUNTS[1:]
 
 def _doc_cell(per: dict[str, float], metric: str) -> str:
     if metric in (*RETRIEVAL, "tokens@3") and not per.get("questions"):
-        return "–"  # no scored question on this document
+        return NOT_MEASURED  # no scored question on this document
     if metric == "bookmarks":  # the PDF's bookmark titles carried as headings, of all
         total = per.get("bookmarks", 0.0)
         return f"{per.get('bookmarks_found', 0.0):.0f} of {total:.0f}" if total else "–"
     if metric in ("questions", "chunks"):
         return f"{per.get(metric, 0.0):.0f}"
-    return format_number(metric, per.get(metric, 0.0))
+    return format_number(metric, per.get(metric))
 
 
 def doc_rows(result: EvalResult) -> list[tuple[str, str, list[str]]]:
@@ -174,7 +186,7 @@ def offsets_table(result: EvalResult) -> str:
     ]
     for name, runs in result.offsets.items():
         for variant, metrics in runs.items():
-            cells = [format_number(m, metrics.get(m, 0.0)) for m in OFFSET_METRICS]
+            cells = [format_number(m, metrics.get(m)) for m in OFFSET_METRICS]
             lines.append(f"| {name} | {variant} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -186,13 +198,20 @@ def headline(result: EvalResult) -> str:
     base = result.strategies.get(BASELINE)
     if not default or not base:
         return ""
-    share = default["tokens@3"] / base["tokens@3"] if base.get("tokens@3") else 0.0
+    if default.get("hit@3") is None or base.get("hit@3") is None:
+        return (
+            f"No question was scored, so retrieval is not measured; the default policy's "
+            f"chunks have {default['orphans']:.0f} orphan table values, "
+            f"{default['mid_line_starts']:.0f} mid-line starts and "
+            f"{default['truncated']:.0f} truncated chunks."
+        )
+    ratio = default["tokens@3"] / base["tokens@3"] if base.get("tokens@3") else 0.0
     over = "mean over start offsets" if result.start_offsets > 1 else "one start offset"
     return (
         f"The default policy reaches hit@3 {default['hit@3']:.2f} against "
         f"{base['hit@3']:.2f} for {BASELINE} ({over}), sending "
         f"{default['tokens@3']:.0f} tokens for the top 3 against {base['tokens@3']:.0f} "
-        f"({share:.0%}); its chunks have {default['orphans']:.0f} orphan table values, "
+        f"({ratio:.0%}); its chunks have {default['orphans']:.0f} orphan table values, "
         f"{default['mid_line_starts']:.0f} mid-line starts and {default['truncated']:.0f} "
         "truncated chunks."
     )
@@ -229,10 +248,15 @@ def _sized(name: str) -> bool:
 
 def summary(result: EvalResult, sources: Sequence[str]) -> str:
     """The report's first line: how many questions, from which files, which retrieval."""
+    origin = ", ".join(sources) or "no question file, none drawn"
+    kinds = ", ".join(f"{n} {kind}" for kind, n in result.kinds.items())
     text = (
-        f"Questions scored: {result.questions} (from {', '.join(sources)}); "
-        f"retrieval: {result.mode}, k=10."
+        f"Questions scored: {result.questions} (from {origin}"
+        + (f"; drawn from the lake: {kinds}" if kinds else "")
+        + f"); retrieval: {result.mode}, k=10."
     )
+    if not result.questions:
+        text += " No question was scored: every retrieval figure is – (not measured)."
     return f"{text} {offsets_note(result)}".strip()
 
 
@@ -261,7 +285,7 @@ def abstention_rows(result: EvalResult) -> list[tuple[str, list[str]]]:
     rows = []
     for name, metrics in result.strategies.items():
         if "answered_out_of_scope" in metrics:
-            rows.append((name, [f"{metrics.get(m, 0.0):.2f}" for m in ABSTENTION]))
+            rows.append((name, [share(metrics.get(m)) for m in ABSTENTION]))
     return rows
 
 
@@ -282,7 +306,7 @@ def sweep_rows(result: EvalResult) -> list[tuple[str, list[str]]]:
     rows = []
     for point in result.sweep:
         mark = "default" if point["min_score"] == result.min_score else ""
-        cells = [f"{point['min_score']:g}"] + [f"{point[m]:.2f}" for m in SWEEP[1:]]
+        cells = [f"{point['min_score']:g}"] + [share(point.get(m)) for m in SWEEP[1:]]
         rows.append((mark, cells))
     return rows
 

@@ -70,6 +70,10 @@ def _place_labels(
     return out
 
 
+def _measured(metrics: dict[str, float | None], *names: str) -> bool:
+    return all(metrics.get(n) is not None for n in names)
+
+
 def plot_hit_vs_tokens(result: EvalResult) -> str:
     """hit@3 against tokens@3, one point per strategy; size-based ones with their
     min–max over start offsets as error bars (when they ran at several). Up and left is
@@ -78,15 +82,17 @@ def plot_hit_vs_tokens(result: EvalResult) -> str:
 
     figure = _figure(9.0, 5.5)
     axes = figure.subplots()
-    names = list(result.strategies)
-    xmax = max((m.get("tokens@3", 0.0) for m in result.strategies.values()), default=0.0)
+    names = [n for n, m in result.strategies.items() if _measured(m, "tokens@3", "hit@3")]
+    if not names:
+        axes.text(0.5, 0.5, "not measured: no question was scored", ha="center", va="center")
+    xmax = max((result.strategies[n]["tokens@3"] or 0.0 for n in names), default=0.0)
     for span in result.ranges.values():
         xmax = max(xmax, span.get("tokens@3", (0.0, 0.0))[1])
     xmax = xmax * 1.25 or 1.0
     points = []
     for name in names:
         metrics = result.strategies[name]
-        x, y = metrics.get("tokens@3", 0.0), metrics.get("hit@3", 0.0)
+        x, y = float(metrics["tokens@3"] or 0.0), float(metrics["hit@3"] or 0.0)
         color = _color(result, name)
         span = result.ranges.get(name, {})
         xr, yr = span.get("tokens@3", (x, x)), span.get("hit@3", (y, y))
@@ -112,8 +118,8 @@ def plot_hit_vs_tokens(result: EvalResult) -> str:
         axes.annotate(
             name,
             (
-                result.strategies[name].get("tokens@3", 0.0),
-                result.strategies[name].get("hit@3", 0.0),
+                result.strategies[name]["tokens@3"] or 0.0,
+                result.strategies[name]["hit@3"] or 0.0,
             ),
             xytext=(dx, dy),
             textcoords="offset points",
@@ -163,7 +169,7 @@ def plot_tags(result: EvalResult, metric: str = "hit@3") -> str:
             axes.set_visible(False)
             continue
         tag = tags[i]
-        values = [result.by_tag.get(n, {}).get(tag, {}).get(metric, 0.0) for n in names]
+        values = [result.by_tag.get(n, {}).get(tag, {}).get(metric) or 0.0 for n in names]
         count = tag_count(result, tag)
         axes.barh(range(len(names)), values, color=[_color(result, n) for n in names])
         axes.set_yticks(range(len(names)))
@@ -186,13 +192,16 @@ def plot_offsets(result: EvalResult) -> str:
     default = result.strategies.get("default", {})
     for axes, metric in zip(panels, ("hit@3", "tokens@3"), strict=True):
         for row, name in enumerate(names):
-            values = [m.get(metric, 0.0) for m in result.offsets[name].values()]
+            values = [m.get(metric) for m in result.offsets[name].values()]
+            values = [v for v in values if v is not None]
+            if not values:
+                continue  # no question scored: nothing to draw
             axes.hlines(row, min(values), max(values), color=SIZED_COLOR, linewidth=3, alpha=0.5)
             axes.plot(values, [row] * len(values), "o", color=SIZED_COLOR, markersize=5)
             axes.plot(
-                result.strategies[name].get(metric, 0.0), row, "D", color="black", markersize=5
+                result.strategies[name].get(metric) or 0.0, row, "D", color="black", markersize=5
             )
-        if metric in default:
+        if default.get(metric) is not None:
             axes.axvline(default[metric], color=DEFAULT_COLOR, linestyle="--", label="default")
             axes.legend(fontsize=8, loc="best")
         axes.set_yticks(range(len(names)))

@@ -1,0 +1,446 @@
+"""Questions drawn from the lake itself, so a lake with no question file still gets a
+retrieval figure, and a lake with one gets more of its documents measured.
+
+Three kinds, each tagged (`drawn`, and `table`, `section` or `written`), so the report
+shows hit@k per kind:
+
+- **table**: a row of a table read with named columns gives a question naming the row's
+  label, a column's heading and the table (`What is the Amount of Travel in Table 3?`, in
+  the document's language). It is answered when one retrieved chunk holds the value with
+  that heading and that label (the rule of `answer_contains`): the product's table promise,
+  measured on the user's own tables.
+- **section** (known-item): a unit's own distinctive words, sampled as Azzopardi, de Rijke
+  and Balog build simulated known-item queries ("Building simulated queries for known-item
+  topics", SIGIR 2007: the discriminative term-selection model, each word of the unit
+  drawn with weight inversely proportional to how many units of the lake hold it). Words
+  of the unit's heading, its section path and the document's title are left out, so the
+  context header alone cannot answer it. The unit is the answer: a chunk
+  overlapping it (in any version of the document holding the same text).
+- **written**: with an LLM configured (any OpenAI-compatible endpoint, as for contextual
+  chunks), a question the LLM writes for a sampled unit, cached by the unit's text, the
+  model and the prompt; never required.
+
+Everything is deterministic: the same lake, seed and size draw the same questions (ids
+are digests of what a question asks and expects, so an eval can compare the questions two
+runs share).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag_assets.core.corpus import Version
+from rag_assets.core.eval.questions import Question
+from rag_assets.core.lake.schemas import Node
+from rag_assets.core.structure.language import detect_language
+from rag_assets.core.structure.paths import path_names
+from rag_assets.core.tables import TableRow
+
+DRAWN = "drawn"
+TABLE, SECTION, WRITTEN = "table", "section", "written"
+KINDS = (TABLE, SECTION, WRITTEN)
+
+TABLE_QUESTION: dict[str, tuple[str, str]] = {
+    # (with the table's name, without it)
+    "en": ("What is the {heading} of {label} in {table}?", "What is the {heading} of {label}?"),
+    "pt": (
+        "Qual é o valor de {heading} para {label} em {table}?",
+        "Qual é o valor de {heading} para {label}?",
+    ),
+    "es": (
+        "¿Cuál es el valor de {heading} para {label} en {table}?",
+        "¿Cuál es el valor de {heading} para {label}?",
+    ),
+    "fr": (
+        "Quelle est la valeur de {heading} pour {label} dans {table} ?",
+        "Quelle est la valeur de {heading} pour {label} ?",
+    ),
+    "de": (
+        "Welchen Wert hat {heading} für {label} in {table}?",
+        "Welchen Wert hat {heading} für {label}?",
+    ),
+    "it": (
+        "Qual è il valore di {heading} per {label} in {table}?",
+        "Qual è il valore di {heading} per {label}?",
+    ),
+}
+"""A table question in each language trecho detects; others are asked in English."""
+
+WORD = re.compile(r"[^\W\d_]{4,}")
+"""Query terms: words of four letters or more (no numbers, no short function words)."""
+AUTO_COLUMN = re.compile(r"^Coluna \d+$")
+"""The name trecho gives a column its header does not name: no heading to ask about."""
+
+SYSTEM_PROMPT = (
+    "You write evaluation questions for a search engine. Given a passage of a document, "
+    "write exactly one question, in the language of the passage, that the passage answers "
+    "and that a reader who has not seen it might ask. Do not copy its headings or quote "
+    "long phrases. Answer with the question only."
+)
+USER_TEMPLATE = "Document: {title}\nPassage:\n<passage>\n{text}\n</passage>"
+
+
+@dataclass(frozen=True)
+class DrawSettings:
+    """How questions are drawn: `size` questions in all (None: the default size when the
+    lake has no question file, else none), spread over the documents, at most
+    `table_share` of them table questions (the rest known-item section questions, and
+    `written_share` of them written by the LLM when one is configured), from `seed`.
+    Units with fewer than `min_words` query terms of their own are not drawn; a known-item
+    query has `query_terms` words."""
+
+    size: int | None = None
+    seed: int = 0
+    table_share: float = 0.5
+    written_share: float = 0.25
+    min_words: int = 12
+    query_terms: int = 6
+    max_label_chars: int = 80
+    max_value_chars: int = 40
+
+    DEFAULT_SIZE = 80
+    """Questions drawn when the lake has no question file and no size is asked."""
+
+    def count(self, has_files: bool) -> int:
+        """How many questions to draw: the size asked, else the default without question
+        files and none beside them."""
+        if self.size is not None:
+            return max(0, self.size)
+        return 0 if has_files else self.DEFAULT_SIZE
+
+    def label(self, count: int) -> str:
+        """How the report's sources name this draw: `drawn (80, seed 0)`."""
+        return f"drawn ({count}, seed {self.seed})"
+
+
+def _digest(*parts: object) -> str:
+    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:12]
+
+
+def _table_name(row: TableRow) -> str:
+    return row.caption or (row.path.rsplit(" > ", 1)[-1] if row.path else "")
+
+
+def _spread(
+    candidates: Mapping[str, Sequence[Question]], count: int, seed: int, kind: str
+) -> list[Question]:
+    """Up to `count` questions taken in turn from each document's shuffled candidates
+    (each document as many as the others, as far as its candidates go)."""
+    pools = []
+    for doc_id in sorted(candidates):
+        pool = list(candidates[doc_id])
+        random.Random(f"{seed}:{kind}:{doc_id}").shuffle(pool)
+        pools.append(pool)
+    out: list[Question] = []
+    while len(out) < count and any(pools):
+        for pool in pools:
+            if pool and len(out) < count:
+                out.append(pool.pop())
+    return out
+
+
+def table_candidates(
+    versions: Mapping[str, Version], settings: DrawSettings
+) -> dict[str, list[Question]]:
+    """Per document, a table question for each row of a table read with named columns
+    whose label is text, unique in its table, with a named column holding a value (one
+    column per row, drawn)."""
+    out: dict[str, dict[str, Question]] = defaultdict(dict)
+    for version in versions.values():
+        language = detect_language(version.doc.text)
+        asked, bare = TABLE_QUESTION.get(language, TABLE_QUESTION["en"])
+        by_table: dict[str, list[TableRow]] = defaultdict(list)
+        for row in version.rows:
+            if row.header and row.cells:
+                by_table[row.table_id].append(row)
+        for table_id, rows in by_table.items():
+            labels = Counter(r.cells[0].strip().casefold() for r in rows)
+            for row in rows:
+                label = " ".join(row.cells[0].split())
+                if (
+                    not re.search(r"[^\W\d_]", label)
+                    or len(label) > settings.max_label_chars
+                    or labels[label.casefold()] > 1
+                ):
+                    continue
+                columns = [
+                    (" ".join(h.split()), " ".join(c.split()))
+                    for h, c in zip(row.header[1:], row.cells[1:], strict=False)
+                ]
+                columns = [
+                    (h, c)
+                    for h, c in columns
+                    if h
+                    and c
+                    and not AUTO_COLUMN.match(h)
+                    and len(c) <= settings.max_value_chars
+                    and c.casefold() not in (h.casefold(), label.casefold())
+                ]
+                if not columns:
+                    continue
+                rng = random.Random(
+                    f"{settings.seed}:{row.partition_key}:{table_id}:{row.row_index}"
+                )
+                heading, value = columns[rng.randrange(len(columns))]
+                table = _table_name(row)
+                text = (asked if table else bare).format(heading=heading, label=label, table=table)
+                doc_id = version.info.doc_id
+                key = _digest(TABLE, doc_id, label, heading, value)
+                out[doc_id].setdefault(
+                    key,
+                    Question(
+                        id=f"drawn-table-{key}",
+                        question=text,
+                        doc_id=doc_id,
+                        expected=(),
+                        answer_contains=(label, heading, value),
+                        tags=(DRAWN, TABLE),
+                        match="text",
+                    ),
+                )
+    return {doc: list(qs.values()) for doc, qs in out.items()}
+
+
+def _terms(text: str) -> list[str]:
+    return [w.casefold() for w in WORD.findall(text)]
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit a known-item or written question may be drawn for: its document, the ids of
+    the nodes holding the same text in every version of that document (the answer), its
+    own text and the words its heading, path and document title already say."""
+
+    doc_id: str
+    node_ids: tuple[str, ...]
+    text: str
+    title: str
+    said: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Terms:
+    """How many distinct unit texts the lake holds and in how many of them each term
+    appears: what makes a word of a known-item query discriminative."""
+
+    texts: int
+    df: Counter[str]
+
+
+def units_of(versions: Mapping[str, Version], settings: DrawSettings) -> tuple[list[Unit], Terms]:
+    """The lake's leaf units (no child unit, not a table) with at least `min_words` query
+    terms the context header does not already say, and the lake's term statistics over its
+    distinct unit texts (`Terms`)."""
+    same_text: dict[tuple[str, str], list[str]] = defaultdict(list)
+    first: dict[tuple[str, str], tuple[Node, Version, frozenset[str]]] = {}
+    seen_in: dict[str, set[str]] = defaultdict(set)  # text -> documents holding it
+    df: Counter[str] = Counter()
+    for version in versions.values():
+        by_id = {n.node_id: n for n in version.nodes}
+        parents = {n.parent_id for n in version.nodes if n.parent_id}
+        doc_id = version.info.doc_id
+        for node in version.nodes:
+            if node.node_id in parents or node.kind in ("table", "table_text", "document"):
+                continue
+            key = _key(node.text)
+            if not key:
+                continue
+            if key not in seen_in:
+                df.update(set(_terms(node.text)))
+            seen_in[key].add(doc_id)
+            same_text[(doc_id, key)].append(node.node_id)
+            if (doc_id, key) not in first:
+                said = " ".join(
+                    [*path_names(node, by_id), node.label, node.title, version.info.title]
+                )
+                first[(doc_id, key)] = (node, version, frozenset(_terms(said)))
+    units = []
+    for (doc_id, key), (node, version, said) in first.items():
+        if len(seen_in[key]) > 1:
+            continue  # boilerplate several documents hold: no known item
+        own = [t for t in _terms(node.text) if t not in said]
+        if len(own) < settings.min_words:
+            continue
+        units.append(
+            Unit(doc_id, tuple(same_text[(doc_id, key)]), node.text, version.info.title, said)
+        )
+    return units, Terms(len(seen_in), df)
+
+
+def known_item_query(unit: Unit, stats: Terms, terms: int, seed: int) -> str:
+    """`terms` distinct words of the unit drawn without replacement, each with weight
+    1 / (its document frequency in the lake) (the discriminative selection of Azzopardi
+    et al.: a rare word is what a user who remembers the item types), none its context
+    header says, in the order the unit has them."""
+    own = [t for t in _terms(unit.text) if t not in unit.said]
+    words = sorted(set(own))
+    weights = [1.0 / max(1, stats.df.get(w, 1)) for w in words]
+    rng = random.Random(f"{seed}:{_digest(unit.node_ids)}")
+    chosen: set[str] = set()
+    while len(chosen) < min(terms, len(words)):
+        pool = [(w, x) for w, x in zip(words, weights, strict=True) if w not in chosen]
+        point, acc = rng.random() * sum(x for _, x in pool), 0.0
+        for word, weight in pool:
+            acc += weight
+            if acc >= point:
+                chosen.add(word)
+                break
+        else:
+            chosen.add(pool[-1][0])
+    return " ".join(dict.fromkeys(t for t in own if t in chosen))
+
+
+def section_candidates(
+    units: Sequence[Unit], stats: Terms, settings: DrawSettings
+) -> dict[str, list[Question]]:
+    """Per document, a known-item question for each unit (`known_item_query`)."""
+    out: dict[str, list[Question]] = defaultdict(list)
+    for unit in units:
+        query = known_item_query(unit, stats, settings.query_terms, settings.seed)
+        if len(query.split()) < min(3, settings.query_terms):
+            continue
+        key = _digest(SECTION, unit.doc_id, unit.node_ids, query)
+        out[unit.doc_id].append(
+            Question(
+                id=f"drawn-section-{key}",
+                question=query,
+                doc_id=unit.doc_id,
+                expected=(),
+                units=unit.node_ids,
+                tags=(DRAWN, SECTION),
+            )
+        )
+    return out
+
+
+Ask = Callable[[list[dict[str, str]]], str]
+
+
+class QuestionWriter:
+    """Questions an LLM writes for units, kept in a JSON-lines cache by (unit text digest,
+    model, prompt): a rerun asks nothing already asked. `ask` sends chat messages and
+    returns the reply (the contextual step's `Situator.ask`); a failed call skips the
+    unit, counted in `failures`."""
+
+    def __init__(self, ask: Ask, model: str, cache: Path) -> None:
+        self.ask = ask
+        self.model = model
+        self.cache = cache
+        self.prompt_id = _digest(SYSTEM_PROMPT, USER_TEMPLATE)
+        self.failures: list[str] = []
+        self._kept: dict[str, str] = {}
+        if cache.is_file():
+            for line in cache.read_text(encoding="utf-8").splitlines():
+                try:
+                    item = json.loads(line)
+                    self._kept[str(item["key"])] = str(item["question"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn line of an interrupted run: asked again
+
+    def write(self, unit: Unit) -> str | None:
+        """The question for `unit` (cached, else asked; None when the call failed)."""
+        key = _digest(_key(unit.text), self.model, self.prompt_id)
+        if key in self._kept:
+            return self._kept[key]
+        messages = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {
+                "role": "user",
+                "content": USER_TEMPLATE.format(title=unit.title, text=unit.text.strip()),
+            },
+        ]
+        try:
+            question = " ".join(self.ask(messages).split())
+        except Exception as err:  # noqa: BLE001 - an endpoint failure never stops the eval
+            self.failures.append(f"{unit.node_ids[0]}: {err}")
+            return None
+        if not question:
+            return None
+        self._kept[key] = question
+        self.cache.parent.mkdir(parents=True, exist_ok=True)
+        with self.cache.open("a", encoding="utf-8") as out:
+            out.write(json.dumps({"key": key, "question": question}, ensure_ascii=False) + "\n")
+        return question
+
+
+def written_candidates(
+    units: Sequence[Unit], writer: QuestionWriter, count: int, seed: int
+) -> list[Question]:
+    """Up to `count` questions written by the LLM for units spread over the documents."""
+    per_doc: dict[str, list[Unit]] = defaultdict(list)
+    for unit in units:
+        per_doc[unit.doc_id].append(unit)
+    pools = []
+    for doc_id in sorted(per_doc):
+        pool = list(per_doc[doc_id])
+        random.Random(f"{seed}:{WRITTEN}:{doc_id}").shuffle(pool)
+        pools.append(pool)
+    out: list[Question] = []
+    while len(out) < count and any(pools):
+        for pool in pools:
+            if not pool or len(out) >= count:
+                continue
+            unit = pool.pop()
+            question = writer.write(unit)
+            if question:
+                key = _digest(WRITTEN, unit.doc_id, unit.node_ids, question)
+                out.append(
+                    Question(
+                        id=f"drawn-written-{key}",
+                        question=question,
+                        doc_id=unit.doc_id,
+                        expected=(),
+                        units=unit.node_ids,
+                        tags=(DRAWN, WRITTEN),
+                    )
+                )
+    return out
+
+
+def draw_questions(
+    versions: Mapping[str, Version],
+    count: int,
+    settings: DrawSettings = DrawSettings(),
+    writer: QuestionWriter | None = None,
+) -> list[Question]:
+    """`count` questions drawn from `versions` (see the module docstring): table
+    questions up to `table_share`, written ones up to `written_share` when a `writer` is
+    given, known-item section questions for the rest (and for what the others lack)."""
+    if count <= 0 or not versions:
+        return []
+    tables = _spread(
+        table_candidates(versions, settings),
+        round(count * settings.table_share),
+        settings.seed,
+        TABLE,
+    )
+    units, stats = units_of(versions, settings)
+    written: list[Question] = []
+    if writer is not None:
+        written = written_candidates(
+            units, writer, round(count * settings.written_share), settings.seed
+        )
+    rest = count - len(tables) - len(written)
+    taken = {q.units for q in written}
+    sections = {
+        doc: [q for q in qs if q.units not in taken]
+        for doc, qs in section_candidates(units, stats, settings).items()
+    }
+    return [*tables, *written, *_spread(sections, rest, settings.seed, SECTION)]
+
+
+def kinds_of(questions: Iterable[Question]) -> dict[str, int]:
+    """How many questions of each drawn kind (`table`, `section`, `written`)."""
+    counts = Counter(t for q in questions for t in q.tags if t in KINDS and DRAWN in q.tags)
+    return {k: counts[k] for k in KINDS if counts[k]}
