@@ -239,19 +239,18 @@ class Terms:
 
 
 def units_of(versions: Mapping[str, Version], settings: DrawSettings) -> tuple[list[Unit], Terms]:
-    """The lake's leaf units (no child unit, not a table) with at least `min_words` query
-    terms the context header does not already say, and the lake's term statistics over its
-    distinct unit texts (`Terms`)."""
+    """The lake's units (not tables nor the document) whose own text (before any child
+    unit) holds at least `min_words` query terms the context header does not already say,
+    and the lake's term statistics over its distinct unit texts (`Terms`)."""
     same_text: dict[tuple[str, str], list[str]] = defaultdict(list)
     first: dict[tuple[str, str], tuple[Node, Version, frozenset[str]]] = {}
     seen_in: dict[str, set[str]] = defaultdict(set)  # text -> documents holding it
     df: Counter[str] = Counter()
     for version in versions.values():
         by_id = {n.node_id: n for n in version.nodes}
-        parents = {n.parent_id for n in version.nodes if n.parent_id}
         doc_id = version.info.doc_id
         for node in version.nodes:
-            if node.node_id in parents or node.kind in ("table", "table_text", "document"):
+            if node.kind.startswith("table") or node.kind == "document":
                 continue
             key = _key(node.text)
             if not key:
@@ -416,7 +415,8 @@ def draw_questions(
 ) -> list[Question]:
     """`count` questions drawn from `versions` (see the module docstring): table
     questions up to `table_share`, written ones up to `written_share` when a `writer` is
-    given, known-item section questions for the rest (and for what the others lack)."""
+    given, known-item section questions for the rest; table questions again for what the
+    units lack."""
     if count <= 0 or not versions:
         return []
     tables = _spread(
@@ -431,13 +431,18 @@ def draw_questions(
         written = written_candidates(
             units, writer, round(count * settings.written_share), settings.seed
         )
-    rest = count - len(tables) - len(written)
     taken = {q.units for q in written}
     sections = {
         doc: [q for q in qs if q.units not in taken]
         for doc, qs in section_candidates(units, stats, settings).items()
     }
-    return [*tables, *written, *_spread(sections, rest, settings.seed, SECTION)]
+    known = _spread(sections, count - len(tables) - len(written), settings.seed, SECTION)
+    short = count - len(tables) - len(written) - len(known)
+    if short > 0:  # too few units: more table questions, where the tables have them
+        tables = _spread(
+            table_candidates(versions, settings), len(tables) + short, settings.seed, TABLE
+        )
+    return [*tables, *written, *known]
 
 
 def kinds_of(questions: Iterable[Question]) -> dict[str, int]:

@@ -29,6 +29,7 @@ from rag_assets.core.eval.metrics import (
 )
 from rag_assets.core.index import Hit
 from rag_assets.core.lake.layout import LakeError
+from rag_assets.core.lake.schemas import Node
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,20 @@ class QuestionResult:
         }
 
 
+def own_spans(nodes: Sequence[Node], ids: set[str]) -> list[Span]:
+    """The spans of the units `ids` without their child units (a section's text before
+    its first subsection or table): what a question drawn from a unit's own words asks."""
+    first_child: dict[str, int] = {}
+    for n in nodes:
+        if n.parent_id in ids:
+            first_child[n.parent_id] = min(first_child.get(n.parent_id, n.char_end), n.char_start)
+    return [
+        (n.char_start, max(n.char_start + 1, first_child.get(n.node_id, n.char_end)))
+        for n in nodes
+        if n.node_id in ids
+    ]
+
+
 def _holds(hit: Hit, question: Question) -> bool:
     return hit.doc_id == question.doc_id and answer_complete([hit.text], question.answer_contains)
 
@@ -153,7 +168,7 @@ def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version])
     for v in doc_versions:
         key = v.info.partition_key
         relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
-        relevant[key] += [(n.char_start, n.char_end) for n in v.nodes if n.node_id in units]
+        relevant[key] += own_spans(v.nodes, units) if units else []
         twins[key] = label_spans(v.nodes, question.not_relevant)
 
     located = [(h.partition_key, h.char_start, h.char_end) for h in hits]
