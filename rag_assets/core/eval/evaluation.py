@@ -14,9 +14,10 @@ from __future__ import annotations
 import statistics
 import tempfile
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -37,7 +38,14 @@ from rag_assets.core.eval.questions import (
     summarize,
     sweep_thresholds,
 )
-from rag_assets.core.eval.scratch import EmbedClock, embed_memo, index_scratch, naming
+from rag_assets.core.eval.scratch import (
+    EmbedClock,
+    QueryMemo,
+    embed_memo,
+    index_scratch,
+    naming,
+    remembered_queries,
+)
 from rag_assets.core.index import EmbeddingCache, Index, Mode
 from rag_assets.core.lake.schemas import Chunk
 from rag_assets.core.request import SearchRequest
@@ -335,7 +343,10 @@ def evaluate(
     counter = embedder.token_counter()
     result = EvalResult({}, {}, {}, 0, mode, model=embedder.model_id)
     memo: dict[str, np.ndarray] = {}
-    with tempfile.TemporaryDirectory(prefix="trecho-eval-") as tmp:
+    queries = QueryMemo(embedder)  # each question embedded once, whatever the strategies
+    scratch = cast(Embedder, queries)
+    with ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="trecho-eval-"))
         if live_index is None or live_chunks is None:
             default = build_chunker("default", embedder)
             live_chunks = [c for v in versions.values() for c in default(v, counter)]
@@ -344,13 +355,14 @@ def evaluate(
                 live_index = index_scratch(
                     live_chunks,
                     versions,
-                    embedder,
+                    scratch,
                     Path(tmp) / "default",
                     memo,
                     clock,
                     vector_weight,
                 )
             result.index_time = {"texts": float(clock.texts), "seconds": round(clock.seconds, 2)}
+        stack.enter_context(remembered_queries(live_index, queries))
         progress("default")
         floor = live_index.min_score_for(mode, min_score)
         result.min_score = floor
@@ -383,7 +395,7 @@ def evaluate(
                 chunks = cut[(name, variant)]
                 folder = Path(tmp) / f"{name}-{variant}"
                 index = index_scratch(
-                    chunks, versions, embedder, folder, memo, vector_weight=live_index.vector_weight
+                    chunks, versions, scratch, folder, memo, vector_weight=live_index.vector_weight
                 )
                 metrics, results = run_chunks(chunks, versions, questions, index, k, mode, floor)
                 runs[variant or name] = metrics

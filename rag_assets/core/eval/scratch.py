@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -130,3 +131,41 @@ def index_scratch(
         )
     index.build_fts_index()
     return index
+
+
+class QueryMemo:
+    """An embedder (every attribute its own) whose query vectors are kept for the length
+    of one eval: every strategy's index is asked the same questions, so each question is
+    embedded once, not once per strategy."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.wrapped = embedder
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.wrapped, name)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """The wrapped embedder's query vectors, each text embedded once an eval."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            for text, vector in zip(missing, self.wrapped.embed_queries(missing), strict=True):
+                self.vectors[text] = vector
+        if not texts:
+            return self.wrapped.embed_queries(texts)
+        return np.stack([self.vectors[t] for t in texts])
+
+
+@contextmanager
+def remembered_queries(index: Index, memo: QueryMemo | None = None) -> Iterator[QueryMemo]:
+    """`index` asks a `QueryMemo` of its embedder (`memo` when it wraps that very
+    embedder) for query vectors while the block runs: the live index, whose questions
+    every scratch index is asked again."""
+    original = index.embedder
+    if memo is None or memo.wrapped is not original:
+        memo = QueryMemo(original)
+    index.embedder = memo  # type: ignore[assignment]
+    try:
+        yield memo
+    finally:
+        index.embedder = original
