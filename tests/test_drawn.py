@@ -18,13 +18,8 @@ import pytest
 from dagster import DagsterInstance
 
 from rag_assets.core.corpus import load_version
-from rag_assets.core.eval.drawn import (
-    DrawSettings,
-    QuestionWriter,
-    draw_questions,
-    kinds_of,
-    units_of,
-)
+from rag_assets.core.eval.drawn import DrawSettings, draw_questions, kinds_of, units_of
+from rag_assets.core.eval.written import QuestionWriter
 from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
@@ -244,16 +239,16 @@ def test_an_llm_writes_questions_once_and_a_dead_one_skips_them(report_lake: Lak
     with fake_llm(reply) as served:
         ask = Situator(served.url, "m", None, tmp_path).ask  # type: ignore[arg-type]
         writer = QuestionWriter(ask, "m", cache)
-        drawn = draw_questions(versions, 40, DrawSettings(), writer)
+        drawn = draw_questions(versions, 40, DrawSettings(writer=writer))
         calls = served.calls
         written = [q for q in drawn if "written" in q.tags]
         assert len(written) == 10 and calls == 10
         assert all(q.question.startswith("What does the report say about") for q in written)
-        again = draw_questions(versions, 40, DrawSettings(), QuestionWriter(ask, "m", cache))
+        again = draw_questions(versions, 40, DrawSettings(writer=QuestionWriter(ask, "m", cache)))
         assert served.calls == calls  # every question came from the cache
         assert [q.id for q in again] == [q.id for q in drawn]
     # an endpoint that is down: no written question, the others are still drawn
     dead = Situator("http://127.0.0.1:9/v1", "m", None, tmp_path, timeout_s=1).ask  # type: ignore[arg-type]
     writer = QuestionWriter(dead, "other-model", tmp_path / "other.jsonl")
-    drawn = draw_questions(versions, 40, DrawSettings(), writer)
+    drawn = draw_questions(versions, 40, DrawSettings(writer=writer))
     assert len(drawn) == 40 and "written" not in kinds_of(drawn) and writer.failures

@@ -105,8 +105,7 @@ def eval_report(
         files,
         options,
         history=lake.keep_history,
-        draw=DrawSettings(size=config.draw, seed=config.draw_seed),
-        writer=writer,
+        draw=DrawSettings(size=config.draw, seed=config.draw_seed, writer=writer),
     )
     for failure in writer.failures[:5] if writer else ():
         context.log.warning(f"no question written: {failure}")

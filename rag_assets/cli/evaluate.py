@@ -62,8 +62,7 @@ def evaluate(
         options,
         history=settings.keep_history,
         reuse=reuse,
-        draw=asked.draw,
-        writer=writer,
+        draw=replace(asked.draw, writer=writer),
     )
     for failure in writer.failures[:3] if writer else ():
         asked.progress(f"no question written: {failure}")

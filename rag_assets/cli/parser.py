@@ -143,26 +143,24 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (--help for usage)\n")
 
 
-def positive_int(text: str) -> int:
-    """A whole number of 1 or more (argparse type)."""
+def _whole(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """A whole number of 1 or more (argparse type)."""
+    return _whole(text, 1)
 
 
 def non_negative_int(text: str) -> int:
     """A whole number of 0 or more (argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return _whole(text, 0)
 
 
 def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:

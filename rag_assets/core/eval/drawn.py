@@ -28,21 +28,24 @@ runs share).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 from rag_assets.core.corpus import Version
 from rag_assets.core.eval.questions import Question
+from rag_assets.core.eval.written import QuestionWriter
 from rag_assets.core.lake.schemas import Node
 from rag_assets.core.structure.language import detect_language
 from rag_assets.core.structure.paths import path_names
 from rag_assets.core.tables import TableRow
 
+T = TypeVar("T")
 DRAWN = "drawn"
 TABLE, SECTION, WRITTEN = "table", "section", "written"
 KINDS = (TABLE, SECTION, WRITTEN)
@@ -78,14 +81,6 @@ WORD = re.compile(r"[^\W\d_]{4,}")
 AUTO_COLUMN = re.compile(r"^Coluna \d+$")
 """The name trecho gives a column its header does not name: no heading to ask about."""
 
-SYSTEM_PROMPT = (
-    "You write evaluation questions for a search engine. Given a passage of a document, "
-    "write exactly one question, in the language of the passage, that the passage answers "
-    "and that a reader who has not seen it might ask. Do not copy its headings or quote "
-    "long phrases. Answer with the question only."
-)
-USER_TEMPLATE = "Document: {title}\nPassage:\n<passage>\n{text}\n</passage>"
-
 
 @dataclass(frozen=True)
 class DrawSettings:
@@ -104,6 +99,8 @@ class DrawSettings:
     query_terms: int = 6
     max_label_chars: int = 80
     max_value_chars: int = 40
+    writer: QuestionWriter | None = field(default=None, compare=False, repr=False)
+    """The LLM that writes the `written` questions (None: none written)."""
 
     DEFAULT_SIZE = 80
     """Questions drawn when the lake has no question file and no size is asked."""
@@ -128,22 +125,25 @@ def _table_name(row: TableRow) -> str:
     return row.caption or (row.path.rsplit(" > ", 1)[-1] if row.path else "")
 
 
-def _spread(
-    candidates: Mapping[str, Sequence[Question]], count: int, seed: int, kind: str
-) -> list[Question]:
-    """Up to `count` questions taken in turn from each document's shuffled candidates
-    (each document as many as the others, as far as its candidates go)."""
+def _in_turn(candidates: Mapping[str, Sequence[T]], seed: int, kind: str) -> Iterator[T]:
+    """Each document's candidates, shuffled, taken in turn across the documents (each
+    document as many as the others, as far as its candidates go)."""
     pools = []
     for doc_id in sorted(candidates):
         pool = list(candidates[doc_id])
         random.Random(f"{seed}:{kind}:{doc_id}").shuffle(pool)
         pools.append(pool)
-    out: list[Question] = []
-    while len(out) < count and any(pools):
+    while any(pools):
         for pool in pools:
-            if pool and len(out) < count:
-                out.append(pool.pop())
-    return out
+            if pool:
+                yield pool.pop()
+
+
+def _spread(
+    candidates: Mapping[str, Sequence[Question]], count: int, seed: int, kind: str
+) -> list[Question]:
+    """Up to `count` questions spread over the documents (`_in_turn`)."""
+    return list(itertools.islice(_in_turn(candidates, seed, kind), max(0, count)))
 
 
 def table_candidates(
@@ -309,68 +309,21 @@ def section_candidates(
         query = known_item_query(unit, stats, settings.query_terms, settings.seed)
         if len(query.split()) < min(3, settings.query_terms):
             continue
-        key = _digest(SECTION, unit.doc_id, unit.node_ids, query)
-        out[unit.doc_id].append(
-            Question(
-                id=f"drawn-section-{key}",
-                question=query,
-                doc_id=unit.doc_id,
-                expected=(),
-                units=unit.node_ids,
-                tags=(DRAWN, SECTION),
-            )
-        )
+        out[unit.doc_id].append(unit_question(SECTION, unit, query))
     return out
 
 
-Ask = Callable[[list[dict[str, str]]], str]
-
-
-class QuestionWriter:
-    """Questions an LLM writes for units, kept in a JSON-lines cache by (unit text digest,
-    model, prompt): a rerun asks nothing already asked. `ask` sends chat messages and
-    returns the reply (the contextual step's `Situator.ask`); a failed call skips the
-    unit, counted in `failures`."""
-
-    def __init__(self, ask: Ask, model: str, cache: Path) -> None:
-        self.ask = ask
-        self.model = model
-        self.cache = cache
-        self.prompt_id = _digest(SYSTEM_PROMPT, USER_TEMPLATE)
-        self.failures: list[str] = []
-        self._kept: dict[str, str] = {}
-        if cache.is_file():
-            for line in cache.read_text(encoding="utf-8").splitlines():
-                try:
-                    item = json.loads(line)
-                    self._kept[str(item["key"])] = str(item["question"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn line of an interrupted run: asked again
-
-    def write(self, unit: Unit) -> str | None:
-        """The question for `unit` (cached, else asked; None when the call failed)."""
-        key = _digest(_key(unit.text), self.model, self.prompt_id)
-        if key in self._kept:
-            return self._kept[key]
-        messages = [
-            {"role": "system", "content": SYSTEM_PROMPT},
-            {
-                "role": "user",
-                "content": USER_TEMPLATE.format(title=unit.title, text=unit.text.strip()),
-            },
-        ]
-        try:
-            question = " ".join(self.ask(messages).split())
-        except Exception as err:  # noqa: BLE001 - an endpoint failure never stops the eval
-            self.failures.append(f"{unit.node_ids[0]}: {err}")
-            return None
-        if not question:
-            return None
-        self._kept[key] = question
-        self.cache.parent.mkdir(parents=True, exist_ok=True)
-        with self.cache.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"key": key, "question": question}, ensure_ascii=False) + "\n")
-        return question
+def unit_question(kind: str, unit: Unit, text: str) -> Question:
+    """A drawn question of `kind` whose answer is `unit`, its id a digest of both."""
+    key = _digest(kind, unit.doc_id, unit.node_ids, text)
+    return Question(
+        id=f"drawn-{kind}-{key}",
+        question=text,
+        doc_id=unit.doc_id,
+        expected=(),
+        units=unit.node_ids,
+        tags=(DRAWN, kind),
+    )
 
 
 def written_candidates(
@@ -380,30 +333,12 @@ def written_candidates(
     per_doc: dict[str, list[Unit]] = defaultdict(list)
     for unit in units:
         per_doc[unit.doc_id].append(unit)
-    pools = []
-    for doc_id in sorted(per_doc):
-        pool = list(per_doc[doc_id])
-        random.Random(f"{seed}:{WRITTEN}:{doc_id}").shuffle(pool)
-        pools.append(pool)
     out: list[Question] = []
-    while len(out) < count and any(pools):
-        for pool in pools:
-            if not pool or len(out) >= count:
-                continue
-            unit = pool.pop()
-            question = writer.write(unit)
-            if question:
-                key = _digest(WRITTEN, unit.doc_id, unit.node_ids, question)
-                out.append(
-                    Question(
-                        id=f"drawn-written-{key}",
-                        question=question,
-                        doc_id=unit.doc_id,
-                        expected=(),
-                        units=unit.node_ids,
-                        tags=(DRAWN, WRITTEN),
-                    )
-                )
+    for unit in _in_turn(per_doc, seed, WRITTEN):
+        if len(out) >= count:
+            break
+        if question := writer.write(unit.text, unit.title, unit.node_ids[0]):
+            out.append(unit_question(WRITTEN, unit, question))
     return out
 
 
@@ -411,7 +346,6 @@ def draw_questions(
     versions: Mapping[str, Version],
     count: int,
     settings: DrawSettings = DrawSettings(),
-    writer: QuestionWriter | None = None,
 ) -> list[Question]:
     """`count` questions drawn from `versions` (see the module docstring): table
     questions up to `table_share`, written ones up to `written_share` when a `writer` is
@@ -427,7 +361,7 @@ def draw_questions(
     )
     units, stats = units_of(versions, settings)
     written: list[Question] = []
-    if writer is not None:
+    if (writer := settings.writer) is not None:
         written = written_candidates(
             units, writer, round(count * settings.written_share), settings.seed
         )

@@ -11,7 +11,6 @@ how often a search answers when it should not, and refuses when it should answer
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
@@ -32,9 +31,12 @@ from rag_assets.core.eval.questions import (
     Question,
     QuestionResult,
     abstention,
+    by_tag,
     judge,
+    mean_measured,
     not_measured,
     question_from_json,
+    range_measured,
     summarize,
     sweep_thresholds,
 )
@@ -131,17 +133,6 @@ def strategy_families(
     return families
 
 
-def _mean(values: Sequence[float | None]) -> float | None:
-    """The mean of the measured values (None where none was: no question measured it)."""
-    measured = [v for v in values if v is not None]
-    return round(statistics.mean(measured), 4) if measured else None
-
-
-def _range(values: Sequence[float | None]) -> tuple[float, float] | None:
-    measured = [v for v in values if v is not None]
-    return (min(measured), max(measured)) if measured else None
-
-
 def _damage(chunks: Sequence[Chunk], versions: dict[str, Version]) -> dict[str, float | None]:
     rows = [row for v in versions.values() for row in v.rows]
     texts = {k: v.doc.text for k, v in versions.items()}
@@ -222,11 +213,9 @@ class EvalResult:
     """When this result was reused (`core.eval.reuse`): when the eval it comes from
     wrote it (empty: computed now)."""
     drawn: str = ""
-    """The draw of questions from the lake, as the report's sources name it (`drawn (80,
-    seed 0)`; empty: none drawn)."""
+    """The draw of questions from the lake as sources name it (`drawn (80, seed 0)`)."""
     kinds: dict[str, int] = field(default_factory=dict)
-    """How many questions of each drawn kind (`table`, `section`, `written`) were asked
-    beside the question files' (`core.eval.drawn`)."""
+    """Questions asked of each drawn kind (`table`, `section`, `written`; `core.eval.drawn`)."""
 
     @property
     def not_measured(self) -> dict[str, str]:
@@ -281,19 +270,12 @@ class EvalResult:
         )
 
 
-def _by_tag(
-    results: Sequence[QuestionResult], min_score: float | None = None
-) -> dict[str, dict[str, float | None]]:
-    tags = sorted({t for r in results for t in r.tags})
-    return {t: summarize([r for r in results if t in r.tags], min_score) for t in tags}
-
-
 def _mean_tables(
     tables: Sequence[dict[str, dict[str, float | None]]],
 ) -> dict[str, dict[str, float | None]]:
     """Mean, key by key, of per-document tables of several start offsets."""
     keys = [k for k in tables[0]] if tables else []
-    return {k: {m: _mean([t[k][m] for t in tables]) for m in tables[0][k]} for k in keys}
+    return {k: {m: mean_measured([t[k][m] for t in tables]) for m in tables[0][k]} for k in keys}
 
 
 def _quiet(_: str) -> None:
@@ -368,7 +350,7 @@ def evaluate(
         result.min_score = floor
         metrics, results = run_chunks(live_chunks, versions, questions, live_index, k, mode, floor)
         result.strategies["default"] = metrics
-        result.by_tag["default"] = _by_tag(results, floor)
+        result.by_tag["default"] = by_tag(results, floor)
         result.per_question = results
         result.sweep = [abstention(results, t) for t in sweep_thresholds(results, floor)]
         covered = {r.doc_id for r in results if r.answerable}
@@ -402,13 +384,15 @@ def evaluate(
                 docs.append(by_document(chunks, versions, results))
                 all_results.extend(results)
             first = next(iter(runs.values()))
-            result.strategies[name] = {m: _mean([r[m] for r in runs.values()]) for m in first}
+            result.strategies[name] = {
+                m: mean_measured([r[m] for r in runs.values()]) for m in first
+            }
             if len(runs) > 1:
-                spans = {m: _range([r[m] for r in runs.values()]) for m in first}
+                spans = {m: range_measured([r[m] for r in runs.values()]) for m in first}
                 result.ranges[name] = {m: span for m, span in spans.items() if span is not None}
                 result.offsets[name] = runs
                 result.start_offsets = max(result.start_offsets, len(runs))
-            result.by_tag[name] = _by_tag(all_results, floor)
+            result.by_tag[name] = by_tag(all_results, floor)
             result.by_doc[name] = _mean_tables(docs)
     result.questions = int(result.strategies["default"]["questions"] or 0)
     result.kinds = kinds_of(questions)

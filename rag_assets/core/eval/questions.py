@@ -153,6 +153,19 @@ def own_spans(nodes: Sequence[Node], ids: set[str]) -> list[Span]:
     ]
 
 
+def _judged(hit: Hit, relevant: bool) -> JudgedHit:
+    return JudgedHit(
+        hit.chunk_id,
+        hit.doc_id,
+        hit.version,
+        hit.path,
+        round(hit.score, 6),
+        hit.cosine,
+        hit.bm25,
+        relevant,
+    )
+
+
 def _holds(hit: Hit, question: Question) -> bool:
     return hit.doc_id == question.doc_id and answer_complete([hit.text], question.answer_contains)
 
@@ -162,88 +175,43 @@ def judge(question: Question, hits: Sequence[Hit], versions: dict[str, Version])
     `match="text"` question, by the first chunk of its document holding every
     `answer_contains` string)."""
     doc_versions = [v for v in versions.values() if v.info.doc_id == question.doc_id]
-    relevant: dict[str, list[Span]] = {}
-    twins: dict[str, list[Span]] = {}
-    units = set(question.units)
-    for v in doc_versions:
-        key = v.info.partition_key
-        relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
-        relevant[key] += own_spans(v.nodes, units) if units else []
-        twins[key] = label_spans(v.nodes, question.not_relevant)
-
     located = [(h.partition_key, h.char_start, h.char_end) for h in hits]
+    twin = None
     if question.match == "text":
-        return _judge_text(question, hits, bool(doc_versions))
-    answerable = question.in_scope and any(relevant.values())
-    judged = [
-        JudgedHit(
-            h.chunk_id,
-            h.doc_id,
-            h.version,
-            h.path,
-            round(h.score, 6),
-            h.cosine,
-            h.bm25,
-            answerable and first_relevant_rank([loc], relevant) == 1,
+        answerable = bool(doc_versions) and question.in_scope
+        flags = [answerable and _holds(h, question) for h in hits]
+        complete = any(flags[:3]) if answerable else None
+    else:
+        relevant: dict[str, list[Span]] = {}
+        twins: dict[str, list[Span]] = {}
+        units = set(question.units)
+        for v in doc_versions:
+            key = v.info.partition_key
+            relevant[key] = label_spans(v.nodes, (*question.expected, *question.also_accepted))
+            relevant[key] += own_spans(v.nodes, units) if units else []
+            twins[key] = label_spans(v.nodes, question.not_relevant)
+        answerable = question.in_scope and any(relevant.values())
+        flags = [answerable and first_relevant_rank([loc], relevant) == 1 for loc in located]
+        complete = (
+            answer_complete([h.text for h in hits[:3]], question.answer_contains)
+            if question.answer_contains and answerable
+            else None
         )
-        for h, loc in zip(hits, located, strict=True)
-    ]
-    rank = first_relevant_rank(located, relevant) if answerable else None
+        twin = twin_confused(located, relevant, twins) if question.not_relevant else None
     top3 = list(hits[:3])
-    complete = (
-        answer_complete([h.text for h in top3], question.answer_contains)
-        if question.answer_contains and answerable
-        else None
-    )
-    twin = twin_confused(located, relevant, twins) if question.not_relevant else None
     return QuestionResult(
         id=question.id,
         tags=question.tags,
         doc_id=question.doc_id,
-        rank=rank,
+        rank=next((i for i, f in enumerate(flags, start=1) if f), None),
         answerable=answerable,
         complete=complete,
         tokens3=sum(h.token_count for h in top3),
         twin=twin,
         top=[h.chunk_id for h in top3],
         question=question.question,
-        expected=question.expected or question.units,
-        hits=judged,
-    )
-
-
-def _judge_text(question: Question, hits: Sequence[Hit], indexed: bool) -> QuestionResult:
-    """`judge` of a text-matched question: relevant is a chunk of its document holding
-    every `answer_contains` string (answerable when the document is indexed)."""
-    good = [_holds(h, question) for h in hits]
-    answerable = indexed and question.in_scope
-    rank = next((i for i, g in enumerate(good, start=1) if g), None) if answerable else None
-    top3 = list(hits[:3])
-    return QuestionResult(
-        id=question.id,
-        tags=question.tags,
-        doc_id=question.doc_id,
-        rank=rank,
-        answerable=answerable,
-        complete=any(good[:3]) if answerable else None,
-        tokens3=sum(h.token_count for h in top3),
-        twin=None,
-        top=[h.chunk_id for h in top3],
-        question=question.question,
-        expected=question.answer_contains,
-        hits=[
-            JudgedHit(
-                h.chunk_id,
-                h.doc_id,
-                h.version,
-                h.path,
-                round(h.score, 6),
-                h.cosine,
-                h.bm25,
-                answerable and g,
-            )
-            for h, g in zip(hits, good, strict=True)
-        ],
+        expected=question.expected or question.units or question.answer_contains,
+        hits=[_judged(h, f) for h, f in zip(hits, flags, strict=True)],
     )
 
 
@@ -251,10 +219,25 @@ def _mean(values: Sequence[float]) -> float:
     return round(statistics.mean(values), 4) if values else 0.0
 
 
-def _measured(values: Sequence[float]) -> float | None:
-    """The mean, or None where no question measured it (never a 0 that reads as a
-    failure)."""
-    return round(statistics.mean(values), 4) if values else None
+def mean_measured(values: Sequence[float | None]) -> float | None:
+    """The mean of the measured values, or None where nothing measured it (never a 0 that
+    reads as a failure)."""
+    measured = [v for v in values if v is not None]
+    return round(statistics.mean(measured), 4) if measured else None
+
+
+def range_measured(values: Sequence[float | None]) -> tuple[float, float] | None:
+    """(min, max) of the measured values, None where nothing measured them."""
+    measured = [v for v in values if v is not None]
+    return (min(measured), max(measured)) if measured else None
+
+
+def by_tag(
+    results: Sequence[QuestionResult], min_score: float | None = None
+) -> dict[str, dict[str, float | None]]:
+    """`summarize` of the questions carrying each tag, by tag."""
+    tags = sorted({t for r in results for t in r.tags})
+    return {t: summarize([r for r in results if t in r.tags], min_score) for t in tags}
 
 
 NO_QUESTIONS = "no questions"
@@ -292,11 +275,13 @@ def abstention(results: Sequence[QuestionResult], min_score: float) -> dict[str,
     return {
         "min_score": min_score,
         "out_of_scope_questions": float(len(outside)),
-        "answered_out_of_scope": _measured(
+        "answered_out_of_scope": mean_measured(
             [float(answers(cosines(r), min_score)) for r in outside]
         ),
-        "refused_in_scope": _measured([float(not answers(cosines(r), min_score)) for r in scored]),
-        "hit@3": _measured(
+        "refused_in_scope": mean_measured(
+            [float(not answers(cosines(r), min_score)) for r in scored]
+        ),
+        "hit@3": mean_measured(
             [
                 hit_at(rank_above([h.relevant for h in r.hits], cosines(r), min_score), 3)
                 for r in scored
@@ -341,13 +326,13 @@ def summarize(
         }
     return figures | {
         "questions": float(len(scored)),
-        "hit@1": _measured([hit_at(r.rank, 1) for r in scored]),
-        "hit@3": _measured([hit_at(r.rank, 3) for r in scored]),
-        "hit@5": _measured([hit_at(r.rank, 5) for r in scored]),
-        "mrr@10": _measured([reciprocal_rank(r.rank, 10) for r in scored]),
-        "answer_complete@3": _measured(complete),
+        "hit@1": mean_measured([hit_at(r.rank, 1) for r in scored]),
+        "hit@3": mean_measured([hit_at(r.rank, 3) for r in scored]),
+        "hit@5": mean_measured([hit_at(r.rank, 5) for r in scored]),
+        "mrr@10": mean_measured([reciprocal_rank(r.rank, 10) for r in scored]),
+        "answer_complete@3": mean_measured(complete),
         "tokens@3": None if not scored else round(_mean([float(r.tokens3) for r in scored]), 1),
-        "twin_confusion": _measured(twins),
+        "twin_confusion": mean_measured(twins),
         # how many questions the last two are over (0: not measured, None above)
         "answer_complete_questions": float(len(complete)),
         "twin_questions": float(len(twins)),

@@ -11,7 +11,7 @@ from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.eval.drawn import DrawSettings, QuestionWriter, draw_questions
+from rag_assets.core.eval.drawn import DrawSettings, draw_questions
 from rag_assets.core.eval.evaluation import (
     Chunker,
     EvalOptions,
@@ -21,6 +21,7 @@ from rag_assets.core.eval.evaluation import (
 )
 from rag_assets.core.eval.questions import Question, load_questions
 from rag_assets.core.eval.reuse import VECTORS, inputs_digest, keep_result, result_path, reused
+from rag_assets.core.eval.written import QuestionWriter
 from rag_assets.core.index import (
     EmbeddingCache,
     Index,
@@ -74,10 +75,7 @@ def report_sources(files: Sequence[LakePath], result: EvalResult) -> list[str]:
 
 
 def asked_questions(
-    files: Sequence[LakePath],
-    versions: dict[str, Version],
-    draw: DrawSettings,
-    writer: QuestionWriter | None,
+    files: Sequence[LakePath], versions: dict[str, Version], draw: DrawSettings
 ) -> tuple[list[Question], str]:
     """The questions of `files` about the indexed documents, and those drawn from the
     versions (`draw.count`: by default only when there is no question file), with the
@@ -87,7 +85,7 @@ def asked_questions(
         q for path in files for q in load_questions(path) if q.doc_id is None or q.doc_id in docs
     ]
     count = draw.count(bool(files))
-    drawn = draw_questions(versions, count, draw, writer)
+    drawn = draw_questions(versions, count, draw)
     return [*questions, *drawn], (draw.label(len(drawn)) if count else "")
 
 
@@ -100,11 +98,10 @@ def run_eval(
     history: bool = False,
     reuse: bool = True,
     draw: DrawSettings = DrawSettings(),
-    writer: QuestionWriter | None = None,
 ) -> EvalResult:
     """Evaluate the lake's indexed versions on the questions of `files` and those drawn
-    from the lake (`draw`; `writer`: the LLM that writes questions, optional) (`options`:
-    the strategies, mode and progress; the index's own vector weight and score floor).
+    from the lake (`draw`, with the LLM that writes some when it has one) (`options`: the
+    strategies, mode and progress; the index's own vector weight and score floor).
 
     The baseline strategies' chunk vectors are kept by content and model under
     `<lake>/cache/eval-vectors` (a text embedded once is not embedded again by a later
@@ -114,7 +111,7 @@ def run_eval(
     versions = indexed_versions(lake, index, history)
     if not versions:
         raise LakeError(f"{lake.root}: nothing is indexed yet; run `trecho materialize` first")
-    questions, drawn = asked_questions(files, versions, draw, writer)
+    questions, drawn = asked_questions(files, versions, draw)
     live_chunks = [c for key in versions for c in load_chunks(lake, key)]
     strategies = options.strategies
     strategies = strategy_families(embedder=embedder) if strategies is None else strategies
@@ -174,7 +171,7 @@ def run_eval_models(
     if not keys:
         raise LakeError(f"{lake.root}: nothing is extracted yet; run `trecho materialize` first")
     versions = {k: load_version(lake, k) for k in keys}
-    questions, drawn = asked_questions(files, versions, draw, None)
+    questions, drawn = asked_questions(files, versions, replace(draw, writer=None))
     results: dict[str, EvalResult] = {}
     for embedder in embedders:
         results[embedder.model_id] = evaluate(

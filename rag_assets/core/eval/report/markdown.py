@@ -27,14 +27,12 @@ NOT_MEASURED = "–"
 def format_number(metric: str, value: float | None) -> str:
     """`value` as the report prints it: counts as integers, the rest with two decimals, –
     where nothing measured it."""
-    if value is None:
-        return NOT_MEASURED
-    return f"{value:.0f}" if metric in COUNTS else f"{value:.2f}"
+    return NOT_MEASURED if value is None else f"{value:.0f}" if metric in COUNTS else f"{value:.2f}"
 
 
 def share(value: float | None) -> str:
     """A share or rate with two decimals, – where nothing measured it."""
-    return NOT_MEASURED if value is None else f"{value:.2f}"
+    return format_number("share", value)
 
 
 APPLIES_TO = {"answer_complete@3": "answer_complete_questions", "twin_confusion": "twin_questions"}
