@@ -63,7 +63,8 @@ def write_report(path: Path, seed: int) -> None:
     pdf.add_font("DejaVu", "B", str(FONT_DIR / "DejaVuSans-Bold.ttf"))
     pdf.add_page()
     pdf.set_font("DejaVu", "B", 18)
-    pdf.multi_cell(0, 10, f"Annual report {seed}", new_x="LMARGIN", new_y="NEXT")
+    title = f"Annual report {seed}: {word(rng).capitalize()} {word(rng)}"
+    pdf.multi_cell(0, 10, title, new_x="LMARGIN", new_y="NEXT")
     for section in range(1, 7):
         pdf.set_font("DejaVu", "B", 13)
         pdf.ln(3)

@@ -146,7 +146,7 @@ def cut_chunks(
                 round(damage.off_heading_paths / len(result), 4) if result else 0.0
             ),
             **metadata,
-            "example": MetadataValue.md(f"```\n{result[0].text}\n```" if result else ""),
+            "first_chunk": result[0].chunk_id if result else "",
             "parquet": MetadataValue.path(str(cut.path)),
         },
         check_results=[

@@ -68,10 +68,9 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
             "tables_without_named_columns": len(unnamed),
             "tables_as_text": len(as_text),
             "rows_by_table": {
-                f"{by_id[t].label} (pages {by_id[t].page_start}-{by_id[t].page_end})": n
+                f"{t} (pages {by_id[t].page_start}-{by_id[t].page_end})": n
                 for t, n in Counter(r.table_id for r in rows).items()
             },
-            "example": MetadataValue.text(rows[0].text if rows else ""),
             "parquet": MetadataValue.path(str(path)),
         },
         check_results=[

@@ -68,7 +68,6 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
             "sha256": sha,
             "pages": n_pages,
             "status": sidecar.status,
-            "title": row["title"],
             "valid_from": str(sidecar.valid_from or ""),
             "valid_to": str(sidecar.valid_to or ""),
             "removal_history": lake.lake.removal_history(key) or "never removed",

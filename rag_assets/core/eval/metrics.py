@@ -88,12 +88,25 @@ class Orphan:
     table: str  # the table's caption (or label)
     header: str
     value: str
+    table_id: str = ""  # the table's node id
+    row: int = 0  # the row's index in its table
+    column: int = 0  # 1-based; 0: a table read without named columns
 
     def describe(self) -> str:
         """`page 3, table 'Schedule A': '1,200' without its header 'Amount'`."""
         return (
             f"page {self.page}, table {self.table!r}: {self.value!r} without its header "
             f"{self.header!r}"
+        )
+
+    def locate(self) -> str:
+        """Where the value is, by page and ids, without a word of the document (what a
+        Dagster check may keep: its run history outlives a revoked version):
+        `page 3, table doc@v1#sec-2/tab-1, row 4, column 2: a value without its header`."""
+        column = f", column {self.column}" if self.column else ""
+        return (
+            f"page {self.page}, table {self.table_id}, row {self.row}{column}: a value "
+            "without its header"
         )
 
 
@@ -148,13 +161,20 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
                 if missing:
                     loose_text = _masked(body, (), row.caption)
                     out += [
-                        Orphan(row.page, _table_name(row), missing[0], value.strip())
+                        Orphan(
+                            row.page,
+                            _table_name(row),
+                            missing[0],
+                            value.strip(),
+                            row.table_id,
+                            row.row_index,
+                        )
                         for value in row.cells
                         if value.strip() and _contains_word(loose_text, value.strip())
                     ]
                 continue
             loose = None
-            for header, value in zip(row.header, row.cells, strict=False):
+            for column, (header, value) in enumerate(zip(row.header, row.cells, strict=False)):
                 value = value.strip()
                 if not value or not header or value == header:
                     continue  # a row label under an unnamed stub column has no header
@@ -162,7 +182,17 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
                     continue
                 loose = loose if loose is not None else _masked(body, row.header, row.caption)
                 if _contains_word(loose, value):
-                    out.append(Orphan(row.page, _table_name(row), header, value))
+                    out.append(
+                        Orphan(
+                            row.page,
+                            _table_name(row),
+                            header,
+                            value,
+                            row.table_id,
+                            row.row_index,
+                            column + 1,
+                        )
+                    )
     return out
 
 

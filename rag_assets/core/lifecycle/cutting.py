@@ -110,7 +110,7 @@ class Cutting:
             damage,
             counter.max_tokens,
             chose=chose,
-            first_orphan=found[0].describe() if found else "",
+            first_orphan=found[0].locate() if found else "",
             situating=situating,
             failures=list(failures[:5]),
         )

@@ -15,26 +15,25 @@ TABLE_KINDS = ("table", "table_text")
 
 
 def unstructured_tables(nodes: Sequence[Node]) -> list[dict[str, object]]:
-    """The tables indexed as their printed lines (`table_text`), by label and pages: a
-    reader's limit the user is told about (a warning check), not a reason to refuse the
-    version."""
+    """The tables indexed as their printed lines (`table_text`), by node id and pages (no
+    text: Dagster keeps what it is shown): a reader's limit the user is told about (a
+    warning check), not a reason to refuse the version."""
     return [
-        {"table": n.label, "title": n.title, "pages": [n.page_start, n.page_end]}
+        {"table": n.node_id, "pages": [n.page_start, n.page_end]}
         for n in nodes
         if n.kind == "table_text"
     ]
 
 
 def unnamed_tables(nodes: Sequence[Node], rows: Sequence[TableRow]) -> list[dict[str, object]]:
-    """The tables read without named columns, by label and pages: their rows are indexed
-    as bare cells under the table's printed header lines (`TableRow.header_lines`), so
-    no value leaves without its header text, but no value is named by its column. A
+    """The tables read without named columns, by node id and pages: their rows are
+    indexed as bare cells under the table's printed header lines (`TableRow.header_lines`),
+    so no value leaves without its header text, but no value is named by its column. A
     reader's limit the user is told about (a warning check, the eval's damage table)."""
     lines = {r.table_id: len(r.header_lines) for r in rows if not r.header}
     return [
         {
-            "table": n.label,
-            "title": n.title,
+            "table": n.node_id,
             "pages": [n.page_start, n.page_end],
             "header_lines": lines[n.node_id],
         }
