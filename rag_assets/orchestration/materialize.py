@@ -363,7 +363,30 @@ def materialize(
         else:
             done.failed["eval_report"] = failure_reason(result)
             say(f"failed: {done.failed['eval_report']}")
+    last_look(instance, lake, lancedb, embedder, done, say)
     return done
+
+
+def last_look(
+    instance: DagsterInstance,
+    lake: LakeResource,
+    lancedb: LanceDBResource,
+    embedder: Any,
+    done: Materialized,
+    say: Say,
+) -> None:
+    """The lake read once more as the command ends: a version revoked (or its file
+    removed) while the command ran, after its own run committed, is removed by this same
+    command, not left searchable until the next one; `done`'s counts follow."""
+    late = plan_removals(instance, lake, lancedb, embedder)
+    if not late.remove:
+        return
+    remove_not_live(instance, lake, lancedb, late, say, say_not_live=False)
+    live = late.scan.live
+    done.live = len(live)
+    done.indexed = sum(1 for k in live if late.index_rows.get(k, 0))
+    done.live_failed = sum(1 for k in live if k in done.failed and not late.index_rows.get(k, 0))
+    done.kept_failed = sum(1 for k in live if k in done.failed and late.index_rows.get(k, 0))
 
 
 @dataclass
