@@ -55,7 +55,8 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     """Fill the configured model's table for every live version (after a model change):
     what runs is the reconcile plan's, as for `materialize` (`orchestration.materialize`).
     Search switches to the new model's table when the last version is in."""
-    from rag_assets.orchestration.materialize import backfill, hold_lake
+    from rag_assets.orchestration.backfill import backfill
+    from rag_assets.orchestration.materialize import hold_lake
 
     lake = lake_of(args)
     logging.getLogger("dagster").setLevel(logging.WARNING)

@@ -22,7 +22,7 @@ from typing import Any
 
 from dagster import AssetCheckSeverity, DagsterInstance, Definitions
 
-from rag_assets.core.index import Index, ModelProgress, model_progress, upkeep_tables
+from rag_assets.core.index import Index, upkeep_tables
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.lake.locks import file_lock, this_process, waited_lock
 from rag_assets.core.lifecycle.outcomes import note_failed
@@ -266,7 +266,7 @@ def keep_tables(db: str, say: Say) -> None:
         say(f"upkeep   {done}")
 
 
-def _stores(defs: Definitions) -> tuple[LakeResource, LanceDBResource, Any]:
+def stores_of(defs: Definitions) -> tuple[LakeResource, LanceDBResource, Any]:
     """The definitions' `lake` and `lancedb` resources, and the embedder of `embedder`."""
     resources = defs.resources
     return resources["lake"], resources["lancedb"], resources["embedder"].embedder()
@@ -295,6 +295,14 @@ class Materialized:
     report: str | None = None
     """The eval report's `report.html`, when it ran and succeeded."""
 
+    def count(self, plan: Plan, db: str) -> None:
+        """The live versions' counts as `plan` (made after the runs) sees them."""
+        live, rows, failed = plan.scan.live, plan.index_rows, self.failed
+        self.live, self.db = len(live), db
+        self.indexed = sum(1 for k in live if rows.get(k, 0))
+        self.live_failed = sum(1 for k in live if k in failed and not rows.get(k, 0))
+        self.kept_failed = sum(1 for k in live if k in failed and rows.get(k, 0))
+
 
 def materialize(
     defs: Definitions,
@@ -310,7 +318,7 @@ def materialize(
     version superseded calls for, the indexes caught up and the tables kept compact
     (`upkeep`), and the eval report with `eval_config` (its asset config; None: no
     report)."""
-    lake, lancedb, embedder = _stores(defs)
+    lake, lancedb, embedder = stores_of(defs)
     log = start_log(instance, say)
     plan = plan_lake(instance, lake, lancedb, embedder, force=force)
     for problem in plan.scan.problems:
@@ -336,18 +344,10 @@ def materialize(
             say(f"removed  {key}: {reason}; " + removal_counts(counts))
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)  # also a killed run's rows
     keep_tables(lancedb.uri_for(lake.lake), say)
-    live = after.scan.live
     done = Materialized(
-        runs,
-        skipped + len(runs.skipped),
-        dict(runs.failed),
-        len(live),
-        sum(1 for k in live if after.index_rows.get(k, 0)),
-        sum(1 for k in live if k in runs.failed and not after.index_rows.get(k, 0)),
-        sum(1 for k in live if k in runs.failed and after.index_rows.get(k, 0)),
-        lancedb.uri_for(lake.lake),
-        log.path,
+        runs, skipped + len(runs.skipped), dict(runs.failed), 0, 0, 0, 0, "", log.path
     )
+    done.count(after, lancedb.uri_for(lake.lake))
     if eval_config is not None:
         say("eval report ...", end=" ")
         result = defs.resolve_job_def("eval_report_job").execute_in_process(
@@ -379,44 +379,6 @@ def last_look(
     removed) while the command ran, after its own run committed, is removed by this same
     command, not left searchable until the next one; `done`'s counts follow."""
     late = plan_removals(instance, lake, lancedb, embedder)
-    if not late.remove:
-        return
-    remove_not_live(instance, lake, lancedb, late, say, say_not_live=False)
-    live = late.scan.live
-    done.live = len(live)
-    done.indexed = sum(1 for k in live if late.index_rows.get(k, 0))
-    done.live_failed = sum(1 for k in live if k in done.failed and not late.index_rows.get(k, 0))
-    done.kept_failed = sum(1 for k in live if k in done.failed and late.index_rows.get(k, 0))
-
-
-@dataclass
-class Backfilled:
-    """What `backfill` did."""
-
-    runs: Outcome
-    progress: ModelProgress
-    """Where the model's table stands once done (complete: search uses it)."""
-    log: Path
-
-
-def backfill(defs: Definitions, instance: DagsterInstance, *, say: Say = print) -> Backfilled:
-    """Fill the definitions' model's table for every live version: the versions the
-    reconcile plan runs (the same plan as `materialize`: a version whose extraction is
-    current re-runs chunks + embeddings only, the others the whole pipeline), partitions
-    registered, nothing removed and no eval report. Search switches to the model's table
-    when the last version is in."""
-    lake, lancedb, embedder = _stores(defs)
-    log = start_log(instance, say)
-    plan = plan_lake(instance, lake, lancedb, embedder)
-    if plan.add:
-        instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
-    live = plan.scan.live
-    say(f"backfill of {embedder.model_id} ({embedder.model}) for {len(live)} live versions")
-    for key in plan.up_to_date:
-        say(f"skipped  {key}: {UP_TO_DATE}")
-    runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
-    note_failed(lake.lake, runs.failed, plan.hashes)
-    catch_up_indexes(lancedb.index(lake.lake, embedder), say)
-    db = lancedb.uri_for(lake.lake)
-    keep_tables(db, say)
-    return Backfilled(runs, model_progress(lake.lake, db, embedder, lake.keep_history), log.path)
+    if late.remove:
+        remove_not_live(instance, lake, lancedb, late, say, say_not_live=False)
+        done.count(late, done.db)
