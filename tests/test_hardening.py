@@ -247,6 +247,159 @@ def test_mcp_over_stdio_refuses_json_nested_deep_or_a_line_too_long_and_goes_on(
     assert not refused  # the server goes on
 
 
+def next_line(stdio: StdioMcp, about: str) -> dict[str, Any]:
+    """The next line `trecho mcp` writes, as JSON (it must come: no line goes unanswered)."""
+    assert stdio.process.stdout is not None
+    ready, _, _ = select.select([stdio.process.stdout], [], [], 60)
+    assert ready, f"no answer to {about}"
+    return dict(json.loads(stdio.process.stdout.readline()))
+
+
+BAD_IDS = ['{"a": 1}', "null", "1.5", "true", "[1]"]
+"""Ids JSON-RPC does not allow (an id is an integer or a string; MCP's is never null):
+the SDK read such a request as a notification and never answered it."""
+
+
+@pytest.mark.parametrize("bad_id", BAD_IDS)
+def test_mcp_over_stdio_answers_a_request_whose_id_is_no_integer_or_string(
+    stdio: StdioMcp, bad_id: str
+) -> None:
+    stdio.send('{"jsonrpc": "2.0", "id": ' + bad_id + ', "method": "ping"}')
+    answer = next_line(stdio, f"id {bad_id}")
+    assert answer["id"] is None and answer["error"]["code"] == -32600, answer
+    assert "an id is an integer or a string" in answer["error"]["message"]
+    refused, _ = stdio.tool("search_documents", {"query": VIBRATION, "k": 1})
+    assert not refused  # the server goes on
+
+
+NOT_UTF8 = '{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": '
+NOT_UTF8 += '"search_documents", "arguments": {"query": "vibração"}}}'
+LATIN1 = NOT_UTF8.encode("latin-1")
+"""A search whose query is Latin-1, not UTF-8: stdio replaced the byte with U+FFFD and
+searched, while HTTP refused it."""
+
+
+def test_mcp_over_stdio_refuses_bytes_that_are_not_utf8_as_http_does(
+    stdio: StdioMcp, server: Server
+) -> None:
+    assert stdio.process.stdin is not None
+    stdio.process.stdin.write(LATIN1 + b"\n")
+    stdio.process.stdin.flush()
+    answer = next_line(stdio, "bytes that are not UTF-8")
+    at = LATIN1.index(0xE7)
+    assert answer["id"] is None and answer["error"]["code"] == -32700, answer
+    assert answer["error"]["message"] == (
+        f"the line is not UTF-8 text (byte 0xe7 at byte {at}); send JSON encoded as UTF-8"
+    )
+    status, text = raw_request(server, "/mcp", LATIN1, MCP_HEADERS)
+    assert status == 400 and json.loads(text)["error"] == {
+        "code": -32700,
+        "message": f"the request body is not UTF-8 text (byte 0xe7 at byte {at}); "
+        "send JSON encoded as UTF-8",
+    }
+    refused, _ = stdio.tool("search_documents", {"query": VIBRATION, "k": 1})
+    assert not refused  # the server goes on
+
+
+MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+
+def raw_request(server: Server, path: str, data: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    """One POST of `data` as given, with `headers` only: (status, body text)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)
+    try:
+        connection.putrequest("POST", path)
+        for name, value in {**headers, "Content-Length": str(len(data))}.items():
+            connection.putheader(name, value)
+        connection.endheaders(data)
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def mcp_session(server: Server) -> dict[str, str]:
+    """The headers of an initialized MCP session over HTTP."""
+    client = {"name": "test", "version": "1"}
+    params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    connection = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)
+    try:
+        connection.request("POST", "/mcp", body.encode(), MCP_HEADERS)
+        response = connection.getresponse()
+        response.read()
+        session = response.getheader("mcp-session-id")
+    finally:
+        connection.close()
+    assert session, "no MCP session"
+    headers = {**MCP_HEADERS, "mcp-session-id": session}
+    done = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    assert raw_request(server, "/mcp", done, headers)[0] == 202
+    return headers
+
+
+DEEP = "[" * 1100 + "]" * 1100
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "said"),
+    [
+        *(
+            ('{"jsonrpc": "2.0", "id": ' + bad + ', "method": "ping"}', -32600, "an id is an")
+            for bad in BAD_IDS
+        ),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": ' + DEEP + "}", -32600, "64"),
+        ("[]", -32600, "an array"),
+    ],
+)
+def test_mcp_over_http_answers_what_stdio_answers(
+    server: Server, stdio: StdioMcp, line: str, code: int, said: str
+) -> None:
+    """A request with an object id got a bodyless 202 over `/mcp` (read as a
+    notification), deep JSON the parser's `recursion limit exceeded`: `/mcp` answers
+    each as stdio does, in the same words, and goes on."""
+    headers = mcp_session(server)
+    status, text = raw_request(server, "/mcp", line.encode(), headers)
+    answer = json.loads(text)
+    assert status == 400 and answer["id"] is None and answer["error"]["code"] == code, text
+    assert said in answer["error"]["message"]
+    stdio.send(line)
+    assert next_line(stdio, line)["error"] == answer["error"]
+    ping = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}).encode()
+    status, text = raw_request(server, "/mcp", ping, headers)
+    assert status == 200 and '"result"' in text  # the session goes on
+
+
+def test_json_nested_deep_is_refused_by_the_api_naming_the_nesting(server: Server) -> None:
+    """FastAPI's parser said `There was an error parsing the body`."""
+    body = ('{"query": "x", "documents": ' + DEEP + "}").encode()
+    status, text = raw_request(server, "/search", body, {"Content-Type": "application/json"})
+    assert (status, detail(text)) == (
+        422,
+        "the body is refused unread: the JSON nests deeper than 64 levels, the limit",
+    )
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", None])
+def test_a_json_body_not_sent_as_json_is_told_its_content_type(
+    server: Server, content_type: str | None
+) -> None:
+    """It got `422 body: Input should be a valid dictionary`; `/mcp` said `Invalid
+    Content-Type header` in plain text."""
+    headers = {"Content-Type": content_type} if content_type else {}
+    body = json.dumps({"query": VIBRATION}).encode()
+    status, text = raw_request(server, "/search", body, headers)
+    sent = f"sent as {content_type!r}" if content_type else "sent without a Content-Type"
+    assert (status, detail(text)) == (
+        415,
+        f"the body is {sent}; send JSON with Content-Type: application/json",
+    )
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    accept = {"Accept": MCP_HEADERS["Accept"]}
+    status, text = raw_request(server, "/mcp", ping, {**headers, **accept})
+    assert status == 415 and sent in json.loads(text)["error"]["message"], text
+
+
 def test_a_body_that_is_not_utf8_is_refused_with_422(server: Server) -> None:
     """docs/serve.md: text that is not Unicode gets 422, bytes as much as escapes."""
     connection = http.client.HTTPConnection("127.0.0.1", port_of(server), timeout=60)

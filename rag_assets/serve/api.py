@@ -39,7 +39,8 @@ from rag_assets.core.request import (
     search_request,
 )
 from rag_assets.serve.boot import Answers
-from rag_assets.serve.mcp_server import build_mcp
+from rag_assets.serve.mcp_http import McpBodies
+from rag_assets.serve.mcp_server import build_mcp, not_utf8, oversized
 
 access_log = logging.getLogger("trecho.access")
 
@@ -98,11 +99,14 @@ class BodyLimit:
                 return
             if not message.get("more_body", False):
                 break
-        if not scope.get("path", "").startswith("/mcp"):
+        if not scope.get("path", "").startswith("/mcp"):  # MCP's: `McpBodies`
             try:
-                body.decode("utf-8")
+                too_deep = oversized(body.decode("utf-8"))
             except UnicodeDecodeError as exc:
-                await self._refuse(scope, send, 422, _not_utf8(body, exc.start))
+                await self._refuse(scope, send, 422, not_utf8(body, exc.start))
+                return
+            if too_deep:  # refused before FastAPI's parser recurses into it
+                await self._refuse(scope, send, 422, f"the body is refused unread: {too_deep}")
                 return
         whole: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
 
@@ -116,14 +120,6 @@ class BodyLimit:
         response = JSONResponse({"detail": detail}, status_code=status)
         await response(scope, _no_body, send)
         _log(scope, status, 0.0, {"error": detail})
-
-
-def _not_utf8(body: bytearray, at: int) -> str:
-    """Why a request body that is not UTF-8 is refused, naming its first bad byte."""
-    return (
-        f"the request body is not UTF-8 text (byte 0x{body[at]:02x} at byte {at}); "
-        "send JSON encoded as UTF-8"
-    )
 
 
 class HostCheck:
@@ -355,9 +351,15 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        detail = describe(exc.errors())
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json" and not kind.endswith("+json"):  # FastAPI read no JSON
+            sent = f"sent as {kind!r}" if kind else "sent without a Content-Type"
+            detail = printable(f"the body is {sent}; send JSON with Content-Type: application/json")
+            status = 415
+        else:
+            detail, status = describe(exc.errors()), 422
         request.state.log["error"] = detail
-        return JSONResponse({"detail": detail}, status_code=422)
+        return JSONResponse({"detail": detail}, status_code=status)
 
     @app.post(
         "/search",
@@ -385,6 +387,7 @@ def create_app(
         return engine.health()
 
     app.router.routes.extend(mcp_app.routes)
+    app.add_middleware(McpBodies)
     app.add_middleware(AccessLog)
     app.add_middleware(McpAuth, token=token)
     app.add_middleware(BodyLimit, max_bytes=engine.limits.max_body_bytes)

@@ -6,10 +6,13 @@ Two transports: stdio (`trecho mcp`, an agent launches the process) and streamab
 
 A tool's arguments are checked by `search_request` before the SDK reads them (strict
 types, no unknown argument), so MCP refuses what `POST /search` and `trecho search`
-refuse, with the same words. Over stdio, every line the SDK alone would drop, leaving
-the client waiting, is answered with a JSON-RPC error (`not_text`): a line that is not
-JSON, JSON that is not a request (`[]`, `42`, `{}`), a request holding a lone surrogate
-(`"\\ud800"`: JSON, but not Unicode text), with a null id where the id cannot be echoed.
+refuse, with the same words. Over stdio and over HTTP (`serve.mcp_http`), every line
+the SDK alone would drop or read as a notification, leaving the client waiting, is
+answered with a JSON-RPC error (`not_text`): bytes that are not UTF-8, a line that is
+not JSON, JSON nested too deep or too long, JSON that is not a request (`[]`, `42`,
+`{}`), a request holding a lone surrogate (`"\\ud800"`: JSON, but not Unicode text), an
+id that is no integer or string (`"id": {"a": 1}`), with a null id where the id cannot
+be echoed.
 
 What an agent reads (each tool's and parameter's description, each refusal) is one
 line of plain text written for it (no docstring indentation); a refusal says what is
@@ -152,7 +155,9 @@ def run_stdio(server: MCPServer) -> None:
 
 
 async def _serve_stdio(server: MCPServer) -> None:
-    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # as the SDK reads it
+    # bytes that are not UTF-8 are kept as lone surrogates (not replaced, which would
+    # search for U+FFFD), so that `not_text` refuses their line, as HTTP refuses them
+    sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
     lines = AnsweredLines(anyio.wrap_file(sys.stdin))
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         lines.answer_on(write_stream)
@@ -162,11 +167,12 @@ async def _serve_stdio(server: MCPServer) -> None:
 
 class AnsweredLines:
     """stdin's lines for the SDK's stdio reader, less those it would drop without an
-    answer, which are answered here (`not_text`): a line that is not JSON (JSON-RPC's
-    parse error, -32700, null id, as over HTTP), JSON holding a lone surrogate (which
-    the SDK's parser refuses: not Unicode), and JSON that is no JSON-RPC message (`[]`,
-    `42`, `{}`: invalid request, -32600). Every line gets an answer: a client never
-    waits for ever."""
+    answer or read as a notification, which are answered here (`not_text`): bytes that
+    are not UTF-8 and a line that is not JSON (JSON-RPC's parse error, -32700, null id,
+    as over HTTP), JSON holding a lone surrogate (which the SDK's parser refuses: not
+    Unicode), JSON that is no JSON-RPC message (`[]`, `42`, `{}`) and a message whose id
+    is no integer or string (invalid request, -32600). Every line gets an answer: a
+    client never waits for ever."""
 
     def __init__(self, lines: Any) -> None:
         self.lines = lines
@@ -192,25 +198,38 @@ def not_text(line: str) -> mcp_types.JSONRPCError | None:
     """The error answer to `line` when the SDK would leave it unanswered (it drops every
     line it cannot read as a JSON-RPC message); None for a line it reads, or a blank one.
 
+    - bytes that are not UTF-8 (read as lone surrogates, `surrogateescape`): parse
+      error (-32700), null id, naming the first bad byte, as HTTP does;
     - not JSON at all: parse error (-32700), null id (no id can be read from it);
     - JSON holding a lone surrogate: invalid params (-32602) naming it;
     - any other JSON that is not a JSON-RPC message (`[]`, `42`, `{}`, a request
       without `jsonrpc`): invalid request (-32600);
+    - a message with an id that is no integer or string (`{"a": 1}`, `1.5`, `null`,
+      `true`), which the SDK reads as a notification and never answers: invalid
+      request (-32600), null id;
     - a line over `MAX_LINE_CHARS` or JSON nested over `MAX_NESTING` levels: invalid
       request (-32600), null id, refused before any parser reads it.
 
     The answer carries the line's id when it has one that can be echoed (an integer, or
     a string that is text), else null, as JSON-RPC says for an id that cannot be read.
     """
-    oversized = _oversized(line)
-    if oversized:
-        error = mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=oversized)
-        return mcp_types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+    undecoded = _undecoded(line)
+    if undecoded:
+        return _error(mcp_types.PARSE_ERROR, undecoded)
+    too_big = oversized(line)
+    if too_big:
+        return _error(mcp_types.INVALID_REQUEST, too_big)
     try:
-        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        return None
+        read = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError:
-        pass
+        read = None
+    if read is not None:  # a message; a notification must not carry an id the SDK ignores
+        if not isinstance(read, mcp_types.JSONRPCNotification):
+            return None
+        bad = _bad_id(json.loads(line))
+        return (
+            _error(mcp_types.INVALID_REQUEST, f"not a JSON-RPC 2.0 request: {bad}") if bad else None
+        )
     try:
         message = json.loads(line)
     except ValueError as exc:
@@ -243,7 +262,7 @@ MAX_NESTING = 64
 `json` gives up near 1,000 levels with a RecursionError, which ended the server)."""
 
 
-def _oversized(line: str) -> str:
+def oversized(line: str) -> str:
     """Why a line is refused before it is parsed (too long, nested too deep); "" if not."""
     if len(line) > MAX_LINE_CHARS:
         return f"the line is {len(line):,} characters long, over the limit of {MAX_LINE_CHARS:,}"
@@ -269,6 +288,45 @@ def _oversized(line: str) -> str:
     return ""
 
 
+def _error(code: int, message: str) -> mcp_types.JSONRPCError:
+    """A JSON-RPC error answer with a null id (none can be read from what was sent)."""
+    error = mcp_types.ErrorData(code=code, message=message)
+    return mcp_types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+
+
+def not_utf8(data: bytes | bytearray, at: int, what: str = "the request body") -> str:
+    """Why `data` (a request body, a line) that is not UTF-8 is refused, naming its first
+    bad byte (at offset `at`): the words of HTTP and stdio alike."""
+    return (
+        f"{what} is not UTF-8 text (byte 0x{data[at]:02x} at byte {at}); send JSON encoded as UTF-8"
+    )
+
+
+def _undecoded(line: str) -> str:
+    """Why a stdin line holding bytes that are not UTF-8 (kept as lone surrogates by
+    `surrogateescape`: valid UTF-8 never decodes to one) is refused; "" if it holds none."""
+    first = next((i for i, ch in enumerate(line) if "\udc80" <= ch <= "\udcff"), None)
+    if first is None:
+        return ""
+    data = line.encode("utf-8", "surrogateescape")
+    return not_utf8(data, len(line[:first].encode("utf-8", "surrogateescape")), "the line")
+
+
+def _bad_id(message: Any) -> str:
+    """What is wrong with the id of `message` (a JSON object) when it has one that is no
+    integer or string (JSON-RPC's ids; MCP's never null); "" when it is fine or absent."""
+    if not isinstance(message, dict) or "id" not in message:
+        return ""
+    request_id = message["id"]
+    if isinstance(request_id, str) or (
+        isinstance(request_id, int) and not isinstance(request_id, bool)
+    ):
+        return ""
+    shown = printable(json.dumps(request_id, ensure_ascii=False))
+    shown = "" if request_id is None else f" ({shown[:37]}{'...' if len(shown) > 37 else ''})"
+    return f"its id is {json_kind(request_id)}{shown}; an id is an integer or a string"
+
+
 def _echoed_id(message: Any) -> int | str | None:
     """The id of `message` as an answer may carry it: an integer, or a string that is
     text (a lone surrogate cannot be written back); None otherwise."""
@@ -288,4 +346,6 @@ def _what(message: Any) -> str:
         return 'it lacks "jsonrpc": "2.0"'
     if "method" not in message and "result" not in message and "error" not in message:
         return 'it has no "method"'
+    if bad := _bad_id(message):
+        return bad
     return "a member has the wrong type or is not allowed"
