@@ -738,3 +738,43 @@ def test_a_server_keeps_answering_while_versions_are_purged(
     assert answered[0]
     hits = engine.search(SearchRequest(query="garantia", k=10, documents=["doc-a"]))["hits"]
     assert hits and not [h for h in hits if h["partition_key"] == "doc-a@v1"]
+
+
+def test_trecho_search_is_asked_again_of_the_new_table_across_a_model_switch(
+    upsert, three_versions: Path, tmp_path: Path, embedder: Embedder
+) -> None:
+    """`trecho search` read the active model (MiniLM), then a switch pointed search at
+    another model's table and dropped MiniLM's while the CLI loaded the model: it printed
+    a 67-line traceback (`lance error: Not found`). Now it asks the new active table once
+    more, as the servers do; failing there too, it says so in one line."""
+    from rag_assets.cli.reading import across_switch, search_once
+    from rag_assets.core.index import ModelRef, active_embedder, read_active, write_active
+    from rag_assets.core.lake.layout import Lake
+
+    db = tmp_path / "lake" / "lancedb"
+    shutil.copytree(three_versions, db)
+    lake = Lake(tmp_path / "lake")
+    write_active(db, ModelRef.of(embedder))
+    other = Embedder(model=MINILM, passage_prefix="passage: ")  # another id, another table
+    for key in DOCS:
+        upsert(Index(db, other), key)
+    stale = Index(db, active_embedder(db, embedder))  # what the CLI holds before the switch
+    write_active(db, ModelRef.of(other))  # the switch: search moves on, the old table goes
+    assert Index(db, embedder).drop()
+
+    def active() -> Index:
+        return Index(db, active_embedder(db, embedder))
+
+    request = search_request({"query": "What is the refund deadline?", "k": 2})
+    index, _, hits, rows = across_switch(stale, active, lambda i: search_once(lake, request, i))
+    assert index.table_name == table_name(other.model_id) == table_name(read_active(db).model_id)
+    assert hits and "thirty days" in hits[0].text and len(rows) == len(hits)
+
+    broken = Index(db, other)  # the new table loses its data too: one line, not a traceback
+    for data in (db / f"{broken.table_name}.lance" / "data").iterdir():
+        data.unlink()
+    with pytest.raises(LakeError) as refused:
+        across_switch(stale, active, lambda i: search_once(lake, request, i))
+    message = str(refused.value)
+    assert "\n" not in message and message.endswith("; run it again"), message
+    assert f"search moved from {stale.table_name} to {broken.table_name}" in message

@@ -5,20 +5,21 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rag_assets.cli.common import db_of, embedder_of, err, lake_of, serving_index_of
-from rag_assets.core.lake.layout import LakeError
+from rag_assets.core.errors import UserError
+from rag_assets.core.lake.layout import Lake, LakeError
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     """Print the best chunks for a question. The flags become a `SearchRequest` by
     `search_request`, as `POST /search`'s body does: what the API refuses, this refuses
     with the same words."""
-    from rag_assets.core.index import hit_rows, no_results
-    from rag_assets.core.lake.layout import split_key
-    from rag_assets.core.request import check_in_index, search_request
+    from rag_assets.core.index import no_results
+    from rag_assets.core.request import search_request
 
     given = {
         "query": args.query,
@@ -33,17 +34,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     }
     request = search_request({name: value for name, value in given.items() if value is not None})
     lake = lake_of(args)
-    index = serving_index_of(args, lake)
-    if not index.exists():
-        raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
-    filtered = request.documents is not None or request.versions is not None
-    held = [split_key(key) for key in index.partition_counts()] if filtered else []
-    floor = index.min_score_for(request.mode, request.min_score)
-    request = check_in_index(request, held, index.embedder, floor)
-    hits = index.search(request, exact=args.exact)
-    if request.mode != "fts":  # the query path ran: what `trecho status` says it runs on
-        index.embedder.record_runtime(lake.local_cache_dir, "queries")
-    rows = hit_rows(lake, hits, request.expand)
+    named = args.model or args.query_prefix is not None or args.passage_prefix is not None
+    index, request, hits, rows = across_switch(
+        serving_index_of(args, lake),
+        lambda: serving_index_of(args, lake),
+        lambda index: search_once(lake, request, index, args.exact),
+        follows=not named,  # a model named by flag is searched, switch or not
+    )
     if args.json:
         print(json.dumps(rows, ensure_ascii=False, indent=2, default=str))
         return 0
@@ -63,6 +60,63 @@ def cmd_search(args: argparse.Namespace) -> int:
             print(textwrap.indent(parent.strip(), "   | "))
         print()
     return 0
+
+
+def search_once(lake: Lake, request: Any, index: Any, exact: bool = False) -> Found:
+    """One search of `index` as `trecho search` runs it: the request checked against
+    the index, then its hits and their rows (`hit_rows`)."""
+    from rag_assets.core.index import hit_rows
+    from rag_assets.core.lake.layout import split_key
+    from rag_assets.core.request import check_in_index
+
+    if not index.exists():
+        raise LakeError(f"{index.uri}: no index table {index.table_name}; run `trecho materialize`")
+    filtered = request.documents is not None or request.versions is not None
+    held = [split_key(key) for key in index.partition_counts()] if filtered else []
+    floor = index.min_score_for(request.mode, request.min_score)
+    request = check_in_index(request, held, index.embedder, floor)
+    hits = index.search(request, exact=exact)
+    if request.mode != "fts":  # the query path ran: what `trecho status` says it runs on
+        index.embedder.record_runtime(lake.local_cache_dir, "queries")
+    return index, request, hits, hit_rows(lake, hits, request.expand)
+
+
+Found = tuple[Any, Any, list[Any], list[dict[str, Any]]]
+"""What `search_once` gives: the index that answered, the request it ran, hits, rows."""
+
+
+def across_switch(
+    index: Any, active: Callable[[], Any], search: Callable[[Any], Found], follows: bool = True
+) -> Found:
+    """`search(index)`, asked once more of the index search uses now (`active()`) when it
+    failed because search moved to another model's table meanwhile (a switch drops the
+    old table, maybe while this process loaded the old model), as the servers do
+    (`serve.engine.Engine._on_active`). A failure that is not across a switch (or with
+    `follows` off: a model named by flag) is raised as it came; one across a switch
+    that fails again is one line naming both tables (a LakeError)."""
+    from rag_assets.core.index import read_active
+
+    try:
+        return search(index)
+    except Exception:
+        if not follows:
+            raise
+        ref = read_active(index.uri)
+        if ref is None or ref.model_id == index.embedder.model_id:
+            raise  # no switch: the failure is the search's own
+    now = active()
+    try:
+        return search(now)
+    except UserError:
+        raise  # the new table's own refusal (a document it does not hold): its words
+    except Exception as exc:
+        said = " ".join(str(exc).split())
+        said = said if len(said) <= 200 else said[:197] + "..."
+        raise LakeError(
+            f"{index.uri}: search moved from {index.table_name} to {now.table_name} during "
+            f"this search, which failed on {now.table_name} too ({type(exc).__name__}: "
+            f"{said}); run it again"
+        ) from exc
 
 
 def _similarity(hit: Any) -> str:
