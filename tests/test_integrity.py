@@ -200,7 +200,10 @@ def test_hostile_pdfs_fail_with_one_line_each_in_bounded_memory(
     huge, user_unit, inflating, giant = lines
     assert huge.startswith(f"{hostile['huge']}: page 1 is 200 x 200 inches")
     assert "under the 70 dpi text needs" in huge
-    assert user_unit.startswith(f"{hostile['user_unit']}: page 1 is 200 x 200 inches")
+    assert user_unit.startswith(
+        f"{hostile['user_unit']}: page 1 is 15,000,000 x 15,000,000 inches "
+        "(14,400 x 14,400 units of /UserUnit 75000)"
+    )
     assert inflating.startswith(f"{hostile['inflating']}: stream 4 inflates to over 67,108,864")
     assert giant.startswith(f"{hostile['giant_image']}: page 1 holds an image of 200,000 x")
     assert int(peak) < 600_000  # kilobytes
@@ -227,6 +230,27 @@ def test_a_large_page_is_read_by_ocr_at_a_resolution_within_the_pixel_cap(
     assert 70 <= dpi < 200
     assert width * height <= MAX_RENDER_PIXELS
     assert width == pytest.approx(3000 / 72 * dpi, abs=2)
+
+
+@pytest.mark.parametrize(("unit", "inches"), [(None, "200 x 200"), (75000, "15,000,000 x")])
+def test_the_page_size_refused_is_said_in_inches_with_its_user_unit(
+    tmp_path: Path, unit: float | None, inches: str
+) -> None:
+    """A page of 14,400 units at /UserUnit 75000 is 15 million inches wide; the message
+    said 200 inches (the units read as points)."""
+    import pdfplumber
+
+    from rag_assets.core.extract.model import PdfError
+    from rag_assets.core.extract.ocr import ocr_dpi
+
+    from .hostile_pdfs import huge_page
+
+    path = huge_page(tmp_path / "huge.pdf", 14400, user_unit=unit)
+    with pdfplumber.open(path) as pdf, pytest.raises(PdfError) as refused:
+        ocr_dpi(path, pdf.pages[0], 1, 200)
+    said = f" (14,400 x 14,400 units of /UserUnit {unit})" if unit else ""
+    assert str(refused.value).startswith(f"{path}: page 1 is {inches}")
+    assert f"inches{said}; within the cap" in str(refused.value)
 
 
 def test_stream_sizes_are_measured_without_inflating_them_whole() -> None:

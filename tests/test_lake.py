@@ -73,11 +73,47 @@ def test_symlink_leaving_the_lake_is_refused(tmp_path: Path):
     assert "outside the lake" in problems[0]
 
 
+def test_linked_folders_and_files_are_named_once_with_what_is_wrong(tmp_path: Path):
+    """A folder linked from outside the lake printed its file's path twice
+    (`.../v1.pdf: .../v1.pdf: resolves outside the lake root`); a link that leads
+    nowhere was `not in a document folder`, or (inside a document folder) skipped
+    without a word."""
+    outside = tmp_path / "outside" / "docs"
+    outside.mkdir(parents=True)
+    (outside / "v1.pdf").write_bytes(b"%PDF-1.4")
+    lake = Lake(tmp_path / "lake")
+    (lake.raw_dir / "doc").mkdir(parents=True)
+    (lake.raw_dir / "doc" / "v1.pdf").write_bytes(b"%PDF-1.4")
+    (lake.raw_dir / "linked").symlink_to(outside, target_is_directory=True)
+    (lake.raw_dir / "broken").symlink_to("../nowhere", target_is_directory=True)
+    (lake.raw_dir / "filed").symlink_to(lake.raw_dir / "doc" / "v1.pdf")
+    (lake.raw_dir / "doc" / "v2.pdf").symlink_to(tmp_path / "gone.pdf")
+    found, problems = lake.scan_raw()
+    assert [v.key for v in found] == ["doc@v1"]
+    raw = lake.raw_dir
+    assert problems == [
+        f"{raw}/broken: a symbolic link to ../nowhere, which does not exist "
+        "(a document is a folder raw/<doc_id>/)",
+        f"{raw}/doc/v2.pdf: a symbolic link to {tmp_path}/gone.pdf, which does not exist",
+        f"{raw}/filed: a symbolic link to the file {raw}/doc/v1.pdf, not to a folder "
+        "(a version is raw/<doc_id>/<version>.pdf)",
+        f"{raw}/linked/v1.pdf: resolves outside the lake root {lake.root} (to {outside}/v1.pdf)",
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
         ("valid_from: 2026-03-01\nvalid_to: 2026-01-31\n", "valid_to 2026-01-31 is before"),
-        ("valid_from: 2026-02-30\n", "a date in the sidecar does not exist"),
+        (
+            "title: x\nvalid_from: 2026-02-30\n",
+            "valid_from '2026-02-30' (line 2) does not exist (day is out of range for month)",
+        ),
+        (
+            "valid_to: 2026-13-01\n",
+            "valid_to '2026-13-01' (line 1) does not exist (month must be in 1..12)",
+        ),
+        ("metadata:\n  signed: 2026-02-30\n", "metadata.signed '2026-02-30' (line 2)"),
         ("valid_from: yesterday\n", "valid_from 'yesterday' is not a date (YYYY-MM-DD)"),
         ("valid_form: 2026-03-01\nowner: x\n", "unknown sidecar keys 'owner', 'valid_form'"),
         ("status: withdrawn\n", "status 'withdrawn' must be one of"),
@@ -116,6 +152,8 @@ def test_files_that_cannot_be_a_version_are_listed_with_why(tmp_path: Path):
         "notes.txt": "not a PDF or a sidecar (a version is raw/<doc_id>/<version>.pdf)",
         "v4.yaml": "sidecar without its PDF v4.pdf",
         "old": "a folder inside a document folder (a version is raw/<doc_id>/<version>.pdf)",
+        "raw": "1 hidden entry not read (doc/.v1.pdf.tmp): a name starting with '.' is "
+        "never a version",
     }
 
 
@@ -130,3 +168,26 @@ def test_first_rows_reads_each_version_s_own_row(tmp_path: Path, where: str):
         "manual@v1": {"sha256": "a", "title": "One"},
         "manual@v2": {"sha256": "b", "title": "Two"},
     }  # a version without a file has no row
+
+
+def test_hidden_entries_of_raw_are_counted_in_one_line(tmp_path: Path):
+    """Dot files in raw/ were ignored without a word: a `.v2.pdf` copied by a tool that
+    hides it until done, or a version someone hid, left no trace in any output."""
+    lake = Lake(tmp_path / "lake")
+    (lake.raw_dir / "doc").mkdir(parents=True)
+    (lake.raw_dir / "doc" / "v1.pdf").write_bytes(b"%PDF-1.4")
+    (lake.raw_dir / "doc" / ".v2.pdf").write_bytes(b"%PDF-1.4")
+    (lake.raw_dir / ".DS_Store").write_bytes(b"")
+    (lake.raw_dir / ".drafts").mkdir()
+    found, problems = lake.scan_raw()
+    assert [v.key for v in found] == ["doc@v1"]
+    assert problems == [
+        f"{lake.raw_dir}: 3 hidden entries not read (.DS_Store, .drafts, doc/.v2.pdf): "
+        "a name starting with '.' is never a version"
+    ]
+    assert lake.scan_raw("doc")[1] == [
+        f"{lake.raw_dir}: 1 hidden entry not read (doc/.v2.pdf): "
+        "a name starting with '.' is never a version"
+    ]
+    (lake.raw_dir / "doc" / ".v2.pdf").unlink()
+    assert lake.scan_raw("doc")[1] == []

@@ -163,12 +163,26 @@ def ocr_dpi(path: LakePath, page: Any, number: int, dpi: int) -> int:
     width, height = float(page.width), float(page.height)
     resolution = int(render_scale(width, height, dpi) * 72)
     if resolution < MIN_OCR_DPI:
+        unit = _user_unit(page)  # the page's size in inches; rendering ignores it
+        scaled = f" ({width:,.0f} x {height:,.0f} units of /UserUnit {unit:g})" if unit != 1 else ""
         raise PdfError(
-            f"{path}: page {number} is {width / 72:,.0f} x {height / 72:,.0f} inches; within "
-            f"the cap of {MAX_RENDER_PIXELS:,} pixels OCR would read it at {resolution} dpi, "
-            f"under the {MIN_OCR_DPI} dpi text needs; the PDF is refused"
+            f"{path}: page {number} is {width * unit / 72:,.0f} x {height * unit / 72:,.0f} "
+            f"inches{scaled}; within the cap of {MAX_RENDER_PIXELS:,} pixels OCR would read "
+            f"it at {resolution} dpi, under the {MIN_OCR_DPI} dpi text needs; the PDF is refused"
         )
     return resolution
+
+
+def _user_unit(page: Any) -> float:
+    """A page's /UserUnit (the size of its unit in 1/72 inch; 1 when absent or unreadable):
+    pdfplumber and pdfium measure a page in units, so a message in inches scales by it."""
+    from pdfminer.pdftypes import resolve1
+
+    try:
+        unit = float(resolve1(page.page_obj.attrs.get("UserUnit", 1)))
+    except (TypeError, ValueError):
+        return 1.0
+    return unit if unit > 0 else 1.0
 
 
 def _render(page: Any, dpi: int, folder: Path, number: int) -> Path:

@@ -214,7 +214,9 @@ class Lake:
         sidecar = self.raw_dir / doc_id / f"{version}.yaml"
         for path in (pdf, sidecar) if isinstance(self.root, Path) else ():
             if path.exists() and not path.resolve().is_relative_to(self.root):
-                raise LakeError(f"{path}: resolves outside the lake root {self.root}")
+                raise LakeError(
+                    f"{path}: resolves outside the lake root {self.root} (to {path.resolve()})"
+                )
         return pdf, sidecar
 
     def scan_raw(self, doc_id: str | None = None) -> tuple[list[RawVersion], list[str]]:

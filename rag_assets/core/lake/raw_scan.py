@@ -30,19 +30,25 @@ def scan_raw(
     `.yaml` (`v1.PDF`), a sidecar without its PDF, a folder inside a document folder,
     a name that breaks the key rule, a path leading outside the lake, an empty document
     folder (a document whose files were moved away, or not copied yet). Hidden files
-    (`.name`) are ignored silently. `doc_id` limits the scan to one document; `memo` is
+    (`.name`) are never read, and one message counts them (`hidden`). `doc_id` limits
+    the scan to one document; `memo` is
     the lake's memo (opened when asked); `check(key)` raises `LakeError` for a version
     whose files lead outside the lake (`Lake.raw_paths`)."""
     found: list[RawVersion] = []
     problems: list[str] = []
     if not raw_dir.is_dir():
         return found, problems
+    unseen: list[str] = []  # hidden entries, as paths under raw/
     if isinstance(raw_dir, Path):
-        _scan_folder(raw_dir, doc_id, memo, check, found, problems)
+        _scan_folder(raw_dir, doc_id, memo, check, found, problems, unseen)
+        problems.extend(hidden(raw_dir, unseen))
         return found, problems
     layout = RAW_LAYOUT
     for doc_dir in sorted(raw_dir.iterdir()):
-        if doc_dir.name.startswith(".") or doc_id not in (None, doc_dir.name):
+        if doc_id not in (None, doc_dir.name):
+            continue
+        if doc_dir.name.startswith("."):
+            unseen.append(doc_dir.name)
             continue
         if not doc_dir.is_dir():
             problems.append(f"{doc_dir}: not in a document folder ({layout})")
@@ -55,6 +61,7 @@ def scan_raw(
         for name in sorted(names):
             item = doc_dir / name
             if name.startswith("."):
+                unseen.append(f"{doc_dir.name}/{name}")
                 continue
             kind = entries[name].get("type")
             problem = _raw_problem(str(item), item.stem, item.suffix, kind == "directory", names)
@@ -64,7 +71,7 @@ def scan_raw(
             try:
                 check(make_key(doc_dir.name, item.stem))
             except LakeError as exc:
-                problems.append(f"{item}: {exc}")
+                problems.append(_named(str(item), exc))
                 continue
             side = entries.get(f"{item.stem}.yaml")
             found.append(
@@ -77,7 +84,18 @@ def scan_raw(
                     remote_state(side) if side and side.get("type") == "file" else None,
                 )
             )
+    problems.extend(hidden(raw_dir, unseen))
     return found, problems
+
+
+def hidden(raw_dir: LakePath, names: list[str]) -> list[str]:
+    """One message for the hidden entries of raw/ (`.DS_Store`, `doc/.v1.pdf.swp`: paths
+    under raw/), which are never read, naming the first few; none when there are none."""
+    if not names:
+        return []
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    many = f"{len(names)} hidden entries" if len(names) > 1 else "1 hidden entry"
+    return [f"{raw_dir}: {many} not read ({shown}): a name starting with '.' is never a version"]
 
 
 def _scan_folder(
@@ -87,6 +105,7 @@ def _scan_folder(
     check: Callable[[str], object],
     found: list[RawVersion],
     problems: list[str],
+    unseen: list[str],
 ) -> None:
     """`scan_raw` on a local folder: each document folder listed once (`os.scandir`),
     every file's state taken from that listing, names handled as strings (a path
@@ -97,11 +116,14 @@ def _scan_folder(
     with os.scandir(raw) as listing:
         docs = sorted(listing, key=lambda e: e.name)
     for doc in docs:
-        if doc.name.startswith(".") or doc_id not in (None, doc.name):
+        if doc_id not in (None, doc.name):
+            continue
+        if doc.name.startswith("."):
+            unseen.append(doc.name)
             continue
         folder = f"{base}/{doc.name}"
         if not doc.is_dir():
-            problems.append(f"{folder}: not in a document folder ({RAW_LAYOUT})")
+            problems.append(f"{folder}: {_no_folder(doc)}")
             continue
         entries = _entries(memo(), doc, folder)  # name -> [is_dir, is_symlink]
         names = set(entries)
@@ -110,6 +132,7 @@ def _scan_folder(
             continue
         for name in sorted(names):
             if name.startswith("."):
+                unseen.append(f"{doc.name}/{name}")
                 continue
             is_dir, is_link = entries[name]
             stem, suffix = _split_name(name)
@@ -126,12 +149,38 @@ def _scan_folder(
                 state = local_state(os.stat(shown))
                 side_state = _file_state(f"{folder}/{stem}.yaml") if side else None
             except LakeError as exc:
-                problems.append(f"{shown}: {exc}")
+                problems.append(_named(shown, exc))
                 continue
-            except FileNotFoundError:  # removed while listed (or a broken link)
+            except FileNotFoundError:  # removed while listed, or a broken link: say which
+                if is_link and os.path.islink(shown):
+                    problems.append(f"{shown}: {_broken(shown)}")
                 continue
             side_path = f"{folder}/{stem}.yaml"
             found.append(RawVersion(doc.name, stem, shown, side_path, state, side_state))
+
+
+def _named(shown: str, exc: LakeError) -> str:
+    """The problem of the entry `shown`, its path said once (a message from
+    `Lake.raw_paths` starts with the path already)."""
+    message = str(exc)
+    return message if message.startswith(f"{shown}: ") else f"{shown}: {message}"
+
+
+def _broken(path: str) -> str:
+    """Why a symbolic link that leads nowhere is skipped, naming where it points."""
+    return f"a symbolic link to {os.readlink(path)}, which does not exist"
+
+
+def _no_folder(entry: os.DirEntry) -> str:
+    """Why an entry of raw/ that is no folder is no document: a broken symbolic link, a
+    link to a file, or a file outside any document folder."""
+    if entry.is_symlink() and not os.path.exists(entry.path):
+        return f"{_broken(entry.path)} (a document is a folder raw/<doc_id>/)"
+    if entry.is_symlink():
+        return (
+            f"a symbolic link to the file {os.readlink(entry.path)}, not to a folder ({RAW_LAYOUT})"
+        )
+    return f"not in a document folder ({RAW_LAYOUT})"
 
 
 def _entries(memo: LakeMemo, doc: os.DirEntry, folder: str) -> dict[str, list[bool]]:

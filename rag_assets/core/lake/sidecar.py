@@ -62,6 +62,31 @@ def _as_date(value: Any, field_name: str, path: LakePath) -> dt.date | None:
         raise LakeError(f"{path}: {field_name} {value!r} is not a date (YYYY-MM-DD)") from exc
 
 
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+def _bad_date(text: str) -> str:
+    """The field and value of the first date in a sidecar's YAML that does not exist
+    (`valid_to '2026-13-01' (line 2)`), read from its nodes (nothing constructed); ""
+    when none is found."""
+    try:
+        nodes = [("", yaml.compose(text, Loader=yaml.SafeLoader))]
+    except yaml.YAMLError:
+        return ""
+    while nodes:
+        where, node = nodes.pop(0)
+        if isinstance(node, yaml.MappingNode):
+            nodes += [(f"{where}.{k.value}".lstrip("."), v) for k, v in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            nodes += [(f"{where}[{i}]", v) for i, v in enumerate(node.value)]
+        elif isinstance(node, yaml.ScalarNode) and node.tag == _TIMESTAMP:
+            try:
+                dt.date.fromisoformat(node.value[:10])
+            except ValueError:
+                return f"{where or 'a date'} {node.value!r} (line {node.start_mark.line + 1})"
+    return ""
+
+
 @dataclass(frozen=True)
 class Sidecar:
     """What a version's optional `<version>.yaml` says about it."""
@@ -82,15 +107,18 @@ class Sidecar:
         is known and `metadata` is a mapping."""
         if not path.exists():
             return cls()
+        text = ""
         try:
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+            text = path.read_text(encoding="utf-8")
+            data = yaml.load(text, Loader=_LOADER)
         except DuplicateKeyError as exc:
             raise LakeError(f"{path}: sidecar {exc}; keep one") from exc
         except (yaml.YAMLError, UnicodeDecodeError) as exc:
             problem = " ".join(str(exc).split())
             raise LakeError(f"{path}: sidecar does not parse as YAML: {problem}") from exc
         except ValueError as exc:  # YAML reads 2026-02-30 as a date that does not exist
-            raise LakeError(f"{path}: a date in the sidecar does not exist ({exc})") from exc
+            where = _bad_date(text) or "a date in the sidecar"
+            raise LakeError(f"{path}: {where} does not exist ({exc})") from exc
         if data is None:
             return cls()
         if not isinstance(data, dict):
