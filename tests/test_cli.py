@@ -76,6 +76,58 @@ def test_materialize_prints_progress_report_and_ui(tmp_path, capsys, monkeypatch
 
 
 @pytest.mark.slow
+def test_materialize_skips_a_file_still_copied_and_a_removed_version_leaves_no_lock(
+    tmp_path, capsys, monkeypatch
+):
+    """`trecho materialize` ran a file still being copied (the sensor and the schedule
+    wait for it to stay the same across two looks); a removed version's lock file
+    (`<lake>/.locks/<key>.lock`) stayed for ever."""
+    import threading
+
+    from .conftest import SAMPLE_LAKE
+
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    lock = lake.root / ".locks" / "manual-operacao@v1.lock"
+    assert lock.exists()
+    sidecar = lake.raw_dir / "manual-operacao" / "v1.yaml"
+    sidecar.write_text(sidecar.read_text(encoding="utf-8").replace("active", "revoked"))
+    copying = lake.raw_dir / "manual-beneficiario" / "v7.pdf"
+    copying.parent.mkdir()
+    data = (SAMPLE_LAKE / "raw" / "manual-beneficiario" / "v7.pdf").read_bytes()
+    copied = threading.Event()
+    done = threading.Event()
+
+    def copy() -> None:  # a slow copy: the file grows until the command has ended
+        with copying.open("wb") as fh:
+            fh.write(data[: len(data) // 2])
+            fh.flush()
+            copied.set()
+            while not done.wait(0.01):
+                fh.write(b" ")
+                fh.flush()
+
+    writer = threading.Thread(target=copy)
+    writer.start()
+    try:
+        copied.wait()
+        capsys.readouterr()
+        assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    finally:
+        done.set()
+        writer.join()
+    out = capsys.readouterr().out
+    assert (
+        "skipped  manual-beneficiario@v7: its file changed while looked at (still being "
+        "copied?); run again once it is whole" in out
+    ), out
+    assert "manual-beneficiario@v7 ..." not in out  # never run
+    assert "removed  manual-operacao@v1: revoked" in out
+    assert not lock.exists()
+
+
+@pytest.mark.slow
 def test_a_rerun_of_many_versions_says_how_many_it_skipped_in_one_line(
     materialized: Lake, capsys, monkeypatch
 ):

@@ -191,3 +191,19 @@ def test_hidden_entries_of_raw_are_counted_in_one_line(tmp_path: Path):
     ]
     (lake.raw_dir / "doc" / ".v2.pdf").unlink()
     assert lake.scan_raw("doc")[1] == []
+
+
+def test_a_lock_file_is_removed_only_while_no_one_holds_it(tmp_path: Path):
+    """The lock of what no longer exists (a removed version, a dropped table) is deleted,
+    never from under a holder; the next `file_lock` makes it again."""
+    from rag_assets.core.lake.locks import file_lock, remove_lock, waited_lock
+
+    path = tmp_path / ".locks" / "doc@v1.lock"
+    with file_lock(path):
+        assert remove_lock(path) is False and path.exists()
+    with waited_lock(path, "test", print):
+        assert remove_lock(path) is False and path.exists()
+    assert remove_lock(path) is True and not path.exists()
+    assert remove_lock(path) is False
+    with file_lock(path):
+        assert path.exists()

@@ -778,3 +778,60 @@ def test_trecho_search_is_asked_again_of_the_new_table_across_a_model_switch(
     message = str(refused.value)
     assert "\n" not in message and message.endswith("; run it again"), message
     assert f"search moved from {stale.table_name} to {broken.table_name}" in message
+
+
+def test_drop_model_leaves_no_lock_file_nor_an_empty_chunks_next_behind(
+    upsert, three_versions: Path, tmp_path: Path, embedder: Embedder, capsys, monkeypatch
+) -> None:
+    """`trecho drop-model` left the dropped model's lock files in `lancedb/` and an empty
+    `derived/chunks-next/` (its backfill's folder removed, not the one above it)."""
+    from rag_assets.cli import main
+    from rag_assets.core.index import EmbeddingCache, ModelRef, write_active
+
+    lake = tmp_path / "lake"
+    db = lake / "lancedb"
+    shutil.copytree(three_versions, db)
+    (lake / "raw").mkdir()
+    write_active(db, ModelRef.of(embedder))
+    other = Embedder(model=MINILM, passage_prefix="passage: ")
+    upsert(Index(db, other), "doc-b@v1")
+    EmbeddingCache(db, other).add(["ab" * 32], np.ones((1, 384), dtype=np.float32))
+    staged = lake / "derived" / "chunks-next" / other.model_id
+    staged.mkdir(parents=True)
+    (staged / "doc-b@v1.parquet").write_bytes(b"PAR1")
+    assert any(other.model_id in p.name and p.suffix == ".lock" for p in db.iterdir())
+
+    monkeypatch.setenv("TRECHO_MODEL", MINILM)
+    flags = ["--model", MINILM, "--passage-prefix", "passage: ", "--lake", str(lake)]
+    assert main(["drop-model", *flags]) == 0
+    assert f"dropped {table_name(other.model_id)}" in capsys.readouterr().out
+    assert [p.name for p in db.iterdir() if other.model_id in p.name] == []
+    assert not (lake / "derived" / "chunks-next").exists()
+    assert {p.name for p in db.iterdir() if p.suffix == ".lock"} >= {
+        f".{table_name(embedder.model_id)}.lock"  # the model search uses keeps its own
+    }
+
+
+def test_status_says_a_version_whose_chunks_file_is_gone_is_not_in_sync(
+    upsert, three_versions: Path, tmp_path: Path, embedder: Embedder, capsys, monkeypatch
+) -> None:
+    """Its rows are served, but `derived/chunks/` lost its file (deleted by hand, a disk
+    restored from an older copy): status said `indexed`; the next run cuts it again."""
+    from rag_assets.cli import main
+    from rag_assets.core.index import ModelRef, write_active
+
+    from .conftest import SAMPLE_LAKE
+
+    lake = tmp_path / "lake"
+    shutil.copytree(three_versions, lake / "lancedb")
+    write_active(lake / "lancedb", ModelRef.of(embedder))
+    (lake / "raw" / "doc-b").mkdir(parents=True)
+    shutil.copy(SAMPLE_LAKE / "raw" / "manual-operacao" / "v1.pdf", lake / "raw" / "doc-b")
+    monkeypatch.setenv("TRECHO_MODEL", MINILM)
+    capsys.readouterr()
+    assert main(["status", "--lake", str(lake)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if " doc-b@v1 " in x)
+    assert line.endswith(
+        "UNSYNCED (no chunks file derived/chunks/doc-b@v1.parquet: `trecho materialize`, "
+        "or the sensor of `trecho ui`, cuts it again)"
+    ), line

@@ -31,8 +31,8 @@ class LiveVersion:
     """A live version: its file's sha256, its rows in the table search uses, and its
     state there (`indexed`, `PENDING (not indexed)`, `FAILED (not indexed): why`,
     `changed, not yet indexed (indexed <sha>, now <sha>)`, `UNSYNCED (N chunks in
-    Parquet)`), followed by its sidecar's error when the sidecar does not parse (its
-    runs fail)."""
+    Parquet)` or `UNSYNCED (no chunks file ...)`), followed by its sidecar's error when
+    the sidecar does not parse (its runs fail)."""
 
     key: str
     sha256: str
@@ -124,7 +124,11 @@ def lake_status(
         elif indexed and indexed != sha:  # the rows are of the file it replaced
             state = f"changed, not yet indexed (indexed {indexed[:12]}, now {sha[:12]})"
             state += f"; its run failed: {failed}" if failed else ""
-        elif expected is not None and expected != have:
+        elif expected is None:  # rows served, but not the file they were cut to
+            folder = FOLDERS[CHUNKS]
+            state = f"UNSYNCED (no chunks file derived/{folder}/{key}.parquet: `trecho "
+            state += "materialize`, or the sensor of `trecho ui`, cuts it again)"
+        elif expected != have:
             state = f"UNSYNCED ({expected} chunks in Parquet)"
         else:
             state = "indexed"

@@ -37,6 +37,7 @@ from rag_assets.orchestration.plans import (
     plan_lake,
     plan_removals,
     removal_counts,
+    skip_changing,
 )
 from rag_assets.orchestration.runs import fail_interrupted_runs, process_tags
 from resources import LakeResource, LanceDBResource
@@ -323,7 +324,7 @@ def materialize(
     plan = plan_lake(instance, lake, lancedb, embedder, force=force)
     for problem in plan.scan.problems:
         say(f"skipped  {problem}")
-    skipped = len(plan.scan.problems) + len(plan.scan.dead)
+    skipped = len(plan.scan.problems) + len(plan.scan.dead) + skip_changing(plan, say)
     remove_not_live(instance, lake, lancedb, plan, say)
     if plan.add:
         instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)

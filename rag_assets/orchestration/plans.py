@@ -25,6 +25,7 @@ from rag_assets.assets.chunks import code_version as chunks_code_version
 from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.lake.listing import path_state
+from rag_assets.core.lake.locks import remove_lock
 from rag_assets.core.lifecycle.purge import delete_unused_cached, purge_versions
 from rag_assets.core.lifecycle.reconcile import (
     CodeVersions,
@@ -192,6 +193,8 @@ def carry_out_removals(
     db = lancedb.uri_for(lake.lake)
     recorded = lake.lake.removed_keys() & set(plan.remove)  # by the run that removed them
     removals, swept = purge_versions(lake.lake, db, plan.remove)
+    for key in plan.remove:  # its runs' lock goes with it (kept while a run holds it)
+        remove_lock(lake.lake.lock_path(f".locks/{key}.lock"))
     if len(plan.remove) == 1:  # the cached vectors its removal deleted were its own
         removals[next(iter(plan.remove))].cache_entries = swept
     live = plan.scan.live
@@ -308,6 +311,23 @@ def settled(plan: Plan, pause: float) -> dict[str, str]:
             pdf, sidecar = path_state(raw.pdf_path), path_state(raw.sidecar_path)
             now[key] = f"{pdf}|{sidecar or ''}"
     return hold_unsettled(plan, now)
+
+
+CHANGING = "its file changed while looked at (still being copied?); run again once it is whole"
+"""Why `trecho materialize` skips a version whose file changed between its two looks."""
+MATERIALIZE_SETTLE_S = 1.0
+"""Seconds between `trecho materialize`'s two looks at the files it would run
+(`settled`; the cron schedule's are `SETTLE_S` apart, the sensor's a tick apart)."""
+
+
+def skip_changing(plan: Plan, say: Callable[[str], None]) -> int:
+    """`trecho materialize`'s second look (`settled`, `MATERIALIZE_SETTLE_S` after the
+    listing): a version whose file changed meanwhile (a copy under way) is taken out of
+    `plan.run` and skipped, with a line saying so. Returns how many were."""
+    changing = settled(plan, MATERIALIZE_SETTLE_S)
+    for key in changing:
+        say(f"skipped  {key}: {CHANGING}")
+    return len(changing)
 
 
 def job_of(run: Run) -> str:

@@ -12,9 +12,10 @@ from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.active import ModelRef, read_active, write_active
 from rag_assets.core.index.index import Index
 from rag_assets.core.index.store import model_tables, table_name
-from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake.layout import Lake, LakeError, local_lock_path
+from rag_assets.core.lake.locks import remove_lock
 from rag_assets.core.lake.parquet import Derived
-from rag_assets.core.stages import CHUNKS, FOLDERS, chunks_folder
+from rag_assets.core.stages import CHUNKS, FOLDERS, NEXT_CHUNKS, chunks_folder
 
 DROP_GRACE_S = 2.0
 """How long a switch waits, once search points at the new model's table, before it drops
@@ -153,8 +154,9 @@ def drop_model(
 ) -> list[str]:
     """Drop a model's index table and embedding cache (e.g. the old model after a switch,
     when `drop_old_tables` was off), and with `lake` the chunks a backfill of it left
-    beside the active ones (`chunks-next/<model_id>/`: a backfill given up); refused for
-    the model search uses. Returns what was dropped."""
+    beside the active ones (`chunks-next/<model_id>/`: a backfill given up, and
+    `chunks-next/` once empty); refused for the model search uses. The lock files of its
+    table and cache go too. Returns what was dropped."""
     import lancedb
 
     from rag_assets.core.index.cache import CACHE_PREFIX
@@ -180,4 +182,9 @@ def drop_model(
         with contextlib.suppress(OSError):  # (an object store has no folder to remove)
             staged.rmdir()
         dropped.append(f"derived/{chunks_folder(embedder.model_id)} ({len(files)} files)")
+    if lake is not None:  # `chunks-next/` itself, once no backfill has a folder in it
+        with contextlib.suppress(OSError):
+            (lake.root / "derived" / NEXT_CHUNKS).rmdir()
+    for name in (table_name(embedder.model_id), cache):  # their writers' locks: never again
+        remove_lock(local_lock_path(db_uri, f".{name}.lock"))
     return dropped
