@@ -131,3 +131,51 @@ def test_a_load_without_the_instance_file_says_how_to_start(tmp_path):
     assert "DAGSTER_HOME is not set" in (unconfigured_instance({}) or "")
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
     assert unconfigured_instance({"DAGSTER_HOME": str(home)}) is None
+
+
+def code_server_started(pid: int) -> bool:
+    """Whether a process below `pid` is Dagster's code server (`dagster api grpc`), which
+    then loads the definitions for seconds."""
+    for child in descendants(pid):
+        try:
+            if b"grpc" in Path(f"/proc/{child}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+@pytest.mark.slow
+def test_trecho_ui_stopped_while_it_starts_stops_quietly(tmp_path):
+    """SIGTERM while the code server loads the definitions printed two tracebacks of
+    Dagster's `DagsterExecutionInterruptedError` (and click's `Aborted!`)."""
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "TRECHO_"))}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rag_assets.cli", "ui", "--lake", str(lake.root)]
+        + ["--port", str(free_port())],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not code_server_started(process.pid) and time.monotonic() < deadline:
+            assert process.poll() is None
+            time.sleep(0.05)
+        started = descendants(process.pid)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = err.decode()
+    assert process.returncode == 0, text
+    assert "Traceback" not in text and "Interrupted" not in text and "Aborted!" not in text, text
+    assert text.rstrip().endswith("trecho: the UI stopped"), text
+    time.sleep(1)  # the orphans' reaping by init
+    assert [pid for pid in started if alive(pid)] == []

@@ -4,18 +4,25 @@ The one way the README and the hints start the UI: the instance's `dagster.yaml`
 written first (telemetry off, one run per version in the queue: `INSTANCE_YAML`), so no
 usage statistics are sent or logged and the queue limit holds from the first run. The UI
 runs in a process group of its own; Ctrl-C or SIGTERM stops that whole group (SIGTERM,
-then SIGKILL after `GRACE_S`), so no webserver, daemon or code server outlives it.
+then SIGKILL after `GRACE_S`), so no webserver, daemon or code server outlives it. Its
+stderr is passed on line by line (`relay`), less what a stop itself makes its processes
+print: a code server stopped while it loads the definitions prints the traceback of
+Dagster's `DagsterExecutionInterruptedError`, click an `Aborted!`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import IO
 
 from rag_assets.cli.hints import WORKSPACE, tool
 
@@ -85,6 +92,35 @@ def stop_group(process: subprocess.Popen[bytes], grace: float = GRACE_S) -> None
     process.poll()
 
 
+INTERRUPTED = re.compile(rb"DagsterExecutionInterruptedError|KeyboardInterrupt")
+"""The last line of a traceback a stop makes a starting process print (not an error)."""
+STOP_NOISE = (b"Aborted!", b"During handling of the above exception", b"The above exception")
+"""Lines a stop makes click and Python print around those tracebacks."""
+
+
+def relay(source: IO[bytes], stopping: Callable[[], bool]) -> None:
+    """Copy the UI's stderr (`source`) to ours line by line until it ends, but for the
+    tracebacks ending in an interrupt and the lines around them once `stopping()`: a
+    traceback is held until its last line (the exception) says what it is."""
+    held: list[bytes] = []
+    for line in iter(source.readline, b""):
+        if held or line.startswith(b"Traceback (most recent call last):"):
+            held.append(line)
+            if line[:1] in (b" ", b"\t") or not line.strip() or line.startswith(b"Traceback"):
+                continue  # the traceback goes on
+            lines, held = held, []
+            if stopping() and INTERRUPTED.search(line):
+                continue
+        elif stopping() and line.strip().startswith(STOP_NOISE):
+            continue
+        else:
+            lines = [line]
+        sys.stderr.write(b"".join(lines).decode("utf-8", "replace"))
+        sys.stderr.flush()
+    if held:
+        sys.stderr.write(b"".join(held).decode("utf-8", "replace"))
+
+
 def run_ui(
     lake: str, home: Path, model: dict[str, str], host: str, port: int, say: Callable[[str], None]
 ) -> int:
@@ -104,14 +140,20 @@ def run_ui(
         process = subprocess.Popen(
             ui_program(host, port),
             env=ui_env(lake, home, model),
+            stderr=subprocess.PIPE,
             start_new_session=True,  # its own group: a terminal's Ctrl-C reaches us only
         )
+        assert process.stderr is not None
+        stderr = (process.stderr, lambda: bool(stopping))
+        relaying = threading.Thread(target=relay, args=stderr, daemon=True)
+        relaying.start()
         say(f"trecho: Dagster UI on http://{host}:{port} for {lake} (instance {home})")
         say("trecho: Ctrl-C stops it")
         while process.poll() is None and not stopping:
             time.sleep(0.2)
         code = process.returncode
         stop_group(process)
+        relaying.join(timeout=GRACE_S)  # the group's last lines (its pipe ends with it)
         if stopping:
             say("trecho: the UI stopped")
             return 0
