@@ -305,9 +305,11 @@ def not_utf8(data: bytes | bytearray, at: int, what: str = "the request body") -
 def _undecoded(line: str) -> str:
     """Why a stdin line holding bytes that are not UTF-8 (kept as lone surrogates by
     `surrogateescape`: valid UTF-8 never decodes to one) is refused; "" if it holds none."""
-    first = next((i for i, ch in enumerate(line) if "\udc80" <= ch <= "\udcff"), None)
-    if first is None:
+    try:
+        line.encode("utf-8")
         return ""
+    except UnicodeEncodeError as exc:  # at the first lone surrogate: a byte kept
+        first = exc.start
     data = line.encode("utf-8", "surrogateescape")
     return not_utf8(data, len(line[:first].encode("utf-8", "surrogateescape")), "the line")
 
