@@ -179,3 +179,29 @@ def test_trecho_ui_stopped_while_it_starts_stops_quietly(tmp_path):
     assert text.rstrip().endswith("trecho: the UI stopped"), text
     time.sleep(1)  # the orphans' reaping by init
     assert [pid for pid in started if alive(pid)] == []
+
+
+INTERRUPTED_LOAD = b"""Traceback (most recent call last):
+  File "dagster/_grpc/server.py", line 504, in __init__
+    self._loaded_repositories = LoadedRepositories(
+  File "dagster/_utils/interrupts.py", line 81, in _new_signal_handler
+    raise error_cls()
+dagster._core.errors.DagsterExecutionInterruptedError
+"""
+
+
+@pytest.mark.parametrize("stopping", [True, False])
+def test_the_ui_s_stderr_is_relayed_less_what_a_stop_makes_it_print(stopping: bool, capsys) -> None:
+    """Once a stop was asked for, an interrupt's traceback and click's `Aborted!` are
+    left out; any other line, and every traceback while the UI runs, is passed on."""
+    import io
+
+    from rag_assets.cli.ui import relay
+
+    failed = b'Traceback (most recent call last):\n  File "x.py", line 1\nValueError: bad\n'
+    text = b"starting\nAborted!\n" + INTERRUPTED_LOAD + b"\n" + failed + b"done\n"
+    relay(io.BytesIO(text), lambda: stopping)
+    err = capsys.readouterr().err
+    assert err.startswith("starting\n") and err.endswith("ValueError: bad\ndone\n")
+    assert ("DagsterExecutionInterruptedError" in err) is not stopping
+    assert ("Aborted!" in err) is not stopping

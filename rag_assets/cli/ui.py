@@ -115,10 +115,18 @@ def relay(source: IO[bytes], stopping: Callable[[], bool]) -> None:
             continue
         else:
             lines = [line]
+        _write(lines)
+    _write(held)
+
+
+def _write(lines: list[bytes]) -> None:
+    """`lines` to our stderr; where it is gone (a reader that left), dropped: the relay
+    goes on draining the UI's pipe, which would otherwise fill and stall the UI."""
+    try:
         sys.stderr.write(b"".join(lines).decode("utf-8", "replace"))
         sys.stderr.flush()
-    if held:
-        sys.stderr.write(b"".join(held).decode("utf-8", "replace"))
+    except (OSError, ValueError):
+        pass
 
 
 def run_ui(
