@@ -40,9 +40,8 @@ class McpBodies:
         refusal = _refusal(dict(scope["headers"]).get(b"content-type"), bytes(body))
         if refusal is not None:
             status, answer = refusal
-            scope.setdefault("state", {}).setdefault("log", {})["error"] = answer["error"][
-                "message"
-            ]
+            logged = scope.setdefault("state", {}).setdefault("log", {})  # (`AccessLog`'s)
+            logged["error"] = answer["error"]["message"]
             await JSONResponse(answer, status_code=status)(scope, receive, send)
             return
         whole: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
@@ -55,11 +54,11 @@ class McpBodies:
 
 def _refusal(content_type: bytes | None, body: bytes) -> tuple[int, dict] | None:
     """(status, JSON-RPC error) for a body the SDK should not read; None for one it may."""
-    kind = (content_type or b"").split(b";", 1)[0].strip().decode("latin-1").lower()
-    if kind != "application/json":
+    kind = (content_type or b"").split(b";", 1)[0].strip().decode("latin-1")
+    if "application/json" not in (part.strip() for part in kind.split(",")):  # as the SDK
         sent = f"sent as {kind!r}" if kind else "sent without a Content-Type"
         message = f"the request body is {sent}; MCP takes JSON: send Content-Type: application/json"
-        return 415, _error(-32700, printable(message))
+        return 415, _error(-32600, printable(message))  # the SDK's code for it
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
