@@ -127,6 +127,75 @@ def test_materialize_skips_a_file_still_copied_and_a_removed_version_leaves_no_l
     assert not lock.exists()
 
 
+def writer_of(fifo: Path, process: subprocess.Popen[bytes]) -> int:
+    """The write end of `fifo`, opened once `process` opened it to read (it is then
+    blocked on it): no timing, the kernel says when a reader is there."""
+    while True:
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # ENXIO: no reader yet
+            assert process.poll() is None, process.communicate()
+            time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_trecho_search_across_a_model_switch_answers_from_the_new_table(
+    upsert, tmp_path: Path, embedder
+) -> None:
+    """`trecho search` read the active model, then loaded it while a switch pointed search
+    at another model's table and dropped the one it was about to read: a traceback (or,
+    with the table gone before it looked, `no index table ...; run trecho materialize`).
+    Held inside its model's load (a file of the model folder is a FIFO the test writes
+    only after the switch), it now answers from the new active table."""
+    from rag_assets.core.embedding.embedder import Embedder, resolve_model_path
+    from rag_assets.core.index import Index, ModelRef, write_active
+
+    from .conftest import DOCS
+
+    source = Path(resolve_model_path("all-MiniLM-L6-v2"))
+    twin = tmp_path / "minilm-twin"  # the same weights under another id: another table
+    twin.mkdir()
+    for item in source.iterdir():
+        (twin / item.name).symlink_to(item, target_is_directory=item.is_dir())
+    lake = Lake(tmp_path / "lake")
+    lake.raw_dir.mkdir(parents=True)
+    db = lake.lancedb_dir
+    old = Index(db, Embedder(model=str(twin)))
+    for key in DOCS:
+        upsert(old, key)
+        upsert(Index(db, embedder), key)
+    write_active(db, ModelRef.of(old.embedder))  # search uses the twin's table
+    (twin / "README.md").unlink()  # read first when the twin's model is opened
+    os.mkfifo(twin / "README.md")
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    env.update(TRECHO_MODEL="all-MiniLM-L6-v2", TRECHO_CACHE_DIR=str(tmp_path / "cache"))
+    command = [sys.executable, "-m", "rag_assets.cli", "search", "What is the refund deadline?"]
+    process = subprocess.Popen(
+        [*command, "-k", "1", "--json", "--lake", str(lake.root)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=REPO,
+    )
+    try:
+        held = writer_of(twin / "README.md", process)  # it read the pointer: twin
+        write_active(db, ModelRef.of(embedder))  # the switch, back to MiniLM
+        assert old.drop()  # ... and the table it is about to read goes
+        (twin / "README.md").unlink()  # a second read gets the file itself
+        (twin / "README.md").symlink_to(source / "README.md")
+        with os.fdopen(held, "wb") as fifo:
+            fifo.write((source / "README.md").read_bytes())
+        out, err = process.communicate(timeout=600)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0 and b"Traceback" not in err, err.decode()
+    hits = json.loads(out)
+    assert hits and "thirty days" in hits[0]["text"], (out + err).decode()
+
+
 @pytest.mark.slow
 def test_a_rerun_of_many_versions_says_how_many_it_skipped_in_one_line(
     materialized: Lake, capsys, monkeypatch
