@@ -31,9 +31,8 @@ def scan_raw(
     a name that breaks the key rule, a path leading outside the lake, an empty document
     folder (a document whose files were moved away, or not copied yet). Hidden files
     (`.name`) are never read, and one message counts them (`hidden`). `doc_id` limits
-    the scan to one document; `memo` is
-    the lake's memo (opened when asked); `check(key)` raises `LakeError` for a version
-    whose files lead outside the lake (`Lake.raw_paths`)."""
+    the scan to one document; `memo` is the lake's memo (opened when asked); `check(key)`
+    raises `LakeError` for a version whose files lead outside the lake (`Lake.raw_paths`)."""
     found: list[RawVersion] = []
     problems: list[str] = []
     if not raw_dir.is_dir():
