@@ -256,6 +256,7 @@ def extract(
             elif sum(len(ln.text) for ln in page.lines) < THIN_TEXT_CHARS:
                 if _image_cover(raw_page) >= SCAN_COVER:
                     thin.append(number)  # a scan under a stamp or a page number
+            raw_page.close()  # its parsed objects: kept, every page would stay in memory
         if scanned and not settings.enabled:
             if not any(p.has_text_layer for p in pages):
                 raise PdfError(
