@@ -75,3 +75,27 @@ def giant_image(path: Path, pixels: int = 200_000) -> Path:
     objects.append(_stream(zlib.compress(bytes(1000)), attrs))
     path.write_bytes(_pdf(objects))
     return path
+
+
+def nested_forms(path: Path, depth: int = 7, fan: int = 10) -> Path:
+    """One A4 page drawing a form that draws the next form `fan` times, `depth` forms
+    deep, the last showing ten letters: `10 * fan**(depth - 1)` glyphs (ten million by
+    default) from 3 KB, each a separate object once pdfminer lays the page out."""
+    font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+    first = 6  # objects 1-4: catalog, pages, page, its content; 5: the font
+    objects = _one_page((595, 842), b"q 1 0 0 1 50 700 cm /F0 Do Q")
+    objects[2] = objects[2].replace(
+        b"/Contents 4 0 R",
+        b"/Contents 4 0 R /Resources << /XObject << /F0 %d 0 R >> >>" % first,
+    )
+    objects.append(font)
+    for level in range(depth):
+        if level == depth - 1:
+            body, resources = b"BT /H 8 Tf 0 0 Td (AAAAAAAAAA) Tj ET", b"/Font << /H 5 0 R >>"
+        else:
+            body = b" ".join(b"q 1 0 0 1 0 %d cm /F Do Q" % -i for i in range(fan))
+            resources = b"/XObject << /F %d 0 R >>" % (first + level + 1)
+        attrs = b"/Type /XObject /Subtype /Form /BBox [0 0 595 842] /Resources << %s >>"
+        objects.append(_stream(body, attrs % resources))
+    path.write_bytes(_pdf(objects))
+    return path

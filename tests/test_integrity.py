@@ -253,6 +253,80 @@ def test_the_page_size_refused_is_said_in_inches_with_its_user_unit(
     assert f"inches{said}; within the cap" in str(refused.value)
 
 
+def text_pdf(path: Path, pages: int) -> Path:
+    """A PDF of `pages` A4 pages, each holding about 3,000 characters of prose."""
+    from fpdf import FPDF
+
+    words = "contrato cliente prazo valor pagamento entrega garantia multa parte".split()
+    pdf = FPDF(format="A4")
+    for number in range(pages):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 14)
+        pdf.cell(0, 8, f"{number + 1}. Disposições", new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", size=10)
+        for paragraph in range(6):
+            text = " ".join(words[(number + paragraph + i) % len(words)] for i in range(80))
+            pdf.multi_cell(0, 5, text + ".", new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
+    return path
+
+
+def test_memory_to_read_a_pdf_does_not_grow_with_its_pages(tmp_path: Path) -> None:
+    """A 60-page text PDF is read in about the memory of one page: each page's parsed
+    objects are let go once it is read (kept, they took ~7.5 MB a page: 0.54 GB for these
+    60 pages, 1.67 GB for 200, before)."""
+    path = text_pdf(tmp_path / "long.pdf", 60)
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, str(path)],
+        capture_output=True,
+        text=True,
+        env=serve_env(),
+        cwd=REPO,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    line, peak = done.stdout.splitlines()
+    assert line == f"read {path}"
+    assert int(peak) < 250_000  # kilobytes
+
+
+def test_a_page_drawing_too_much_is_refused_by_page_in_bounded_memory(tmp_path: Path) -> None:
+    """A page drawing ten million glyphs from 3 KB (forms drawing forms) and a page of
+    110,000 glyphs are each refused with one line naming the file and the page once the
+    page passes `MAX_PAGE_OBJECTS` (before, the first was laid out glyph by glyph, about
+    2 KB a glyph, and the second read at ~330 MB)."""
+    from .hostile_pdfs import nested_forms
+
+    forms = nested_forms(tmp_path / "forms.pdf")
+    lines = "\n".join(f"{i} " + "prazo valor multa " * 19 for i in range(320))
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format=(7200, 7200))
+    pdf.set_font("Helvetica", size=10)
+    pdf.add_page()
+    pdf.cell(0, 12, "Page one, read.")
+    pdf.add_page()
+    pdf.multi_cell(0, 12, lines)
+    pdf.output(str(tmp_path / "dense.pdf"))
+    dense = tmp_path / "dense.pdf"
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, str(forms), str(dense)],
+        capture_output=True,
+        text=True,
+        env=serve_env(),
+        cwd=REPO,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    *lines_out, peak = done.stdout.splitlines()
+    limit = "characters, paths and images (the limit of one page); the PDF is refused"
+    assert lines_out == [
+        f"{forms}: page 1 draws over 100,000 {limit}",
+        f"{dense}: page 2 draws over 100,000 {limit}",
+    ]
+    assert int(peak) < 600_000  # kilobytes
+
+
 def test_stream_sizes_are_measured_without_inflating_them_whole() -> None:
     """`inflated_size` counts exactly up to the limit and stops just past it."""
     import zlib

@@ -12,6 +12,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
+import pdfplumber.page
 from pdfminer.pdftypes import LITERALS_FLATE_DECODE, PDFStream
 from pdfminer.psparser import LIT
 
@@ -29,6 +30,14 @@ MAX_DECODED_BYTES = 1024 * 1024 * 1024
 MAX_IMAGE_PIXELS = 256_000_000
 """The most pixels an image on a page read by OCR may declare: an A0 scan at 400 dpi
 (about 240 million) passes, a 200,000 x 200,000 pixel image does not."""
+
+MAX_PAGE_OBJECTS = 100_000
+"""The most characters, paths and images one page may draw (each glyph one): ten times
+the densest page of the sample and real-PDF corpora (9,880 characters). Reading a page
+holds about 2 KB per object while it is read (pdfplumber's dicts, lines and words), so
+this bounds the part of a page's reading that grows with what it draws (~200 MB); it
+also stops a page that draws a form which draws a form ... (millions of glyphs from a
+few bytes) as soon as it passes the limit."""
 
 _CHUNK = 1 << 20
 _IMAGE = LIT("Image")
@@ -122,3 +131,46 @@ def check_images(path: LakePath, page: Any, number: int) -> None:
                 f"{path}: page {number} holds an image of {width:,} x {height:,} pixels, "
                 f"over the limit of {MAX_IMAGE_PIXELS:,} pixels for OCR; the PDF is refused"
             )
+
+
+class PageTooDense(Exception):
+    """A page drew more than `MAX_PAGE_OBJECTS` objects (raised while pdfminer reads it)."""
+
+    def __init__(self, page: int) -> None:
+        super().__init__(
+            f"page {page} draws over {MAX_PAGE_OBJECTS:,} characters, paths and images "
+            "(the limit of one page); the PDF is refused"
+        )
+
+
+class _BoundedAggregator(pdfplumber.page.PDFPageAggregatorWithMarkedContent):
+    """pdfplumber's layout device, counting the objects a page draws (every character,
+    path and image passes through `tag_cur_item`) and stopping past the limit."""
+
+    drawn = 0
+
+    def tag_cur_item(self) -> None:
+        """Count the object just drawn; past `MAX_PAGE_OBJECTS`, stop reading the page."""
+        self.drawn += 1
+        if self.drawn > MAX_PAGE_OBJECTS:
+            raise PageTooDense(int(self.pageno))
+        super().tag_cur_item()
+
+
+# every pdfplumber page trecho reads is laid out by the counting device (`Page.layout`
+# looks the class up in its module each time it lays a page out)
+pdfplumber.page.PDFPageAggregatorWithMarkedContent = _BoundedAggregator
+
+
+def too_dense(exc: BaseException) -> PageTooDense | None:
+    """The `PageTooDense` behind an error pdfplumber raised while laying a page out (it
+    wraps whatever pdfminer raises), or None."""
+    seen: BaseException | None = exc
+    for _ in range(4):
+        if seen is None:
+            return None
+        if isinstance(seen, PageTooDense):
+            return seen
+        inner = seen.args[0] if seen.args and isinstance(seen.args[0], BaseException) else None
+        seen = inner or seen.__cause__ or seen.__context__
+    return None

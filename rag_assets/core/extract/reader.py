@@ -15,7 +15,7 @@ from typing import Any
 import pdfplumber
 
 from rag_assets.core.extract.bidi import logical_order, right_to_left
-from rag_assets.core.extract.bounds import check_images, check_streams
+from rag_assets.core.extract.bounds import check_images, check_streams, too_dense
 from rag_assets.core.extract.columns import _column_order
 from rag_assets.core.extract.glyphs import _has_duplicate_chars, _mark_superscripts, _readable
 from rag_assets.core.extract.hyphenation import _join_hyphenated
@@ -181,6 +181,9 @@ def _read_page(path: LakePath, pdf: Any, raw_page: Any, number: int, reader: Tab
     except PdfError:
         raise
     except Exception as exc:
+        dense = too_dense(exc)
+        if dense is not None:
+            raise PdfError(f"{path}: {dense}") from exc
         raise PdfError(f"{path}: page {number} cannot be read ({exc})") from exc
     lines: list[Line] = []
     for raw in raw_lines:
