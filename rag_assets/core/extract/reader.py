@@ -281,6 +281,7 @@ def extract(
                     images[number] = (_render(raw_page, dpi, Path(tmp), number), dpi)
                 except Exception as exc:
                     raise PdfError(f"{path}: page {number} cannot be rendered ({exc})") from exc
+                raw_page.close()
             for number, (lines, words) in _ocr(path, exe, images, settings).items():
                 page = pages[number - 1]
                 page.lines, page.tables, page.ocr = lines, [], True
