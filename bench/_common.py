@@ -171,7 +171,7 @@ def chunk_raw_pdfs(quick: bool = False) -> dict[str, Any]:
     import polars as pl
     import pyarrow as pa
 
-    from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.chunking import Policy, PolicyChunker
     from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding.embedder import Embedder
     from rag_assets.core.lake.layout import make_key

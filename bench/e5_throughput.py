@@ -48,7 +48,7 @@ QUESTIONS = REPO.parent / "shared" / "corpora" / "leis" / "questions-dev.jsonl"
 def lgpd_texts(n: int) -> list[str]:
     """The first `n` chunk texts of the LGPD as the default policy cuts it for MiniLM
     (each fits both models)."""
-    from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.chunking import Policy, PolicyChunker
     from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding.embedder import MINILM, Embedder
 

@@ -39,7 +39,7 @@ LAWS = REPO.parent / "shared" / "corpora" / "leis"
 
 def law_texts(n: int) -> list[str]:
     """`n` chunk texts of the LGPD and the CDC (default policy, e5 tokens), repeated."""
-    from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.chunking import Policy, PolicyChunker
     from rag_assets.core.corpus import source_from_pdf
     from rag_assets.core.embedding.embedder import Embedder
 

@@ -250,7 +250,7 @@ class Trecho:
     """trecho's reader and chunker, built once."""
 
     def __init__(self) -> None:
-        from rag_assets.core.chunking.policy import Policy, PolicyChunker
+        from rag_assets.core.chunking import Policy, PolicyChunker
         from rag_assets.core.corpus import read_pdf
         from rag_assets.core.embedding.embedder import Embedder
 

@@ -36,7 +36,7 @@ LAYOUT_CLASS = "table"
 
 def trecho_reader() -> Reader:
     """trecho's default policy on a PDF, as `trecho materialize` would index it."""
-    from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.chunking import Policy, PolicyChunker
     from rag_assets.core.corpus import read_pdf
     from rag_assets.core.embedding.embedder import Embedder
     from rag_assets.core.eval.metrics import chunk_damage

@@ -14,10 +14,8 @@ from dagster import (
     Definitions,
 )
 
-from rag_assets.assets import ALL_ASSETS
-from rag_assets.assets.chunks import build_chunks
-from rag_assets.assets.embeddings import build_embeddings
-from rag_assets.core.stages import CHUNKS, EMBEDDINGS, FOLLOWERS
+from rag_assets.assets import all_assets
+from rag_assets.core.stages import FOLLOWERS
 from rag_assets.orchestration.concurrency import (
     AUTOMATION_SENSOR,
     IndexChangedSinceReport,
@@ -89,11 +87,7 @@ def build_definitions(
     TRECHO_UPKEEP_CRON."""
     settings = settings or Settings.from_env()
     embedder = settings.embedder(model, query_prefix, passage_prefix)
-    built = {
-        CHUNKS: build_chunks(embedder.model_id, embedder.max_tokens),
-        EMBEDDINGS: build_embeddings(embedder.model_id),
-    }
-    assets = [built.get(a.key.to_user_string(), a) for a in ALL_ASSETS]
+    assets = all_assets(embedder.model_id, embedder.max_tokens)
     conditions = dict.fromkeys(FOLLOWERS, FOLLOW) | {"eval_report": REPORT_FOLLOWS}
     assets = [
         a.with_attributes(automation_condition=conditions[a.key.to_user_string()])

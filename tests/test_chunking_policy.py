@@ -6,9 +6,8 @@ import dataclasses
 
 import pytest
 
-from rag_assets.core.chunking import NAMED, build_chunker
+from rag_assets.core.chunking import NAMED, Policy, PolicyChunker, build_chunker
 from rag_assets.core.chunking.base import DocInfo, Source
-from rag_assets.core.chunking.policy import Policy, PolicyChunker
 from rag_assets.core.eval.metrics import chunk_damage
 
 from .conftest import SAMPLE_LAKE

@@ -304,7 +304,7 @@ def test_a_wrapped_german_heading_is_one_heading(read: Callable) -> None:
 
 
 def test_the_eval_reports_bookmarks_found_and_off_heading_paths(read: Callable, counter) -> None:
-    from rag_assets.core.chunking.policy import PolicyChunker
+    from rag_assets.core.chunking import PolicyChunker
     from rag_assets.core.corpus import Version
     from rag_assets.core.eval.evaluation import by_document
     from rag_assets.core.eval.report.markdown import doc_table

@@ -1,6 +1,8 @@
-"""The house rules a newcomer can rely on (issue 46), checked on the source itself (no
-import, no model): no module over 400 lines, no private Dagster import, the core never
-reading the settings, and at most two functions taking more than eight parameters.
+"""The house rules a newcomer can rely on (issues 46 and 58), checked on the source
+itself (no import, no model): no module over 400 lines, no private Dagster import, the
+core never reading the settings, at most two functions taking more than eight
+parameters; no import loop and no import from a lower floor up to a higher one
+(`FLOORS`, imports inside functions and under `TYPE_CHECKING` counted).
 Each rule's check is also shown to catch a breach."""
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from .house_graph import loops, upward
 from .test_imports import private_dagster_imports
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,6 +21,40 @@ MAX_PARAMS = 8
 LONG_SIGNATURES_ALLOWED = 2
 """`ChunkBuilder.chunk` (the chunk record's own fields) and `ContextualChunker.__init__`
 (the situating step's knobs) are the two left."""
+
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("rag_assets.offline", "rag_assets.core.stages", "rag_assets.core.errors"),
+    ("rag_assets", "rag_assets.core.hosts", "rag_assets.core.hyphens"),
+    ("rag_assets.core.lake",),
+    ("rag_assets.core.rules",),
+    ("rag_assets.core.embedding",),
+    ("rag_assets.core.request",),
+    ("rag_assets.core.tables",),
+    ("rag_assets.core.layout",),
+    ("rag_assets.core.extract",),
+    ("rag_assets.core.structure",),
+    ("rag_assets.core.chunking",),
+    ("rag_assets.core.corpus",),
+    ("rag_assets.core.index",),
+    ("rag_assets.core.lifecycle",),
+    ("rag_assets.core.eval",),
+    ("rag_assets.core.pipeline",),
+    ("rag_assets.core",),
+    ("rag_assets.settings",),
+    ("resources",),
+    ("rag_assets.orchestration",),
+    ("rag_assets.assets",),
+    ("rag_assets.definitions",),
+    ("rag_assets.serve",),
+    ("rag_assets.cli",),
+)
+"""The house, lowest floor first (docs/development.md draws it): a unit imports its own
+modules and those of the floors below it, never one beside or above it. The core's
+leaves, the lake, the lifecycle rules, the embedder, the search request; the page
+readers (tables, layout, extract) and the structure; chunking and the corpus; the index
+(the one door to LanceDB), the lifecycle above it, the eval; the pipeline (the stage
+bodies) on top of the core. Then the settings, the resources, the orchestration, the
+assets and the definitions; the server and the CLI."""
 
 
 def sources(root: Path) -> Iterator[Path]:
@@ -105,3 +142,45 @@ def test_the_checks_see_a_breach(tmp_path: Path) -> None:
     assert long_modules(tmp_path) == {"rag_assets/core/big.py": MAX_LINES + 1}
     assert settings_readers(tmp_path) == ["rag_assets/core/reach.py", "rag_assets/core/reach2.py"]
     assert long_signatures(tmp_path) == {"resources/sig.py:1 long": 9}
+
+
+def test_no_import_loop() -> None:
+    assert loops(REPO) == []
+
+
+def test_no_import_from_a_lower_floor_up() -> None:
+    assert upward(REPO, FLOORS) == []
+
+
+def test_the_graph_checks_see_a_breach(tmp_path: Path) -> None:
+    """A loop closed by an import inside a function, one closed under TYPE_CHECKING (and
+    one through a package's face) are found; an import up a floor is found, one down
+    is not."""
+    core = tmp_path / "rag_assets" / "core"
+    (core / "index").mkdir(parents=True)
+    (core / "lifecycle").mkdir()
+    (tmp_path / "resources").mkdir()
+    (tmp_path / "rag_assets" / "__init__.py").write_text("")
+    (core / "__init__.py").write_text("")
+    (core / "index" / "__init__.py").write_text("from .models import promote\n")
+    (core / "index" / "models.py").write_text(
+        "def promote():\n    from rag_assets.core.lifecycle.versions import scan\n"
+    )
+    (core / "lifecycle" / "__init__.py").write_text("")
+    (core / "lifecycle" / "versions.py").write_text("from rag_assets.core.index import Index\n")
+    (core / "lake.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import keys\n"
+    )
+    (core / "keys.py").write_text("from rag_assets.core.lake import x\n")
+    assert loops(tmp_path) == [
+        [
+            "rag_assets.core.index",
+            "rag_assets.core.index.models",
+            "rag_assets.core.lifecycle.versions",
+        ],
+        ["rag_assets.core.keys", "rag_assets.core.lake"],
+    ]
+    floors = (("rag_assets.core.index",), ("rag_assets.core.lifecycle",))
+    assert upward(tmp_path, floors) == [
+        "rag_assets.core.index.models:2 -> rag_assets.core.lifecycle.versions"
+    ]

@@ -11,7 +11,7 @@ import pytest
 from rag_assets.core.lake.layout import Lake, LakeError, make_key, split_key
 from rag_assets.core.lake.parquet import first_rows, write_stage
 from rag_assets.core.lake.sidecar import Sidecar
-from rag_assets.core.lifecycle.rules import why_not_live
+from rag_assets.core.rules import why_not_live
 
 
 @pytest.mark.parametrize("key", ["lgpd@2018", "manual-beneficiario@v7", "a.b_c@1.0"])

@@ -262,7 +262,7 @@ def test_a_table_of_words_is_read_into_rows_with_the_model_and_not_without(tmp_p
 
 
 def test_a_table_of_words_reaches_the_chunks_with_its_headers(tmp_path, embedder):
-    from rag_assets.core.chunking.policy import Policy, PolicyChunker
+    from rag_assets.core.chunking import Policy, PolicyChunker
     from rag_assets.core.corpus import read_pdf
 
     pdf = tmp_path / "directory.pdf"

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.chunking import Policy, PolicyChunker
 from rag_assets.core.corpus import source_from_pdf
 from rag_assets.core.embedding import backends, onnx_backend
 from rag_assets.core.embedding.embedder import (

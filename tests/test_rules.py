@@ -10,7 +10,7 @@ import lancedb
 import pyarrow as pa
 import pytest
 
-from rag_assets.core.lifecycle.rules import searchable, searchable_sql
+from rag_assets.core.rules import searchable, searchable_sql
 
 DAY = dt.date(2026, 3, 10)
 BEFORE, AFTER = DAY - dt.timedelta(days=1), DAY + dt.timedelta(days=1)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.chunking import Policy, PolicyChunker
 from rag_assets.core.corpus import read_pdf
 
 from .table_layouts import (

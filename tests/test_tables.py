@@ -13,7 +13,7 @@ import pytest
 from dagster import AssetCheckSeverity, DagsterInstance
 from fpdf import FPDF
 
-from rag_assets.core.chunking.policy import Policy, PolicyChunker
+from rag_assets.core.chunking import Policy, PolicyChunker
 from rag_assets.core.chunking.sized import fixed_chars
 from rag_assets.core.corpus import read_pdf
 from rag_assets.core.eval.metrics import chunk_damage

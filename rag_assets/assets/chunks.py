@@ -14,12 +14,11 @@ from dagster import (
 from pydantic import Field
 
 from rag_assets.assets._common import GROUP, clear_failure, one_writer
-from rag_assets.assets.linearized_tables import linearized_tables
 from rag_assets.core.chunking.base import NoTextUnits
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy
-from rag_assets.core.lifecycle.cutting import Cutting
-from rag_assets.core.stages import CHUNKS
+from rag_assets.core.pipeline import CODE_VERSIONS, Cutting, chunks_code_version
+from rag_assets.core.stages import CHUNKS, LINEARIZED_TABLES
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
     NO_MID_LINE_STARTS,
@@ -55,26 +54,16 @@ class ChunksConfig(Config):
     llm_api_key_env: str = Field("OPENAI_API_KEY", description="Env var holding its API key")
 
 
-CODE_VERSION = "2"
-
-
-def code_version(model_id: str, max_tokens: int) -> str:
-    """The chunks asset's code version for a model: chunks are cut to its tokenizer and
-    token limit, so a model change shows `chunks` stale in the UI with `embeddings`, and
-    the reconcile plan re-cuts them (extraction kept)."""
-    return f"{CODE_VERSION}+{model_id}+{max_tokens}t"
-
-
 def build_chunks(model_id: str | None = None, max_tokens: int | None = None) -> AssetsDefinition:
     """The chunks asset for a configured model (its id and token limit in the code
     version); without one, the bare code version (what a lineage needs: its key)."""
-    version = CODE_VERSION
+    version = CODE_VERSIONS[CHUNKS]
     if model_id is not None and max_tokens is not None:
-        version = code_version(model_id, max_tokens)
+        version = chunks_code_version(model_id, max_tokens)
     return asset(
         name=CHUNKS,
         partitions_def=doc_versions,
-        deps=[linearized_tables],
+        deps=[LINEARIZED_TABLES],
         group_name=GROUP,
         code_version=version,
         check_specs=chunk_checks,
@@ -159,6 +148,3 @@ def cut_chunks(
             ),
         ],
     )
-
-
-chunks = build_chunks()

@@ -16,22 +16,12 @@ from dagster import (
 )
 
 from rag_assets.assets._common import GROUP, one_writer
-from rag_assets.assets.chunks import chunks
-from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import EmbeddingCache
-from rag_assets.core.lifecycle.indexing import Indexed, Indexing
-from rag_assets.core.stages import EMBEDDINGS
+from rag_assets.core.pipeline import Indexed, Indexing, embeddings_code_version
+from rag_assets.core.stages import CHUNKS, EMBEDDINGS
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
-
-CODE_VERSION = "2"
-
-
-def code_version(model_id: str) -> str:
-    """The embeddings asset's code version for `model_id`: a model change shows every
-    partition as changed, and the reconcile plan re-embeds it."""
-    return f"{CODE_VERSION}+{model_id}"
 
 
 def build_embeddings(model_id: str) -> AssetsDefinition:
@@ -40,9 +30,9 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
     @asset(
         name=EMBEDDINGS,
         partitions_def=doc_versions,
-        deps=[chunks],
+        deps=[CHUNKS],
         group_name=GROUP,
-        code_version=code_version(model_id),
+        code_version=embeddings_code_version(model_id),
         check_specs=embedding_checks,
         description=(
             f"Chunk vectors in LanceDB, table chunks__{model_id}; a version's rows are "
@@ -140,8 +130,3 @@ def not_written(context: AssetExecutionContext, done: Indexed) -> MaterializeRes
             )
         ],
     )
-
-
-embeddings = build_embeddings(Embedder().model_id)
-"""The asset for the default model (what `eval_report` depends on); `build_definitions`
-builds it again for the configured model."""

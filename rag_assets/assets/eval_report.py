@@ -4,7 +4,6 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from rag_assets.assets._common import GROUP
-from rag_assets.assets.embeddings import embeddings
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.drawn import DrawSettings
 from rag_assets.core.eval.evaluation import (
@@ -25,6 +24,7 @@ from rag_assets.core.eval.runner import (
     run_eval,
 )
 from rag_assets.core.index import active_embedder
+from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.core.structure.paths import unstructured_tables
 from rag_assets.orchestration.checks import eval_check_results, eval_checks
 from rag_assets.settings import secret
@@ -62,7 +62,7 @@ class EvalConfig(Config):
 
 
 @asset(
-    deps=[embeddings],
+    deps=[EMBEDDINGS],
     group_name=GROUP,
     check_specs=eval_checks,
     description="Hit@k, MRR, tokens sent and chunk damage per strategy, on eval/*.jsonl "

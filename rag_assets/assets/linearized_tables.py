@@ -13,12 +13,8 @@ from dagster import (
 
 from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.structure_tree import structure_tree
-from rag_assets.core.corpus import doc_from_pages, load_nodes
-from rag_assets.core.lake.parquet import read_stage, write_stage
-from rag_assets.core.lake.schemas import TABLE_ROWS
-from rag_assets.core.stages import FOLDERS, LINEARIZED_TABLES, PAGE_TEXT
-from rag_assets.core.structure.paths import table_paths, unnamed_tables, unstructured_tables
-from rag_assets.core.tables import join_tables, linearize_tables, parts_from_pages
+from rag_assets.core.pipeline import CODE_VERSIONS, linearize_version
+from rag_assets.core.stages import LINEARIZED_TABLES
 from rag_assets.orchestration.checks import TABLES_NAMED, table_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
@@ -28,7 +24,7 @@ from resources import LakeResource
     partitions_def=doc_versions,
     deps=[structure_tree],
     group_name=GROUP,
-    code_version="4",
+    code_version=CODE_VERSIONS[LINEARIZED_TABLES],
     check_specs=table_checks,
     description="Table rows linearized so every value carries its column header.",
 )
@@ -36,17 +32,10 @@ from resources import LakeResource
 def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     """Linearize one version's tables into `derived/tables/`."""
     key = context.partition_key
-    nodes = load_nodes(lake.lake, key)
+    done = linearize_version(lake.lake, key)
+    nodes, rows, logical, path = done.nodes, done.rows, done.logical, done.path
+    as_text, unnamed = done.as_text, done.unnamed
     by_id = {n.node_id: n for n in nodes}
-    paths = table_paths(nodes)
-    pages = read_stage(lake.lake, FOLDERS[PAGE_TEXT], key).sort("page")
-    logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
-    rows = linearize_tables(key, nodes, logical, paths, doc_from_pages(pages).text)
-    path = write_stage(
-        lake.lake, FOLDERS[LINEARIZED_TABLES], key, [r.as_row() for r in rows], TABLE_ROWS
-    )
-    as_text = unstructured_tables(nodes)
-    unnamed = unnamed_tables(nodes, rows)
     for table in as_text:
         context.log.warning(
             f"{key}: {table['table']} (pages {table['pages'][0]}-{table['pages'][1]}) has no "

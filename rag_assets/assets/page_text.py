@@ -5,11 +5,10 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 
 from rag_assets.assets._common import GROUP, failing_clearly, one_writer
 from rag_assets.assets.raw_pdf import raw_pdf
-from rag_assets.core.extract import OcrSettings, extract
-from rag_assets.core.lake.parquet import write_stage
-from rag_assets.core.lake.schemas import PAGES
+from rag_assets.core.extract import OcrSettings
 from rag_assets.core.layout import LayoutSettings
-from rag_assets.core.stages import FOLDERS, PAGE_TEXT
+from rag_assets.core.pipeline import CODE_VERSIONS, extract_pages
+from rag_assets.core.stages import PAGE_TEXT
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
@@ -28,7 +27,7 @@ class PageTextConfig(Config):
     partitions_def=doc_versions,
     deps=[raw_pdf],
     group_name=GROUP,
-    code_version="4",
+    code_version=CODE_VERSIONS[PAGE_TEXT],
     description=(
         "Page text from pdfplumber with char offsets, typography per line and tables; "
         "pages without a text layer read by Tesseract OCR."
@@ -40,7 +39,6 @@ def page_text(
 ) -> MaterializeResult:
     """Extract one version's pages into `derived/pages/`."""
     key = context.partition_key
-    pdf_path, _ = lake.lake.raw_paths(key)
     settings = OcrSettings(
         languages=config.ocr_languages,
         dpi=config.ocr_dpi,
@@ -48,26 +46,9 @@ def page_text(
         enabled=config.ocr,
     )
     layout = LayoutSettings(enabled=config.table_model)
-    extraction = failing_clearly(key, lambda: extract(pdf_path, ocr=settings, layout=layout))
-    rows = [
-        {
-            "partition_key": key,
-            "page": page.page,
-            "text": page.text,
-            "char_start": page.char_start,
-            "has_text_layer": page.has_text_layer,
-            "ocr": page.ocr,
-            "lines": [line.as_row() for line in page.lines],
-            "tables": [table.as_row() for table in page.tables],
-            "rotation": page.rotation,
-            "columns": page.columns,
-            "outline": extraction.outline_on(page.page),
-        }
-        for page in extraction.pages
-    ]
-    path = write_stage(lake.lake, FOLDERS[PAGE_TEXT], key, rows, PAGES)
+    done = failing_clearly(key, lambda: extract_pages(lake.lake, key, settings, layout))
+    extraction, rows, path, logical = done.extraction, done.rows, done.path, done.logical
     stats = extraction.stats
-    logical = extraction.logical_tables()
     return MaterializeResult(
         metadata={
             "pages": len(rows),

@@ -1,17 +1,10 @@
 """raw_pdf: the version's file, its sha256, page count and sidecar metadata."""
 
-import datetime as dt
-import json
-
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets._common import GROUP, failing_clearly, one_writer
-from rag_assets.core.extract import count_pages
-from rag_assets.core.lake.layout import sha256_file, split_key
-from rag_assets.core.lake.parquet import write_stage
-from rag_assets.core.lake.schemas import DOCUMENTS
-from rag_assets.core.lake.sidecar import Sidecar
-from rag_assets.core.stages import FOLDERS, RAW_PDF
+from rag_assets.core.pipeline import CODE_VERSIONS, read_raw, register_version
+from rag_assets.core.stages import RAW_PDF
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
@@ -34,35 +27,17 @@ def retag(context: AssetExecutionContext, sha: str) -> None:
 @asset(
     partitions_def=doc_versions,
     group_name=GROUP,
-    code_version="1",
+    code_version=CODE_VERSIONS[RAW_PDF],
     description="The PDF of one document version: sha256, pages, sidecar (title, validity).",
 )
 @one_writer
 def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     """Register one version's file and sidecar in `derived/documents/`."""
     key = context.partition_key
-    doc_id, version = failing_clearly(key, lambda: split_key(key))
-    pdf_path, sidecar_path = failing_clearly(key, lambda: lake.lake.raw_paths(key))
-    sidecar = failing_clearly(key, lambda: Sidecar.read(sidecar_path))
-    sha = sha256_file(pdf_path)
-    n_pages = failing_clearly(key, lambda: count_pages(pdf_path))
+    pdf_path, sidecar, sha, n_pages = failing_clearly(key, lambda: read_raw(lake.lake, key))
     retag(context, sha)
-    row = {
-        "partition_key": key,
-        "doc_id": doc_id,
-        "version": version,
-        "title": sidecar.title or doc_id,
-        "source_path": lake.lake.relative(pdf_path),
-        "sha256": sha,
-        "n_pages": n_pages,
-        "status": sidecar.status,
-        "valid_from": sidecar.valid_from,
-        "valid_to": sidecar.valid_to,
-        "ingested_at": dt.datetime.now(dt.UTC),
-        "doc_type": sidecar.type,
-        "metadata_json": json.dumps(sidecar.metadata, ensure_ascii=False, default=str),
-    }
-    path = write_stage(lake.lake, FOLDERS[RAW_PDF], key, [row], DOCUMENTS)
+    registered = register_version(lake.lake, key, pdf_path, sidecar, sha, n_pages)
+    path = registered.path
     return MaterializeResult(
         metadata={
             "sha256": sha,

@@ -14,17 +14,9 @@ from dagster import (
 
 from rag_assets.assets._common import GROUP, one_writer
 from rag_assets.assets.page_text import page_text
-from rag_assets.core.corpus import doc_from_pages, load_info
-from rag_assets.core.extract import Line
-from rag_assets.core.extract.outline import outline_from_pages
-from rag_assets.core.lake.parquet import read_stage, write_stage
-from rag_assets.core.lake.schemas import NODES
-from rag_assets.core.stages import FOLDERS, PAGE_TEXT, STRUCTURE_TREE
-from rag_assets.core.structure.language import detect_language
-from rag_assets.core.structure.paths import untitled_share
-from rag_assets.core.structure.quality import PATH_THRESHOLD, path_quality
-from rag_assets.core.structure.tree import build_tree, tables_by_piece
-from rag_assets.core.tables import join_tables, parts_from_pages
+from rag_assets.core.pipeline import CODE_VERSIONS, build_structure
+from rag_assets.core.stages import STRUCTURE_TREE
+from rag_assets.core.structure.quality import PATH_THRESHOLD
 from rag_assets.orchestration.checks import (
     SECTION_PATHS,
     UNTITLED_TEXT_SHARE,
@@ -39,7 +31,7 @@ from resources import LakeResource
     partitions_def=doc_versions,
     deps=[page_text],
     group_name=GROUP,
-    code_version="3",
+    code_version=CODE_VERSIONS[STRUCTURE_TREE],
     check_specs=structure_checks,
     description=(
         "The document's own units: its outline (bookmarks) where it has one, else "
@@ -50,19 +42,10 @@ from resources import LakeResource
 def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> MaterializeResult:
     """Build one version's tree into `derived/nodes/`."""
     key = context.partition_key
-    info, _, _ = load_info(lake.lake, key)
-    pages = read_stage(lake.lake, FOLDERS[PAGE_TEXT], key).sort("page")
-    doc = doc_from_pages(pages)
-    page_rows = list(pages.iter_rows(named=True))
-    lines = [Line(**raw) for page in page_rows for raw in page["lines"]]
-    logical = join_tables(parts_from_pages(page_rows))
-    outline = outline_from_pages(page_rows)
-    nodes = build_tree(key, doc, lines, tables_by_piece(logical), info.title, outline=outline)
-    path = write_stage(lake.lake, FOLDERS[STRUCTURE_TREE], key, [n.as_row() for n in nodes], NODES)
+    built = build_structure(lake.lake, key)
+    nodes, doc, page_rows, outline = built.nodes, built.doc, built.page_rows, built.outline
+    path, share, language, paths = built.path, built.untitled_share, built.language, built.paths
     kinds = Counter(n.kind for n in nodes)
-    share = untitled_share(nodes, doc)
-    language = detect_language(doc.text)
-    paths = path_quality(nodes, language, outline)
     return MaterializeResult(
         metadata={
             "pages": len(page_rows),

@@ -76,7 +76,7 @@ def cmd_drop_model(args: argparse.Namespace) -> int:
     lake = lake_of(args)
     if not args.model:
         raise LakeError("name the model whose table to drop with --model")
-    from rag_assets.core.index import drop_model
+    from rag_assets.core.pipeline import drop_model
 
     dropped = drop_model(db_of(args, lake), embedder_of(args), lake)
     print(f"dropped {', '.join(dropped)}" if dropped else "nothing to drop")

@@ -53,7 +53,7 @@ NEXT_CHUNKS = "chunks-next"
 """Under `derived/`, one folder per model being backfilled (`chunks-next/<model_id>/`):
 its chunks, cut to its tokenizer, beside the chunks of the model search uses
 (`derived/chunks/`), which they replace only when search switches to it
-(`core.index.models.promote_if_complete`). A killed backfill leaves `derived/chunks/`
+(`core.pipeline.promote_if_complete`). A killed backfill leaves `derived/chunks/`
 as the active model's table holds it."""
 
 

@@ -20,9 +20,6 @@ from dagster import (
     RunRequest,
 )
 
-from rag_assets.assets import PARTITIONED
-from rag_assets.assets.chunks import code_version as chunks_code_version
-from rag_assets.assets.embeddings import code_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.lake.listing import path_state
 from rag_assets.core.lake.locks import remove_lock
@@ -34,7 +31,8 @@ from rag_assets.core.lifecycle.reconcile import (
     reconcile,
     removal_plan,
 )
-from rag_assets.core.stages import CHUNKS, EMBED_STAGES, EMBEDDINGS, PIPELINE
+from rag_assets.core.pipeline import stage_code_versions as core_code_versions
+from rag_assets.core.stages import EMBED_STAGES, EMBEDDINGS, PIPELINE
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from resources import LakeResource, LanceDBResource
@@ -48,15 +46,8 @@ LIVE_SHOWN = 20
 def stage_code_versions(embedder: Embedder) -> dict[str, str]:
     """The code version of each stage a version's run goes through, for the configured
     model (the chunks stage's carries its id and token limit, the embeddings stage's its
-    id), as `build_definitions` gives them."""
-    current = {
-        a.key.to_user_string(): str(a.code_versions_by_key[a.key])
-        for a in PARTITIONED
-        if a.key.to_user_string() not in EMBED_STAGES
-    }
-    current[CHUNKS] = chunks_code_version(embedder.model_id, embedder.max_tokens)
-    current[EMBEDDINGS] = code_version(embedder.model_id)
-    return current
+    id), as `build_definitions` gives them (`core.pipeline.stage_code_versions`)."""
+    return core_code_versions(embedder.model_id, embedder.max_tokens)
 
 
 RAN_WITH_KEY = "trecho/ran_with"

@@ -7,14 +7,13 @@ its engine has loaded (`serve.boot.StartingEngine`); `Engine` is imported on fir
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rag_assets.core.hosts import is_loopback_host
 from rag_assets.core.request import Limits, RequestError, SearchRequest, search_request
 from rag_assets.serve.connections import ConnectionLimits
+from rag_assets.serve.exposure import TOKEN_ENV, is_loopback, query_threads
 
 if TYPE_CHECKING:
     from rag_assets.serve.boot import Answers
@@ -26,14 +25,13 @@ __all__ = [
     "Limits",
     "RequestError",
     "SearchRequest",
+    "TOKEN_ENV",
     "is_loopback",
     "query_threads",
     "run_http",
     "run_stdio",
     "search_request",
 ]
-
-TOKEN_ENV = "TRECHO_SERVE_TOKEN"
 
 
 def __getattr__(name: str) -> Any:
@@ -43,26 +41,6 @@ def __getattr__(name: str) -> Any:
 
         return Engine
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (`--host`) only accepts connections from this machine."""
-    return is_loopback_host(host)
-
-
-def query_threads(threads: int) -> None:
-    """Threads torch may use to embed one query (call before the model loads).
-
-    A server answers requests on several threads at once, so each query embedding gets
-    `threads` (default 1) and concurrent requests spread over the cores. Idle OpenMP
-    threads sleep instead of spinning (`OMP_WAIT_POLICY=PASSIVE`, unless set): on a
-    machine shared with other work, spinning threads slow one query's embedding down
-    several times over.
-    """
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    import torch
-
-    torch.set_num_threads(threads)
 
 
 def _access_logs() -> None:

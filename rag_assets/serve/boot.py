@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.layout import Lake, LakeError
 from rag_assets.core.request import Limits, RequestError, SearchRequest
-from rag_assets.serve import TOKEN_ENV, is_loopback, query_threads
+from rag_assets.serve.exposure import TOKEN_ENV, is_loopback, query_threads
 from rag_assets.settings import Settings
 
 if TYPE_CHECKING:

@@ -58,8 +58,8 @@ from rag_assets.core.index import (
     ref_in,
 )
 from rag_assets.core.lake.layout import Lake
-from rag_assets.core.lifecycle.rules import searchable
 from rag_assets.core.request import Limits, RequestError, SearchRequest, check_in_index
+from rag_assets.core.rules import searchable
 from rag_assets.serve.followed import FollowedTable
 
 T = TypeVar("T")

@@ -16,10 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rag_assets.core.chunking.base import Chunker, Source
-from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.chunking.base import Source
 
 DEFAULT_BY_TYPE: dict[str, str] = {}
 
@@ -41,27 +38,3 @@ class Policy:
         if any(n.kind == "article" for n in source.nodes):
             return self.with_articles
         return self.otherwise
-
-
-@dataclass(frozen=True)
-class PolicyChunker(Chunker):
-    """The policy as a chunker (strategy `default`): each document chunked by the
-    strategy `choose` picks."""
-
-    policy: Policy = field(default_factory=Policy)
-    embedder: Embedder | None = None
-
-    @property
-    def name(self) -> str:
-        """`default`."""
-        return "default"
-
-    def __call__(self, source: Source, counter: TokenCounter) -> list[Chunk]:
-        """The chunks of the strategy the policy picks for this version."""
-        from rag_assets.core.chunking import build_chunker
-
-        policy = self.policy
-        name = policy.choose(source)
-        return build_chunker(name, self.embedder, policy.target_tokens, policy.header_mode)(
-            source, counter
-        )

@@ -8,7 +8,7 @@ One LanceDB table per embedding model (`chunks__<model_id>`), holding the chunk 
 The package, one module per job: `store` (table per model, schema, opening), `locking`
 (write lock, commit retries), `active` (the active-model pointer), `upkeep` (full-text and
 vector index upkeep), `retrieval` (vector / full-text / hybrid search), `fusion` (rank
-fusion of the retrievers' lists), `models` (model switching), `hits` (hits as rows,
+fusion of the retrievers' lists), `hits` (hits as rows,
 parent text), `citations` (cited articles) and `index` (`Index`, which writes a model's
 table and inherits upkeep and retrieval).
 Names are re-exported here; a tunable constant (`INDEX_LAG_ROWS`...) is read from the
@@ -97,6 +97,7 @@ from rag_assets.core.index.active import (
     ACTIVE_TABLE,
     ModelRef,
     active_embedder,
+    chunks_folder_for,
     committed_keys,
     embedder_for,
     read_active,
@@ -107,6 +108,7 @@ from rag_assets.core.index.cache import (
     CACHE_PREFIX,
     LOOKUP_BATCH,
     EmbeddingCache,
+    drop_cache,
     embed_cached,
     hashes_of,
     unused_entries,
@@ -116,12 +118,6 @@ from rag_assets.core.index.fusion import RRF_K, rrf
 from rag_assets.core.index.hits import Hit, hit_rows
 from rag_assets.core.index.index import Index, Stamp
 from rag_assets.core.index.locking import retry_commit, table_lock
-from rag_assets.core.index.models import (
-    ModelProgress,
-    drop_model,
-    model_progress,
-    promote_if_complete,
-)
 from rag_assets.core.index.retrieval import (
     ANN_REFINE,
     CANDIDATES_PER_K,
@@ -194,7 +190,6 @@ __all__ = [
     "MIN_CANDIDATES",
     "MODES",
     "Mode",
-    "ModelProgress",
     "ModelRef",
     "NoLongerLive",
     "RRF_K",
@@ -205,21 +200,20 @@ __all__ = [
     "VECTOR_WEIGHT_E5",
     "active_embedder",
     "check_in_index",
+    "chunks_folder_for",
     "committed_keys",
     "default_min_score",
     "default_rrf_k",
     "default_vector_weight",
-    "drop_model",
+    "drop_cache",
     "embed_cached",
     "embedder_for",
     "fts_config",
     "fts_terms",
     "hashes_of",
     "hit_rows",
-    "model_progress",
     "model_tables",
     "no_results",
-    "promote_if_complete",
     "read_active",
     "read_latest",
     "ref_in",

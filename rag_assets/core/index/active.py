@@ -15,6 +15,7 @@ from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.store import model_tables, table_name, table_or_none
 from rag_assets.core.lake.layout import validate_key_part
+from rag_assets.core.stages import chunks_folder
 
 ACTIVE_TABLE = "trecho_active_model"
 
@@ -107,3 +108,12 @@ def embedder_for(ref: ModelRef | None, configured: Embedder) -> Embedder:
     """The embedder of the active model `ref` run the way `configured` runs (device,
     backend, threads, query path), or `configured` itself when nothing is active yet."""
     return configured if ref is None else ref.embedder(configured)
+
+
+def chunks_folder_for(db_uri: str | os.PathLike[str], model_id: str) -> str:
+    """Where a model's chunks are under `derived/`: `chunks` for the model search uses
+    (or the first model indexed), `chunks-next/<model_id>` for one being backfilled,
+    beside the active model's chunks until search switches to it (`stages.NEXT_CHUNKS`)."""
+    active = read_active(db_uri)
+    backfilling = active is not None and active.model_id != model_id
+    return chunks_folder(model_id if backfilling else None)

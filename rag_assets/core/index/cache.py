@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index.locking import retry_commit, table_lock
-from rag_assets.core.index.store import table_name, table_or_none
+from rag_assets.core.index.store import model_tables, table_name, table_or_none
 from rag_assets.core.index.upkeep import COMPACT_FRAGMENTS, upkeep_table
 from rag_assets.core.lake.schemas import content_hash
 
@@ -190,3 +190,12 @@ def unused_entries(uri: str | os.PathLike[str], model_id: str) -> set[str]:
     used = hash_column(tbl, "content_hash")
     unused = pc.filter(cached, pc.invert(pc.is_in(cached, value_set=pc.unique(used))))
     return set(unused.to_pylist())
+
+
+def drop_cache(uri: str | os.PathLike[str], model_id: str) -> str | None:
+    """Drop a model's embedding cache table; its name, or None when it had none."""
+    cache = CACHE_PREFIX + model_id
+    if cache not in model_tables(uri, prefix=cache):
+        return None
+    lancedb.connect(str(uri)).drop_table(cache)
+    return cache

@@ -7,7 +7,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rag_assets.core.lifecycle.rules import is_active, searchable, started
+from rag_assets.core.rules import is_active, searchable, started
 
 
 def why_no_hits(

@@ -23,8 +23,8 @@ from rag_assets.core.index.store import (
 )
 from rag_assets.core.index.upkeep import ann_ef_for
 from rag_assets.core.lake.layout import validate_key_part
-from rag_assets.core.lifecycle.rules import is_active, searchable, searchable_sql, superseded
 from rag_assets.core.request import SearchRequest
+from rag_assets.core.rules import is_active, searchable, searchable_sql, superseded
 
 log = logging.getLogger(__name__)
 

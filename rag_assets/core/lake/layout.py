@@ -46,7 +46,7 @@ from rag_assets.core.lake.keys import (
     write_atomically,
 )
 from rag_assets.core.lake.ledger import TombstoneLedger
-from rag_assets.core.lake.listing import MEMO_NAME, LakeMemo
+from rag_assets.core.lake.listing import MEMO_NAME, LakeMemo, path_state
 from rag_assets.core.lake.raw_scan import RAW_LAYOUT, scan_raw
 from rag_assets.core.stages import LAKE_FOLDERS, NEXT_CHUNKS
 
@@ -223,3 +223,15 @@ class Lake:
         """Every version under raw/ and a message per path skipped, saying why
         (`core.lake.raw_scan.scan_raw`); `doc_id` limits the scan to one document."""
         return scan_raw(self.raw_dir, doc_id, self._opened_memo, self.raw_paths)
+
+
+def version_sha256(lake: Lake, raw: RawVersion) -> str:
+    """The sha256 of a version's PDF, hashed again only when the file's state changed
+    since a command last hashed it (`Lake.memo`; the state from the scan's listing, else
+    one stat)."""
+    state = raw.pdf_state or path_state(raw.pdf_path)
+    sha = lake.memo.get("sha256", raw.key, state)
+    if not isinstance(sha, str):
+        sha = sha256_file(raw.pdf_path)
+        lake.memo.put("sha256", raw.key, state, sha)
+    return sha

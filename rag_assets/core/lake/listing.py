@@ -25,12 +25,9 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rag_assets.core.lake.keys import LakePath, RawVersion, sha256_file
-
-if TYPE_CHECKING:  # `layout` builds on this module: the Lake is only a type here
-    from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake.keys import LakePath
 
 MEMO_NAME = "lake-state.json"
 MEMO_FORMAT = 2
@@ -212,15 +209,3 @@ def _wrong_shape(entries: Any) -> str:
     if kinds:
         return f"its entries of {', '.join(map(repr, kinds[:3]))} are not an object"
     return ""
-
-
-def version_sha256(lake: Lake, raw: RawVersion) -> str:
-    """The sha256 of a version's PDF, hashed again only when the file's state changed
-    since a command last hashed it (`Lake.memo`; the state from the scan's listing, else
-    one stat)."""
-    state = raw.pdf_state or path_state(raw.pdf_path)
-    sha = lake.memo.get("sha256", raw.key, state)
-    if not isinstance(sha, str):
-        sha = sha256_file(raw.pdf_path)
-        lake.memo.put("sha256", raw.key, state, sha)
-    return sha

@@ -1,4 +1,4 @@
-"""The version lifecycle: which versions are in force, live or superseded; the change rule
-(reconcile); removing a version from every store (purge); a version's chunks stage
-(`cutting.Cutting.cut_version`) and embeddings stage (`indexing.Indexing.index_version`),
-whole, as their assets call them."""
+"""The version lifecycle above the index: which versions are live, and why the others
+are not (`versions`); the change rule (`reconcile`); removing a version from every store
+(`purge`); what the last runs did (`outcomes`). The rules themselves (in force on a date,
+live, searchable, superseded) are pure functions below the index: `core.rules`."""

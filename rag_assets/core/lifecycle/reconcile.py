@@ -23,14 +23,19 @@ from functools import cached_property
 from typing import Any
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import Index, committed_keys, read_active, table_name, unused_entries
-from rag_assets.core.index.models import chunks_folder_for
-from rag_assets.core.lake.layout import Lake, LakeError, sha256_file, split_key
-from rag_assets.core.lake.listing import version_sha256
+from rag_assets.core.index import (
+    Index,
+    chunks_folder_for,
+    committed_keys,
+    read_active,
+    table_name,
+    unused_entries,
+)
+from rag_assets.core.lake.layout import Lake, LakeError, sha256_file, split_key, version_sha256
 from rag_assets.core.lake.parquet import Derived
 from rag_assets.core.lake.sidecar import Sidecar
-from rag_assets.core.lifecycle.rules import superseded_by_indexed
 from rag_assets.core.lifecycle.versions import RawScan, scan_versions
+from rag_assets.core.rules import superseded_by_indexed
 from rag_assets.core.stages import (
     CHUNKS,
     EMBED_STAGES,

@@ -19,18 +19,18 @@ from rag_assets.core.index import (
     Index,
     NoLongerLive,
     Stamp,
+    chunks_folder_for,
     committed_keys,
     embed_cached,
-    promote_if_complete,
     read_active,
 )
-from rag_assets.core.index.models import chunks_folder_for
 from rag_assets.core.lake.layout import Lake, split_key
 from rag_assets.core.lake.parquet import read_stage, remove_stage_files
 from rag_assets.core.lifecycle.outcomes import note_indexed
 from rag_assets.core.lifecycle.purge import Removal, purge_version
-from rag_assets.core.lifecycle.rules import is_active
 from rag_assets.core.lifecycle.versions import not_live_reason, replaced_once_committed
+from rag_assets.core.pipeline.models import promote_if_complete
+from rag_assets.core.rules import is_active
 
 
 def _quiet(_: str) -> None:

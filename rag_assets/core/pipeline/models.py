@@ -9,12 +9,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index.active import ModelRef, read_active, write_active
-from rag_assets.core.index.index import Index
-from rag_assets.core.index.store import model_tables, table_name
+from rag_assets.core.index import (
+    CACHE_PREFIX,
+    Index,
+    ModelRef,
+    drop_cache,
+    read_active,
+    table_name,
+    write_active,
+)
 from rag_assets.core.lake.layout import Lake, LakeError, local_lock_path
 from rag_assets.core.lake.locks import remove_lock
 from rag_assets.core.lake.parquet import Derived
+from rag_assets.core.lifecycle.versions import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS, NEXT_CHUNKS, chunks_folder
 
 DROP_GRACE_S = 2.0
@@ -39,15 +46,6 @@ class ModelProgress:
     def complete(self) -> bool:
         """Whether the configured model's table holds every version search serves."""
         return not self.missing
-
-
-def chunks_folder_for(db_uri: str | os.PathLike[str], model_id: str) -> str:
-    """Where a model's chunks are under `derived/`: `chunks` for the model search uses
-    (or the first model indexed), `chunks-next/<model_id>` for one being backfilled,
-    beside the active model's chunks until search switches to it (`stages.NEXT_CHUNKS`)."""
-    active = read_active(db_uri)
-    backfilling = active is not None and active.model_id != model_id
-    return chunks_folder(model_id if backfilling else None)
 
 
 def adopt_chunks(lake: Lake, model_id: str) -> int:
@@ -87,10 +85,6 @@ def model_progress(
     row count equals its chunks file. `live`: the live versions, when the caller has
     just scanned the lake (default: scanned now).
     """
-    # lifecycle sits above the index (it imports `core.index`): read at call time, so
-    # that neither package needs the other half-imported
-    from rag_assets.core.lifecycle.versions import scan_versions
-
     active = read_active(db_uri)
     progress = ModelProgress(active.model_id if active else None, embedder.model_id)
     new_counts = Index(db_uri, embedder).partition_counts()
@@ -157,10 +151,6 @@ def drop_model(
     beside the active ones (`chunks-next/<model_id>/`: a backfill given up, and
     `chunks-next/` once empty); refused for the model search uses. The lock files of its
     table and cache go too. Returns what was dropped."""
-    import lancedb
-
-    from rag_assets.core.index.cache import CACHE_PREFIX
-
     active = read_active(db_uri)
     if active is not None and active.model_id == embedder.model_id:
         raise LakeError(
@@ -170,9 +160,8 @@ def drop_model(
     dropped = []
     if Index(db_uri, embedder).drop():
         dropped.append(table_name(embedder.model_id))
-    cache = CACHE_PREFIX + embedder.model_id
-    if cache in model_tables(db_uri, prefix=cache):
-        lancedb.connect(str(db_uri)).drop_table(cache)
+    cache = drop_cache(db_uri, embedder.model_id)
+    if cache is not None:
         dropped.append(cache)
     staged = lake.root / "derived" / chunks_folder(embedder.model_id) if lake else None
     if staged is not None and staged.exists():
@@ -185,6 +174,6 @@ def drop_model(
     if lake is not None:  # `chunks-next/` itself, once no backfill has a folder in it
         with contextlib.suppress(OSError):
             (lake.root / "derived" / NEXT_CHUNKS).rmdir()
-    for name in (table_name(embedder.model_id), cache):  # their writers' locks: never again
-        remove_lock(local_lock_path(db_uri, f".{name}.lock"))
+    for name in (table_name(embedder.model_id), CACHE_PREFIX + embedder.model_id):
+        remove_lock(local_lock_path(db_uri, f".{name}.lock"))  # their writers': never again
     return dropped

@@ -1,0 +1,193 @@
+"""The extraction stages' bodies, free of Dagster: one function a stage, each reading
+what `stages.READS` says the stage reads, writing the stage's one Parquet file and
+returning what its asset turns into metadata and checks.
+
+- `register_version` (raw_pdf): the file's sha256, page count and sidecar.
+- `extract_pages` (page_text): every page's lines and tables, OCR where there is no text.
+- `build_structure` (structure_tree): the tree of units with their spans.
+- `linearize_version` (linearized_tables): every table row with its header.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from rag_assets.core.corpus import doc_from_pages, load_info, load_nodes
+from rag_assets.core.extract import Extraction, Line, OcrSettings, count_pages, extract
+from rag_assets.core.extract.outline import OutlineEntry, outline_from_pages
+from rag_assets.core.lake.layout import Lake, LakePath, sha256_file, split_key
+from rag_assets.core.lake.parquet import read_stage, write_stage
+from rag_assets.core.lake.schemas import DOCUMENTS, NODES, PAGES, TABLE_ROWS, DocText, Node
+from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.layout import LayoutSettings
+from rag_assets.core.stages import FOLDERS, LINEARIZED_TABLES, PAGE_TEXT, RAW_PDF, STRUCTURE_TREE
+from rag_assets.core.structure.language import detect_language
+from rag_assets.core.structure.paths import (
+    table_paths,
+    unnamed_tables,
+    unstructured_tables,
+    untitled_share,
+)
+from rag_assets.core.structure.quality import PathQuality, path_quality
+from rag_assets.core.structure.tree import build_tree, tables_by_piece
+from rag_assets.core.tables import (
+    LogicalTable,
+    TableRow,
+    join_tables,
+    linearize_tables,
+    parts_from_pages,
+)
+
+
+@dataclass
+class Registered:
+    """What `register_version` wrote: the documents `row`, its `path`, the raw file's
+    `pdf_path` and its `sidecar`."""
+
+    row: dict[str, Any]
+    path: LakePath
+    pdf_path: LakePath
+    sidecar: Sidecar
+
+
+def read_raw(lake: Lake, key: str) -> tuple[LakePath, Sidecar, str, int]:
+    """A version's raw file and sidecar read: its path, sidecar, sha256 and page count
+    (a bad key, sidecar or PDF raises the user's error, naming it)."""
+    split_key(key)
+    pdf_path, sidecar_path = lake.raw_paths(key)
+    sidecar = Sidecar.read(sidecar_path)
+    sha = sha256_file(pdf_path)
+    return pdf_path, sidecar, sha, count_pages(pdf_path)
+
+
+def register_version(
+    lake: Lake, key: str, pdf_path: LakePath, sidecar: Sidecar, sha: str, n_pages: int
+) -> Registered:
+    """The raw_pdf stage: one version's file and sidecar (`read_raw`) into
+    `derived/documents/`."""
+    doc_id, version = split_key(key)
+    row = {
+        "partition_key": key,
+        "doc_id": doc_id,
+        "version": version,
+        "title": sidecar.title or doc_id,
+        "source_path": lake.relative(pdf_path),
+        "sha256": sha,
+        "n_pages": n_pages,
+        "status": sidecar.status,
+        "valid_from": sidecar.valid_from,
+        "valid_to": sidecar.valid_to,
+        "ingested_at": dt.datetime.now(dt.UTC),
+        "doc_type": sidecar.type,
+        "metadata_json": json.dumps(sidecar.metadata, ensure_ascii=False, default=str),
+    }
+    path = write_stage(lake, FOLDERS[RAW_PDF], key, [row], DOCUMENTS)
+    return Registered(row, path, pdf_path, sidecar)
+
+
+@dataclass
+class Extracted:
+    """What `extract_pages` wrote: the `extraction`, its page `rows`, the file (`path`)
+    and the joined `logical` tables."""
+
+    extraction: Extraction
+    rows: list[dict[str, Any]]
+    path: LakePath
+    logical: list[LogicalTable]
+
+
+def extract_pages(lake: Lake, key: str, ocr: OcrSettings, layout: LayoutSettings) -> Extracted:
+    """The page_text stage: one version's pages (OCR where a page has no text layer,
+    tables by the layout model where enabled) into `derived/pages/`."""
+    pdf_path, _ = lake.raw_paths(key)
+    extraction = extract(pdf_path, ocr=ocr, layout=layout)
+    rows = [
+        {
+            "partition_key": key,
+            "page": page.page,
+            "text": page.text,
+            "char_start": page.char_start,
+            "has_text_layer": page.has_text_layer,
+            "ocr": page.ocr,
+            "lines": [line.as_row() for line in page.lines],
+            "tables": [table.as_row() for table in page.tables],
+            "rotation": page.rotation,
+            "columns": page.columns,
+            "outline": extraction.outline_on(page.page),
+        }
+        for page in extraction.pages
+    ]
+    path = write_stage(lake, FOLDERS[PAGE_TEXT], key, rows, PAGES)
+    return Extracted(extraction, rows, path, extraction.logical_tables())
+
+
+@dataclass
+class Structured:
+    """What `build_structure` wrote: the `nodes`, the file (`path`), the `doc` text, the
+    `page_rows` read, the PDF's `outline`, and how far the tree can be trusted: the
+    text outside titled units (`untitled_share`), the `language`, the `paths`."""
+
+    nodes: list[Node]
+    path: LakePath
+    doc: DocText
+    page_rows: list[dict[str, Any]]
+    outline: list[OutlineEntry]
+    untitled_share: float
+    language: str
+    paths: PathQuality
+
+
+def build_structure(lake: Lake, key: str) -> Structured:
+    """The structure_tree stage: one version's tree of units into `derived/nodes/`."""
+    info, _, _ = load_info(lake, key)
+    pages = read_stage(lake, FOLDERS[PAGE_TEXT], key).sort("page")
+    doc = doc_from_pages(pages)
+    page_rows = list(pages.iter_rows(named=True))
+    lines = [Line(**raw) for page in page_rows for raw in page["lines"]]
+    logical = join_tables(parts_from_pages(page_rows))
+    outline = outline_from_pages(page_rows)
+    nodes = build_tree(key, doc, lines, tables_by_piece(logical), info.title, outline=outline)
+    path = write_stage(lake, FOLDERS[STRUCTURE_TREE], key, [n.as_row() for n in nodes], NODES)
+    language = detect_language(doc.text)
+    return Structured(
+        nodes,
+        path,
+        doc,
+        page_rows,
+        outline,
+        untitled_share(nodes, doc),
+        language,
+        path_quality(nodes, language, outline),
+    )
+
+
+@dataclass
+class Linearized:
+    """What `linearize_version` wrote: the table `rows`, the file (`path`), the `nodes`
+    and `logical` tables they came from, the tables indexed as their printed lines
+    (`as_text`) and those read without named columns (`unnamed`)."""
+
+    rows: list[TableRow]
+    path: LakePath
+    nodes: list[Node]
+    logical: list[LogicalTable]
+    as_text: list[dict[str, Any]] = field(default_factory=list)
+    unnamed: list[dict[str, Any]] = field(default_factory=list)
+
+
+def linearize_version(lake: Lake, key: str) -> Linearized:
+    """The linearized_tables stage: one version's table rows, each value with its
+    column header, into `derived/tables/`."""
+    nodes = load_nodes(lake, key)
+    pages = read_stage(lake, FOLDERS[PAGE_TEXT], key).sort("page")
+    logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
+    rows = linearize_tables(key, nodes, logical, table_paths(nodes), doc_from_pages(pages).text)
+    path = write_stage(
+        lake, FOLDERS[LINEARIZED_TABLES], key, [r.as_row() for r in rows], TABLE_ROWS
+    )
+    return Linearized(
+        rows, path, nodes, logical, unstructured_tables(nodes), unnamed_tables(nodes, rows)
+    )
