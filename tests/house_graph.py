@@ -102,7 +102,6 @@ def loops(root: Path) -> list[list[str]]:
             visit(v)
 
 
-
 def floor_of(module: str, floors: tuple[tuple[str, ...], ...]) -> tuple[int, str] | None:
     """(floor number, the unit on it) of `module`: the longest unit name it is or sits
     under; None for a module on no floor."""
@@ -127,4 +126,3 @@ def upward(root: Path, floors: tuple[tuple[str, ...], ...]) -> list[str]:
             continue
         if target[0] >= source[0]:
             found.append(f"{edge.source}:{edge.line} -> {edge.target}")
-
