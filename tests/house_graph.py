@@ -100,6 +100,7 @@ def loops(root: Path) -> list[list[str]]:
     for v in sorted(graph):
         if v not in index:
             visit(v)
+    return sorted(found)
 
 
 def floor_of(module: str, floors: tuple[tuple[str, ...], ...]) -> tuple[int, str] | None:
@@ -125,4 +126,5 @@ def upward(root: Path, floors: tuple[tuple[str, ...], ...]) -> list[str]:
         if source is None or target is None or source[1] == target[1]:
             continue
         if target[0] >= source[0]:
-            found.append(f"{edge.source}:{edge.line} -> {edge.target}")
+            found.add(f"{edge.source}:{edge.line} -> {edge.target}")
+    return sorted(found)
