@@ -8,8 +8,13 @@ Each rule's check is also shown to catch a breach."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from dagster import AssetKey
+
+from rag_assets.core.corpus import VERSION_STAGES
+from rag_assets.core.stages import CHUNKS, PIPELINE, READS
 
 from .house_graph import loops, upward
 from .test_imports import private_dagster_imports
@@ -184,3 +189,42 @@ def test_the_graph_checks_see_a_breach(tmp_path: Path) -> None:
     assert upward(tmp_path, floors) == [
         "rag_assets.core.index.models:2 -> rag_assets.core.lifecycle.versions"
     ]
+
+
+def lineage_breaches(
+    parents: Mapping[str, set[str]], reads: Mapping[str, tuple[str, ...]]
+) -> dict[str, tuple[list[str], list[str]]]:
+    """Stage -> (its asset's deps, what `reads` says it reads), for each stage whose
+    two differ: the lineage drawn must be the data's."""
+    return {
+        stage: (sorted(parents.get(stage, set())), sorted(reads.get(stage, ())))
+        for stage in PIPELINE
+        if parents.get(stage, set()) != set(reads.get(stage, ()))
+    }
+
+
+def asset_parents() -> dict[str, set[str]]:
+    """Each partitioned stage's parents in the code location's asset graph."""
+    from rag_assets.definitions import build_definitions
+
+    graph = build_definitions().resolve_asset_graph()
+    return {
+        stage: {k.to_user_string() for k in graph.get(AssetKey(stage)).parent_keys}
+        for stage in PIPELINE
+    }
+
+
+def test_the_lineage_is_the_reads_table() -> None:
+    """Each stage asset's deps are what `stages.READS` says it reads, and the chunks
+    stage reads a version from those files (`corpus.VERSION_STAGES`)."""
+    assert lineage_breaches(asset_parents(), READS) == {}
+    assert VERSION_STAGES == READS[CHUNKS]
+
+
+def test_the_lineage_check_sees_a_breach() -> None:
+    """A stage that reads more than its asset declares (the chunks stage before issue 58:
+    a chain drawn, four stages read) is found."""
+    chain = {s: {b} for b, s in zip(PIPELINE, PIPELINE[1:], strict=False)}
+    found = lineage_breaches(chain, READS)
+    assert found["chunks"] == (["linearized_tables"], sorted(READS[CHUNKS]))
+    assert "page_text" not in found

@@ -17,6 +17,7 @@ from rag_assets.core.stages import (
     LAKE_FOLDERS,
     PIPELINE,
     RAW_PDF,
+    READS,
 )
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
@@ -33,7 +34,10 @@ def test_the_partitioned_assets_are_the_pipeline_each_after_the_one_before():
     assert partitioned == {AssetKey(stage) for stage in PIPELINE}
     assert not graph.get(AssetKey(RAW_PDF)).parent_keys
     for before, stage in zip(PIPELINE, PIPELINE[1:], strict=False):
-        assert graph.get(AssetKey(stage)).parent_keys == {AssetKey(before)}, stage
+        # each reads the one before, and the others it opens (issue 58: `READS`)
+        parents = graph.get(AssetKey(stage)).parent_keys
+        assert AssetKey(before) in parents, stage
+        assert parents == {AssetKey(s) for s in READS[stage]}, stage
 
 
 def test_the_jobs_run_the_pipeline_and_the_model_dependent_stages():

@@ -5,17 +5,24 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from dagster import AssetExecutionContext, Failure
+from dagster import AssetExecutionContext, AssetKey, Failure
 
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake.layout import split_key
 from rag_assets.core.lake.locks import this_process, waited_lock
+from rag_assets.core.stages import READS
 
 T = TypeVar("T")
 
 GROUP = "trecho"
 """Every asset's group: one group, so the UI's lineage opens on the whole chain from
 raw_pdf to eval_report (several groups open collapsed, the chain a click away)."""
+
+
+def reads(stage: str) -> list[AssetKey]:
+    """A stage asset's `deps`: the stages it reads (`core.stages.READS`), so the lineage
+    the UI draws is the data's."""
+    return [AssetKey(s) for s in READS[stage]]
 
 
 def failing_clearly(key: str, action: Callable[[], T]) -> T:

@@ -13,12 +13,13 @@ from dagster import (
 )
 from pydantic import Field
 
-from rag_assets.assets._common import GROUP, clear_failure, one_writer
+from rag_assets.assets._common import GROUP, clear_failure, one_writer, reads
 from rag_assets.core.chunking.base import NoTextUnits
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy
+from rag_assets.core.index import chunks_folder_for
 from rag_assets.core.pipeline import CODE_VERSIONS, Cutting, chunks_code_version
-from rag_assets.core.stages import CHUNKS, LINEARIZED_TABLES
+from rag_assets.core.stages import CHUNKS
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
     NO_MID_LINE_STARTS,
@@ -63,7 +64,7 @@ def build_chunks(model_id: str | None = None, max_tokens: int | None = None) -> 
     return asset(
         name=CHUNKS,
         partitions_def=doc_versions,
-        deps=[LINEARIZED_TABLES],
+        deps=reads(CHUNKS),
         group_name=GROUP,
         code_version=version,
         check_specs=chunk_checks,
@@ -91,10 +92,12 @@ def cut_chunks(
             model=config.llm_model,
             api_key=secret(config.llm_api_key_env),
         )
+    model = embedder.embedder()
     cutting = Cutting(
         lake.lake,
-        embedder.embedder(),
-        lancedb.uri_for(lake.lake),
+        model,
+        # where its model's table reads them: the orchestration asks, not the stage
+        chunks_folder_for(lancedb.uri_for(lake.lake), model.model_id),
         Policy(config.target_tokens, config.header_mode, config.type_strategies),
         config.strategy,
         config.header_document,

@@ -15,10 +15,10 @@ from dagster import (
     asset,
 )
 
-from rag_assets.assets._common import GROUP, one_writer
+from rag_assets.assets._common import GROUP, one_writer, reads
 from rag_assets.core.index import EmbeddingCache
 from rag_assets.core.pipeline import Indexed, Indexing, embeddings_code_version
-from rag_assets.core.stages import CHUNKS, EMBEDDINGS
+from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
@@ -30,7 +30,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
     @asset(
         name=EMBEDDINGS,
         partitions_def=doc_versions,
-        deps=[CHUNKS],
+        deps=reads(EMBEDDINGS),
         group_name=GROUP,
         code_version=embeddings_code_version(model_id),
         check_specs=embedding_checks,

@@ -11,8 +11,7 @@ from dagster import (
     asset,
 )
 
-from rag_assets.assets._common import GROUP, one_writer
-from rag_assets.assets.structure_tree import structure_tree
+from rag_assets.assets._common import GROUP, one_writer, reads
 from rag_assets.core.pipeline import CODE_VERSIONS, linearize_version
 from rag_assets.core.stages import LINEARIZED_TABLES
 from rag_assets.orchestration.checks import TABLES_NAMED, table_checks
@@ -22,7 +21,7 @@ from resources import LakeResource
 
 @asset(
     partitions_def=doc_versions,
-    deps=[structure_tree],
+    deps=reads(LINEARIZED_TABLES),
     group_name=GROUP,
     code_version=CODE_VERSIONS[LINEARIZED_TABLES],
     check_specs=table_checks,

@@ -3,8 +3,7 @@ pages without a text layer read by OCR."""
 
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
 
-from rag_assets.assets._common import GROUP, failing_clearly, one_writer
-from rag_assets.assets.raw_pdf import raw_pdf
+from rag_assets.assets._common import GROUP, failing_clearly, one_writer, reads
 from rag_assets.core.extract import OcrSettings
 from rag_assets.core.layout import LayoutSettings
 from rag_assets.core.pipeline import CODE_VERSIONS, extract_pages
@@ -25,7 +24,7 @@ class PageTextConfig(Config):
 
 @asset(
     partitions_def=doc_versions,
-    deps=[raw_pdf],
+    deps=reads(PAGE_TEXT),
     group_name=GROUP,
     code_version=CODE_VERSIONS[PAGE_TEXT],
     description=(

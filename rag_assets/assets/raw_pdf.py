@@ -2,7 +2,7 @@
 
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
-from rag_assets.assets._common import GROUP, failing_clearly, one_writer
+from rag_assets.assets._common import GROUP, failing_clearly, one_writer, reads
 from rag_assets.core.pipeline import CODE_VERSIONS, read_raw, register_version
 from rag_assets.core.stages import RAW_PDF
 from rag_assets.orchestration.partitions import doc_versions
@@ -26,6 +26,7 @@ def retag(context: AssetExecutionContext, sha: str) -> None:
 
 @asset(
     partitions_def=doc_versions,
+    deps=reads(RAW_PDF),
     group_name=GROUP,
     code_version=CODE_VERSIONS[RAW_PDF],
     description="The PDF of one document version: sha256, pages, sidecar (title, validity).",

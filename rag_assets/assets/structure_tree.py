@@ -12,8 +12,7 @@ from dagster import (
     asset,
 )
 
-from rag_assets.assets._common import GROUP, one_writer
-from rag_assets.assets.page_text import page_text
+from rag_assets.assets._common import GROUP, one_writer, reads
 from rag_assets.core.pipeline import CODE_VERSIONS, build_structure
 from rag_assets.core.stages import STRUCTURE_TREE
 from rag_assets.core.structure.quality import PATH_THRESHOLD
@@ -29,7 +28,7 @@ from resources import LakeResource
 
 @asset(
     partitions_def=doc_versions,
-    deps=[page_text],
+    deps=reads(STRUCTURE_TREE),
     group_name=GROUP,
     code_version=CODE_VERSIONS[STRUCTURE_TREE],
     check_specs=structure_checks,

@@ -22,6 +22,7 @@ from rag_assets.core.stages import (
     LINEARIZED_TABLES,
     PAGE_TEXT,
     RAW_PDF,
+    READS,
     STRUCTURE_TREE,
 )
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
@@ -153,14 +154,35 @@ def load_chunks(lake: Lake, key: str) -> list[Chunk]:
     return [Chunk(**r) for r in read_stage(lake, FOLDERS[CHUNKS], key).iter_rows(named=True)]
 
 
-VERSION_STAGES = (RAW_PDF, PAGE_TEXT, STRUCTURE_TREE, LINEARIZED_TABLES)
-"""The stages a `Version` is read from: the documents row, pages, tree and table rows."""
+VERSION_STAGES = READS[CHUNKS]
+"""The stages a `Version` is read from: the documents row, pages, tree and table rows
+(what the chunks stage reads, `stages.READS`)."""
+
+
+def read_inputs(lake: Lake, stage: str, key: str) -> dict[str, pl.DataFrame]:
+    """The files of the stages `stage` reads (`stages.READS`, those with a folder), read
+    in one call, at once: a stage reads its inputs from the table its lineage is drawn
+    from."""
+    wanted = [s for s in READS[stage] if s in FOLDERS]
+    return dict(zip(wanted, read_stages(lake, [FOLDERS[s] for s in wanted], key), strict=True))
+
+
+def documents_info(documents: pl.DataFrame, key: str) -> DocInfo:
+    """The header info of a version from its documents file (the raw stage's one row)."""
+    return _doc_info(key, documents.row(0, named=True))
+
+
+def nodes_of(frame: pl.DataFrame) -> list[Node]:
+    """A structure tree file's rows as nodes, in document order."""
+    return _nodes(frame)
 
 
 def load_version(lake: Lake, key: str) -> Version:
     """Everything the chunkers and the eval need about one version: its four stage files
     (`VERSION_STAGES`) read in one call, at once (`read_stages`), not one after another."""
-    documents, pages, nodes, tables = read_stages(lake, [FOLDERS[s] for s in VERSION_STAGES], key)
+    inputs = read_inputs(lake, CHUNKS, key)
+    documents, pages = inputs[RAW_PDF], inputs[PAGE_TEXT]
+    nodes, tables = inputs[STRUCTURE_TREE], inputs[LINEARIZED_TABLES]
     row = documents.row(0, named=True)
     return Version(
         info=_doc_info(key, row),

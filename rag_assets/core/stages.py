@@ -28,8 +28,25 @@ PIPELINE: tuple[str, ...] = (
     CHUNKS,
     EMBEDDINGS,
 )
-"""The stages one version's run goes through, in order, each depending on the one
-before (the index job's assets)."""
+"""The stages one version's run goes through, in order, each reading the one before
+(and others: `READS`; the index job's assets)."""
+
+READS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        RAW_PDF: (),
+        PAGE_TEXT: (RAW_PDF,),
+        STRUCTURE_TREE: (RAW_PDF, PAGE_TEXT),
+        LINEARIZED_TABLES: (PAGE_TEXT, STRUCTURE_TREE),
+        CHUNKS: (RAW_PDF, PAGE_TEXT, STRUCTURE_TREE, LINEARIZED_TABLES),
+        EMBEDDINGS: (RAW_PDF, CHUNKS),
+    }
+)
+"""What each stage reads, declared once: the stages whose output its run opens (raw_pdf
+its raw file and sidecar; page_text the file raw_pdf registered; structure_tree the
+documents row (title) and the pages; linearized_tables the pages (tables and text) and
+the tree; chunks a whole `Version`, `corpus.load_version`; embeddings the documents row
+(status, validity) and the chunks). The assets' `deps` are this table (the lineage the
+UI draws), and the readers read these stages (tests/test_house.py holds them equal)."""
 
 FOLDERS: Mapping[str, str] = MappingProxyType(
     {

@@ -71,6 +71,31 @@ PAGE_TABLE = pa.struct(
     ]
 )
 
+LOGICAL_TABLE = pa.struct(
+    [
+        ("parts", pa.list_(pa.struct([("page", pa.int32()), ("index", pa.int32())]))),
+        ("header", pa.list_(pa.string())),
+        ("has_header", pa.bool_()),
+        ("title", pa.string()),
+        (
+            "rows",
+            pa.list_(
+                pa.struct(
+                    [
+                        ("index", pa.int32()),
+                        ("cells", pa.list_(pa.string())),
+                        ("page", pa.int32()),
+                        ("char_start", pa.int64()),
+                        ("char_end", pa.int64()),
+                    ]
+                )
+            ),
+        ),
+    ]
+)
+"""A table joined across pages (`tables.LogicalTable`): its pieces by (page, index) in
+the pages' `tables`, its header and title, and its rows with their spans."""
+
 PAGES = pa.schema(
     [
         ("partition_key", pa.string()),
@@ -84,6 +109,7 @@ PAGES = pa.schema(
         ("rotation", pa.int32()),  # degrees the page was turned to read its text upright
         ("columns", pa.bool_()),  # set in columns, read column by column
         ("outline", pa.list_(OUTLINE_ENTRY)),  # the PDF's own sections pointing here
+        ("logical_tables", pa.list_(LOGICAL_TABLE)),  # the tables that start here, joined
     ]
 )
 

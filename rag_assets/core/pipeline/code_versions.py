@@ -23,7 +23,7 @@ from rag_assets.core.stages import (
 CODE_VERSIONS: Mapping[str, str] = MappingProxyType(
     {
         RAW_PDF: "1",
-        PAGE_TEXT: "4",
+        PAGE_TEXT: "5",  # 5: the logical tables joined once and stored (issue 58)
         STRUCTURE_TREE: "3",
         LINEARIZED_TABLES: "4",
         CHUNKS: "2",

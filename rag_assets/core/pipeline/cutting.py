@@ -3,9 +3,10 @@
 
 What the `chunks` stage does, free of Dagster: the version's stages read in one call
 (`corpus.load_version`), cut by the default policy (or a named strategy) to the model's
-tokenizer, optionally situated by an LLM, written to `derived/chunks/` (during a model
-backfill: `derived/chunks-next/<model_id>/`, beside the chunks the active table still
-serves; `chunks_folder_for`), and measured for damage. A version that gives no chunk
+tokenizer, optionally situated by an LLM, written to the folder its caller names
+(`derived/chunks/`; during a model backfill `derived/chunks-next/<model_id>/`, beside
+the chunks the active table still serves: `index.chunks_folder_for`, asked by the
+orchestration, never by this stage), and measured for damage. A version that gives no chunk
 fails (`NoTextUnits`, saying why).
 """
 
@@ -23,7 +24,6 @@ from rag_assets.core.corpus import Version, load_version
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval.metrics import ChunkDamage, chunk_damage, orphans
-from rag_assets.core.index import chunks_folder_for
 from rag_assets.core.lake.layout import Lake, LakePath
 from rag_assets.core.lake.parquet import write_stage
 from rag_assets.core.lake.schemas import CHUNKS as CHUNK_SCHEMA
@@ -54,13 +54,14 @@ class Cut:
 @dataclass(frozen=True)
 class Cutting:
     """How versions are cut: into the `lake`, for the `model` (its tokenizer and
-    limit) whose table is in `db_uri`, by `policy` or a named `strategy` (`default`: the
-    policy), the header naming the document by its id or title (`header_document`),
-    with the optional LLM `situator` (off when None or not enabled)."""
+    limit), into the `folder` under `derived/` the caller names (`stages.chunks_folder`),
+    by `policy` or a named `strategy` (`default`: the policy), the header naming the
+    document by its id or title (`header_document`), with the optional LLM `situator`
+    (off when None or not enabled)."""
 
     lake: Lake
     model: Embedder
-    db_uri: str
+    folder: str
     policy: Policy = field(default_factory=Policy)
     strategy: str = "default"
     header_document: str = "id"
@@ -94,7 +95,7 @@ class Cutting:
             situated = situator.situate(version.sha256, chunks, info.title, text)
             chunks, situating, failures = situated.chunks, situated.counts, situated.failures
         # a backfill's chunks go beside the active model's, which its table still serves
-        folder = chunks_folder_for(self.db_uri, model.model_id)
+        folder = self.folder
         path = write_stage(lake, folder, key, [c.as_row() for c in chunks], CHUNK_SCHEMA)
         if folder == stages.FOLDERS[stages.CHUNKS]:  # none of a backfill left stale beside it
             stale = lake.stage_path(stages.chunks_folder(model.model_id), key)

@@ -15,11 +15,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag_assets.core.corpus import doc_from_pages, load_info, load_nodes
+from rag_assets.core.corpus import doc_from_pages, documents_info, nodes_of, read_inputs
 from rag_assets.core.extract import Extraction, Line, OcrSettings, count_pages, extract
 from rag_assets.core.extract.outline import OutlineEntry, outline_from_pages
 from rag_assets.core.lake.layout import Lake, LakePath, sha256_file, split_key
-from rag_assets.core.lake.parquet import read_stage, write_stage
+from rag_assets.core.lake.parquet import write_stage
 from rag_assets.core.lake.schemas import DOCUMENTS, NODES, PAGES, TABLE_ROWS, DocText, Node
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.layout import LayoutSettings
@@ -36,9 +36,8 @@ from rag_assets.core.structure.tree import build_tree, tables_by_piece
 from rag_assets.core.tables import (
     LogicalTable,
     TableRow,
-    join_tables,
     linearize_tables,
-    parts_from_pages,
+    logical_from_pages,
 )
 
 
@@ -104,6 +103,10 @@ def extract_pages(lake: Lake, key: str, ocr: OcrSettings, layout: LayoutSettings
     tables by the layout model where enabled) into `derived/pages/`."""
     pdf_path, _ = lake.raw_paths(key)
     extraction = extract(pdf_path, ocr=ocr, layout=layout)
+    logical = extraction.logical_tables()  # joined once, here, and stored with the pages
+    starting: dict[int, list[dict[str, Any]]] = {}
+    for table in logical:
+        starting.setdefault(table.pages[0], []).append(table.as_row())
     rows = [
         {
             "partition_key": key,
@@ -117,11 +120,12 @@ def extract_pages(lake: Lake, key: str, ocr: OcrSettings, layout: LayoutSettings
             "rotation": page.rotation,
             "columns": page.columns,
             "outline": extraction.outline_on(page.page),
+            "logical_tables": starting.get(page.page, []),
         }
         for page in extraction.pages
     ]
     path = write_stage(lake, FOLDERS[PAGE_TEXT], key, rows, PAGES)
-    return Extracted(extraction, rows, path, extraction.logical_tables())
+    return Extracted(extraction, rows, path, logical)
 
 
 @dataclass
@@ -142,12 +146,13 @@ class Structured:
 
 def build_structure(lake: Lake, key: str) -> Structured:
     """The structure_tree stage: one version's tree of units into `derived/nodes/`."""
-    info, _, _ = load_info(lake, key)
-    pages = read_stage(lake, FOLDERS[PAGE_TEXT], key).sort("page")
+    inputs = read_inputs(lake, STRUCTURE_TREE, key)
+    info = documents_info(inputs[RAW_PDF], key)
+    pages = inputs[PAGE_TEXT].sort("page")
     doc = doc_from_pages(pages)
     page_rows = list(pages.iter_rows(named=True))
     lines = [Line(**raw) for page in page_rows for raw in page["lines"]]
-    logical = join_tables(parts_from_pages(page_rows))
+    logical = logical_from_pages(page_rows)
     outline = outline_from_pages(page_rows)
     nodes = build_tree(key, doc, lines, tables_by_piece(logical), info.title, outline=outline)
     path = write_stage(lake, FOLDERS[STRUCTURE_TREE], key, [n.as_row() for n in nodes], NODES)
@@ -181,9 +186,10 @@ class Linearized:
 def linearize_version(lake: Lake, key: str) -> Linearized:
     """The linearized_tables stage: one version's table rows, each value with its
     column header, into `derived/tables/`."""
-    nodes = load_nodes(lake, key)
-    pages = read_stage(lake, FOLDERS[PAGE_TEXT], key).sort("page")
-    logical = join_tables(parts_from_pages(pages.iter_rows(named=True)))
+    inputs = read_inputs(lake, LINEARIZED_TABLES, key)
+    nodes = nodes_of(inputs[STRUCTURE_TREE])
+    pages = inputs[PAGE_TEXT].sort("page")
+    logical = logical_from_pages(pages.iter_rows(named=True))
     rows = linearize_tables(key, nodes, logical, table_paths(nodes), doc_from_pages(pages).text)
     path = write_stage(
         lake, FOLDERS[LINEARIZED_TABLES], key, [r.as_row() for r in rows], TABLE_ROWS

@@ -46,6 +46,7 @@ from rag_assets.core.tables.logical import (
     LogicalRow,
     LogicalTable,
     join_tables,
+    logical_from_pages,
     parts_from_pages,
 )
 from rag_assets.core.tables.model import Grid, Header, PageTable, Region
@@ -89,6 +90,7 @@ __all__ = [
     "identify_header",
     "is_upright",
     "join_tables",
+    "logical_from_pages",
     "linearize",
     "page_words",
     "y_tolerance",

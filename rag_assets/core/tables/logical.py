@@ -102,6 +102,17 @@ class LogicalTable:
         """The (page, index) of every piece."""
         return [(p.page, p.index) for p in self.parts]
 
+    def as_row(self) -> dict[str, Any]:
+        """The table as the pages stage stores it (`schemas.LOGICAL_TABLE`): its pieces
+        named by (page, index), its header, title and rows."""
+        return {
+            "parts": [{"page": page, "index": index} for page, index in self.keys],
+            "header": self.header,
+            "has_header": self.has_header,
+            "title": self.title,
+            "rows": [vars(row) for row in self.rows],
+        }
+
 
 def _respaced(line: str, words: set[str]) -> str:
     """A printed line with each token that is several of `words` run together (a line
@@ -186,6 +197,27 @@ def _append(table: LogicalTable, part: PageTable) -> None:
             continue
         table.rows.append(LogicalRow(next_index, cells, part.page, start, end))
         next_index += 1
+
+
+def logical_from_pages(pages: Iterable[Mapping[str, Any]]) -> list[LogicalTable]:
+    """The logical tables of a version as the `page_text` stage joined and stored them
+    (each page's `logical_tables`: the tables that start on it), their pieces read from
+    the pages' `tables`; a pages file written before they were stored is joined here."""
+    rows = sorted(pages, key=lambda p: p["page"])
+    if rows and "logical_tables" not in rows[0]:  # a file from before page_text stored them
+        return join_tables(parts_from_pages(rows))
+    pieces = {(p.page, p.index): p for p in parts_from_pages(rows)}
+    return [
+        LogicalTable(
+            [pieces[(k["page"], k["index"])] for k in stored["parts"]],
+            list(stored["header"]),
+            stored["has_header"],
+            stored["title"],
+            [LogicalRow(**r) for r in stored["rows"]],
+        )
+        for page in rows
+        for stored in page.get("logical_tables") or []
+    ]
 
 
 def parts_from_pages(pages: Iterable[Mapping[str, Any]]) -> list[PageTable]:
