@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rag_assets.core.errors import ConfigError
 
 if TYPE_CHECKING:
-    from rag_assets.core.embedding.embedder import Embedder
-    from rag_assets.core.embedding.model_files import CacheDirs
+    from rag_assets.core.embedding import CacheDirs, Embedder
     from rag_assets.core.index import Index
 
 TRUE = ("1", "true", "yes", "on")
@@ -120,7 +119,7 @@ class Settings:
         none), on the configured device, backend and threads. `server`: for a
         long-running process (`trecho serve`, `trecho mcp`), where `auto` embeds the
         bundled e5's queries on onnxruntime when it is installed."""
-        from rag_assets.core.embedding.embedder import DEFAULT_MODEL, Embedder
+        from rag_assets.core.embedding import DEFAULT_MODEL, Embedder
 
         configured = self.model or DEFAULT_MODEL
         chosen = model or configured
@@ -197,7 +196,7 @@ def onnx_root(env: Mapping[str, str] | None = None) -> Path:
 def cache_dirs(env: Mapping[str, str] | None = None) -> CacheDirs:
     """Where the embedders keep this machine's model caches (`cache_root`, `onnx_root`),
     read when an embedder is built (`Settings.embedder`): the core is given them."""
-    from rag_assets.core.embedding.model_files import CacheDirs
+    from rag_assets.core.embedding import CacheDirs
 
     return CacheDirs(cache_root(env), onnx_root(env))
 
@@ -249,34 +248,33 @@ def _parse(name: str, kind: str, raw: str) -> Any:
             raise SettingsError(f"{name}={raw!r}: expected a cosine, from -1 to 1")
         return cosine
     if kind in ("backend", "e5_path"):  # the embedder's own lists, read when needed
-        from rag_assets.core.embedding.backends import E5_SETTINGS
-        from rag_assets.core.embedding.embedder import BACKENDS
+        from rag_assets.core.embedding import BACKENDS, E5_SETTINGS
 
         allowed = BACKENDS if kind == "backend" else E5_SETTINGS
         if raw not in allowed:
             raise SettingsError(f"{name}={raw!r}: expected one of {', '.join(allowed)}")
     if kind == "e5_path" and raw == "onnx":
-        from rag_assets.core.embedding import e5_onnx
+        from rag_assets.core.embedding import path_available
 
-        if not e5_onnx.available():
+        if not path_available("onnx"):
             raise SettingsError(
                 f"{name}=onnx needs the packages onnxruntime and onnx (pip install 'trecho[onnx]')"
             )
     if kind == "e5_path" and raw == "torch":
-        from rag_assets.core.embedding import e5_torch
+        from rag_assets.core.embedding import path_available
 
-        if not e5_torch.available():
+        if not path_available("torch"):
             raise SettingsError(f"{name}=torch needs the package torch (pip install torch)")
     if kind == "device":
-        from rag_assets.core.embedding.e5_torch import DEVICE
+        from rag_assets.core.embedding import DEVICE
 
         if not DEVICE.match(raw.lower()):
             raise SettingsError(f"{name}={raw!r}: expected cpu, cuda, cuda:N or mps")
         raw = raw.lower()
     if kind == "e5_path" and raw == "openvino":
-        from rag_assets.core.embedding import e5_openvino
+        from rag_assets.core.embedding import path_available
 
-        if not e5_openvino.available():
+        if not path_available("openvino"):
             raise SettingsError(f"{name}=openvino needs the package openvino (pip install trecho)")
     if kind == "executor":
         raw = raw.lower().replace("-", "_")

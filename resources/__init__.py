@@ -17,10 +17,16 @@ from typing import Any, TypeVar
 from dagster import ConfigurableResource
 from pydantic import Field
 
-from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.index import ANN_EF, ANN_MIN_ROWS, VECTOR_WEIGHT_E5, Index
-from rag_assets.core.index.scoring import MIN_SCORE_E5, MIN_SCORE_MINILM
-from rag_assets.core.lake.layout import Lake
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.index import (
+    ANN_EF,
+    ANN_MIN_ROWS,
+    MIN_SCORE_E5,
+    MIN_SCORE_MINILM,
+    VECTOR_WEIGHT_E5,
+    Index,
+)
+from rag_assets.core.lake import Lake
 from rag_assets.settings import Settings
 
 R = TypeVar("R", bound=ConfigurableResource)

@@ -43,10 +43,27 @@ def _named(node: ast.ImportFrom, module: str, package: bool) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
+def face_names(path: Path) -> set[str]:
+    """The names a package's face binds at its top (imported, defined, assigned)."""
+    names: set[str] = set()
+    for node in ast.parse(path.read_text("utf-8"), str(path)).body:
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return names
+
+
 def edges(root: Path) -> Iterator[Edge]:
-    """Every import between modules of `root`'s PACKAGES (a module importing itself or
-    a name of its own package's face from inside is left out: no edge)."""
+    """Every import between modules of `root`'s PACKAGES (a module importing itself is
+    left out: no edge). A name taken from a package is an edge to the package's face,
+    unless the face does not bind it and a submodule has that name."""
     known = modules(root)
+    bound = {m: face_names(path) for m, (path, package) in known.items() if package}
     for module, (path, package) in known.items():
         for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
             targets: list[str] = []
@@ -56,7 +73,8 @@ def edges(root: Path) -> Iterator[Edge]:
                 named = _named(node, module, package)
                 for alias in node.names:
                     sub = f"{named}.{alias.name}"
-                    targets.append(sub if sub in known else named)
+                    by_face = alias.name in bound.get(named, set())
+                    targets.append(sub if sub in known and not by_face else named)
             for target in targets:
                 while target not in known and "." in target:
                     target = target.rsplit(".", 1)[0]

@@ -16,7 +16,7 @@ from dagster import AssetKey
 from rag_assets.core.corpus import VERSION_STAGES
 from rag_assets.core.stages import CHUNKS, PIPELINE, READS
 
-from .house_graph import loops, upward
+from .house_graph import edges, loops, modules, upward
 from .test_imports import private_dagster_imports
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,6 +34,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("rag_assets.core.rules",),
     ("rag_assets.core.embedding",),
     ("rag_assets.core.request",),
+    ("rag_assets.core.page",),
     ("rag_assets.core.tables",),
     ("rag_assets.core.layout",),
     ("rag_assets.core.extract",),
@@ -55,8 +56,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
 )
 """The house, lowest floor first (docs/development.md draws it): a unit imports its own
 modules and those of the floors below it, never one beside or above it. The core's
-leaves, the lake, the lifecycle rules, the embedder, the search request; the page
-readers (tables, layout, extract) and the structure; chunking and the corpus; the index
+leaves, the lake, the lifecycle rules, the embedder, the search request; the page's
+geometry (boxes, glyphs) under the page readers (tables, layout, extract), the
+structure; chunking and the corpus; the index
 (the one door to LanceDB), the lifecycle above it, the eval; the pipeline (the stage
 bodies) on top of the core. Then the settings, the resources, the orchestration, the
 assets and the definitions; the server and the CLI."""
@@ -228,3 +230,79 @@ def test_the_lineage_check_sees_a_breach() -> None:
     found = lineage_breaches(chain, READS)
     assert found["chunks"] == (["linearized_tables"], sorted(READS[CHUNKS]))
     assert "page_text" not in found
+
+
+def core_packages(root: Path) -> list[str]:
+    """Every package directly under rag_assets/core of `root` (a folder with a face)."""
+    core = root / "rag_assets" / "core"
+    return sorted(
+        f"rag_assets.core.{d.name}" for d in core.iterdir() if (d / "__init__.py").exists()
+    )
+
+
+def face_breaches(root: Path) -> list[str]:
+    """Imports of a core package's modules from outside the package (`source:line ->
+    module`): every other module goes through the package's face, its `__init__`."""
+    packages = core_packages(root)
+    found = set()
+    for edge in edges(root):
+        for package in packages:
+            inside = edge.target.startswith(package + ".")
+            mine = edge.source == package or edge.source.startswith(package + ".")
+            if inside and not mine:
+                found.add(f"{edge.source}:{edge.line} -> {edge.target}")
+    return sorted(found)
+
+
+GEOMETRY = ("Box", "Word", "box_iou", "covered", "centred_in", "is_upright", "runs_upward")
+GEOMETRY += ("SUPERSCRIPTS", "UPRIGHT_TILT")
+"""The page's geometry: boxes and their measures, glyphs and which way they run."""
+
+
+def geometry_outside_page(root: Path) -> list[str]:
+    """Modules other than rag_assets/core/page that define a GEOMETRY name at their top
+    (`module: name`): the page readers stand on one floor of it."""
+    found = []
+    for module, (path, _) in modules(root).items():
+        if module.startswith("rag_assets.core.page"):
+            continue
+        for node in ast.parse(path.read_text("utf-8"), str(path)).body:
+            names: list[str] = []
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            found += [f"{module}: {n}" for n in names if n in GEOMETRY]
+    return sorted(found)
+
+
+def test_every_core_package_is_entered_by_its_face() -> None:
+    assert face_breaches(REPO) == []
+
+
+def test_the_page_geometry_is_one_floor() -> None:
+    assert geometry_outside_page(REPO) == []
+
+
+def test_the_face_and_floor_checks_see_a_breach(tmp_path: Path) -> None:
+    """A module reaching into another package's module (at the top and inside a
+    function) is found, one using the face or its own package's modules is not; a box
+    defined in the tables is found."""
+    core = tmp_path / "rag_assets" / "core"
+    for package in ("lake", "tables", "page"):
+        (core / package).mkdir(parents=True)
+        (core / package / "__init__.py").write_text("")
+    (tmp_path / "resources").mkdir()
+    (core / "lake" / "layout.py").write_text("from rag_assets.core.lake.keys import k\n")
+    (core / "lake" / "keys.py").write_text("k = 1\n")
+    (core / "tables" / "boxes.py").write_text(
+        "from rag_assets.core.lake import Lake\nBox = tuple\n"
+        "def f():\n    from rag_assets.core.lake.layout import Lake\n"
+    )
+    (core / "page" / "boxes.py").write_text("Box = tuple\n")
+    assert face_breaches(tmp_path) == [
+        "rag_assets.core.tables.boxes:4 -> rag_assets.core.lake.layout"
+    ]
+    assert geometry_outside_page(tmp_path) == ["rag_assets.core.tables.boxes: Box"]

@@ -41,7 +41,7 @@ def all_assets(model_id: str, max_tokens: int) -> list[AssetsDefinition]:
 @functools.cache
 def _default() -> list[AssetsDefinition]:
     """`all_assets` for the default model, built once on first use."""
-    from rag_assets.core.embedding.embedder import Embedder
+    from rag_assets.core.embedding import Embedder
 
     model = Embedder()
     return all_assets(model.model_id, model.max_tokens)

@@ -8,8 +8,7 @@ from typing import Any, TypeVar
 from dagster import AssetExecutionContext, AssetKey, Failure
 
 from rag_assets.core.errors import UserError
-from rag_assets.core.lake.layout import split_key
-from rag_assets.core.lake.locks import this_process, waited_lock
+from rag_assets.core.lake import split_key, this_process, waited_lock
 from rag_assets.core.stages import READS
 
 T = TypeVar("T")

@@ -14,9 +14,7 @@ from dagster import (
 from pydantic import Field
 
 from rag_assets.assets._common import GROUP, clear_failure, one_writer, reads
-from rag_assets.core.chunking.base import NoTextUnits
-from rag_assets.core.chunking.contextual import SituatorConfig
-from rag_assets.core.chunking.policy import Policy
+from rag_assets.core.chunking import NoTextUnits, Policy, SituatorConfig
 from rag_assets.core.index import chunks_folder_for
 from rag_assets.core.pipeline import CODE_VERSIONS, Cutting, chunks_code_version
 from rag_assets.core.stages import CHUNKS

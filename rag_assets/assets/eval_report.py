@@ -5,27 +5,27 @@ from pydantic import Field
 
 from rag_assets.assets._common import GROUP
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.eval.drawn import DrawSettings
-from rag_assets.core.eval.evaluation import (
+from rag_assets.core.eval import (
     ALL,
     STANDARD,
+    DrawSettings,
     EvalOptions,
-    resolve_strategies,
-    strategy_families,
-)
-from rag_assets.core.eval.regression import hit3_regression, previous_report
-from rag_assets.core.eval.report import write_report
-from rag_assets.core.eval.report.markdown import markdown_table, tag_table
-from rag_assets.core.eval.runner import (
+    hit3_regression,
     indexed_versions,
+    markdown_table,
+    previous_report,
     question_files,
     question_writer,
     report_sources,
+    resolve_strategies,
     run_eval,
+    strategy_families,
+    tag_table,
+    write_report,
 )
 from rag_assets.core.index import active_embedder
 from rag_assets.core.stages import EMBEDDINGS
-from rag_assets.core.structure.paths import unstructured_tables
+from rag_assets.core.structure import unstructured_tables
 from rag_assets.orchestration.checks import eval_check_results, eval_checks
 from rag_assets.settings import secret
 from resources import EmbedderResource, LakeResource, LanceDBResource

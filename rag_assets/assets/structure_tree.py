@@ -15,7 +15,7 @@ from dagster import (
 from rag_assets.assets._common import GROUP, one_writer, reads
 from rag_assets.core.pipeline import CODE_VERSIONS, build_structure
 from rag_assets.core.stages import STRUCTURE_TREE
-from rag_assets.core.structure.quality import PATH_THRESHOLD
+from rag_assets.core.structure import PATH_THRESHOLD
 from rag_assets.orchestration.checks import (
     SECTION_PATHS,
     UNTITLED_TEXT_SHARE,

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake import Lake, LakeError
 
 
 def lake_of(args: argparse.Namespace) -> Lake:

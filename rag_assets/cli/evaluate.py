@@ -7,11 +7,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from rag_assets.core.eval.drawn import DrawSettings
-from rag_assets.core.eval.evaluation import EvalOptions, resolve_strategies, strategy_families
-from rag_assets.core.eval.runner import question_writer, run_eval, run_eval_models
+from rag_assets.core.eval import (
+    DrawSettings,
+    EvalOptions,
+    question_writer,
+    resolve_strategies,
+    run_eval,
+    run_eval_models,
+    strategy_families,
+)
 from rag_assets.core.index import Index
-from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake import Lake, LakeError
 from rag_assets.settings import Settings
 
 

@@ -30,7 +30,7 @@ def ui_hint(lake: Any, dagster_home: Path, model: str | None = None) -> str:
     """How to open the Dagster UI on this lake (its root: a local path, absolute, or a
     URL) and instance: `trecho ui` (`cli/ui.py`: the instance's dagster.yaml written
     first), with DAGSTER_HOME said when it is not the lake's own."""
-    from rag_assets.core.lake.layout import Lake
+    from rag_assets.core.lake import Lake
 
     own = Lake(lake).dagster_home.resolve() == dagster_home.resolve()
     assigned = "" if own else f"DAGSTER_HOME={shlex.quote(str(dagster_home.resolve()))} "

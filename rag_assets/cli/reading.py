@@ -11,7 +11,7 @@ from typing import Any
 
 from rag_assets.cli.common import db_of, embedder_of, err, lake_of, serving_index_of
 from rag_assets.core.errors import UserError
-from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake import Lake, LakeError
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -66,7 +66,7 @@ def search_once(lake: Lake, request: Any, index: Any, exact: bool = False) -> Fo
     """One search of `index` as `trecho search` runs it: the request checked against
     the index, then its hits and their rows (`hit_rows`)."""
     from rag_assets.core.index import hit_rows
-    from rag_assets.core.lake.layout import split_key
+    from rag_assets.core.lake import split_key
     from rag_assets.core.request import check_in_index
 
     if not index.exists():
@@ -130,14 +130,15 @@ def _similarity(hit: Any) -> str:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Print every strategy's metrics side by side (with --models: every model's)."""
     from rag_assets.cli.evaluate import Asked, evaluate, evaluate_models
-    from rag_assets.core.eval.drawn import DrawSettings
-    from rag_assets.core.eval.report import (
+    from rag_assets.core.eval import (
+        DrawSettings,
         markdown_table,
         models_table,
+        question_files,
         render_markdown,
+        report_sources,
         write_report,
     )
-    from rag_assets.core.eval.runner import question_files, report_sources
     from rag_assets.settings import secret
 
     lake = lake_of(args)
@@ -177,7 +178,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     """What is live, what search serves, and anything pending, from the stores themselves
     (not from Dagster's event log, which keeps a removed version's old events)."""
     from rag_assets.cli.status import lake_status
-    from rag_assets.core.embedding.runtime import NOT_MEASURED
+    from rag_assets.core.embedding import NOT_MEASURED
 
     lake = lake_of(args)
     embedder = embedder_of(args)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.cli.common import db_of, err, lake_of
-from rag_assets.core.lake.layout import LakeError
+from rag_assets.core.lake import LakeError
 
 
 def engine_of(args: argparse.Namespace) -> Any:

@@ -7,13 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.embedding.runtime import recorded_paths
+from rag_assets.core.embedding import Embedder, recorded_paths
 from rag_assets.core.index import ModelRef, embedder_for, model_tables, read_active
-from rag_assets.core.lake.layout import Lake, LakeError, version_sha256
-from rag_assets.core.lake.parquet import Derived
-from rag_assets.core.lifecycle.outcomes import failure_of, read_outcomes
-from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.core.lake import Derived, Lake, LakeError, version_sha256
+from rag_assets.core.lifecycle import failure_of, read_outcomes, scan_versions
 from rag_assets.core.pipeline import ModelProgress, model_progress
 from rag_assets.core.stages import CHUNKS, FOLDERS, RAW_PDF
 from rag_assets.settings import Settings

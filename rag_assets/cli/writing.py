@@ -17,7 +17,7 @@ from rag_assets.cli.common import (
     say,
 )
 from rag_assets.cli.hints import search_hint, ui_hint
-from rag_assets.core.lake.layout import LakeError
+from rag_assets.core.lake import LakeError
 
 
 def cmd_materialize(args: argparse.Namespace) -> int:

@@ -10,12 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rag_assets.core.chunking.base import DocInfo, Source
-from rag_assets.core.extract.outline import OutlineEntry, outline_from_pages
-from rag_assets.core.lake.layout import Lake, split_key
-from rag_assets.core.lake.parquet import read_stage, read_stages
-from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.chunking import DocInfo, Source
+from rag_assets.core.extract import OutlineEntry, outline_from_pages
+from rag_assets.core.lake import (
+    Chunk,
+    DocText,
+    Lake,
+    Node,
+    Sidecar,
+    read_stage,
+    read_stages,
+    split_key,
+)
 from rag_assets.core.stages import (
     CHUNKS,
     FOLDERS,
@@ -25,7 +31,7 @@ from rag_assets.core.stages import (
     READS,
     STRUCTURE_TREE,
 )
-from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings
+from rag_assets.core.structure import DEFAULT_STRUCTURE, StructureSettings
 from rag_assets.core.tables import TableRow
 
 if TYPE_CHECKING:
@@ -49,7 +55,7 @@ class Version(Source):
     def bookmarks(self) -> tuple[int, int]:
         """(titles found as headings, titles) of the PDF's outline: the same for every
         strategy the eval measures, so counted once a version."""
-        from rag_assets.core.structure.outline import outline_found
+        from rag_assets.core.structure import outline_found
 
         return outline_found(self.nodes, self.outline)
 
@@ -70,8 +76,7 @@ def read_pdf(
     """`source_from_pdf` with the extraction it came from (pages, table regions);
     `structure` tunes the heading decider (a bench's knob; the defaults otherwise)."""
     from rag_assets.core.extract import OcrSettings, extract
-    from rag_assets.core.structure.paths import table_paths
-    from rag_assets.core.structure.tree import build_tree, tables_by_piece
+    from rag_assets.core.structure import build_tree, table_paths, tables_by_piece
     from rag_assets.core.tables import linearize_tables
 
     doc_id, version = split_key(key)

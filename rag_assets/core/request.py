@@ -36,7 +36,7 @@ from pydantic_core import PydanticCustomError
 from rag_assets.core.errors import UserError
 
 if TYPE_CHECKING:
-    from rag_assets.core.embedding.embedder import Embedder
+    from rag_assets.core.embedding import Embedder
 
 Mode = Literal["hybrid", "vector", "fts"]
 MODES: tuple[str, ...] = ("hybrid", "vector", "fts")
@@ -260,7 +260,7 @@ def check_tokens(embedder: Embedder, query: str) -> None:
     prefix = embedder.effective_query_prefix
     if 2 * (len(query) + len(prefix)) + 2 <= embedder.max_tokens:
         return
-    from rag_assets.core.embedding.tokens import TokenCounter
+    from rag_assets.core.embedding import TokenCounter
 
     counter = TokenCounter(embedder.info.tokenizer, embedder.max_tokens, prefix)
     tokens = counter.count(query)

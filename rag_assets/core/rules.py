@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from rag_assets.core.lake.layout import split_key
-from rag_assets.core.lake.sidecar import ACTIVE, Sidecar
+from rag_assets.core.lake import ACTIVE, Sidecar, split_key
 
 
 def is_active(status: str) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dagster import DagsterInstance, Definitions
 
-from rag_assets.core.lifecycle.outcomes import note_failed
+from rag_assets.core.lifecycle import note_failed
 from rag_assets.core.pipeline import ModelProgress, model_progress
 from rag_assets.orchestration.materialize import (
     UP_TO_DATE,

@@ -17,9 +17,9 @@ from typing import Any
 
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MetadataValue
 
-from rag_assets.core.eval.regression import Regression
+from rag_assets.core.eval import Regression
 from rag_assets.core.stages import CHUNKS, EMBEDDINGS, LINEARIZED_TABLES, STRUCTURE_TREE
-from rag_assets.core.structure.quality import PATH_THRESHOLD
+from rag_assets.core.structure import PATH_THRESHOLD
 from rag_assets.orchestration.partitions import doc_versions
 
 CHUNKS_FIT_MODEL = "chunks_fit_model"

@@ -23,10 +23,8 @@ from typing import Any
 from dagster import AssetCheckSeverity, DagsterInstance, Definitions
 
 from rag_assets.core.index import Index, upkeep_tables
-from rag_assets.core.lake.layout import Lake
-from rag_assets.core.lake.locks import file_lock, this_process, waited_lock
-from rag_assets.core.lifecycle.outcomes import note_failed
-from rag_assets.core.lifecycle.reconcile import Plan
+from rag_assets.core.lake import Lake, file_lock, this_process, waited_lock
+from rag_assets.core.lifecycle import Plan, note_failed
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import WHERE
 from rag_assets.orchestration.concurrency import INSTANCE_YAML

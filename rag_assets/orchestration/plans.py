@@ -20,14 +20,14 @@ from dagster import (
     RunRequest,
 )
 
-from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.lake.listing import path_state
-from rag_assets.core.lake.locks import remove_lock
-from rag_assets.core.lifecycle.purge import delete_unused_cached, purge_versions
-from rag_assets.core.lifecycle.reconcile import (
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.lake import path_state, remove_lock
+from rag_assets.core.lifecycle import (
     CodeVersions,
     Plan,
     Run,
+    delete_unused_cached,
+    purge_versions,
     reconcile,
     removal_plan,
 )

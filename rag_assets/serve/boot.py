@@ -14,13 +14,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag_assets.core.errors import UserError
-from rag_assets.core.lake.layout import Lake, LakeError
+from rag_assets.core.lake import Lake, LakeError
 from rag_assets.core.request import Limits, RequestError, SearchRequest
 from rag_assets.serve.exposure import TOKEN_ENV, is_loopback, query_threads
 from rag_assets.settings import Settings
 
 if TYPE_CHECKING:
-    from rag_assets.core.embedding.embedder import Embedder
+    from rag_assets.core.embedding import Embedder
     from rag_assets.serve.engine import Engine
 
 

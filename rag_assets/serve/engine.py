@@ -46,7 +46,7 @@ import lancedb
 import numpy as np
 import polars as pl
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.index import (
     ACTIVE_TABLE,
     Index,
@@ -57,7 +57,7 @@ from rag_assets.core.index import (
     read_latest,
     ref_in,
 )
-from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake import Lake
 from rag_assets.core.request import Limits, RequestError, SearchRequest, check_in_index
 from rag_assets.core.rules import searchable
 from rag_assets.serve.followed import FollowedTable

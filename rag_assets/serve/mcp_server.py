@@ -36,7 +36,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from rag_assets.core.lake.listing import json_kind
+from rag_assets.core.lake import json_kind
 from rag_assets.core.request import RequestError, SearchRequest, printable, search_request
 from rag_assets.serve.boot import Answers
 

@@ -16,6 +16,11 @@ Names, as `trecho eval --strategies` and the chunks asset take them:
 - any name + `-noheader`: the same strategy without the context header
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from rag_assets.core.chunking.base import (
     Chunker,
     NoTextUnits,
@@ -40,4 +45,27 @@ __all__ = [
     "build_chunker",
     "headings_only",
     "no_units_reason",
+    "DocInfo",
+    "offsets_for",
 ]
+
+# The names other packages use from modules the face does not load: each imported from
+# its module on first use, so that importing the package costs no more than the modules
+# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
+if TYPE_CHECKING:
+    from rag_assets.core.chunking.base import DocInfo
+    from rag_assets.core.chunking.sized import offsets_for
+
+_LAZY: dict[str, str] = {
+    "DocInfo": "rag_assets.core.chunking.base",
+    "offsets_for": "rag_assets.core.chunking.sized",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the face, imported from its module when first asked for."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

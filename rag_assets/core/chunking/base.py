@@ -13,10 +13,10 @@ import datetime as dt
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import TokenCounter
 from rag_assets.core.errors import ConfigError, UserError
-from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.structure.markers import squash
+from rag_assets.core.lake import Chunk, DocText, Node
+from rag_assets.core.structure import squash
 from rag_assets.core.tables import TableRow
 
 HEADER_MODES = ("off", "path", "full")

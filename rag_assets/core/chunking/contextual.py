@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import TokenCounter
 from rag_assets.core.errors import ConfigError, UserError
 from rag_assets.core.hosts import is_loopback_host
-from rag_assets.core.lake.schemas import Chunk, content_hash
+from rag_assets.core.lake import Chunk, content_hash
 
 log = logging.getLogger(__name__)
 

@@ -43,10 +43,10 @@ from rag_assets.core.chunking.base import (
 )
 from rag_assets.core.chunking.structural import structural_chunks
 from rag_assets.core.chunking.units import Unit, fit_to_budget, lead_of
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import TokenCounter
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.structure.paths import path_names, path_of
+from rag_assets.core.lake import Chunk, DocText, Node
+from rag_assets.core.structure import path_names, path_of
 
 LegalUnit = Literal["article", "paragraph", "point"]
 LEGAL_UNITS: tuple[LegalUnit, ...] = ("article", "paragraph", "point")

@@ -15,10 +15,9 @@ from rag_assets.core.chunking.semantic import SemanticChunker
 from rag_assets.core.chunking.sized import SizedChunker
 from rag_assets.core.chunking.structural import StructuralChunker
 from rag_assets.core.chunking.whole import WholeChunker
-from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import Embedder, TokenCounter
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.lake import Chunk
 
 SIZED = re.compile(r"^(fixed_chars|fixed_tokens|recursive)-(\d+)-o(\d+)(?:-s(\d+))?$")
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 
 from rag_assets.core.chunking.base import Chunker, Source
 from rag_assets.core.chunking.structural import structural_chunks
-from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.embedding import TokenCounter
+from rag_assets.core.lake import Chunk
 
 TABLE_KINDS = ("table", "table_row")
 

@@ -31,10 +31,9 @@ import numpy as np
 
 from rag_assets.core.chunking.base import ChunkBuilder, Chunker, Source, chunk_text, make_header
 from rag_assets.core.chunking.units import Unit, fit_to_budget, sentence_units
-from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import Embedder, TokenCounter
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.lake.schemas import Chunk, DocText, Node
+from rag_assets.core.lake import Chunk, DocText, Node
 
 # a printed line that ends a sentence (. ! ? ; :) followed by a line that does not start
 # in lower case (a numbered heading, a capital): structural's SENTENCE_END needs a capital

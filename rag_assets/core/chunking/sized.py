@@ -27,9 +27,9 @@ from rag_assets.core.chunking.spans import (
     token_offsets,
     windows,
 )
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import TokenCounter
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.lake.schemas import Chunk, DocText
+from rag_assets.core.lake import Chunk, DocText
 
 DEFAULT_SEPARATORS: tuple[str, ...] = ("\n\n", "\n", ". ", " ")
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_assets.core.chunking.base import ChunkBuilder, chunk_text
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import TokenCounter
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.lake.keys import split_key
-from rag_assets.core.lake.schemas import Chunk, DocText
+from rag_assets.core.lake import Chunk, DocText, split_key
 
 Span = tuple[int, int]
 

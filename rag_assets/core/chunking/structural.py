@@ -28,9 +28,9 @@ from rag_assets.core.chunking.units import (
     sentence_units,
     split_row,
 )
-from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.lake.schemas import Chunk, DocText, Node
-from rag_assets.core.structure.paths import bare_heading, path_names
+from rag_assets.core.embedding import TokenCounter
+from rag_assets.core.lake import Chunk, DocText, Node
+from rag_assets.core.structure import bare_heading, path_names
 from rag_assets.core.tables import TableRow
 
 LEGAL_KINDS = ("article", "paragraph", "item", "point")

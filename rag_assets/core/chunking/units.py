@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import TokenCounter
 
 # a sentence ends at . ! ? ; : after a word (not after a bare section number like "1.")
 # and before a capital letter (so "Art. 5º" or "n. 3" do not end a sentence)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from rag_assets.core.chunking.base import ChunkBuilder, Chunker, Source, chunk_text, make_header
 from rag_assets.core.chunking.structural import structural_chunks
-from rag_assets.core.embedding.tokens import TokenCounter
-from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.embedding import TokenCounter
+from rag_assets.core.lake import Chunk
 
 STRATEGY = "whole"
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from rag_assets.core.lake.locks import file_lock
+from rag_assets.core.lake import file_lock
 
 # Files that hold weights: they never change how text is tokenized.
 WEIGHT_SUFFIXES = (

@@ -40,9 +40,8 @@ from typing import TypeVar
 from rag_assets.core.corpus import Version
 from rag_assets.core.eval.questions import Question
 from rag_assets.core.eval.written import QuestionWriter
-from rag_assets.core.lake.schemas import Node
-from rag_assets.core.structure.language import detect_language
-from rag_assets.core.structure.paths import path_names
+from rag_assets.core.lake import Node
+from rag_assets.core.structure import detect_language, path_names
 from rag_assets.core.tables import TableRow
 
 T = TypeVar("T")

@@ -20,11 +20,9 @@ from typing import Any, cast
 
 import numpy as np
 
-from rag_assets.core.chunking import SIZED, build_chunker
-from rag_assets.core.chunking.base import Chunker
-from rag_assets.core.chunking.sized import offsets_for
+from rag_assets.core.chunking import SIZED, Chunker, build_chunker, offsets_for
 from rag_assets.core.corpus import Version
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.eval.drawn import kinds_of
 from rag_assets.core.eval.metrics import chunk_damage
 from rag_assets.core.eval.questions import (
@@ -49,7 +47,7 @@ from rag_assets.core.eval.scratch import (
     remembered_queries,
 )
 from rag_assets.core.index import EmbeddingCache, Index, Mode
-from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.lake import Chunk
 from rag_assets.core.request import SearchRequest
 
 METRICS = (

@@ -13,9 +13,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from rag_assets.core.lake.schemas import Chunk, Node
-from rag_assets.core.structure.markers import normalize_label
-from rag_assets.core.structure.quality import chunks_off_headings
+from rag_assets.core.lake import Chunk, Node
+from rag_assets.core.structure import chunks_off_headings, normalize_label
 from rag_assets.core.tables import TableRow
 
 Span = tuple[int, int]

@@ -28,8 +28,7 @@ from rag_assets.core.eval.metrics import (
     twin_confused,
 )
 from rag_assets.core.index import Hit
-from rag_assets.core.lake.layout import LakeError
-from rag_assets.core.lake.schemas import Node
+from rag_assets.core.lake import LakeError, Node
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag_assets.core.eval.evaluation import EvalResult
-from rag_assets.core.lake.layout import LakePath
+from rag_assets.core.lake import LakePath
 
 log = logging.getLogger(__name__)
 

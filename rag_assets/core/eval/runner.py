@@ -7,10 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from rag_assets.core.chunking.contextual import SituatorConfig
+from rag_assets.core.chunking import SituatorConfig
 from rag_assets.core.corpus import Version, load_chunks, load_version
-from rag_assets.core.embedding.embedder import Embedder
-from rag_assets.core.embedding.tokens import TokenCounter
+from rag_assets.core.embedding import Embedder, TokenCounter
 from rag_assets.core.eval.drawn import DrawSettings, draw_questions
 from rag_assets.core.eval.evaluation import (
     Chunker,
@@ -26,8 +25,8 @@ from rag_assets.core.index import (
     EmbeddingCache,
     Index,
 )
-from rag_assets.core.lake.layout import Lake, LakeError, LakePath
-from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.core.lake import Lake, LakeError, LakePath
+from rag_assets.core.lifecycle import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS
 
 

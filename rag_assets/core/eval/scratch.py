@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from rag_assets.core.corpus import Version
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.index import EmbeddingCache, Index, Stamp
-from rag_assets.core.lake.schemas import Chunk, content_hash
+from rag_assets.core.lake import Chunk, content_hash
 
 
 @dataclass

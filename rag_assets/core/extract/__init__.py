@@ -10,6 +10,9 @@ read by OCR (Tesseract). One module per reading stage; `reader.extract` runs the
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from rag_assets.core.extract.model import Extraction, Line, Page, PageTable, PdfError
 from rag_assets.core.extract.ocr import OcrSettings, ocr_lines
 from rag_assets.core.extract.outline import OutlineEntry
@@ -29,4 +32,24 @@ __all__ = [
     "extract",
     "keep_hyphen",
     "ocr_lines",
+    "outline_from_pages",
 ]
+
+# The names other packages use from modules the face does not load: each imported from
+# its module on first use, so that importing the package costs no more than the modules
+# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
+if TYPE_CHECKING:
+    from rag_assets.core.extract.outline import outline_from_pages
+
+_LAZY: dict[str, str] = {
+    "outline_from_pages": "rag_assets.core.extract.outline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the face, imported from its module when first asked for."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ from pdfminer.pdftypes import LITERALS_FLATE_DECODE, PDFStream
 from pdfminer.psparser import LIT
 
 from rag_assets.core.extract.model import PdfError
-from rag_assets.core.lake.layout import LakePath
+from rag_assets.core.lake import LakePath
 
 MAX_STREAM_BYTES = 64 * 1024 * 1024
 """The most one stream of a PDF (a page's content, a form, a font) may inflate to. The

@@ -10,7 +10,8 @@ from typing import Any
 
 from pdfplumber.utils import extract_text
 
-from rag_assets.core.tables import Box, TableSettings, open_runs
+from rag_assets.core.page import Box
+from rag_assets.core.tables import TableSettings, open_runs
 
 
 def _gaps(chars: list[dict[str, Any]], min_gap: float) -> list[tuple[float, float]]:

@@ -9,8 +9,8 @@ from collections import defaultdict
 from typing import Any
 
 from rag_assets.core.extract.model import PdfError
-from rag_assets.core.lake.layout import LakePath
-from rag_assets.core.tables import SUPERSCRIPTS, is_upright
+from rag_assets.core.lake import LakePath
+from rag_assets.core.page import SUPERSCRIPTS, is_upright
 
 SUPERSCRIPT_DIGITS = str.maketrans("0123456789", SUPERSCRIPTS)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from rag_assets.core.errors import UserError
 from rag_assets.core.extract.outline import OutlineEntry
-from rag_assets.core.lake.schemas import DocText
+from rag_assets.core.lake import DocText
 from rag_assets.core.tables import LogicalTable, PageTable, join_tables, parts_from_pages
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.core.extract.model import Line, PdfError
-from rag_assets.core.lake.layout import LakePath
-from rag_assets.core.layout.render import MAX_RENDER_PIXELS, render_scale
+from rag_assets.core.lake import LakePath
+from rag_assets.core.layout import MAX_RENDER_PIXELS, render_scale
 
 # a page that is mostly one image with under this many characters of text is a scan
 # (a signature stamp or a page number printed on it): it is read by OCR too

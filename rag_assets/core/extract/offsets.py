@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rag_assets.core.extract.model import Page
-from rag_assets.core.lake.schemas import DocText
+from rag_assets.core.lake import DocText
 
 
 def _assign_offsets(pages: list[Page]) -> DocText:

@@ -40,10 +40,10 @@ from rag_assets.core.extract.table_lines import (
     mark_continuations,
     side_by_side,
 )
-from rag_assets.core.lake.layout import LakePath
-from rag_assets.core.layout.proposals import PageProposer
-from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings
-from rag_assets.core.tables import TableReader, TableSettings, area, y_tolerance
+from rag_assets.core.lake import LakePath
+from rag_assets.core.layout import LayoutModelError, LayoutSettings, PageProposer
+from rag_assets.core.page import area
+from rag_assets.core.tables import TableReader, TableSettings, y_tolerance
 
 
 def check_pdf_file(path: LakePath, max_bytes: int) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from pdfplumber.page import Page as PlumberPage
 
 from rag_assets.core.extract.model import PageTable
-from rag_assets.core.tables import is_upright, runs_upward
+from rag_assets.core.page import is_upright, runs_upward
 
 
 def _text_angle(chars: list[dict[str, Any]]) -> int:

@@ -7,7 +7,8 @@ from typing import Any
 
 from rag_assets.core.extract.columns import split_line
 from rag_assets.core.extract.model import Line, Page, PageTable
-from rag_assets.core.tables import Box, TableLayout, TableSettings, continued_note, continues
+from rag_assets.core.page import Box
+from rag_assets.core.tables import TableLayout, TableSettings, continued_note, continues
 
 
 def side_by_side(

@@ -93,6 +93,9 @@ Choices written down here:
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from rag_assets.core.index.active import (
     ACTIVE_TABLE,
     ModelRef,
@@ -227,4 +230,26 @@ __all__ = [
     "unused_entries",
     "upkeep_tables",
     "write_active",
+    "MIN_SCORE_E5",
+    "MIN_SCORE_MINILM",
 ]
+
+# The names other packages use from modules the face does not load: each imported from
+# its module on first use, so that importing the package costs no more than the modules
+# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
+if TYPE_CHECKING:
+    from rag_assets.core.index.scoring import MIN_SCORE_E5, MIN_SCORE_MINILM
+
+_LAZY: dict[str, str] = {
+    "MIN_SCORE_E5": "rag_assets.core.index.scoring",
+    "MIN_SCORE_MINILM": "rag_assets.core.index.scoring",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the face, imported from its module when first asked for."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

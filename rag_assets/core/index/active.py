@@ -11,10 +11,10 @@ import lancedb
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.store import model_tables, table_name, table_or_none
-from rag_assets.core.lake.layout import validate_key_part
+from rag_assets.core.lake import validate_key_part
 from rag_assets.core.stages import chunks_folder
 
 ACTIVE_TABLE = "trecho_active_model"

@@ -13,11 +13,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.store import model_tables, table_name, table_or_none
 from rag_assets.core.index.upkeep import COMPACT_FRAGMENTS, upkeep_table
-from rag_assets.core.lake.schemas import content_hash
+from rag_assets.core.lake import content_hash
 
 CACHE_PREFIX = "embcache__"
 LOOKUP_BATCH = 512

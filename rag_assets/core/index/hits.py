@@ -16,8 +16,7 @@ from rag_assets.core.index.store import (
     HIT_COLUMNS,
     TableMoved,
 )
-from rag_assets.core.lake.layout import Lake, LakeError
-from rag_assets.core.lake.sidecar import ACTIVE
+from rag_assets.core.lake import ACTIVE, Lake, LakeError
 from rag_assets.core.stages import FOLDERS, PAGE_TEXT, STRUCTURE_TREE
 
 

@@ -14,15 +14,14 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.index.locking import retry_commit
 from rag_assets.core.index.retrieval import Retrieval, VersionRow
 from rag_assets.core.index.scoring import default_min_score, default_rrf_k, default_vector_weight
 from rag_assets.core.index.store import NoLongerLive, as_chunk_table, store_schema
 from rag_assets.core.index.upkeep import ANN_EF, ANN_MIN_ROWS, FTS_LANGUAGE, IndexUpkeep
-from rag_assets.core.lake.layout import split_key
-from rag_assets.core.lake.sidecar import STATUSES
+from rag_assets.core.lake import STATUSES, split_key
 
 
 @dataclass(frozen=True)

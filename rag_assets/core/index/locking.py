@@ -9,8 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from rag_assets.core.lake.layout import local_lock_path
-from rag_assets.core.lake.locks import file_lock
+from rag_assets.core.lake import file_lock, local_lock_path
 
 log = logging.getLogger(__name__)
 

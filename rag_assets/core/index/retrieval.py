@@ -22,7 +22,7 @@ from rag_assets.core.index.store import (
     vanished,
 )
 from rag_assets.core.index.upkeep import ann_ef_for
-from rag_assets.core.lake.layout import validate_key_part
+from rag_assets.core.lake import validate_key_part
 from rag_assets.core.request import SearchRequest
 from rag_assets.core.rules import is_active, searchable, searchable_sql, superseded
 

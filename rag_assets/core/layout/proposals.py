@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
-from rag_assets.core.tables.boxes import Box, area, centred_in, covered, intersection
-from rag_assets.core.tables.settings import DEFAULT as TABLES
-from rag_assets.core.tables.settings import TableSettings
-from rag_assets.core.tables.words import Word, height, printed_lines, segments
+from rag_assets.core.page import Box, Word, area, centred_in, covered, intersection
+from rag_assets.core.tables import DEFAULT as TABLES
+from rag_assets.core.tables import TableSettings, height, printed_lines, segments
 
 DEFAULT = LayoutSettings()
 

@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.lake.layout import Lake, write_atomically
-from rag_assets.core.lake.locks import file_lock
+from rag_assets.core.lake import Lake, file_lock, write_atomically
 
 OUTCOMES_NAME = "version-outcomes.json"
 

@@ -23,8 +23,7 @@ from rag_assets.core.index import (
     table_name,
     table_or_none,
 )
-from rag_assets.core.lake.layout import Lake, split_key
-from rag_assets.core.lake.parquet import remove_stage_files
+from rag_assets.core.lake import Lake, remove_stage_files, split_key
 
 HASH = re.compile(r"[0-9a-f]+")
 """What a text hash looks like (anything else never reaches a filter)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.index import (
     Index,
     chunks_folder_for,
@@ -31,9 +31,15 @@ from rag_assets.core.index import (
     table_name,
     unused_entries,
 )
-from rag_assets.core.lake.layout import Lake, LakeError, sha256_file, split_key, version_sha256
-from rag_assets.core.lake.parquet import Derived
-from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lake import (
+    Derived,
+    Lake,
+    LakeError,
+    Sidecar,
+    sha256_file,
+    split_key,
+    version_sha256,
+)
 from rag_assets.core.lifecycle.versions import RawScan, scan_versions
 from rag_assets.core.rules import superseded_by_indexed
 from rag_assets.core.stages import (

@@ -9,9 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from rag_assets.core.index import committed_keys
-from rag_assets.core.lake.layout import Lake, LakeError, RawVersion, split_key
-from rag_assets.core.lake.listing import gc_paused
-from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.lake import Lake, LakeError, RawVersion, Sidecar, gc_paused, split_key
 from rag_assets.core.rules import superseded_by_indexed, why_not_live
 
 

@@ -17,17 +17,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag_assets.core import stages
-from rag_assets.core.chunking import Policy, PolicyChunker, build_chunker
-from rag_assets.core.chunking.base import NoTextUnits, headings_only, no_units_reason
-from rag_assets.core.chunking.contextual import SituatorConfig
+from rag_assets.core.chunking import (
+    NoTextUnits,
+    Policy,
+    PolicyChunker,
+    SituatorConfig,
+    build_chunker,
+    headings_only,
+    no_units_reason,
+)
 from rag_assets.core.corpus import Version, load_version
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.errors import ConfigError
-from rag_assets.core.eval.metrics import ChunkDamage, chunk_damage, orphans
-from rag_assets.core.lake.layout import Lake, LakePath
-from rag_assets.core.lake.parquet import write_stage
-from rag_assets.core.lake.schemas import CHUNKS as CHUNK_SCHEMA
-from rag_assets.core.lake.schemas import Chunk
+from rag_assets.core.eval import ChunkDamage, chunk_damage, orphans
+from rag_assets.core.lake import CHUNKS as CHUNK_SCHEMA
+from rag_assets.core.lake import Chunk, Lake, LakePath, write_stage
 
 HEADER_DOCUMENT = ("id", "title")
 """How a context header names the document: its id, or its title."""

@@ -16,23 +16,42 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag_assets.core.corpus import doc_from_pages, documents_info, nodes_of, read_inputs
-from rag_assets.core.extract import Extraction, Line, OcrSettings, count_pages, extract
-from rag_assets.core.extract.outline import OutlineEntry, outline_from_pages
-from rag_assets.core.lake.layout import Lake, LakePath, sha256_file, split_key
-from rag_assets.core.lake.parquet import write_stage
-from rag_assets.core.lake.schemas import DOCUMENTS, NODES, PAGES, TABLE_ROWS, DocText, Node
-from rag_assets.core.lake.sidecar import Sidecar
+from rag_assets.core.extract import (
+    Extraction,
+    Line,
+    OcrSettings,
+    OutlineEntry,
+    count_pages,
+    extract,
+    outline_from_pages,
+)
+from rag_assets.core.lake import (
+    DOCUMENTS,
+    NODES,
+    PAGES,
+    TABLE_ROWS,
+    DocText,
+    Lake,
+    LakePath,
+    Node,
+    Sidecar,
+    sha256_file,
+    split_key,
+    write_stage,
+)
 from rag_assets.core.layout import LayoutSettings
 from rag_assets.core.stages import FOLDERS, LINEARIZED_TABLES, PAGE_TEXT, RAW_PDF, STRUCTURE_TREE
-from rag_assets.core.structure.language import detect_language
-from rag_assets.core.structure.paths import (
+from rag_assets.core.structure import (
+    PathQuality,
+    build_tree,
+    detect_language,
+    path_quality,
     table_paths,
+    tables_by_piece,
     unnamed_tables,
     unstructured_tables,
     untitled_share,
 )
-from rag_assets.core.structure.quality import PathQuality, path_quality
-from rag_assets.core.structure.tree import build_tree, tables_by_piece
 from rag_assets.core.tables import (
     LogicalTable,
     TableRow,

@@ -24,11 +24,14 @@ from rag_assets.core.index import (
     embed_cached,
     read_active,
 )
-from rag_assets.core.lake.layout import Lake, split_key
-from rag_assets.core.lake.parquet import read_stage, remove_stage_files
-from rag_assets.core.lifecycle.outcomes import note_indexed
-from rag_assets.core.lifecycle.purge import Removal, purge_version
-from rag_assets.core.lifecycle.versions import not_live_reason, replaced_once_committed
+from rag_assets.core.lake import Lake, read_stage, remove_stage_files, split_key
+from rag_assets.core.lifecycle import (
+    Removal,
+    not_live_reason,
+    note_indexed,
+    purge_version,
+    replaced_once_committed,
+)
 from rag_assets.core.pipeline.models import promote_if_complete
 from rag_assets.core.rules import is_active
 

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.embedding import Embedder
 from rag_assets.core.index import (
     CACHE_PREFIX,
     Index,
@@ -18,10 +18,8 @@ from rag_assets.core.index import (
     table_name,
     write_active,
 )
-from rag_assets.core.lake.layout import Lake, LakeError, local_lock_path
-from rag_assets.core.lake.locks import remove_lock
-from rag_assets.core.lake.parquet import Derived
-from rag_assets.core.lifecycle.versions import scan_versions
+from rag_assets.core.lake import Derived, Lake, LakeError, local_lock_path, remove_lock
+from rag_assets.core.lifecycle import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS, NEXT_CHUNKS, chunks_folder
 
 DROP_GRACE_S = 2.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rag_assets.core.extract import Line, OutlineEntry
-from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.lake import DocText, Node
 from rag_assets.core.structure.headings import LETTERED
 from rag_assets.core.structure.language import DEFAULT_LANGUAGE, table_word
 from rag_assets.core.structure.markers import NUMBERED, STRUCTURAL_KINDS, id_segment

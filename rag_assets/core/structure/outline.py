@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 
 from rag_assets.core.extract import Line, OutlineEntry
-from rag_assets.core.lake.schemas import Node
+from rag_assets.core.lake import Node
 from rag_assets.core.structure.headings import LETTERED, fold_text
 from rag_assets.core.structure.markers import CAPTION, NUMBERED, STRUCTURAL_KINDS, squash
 from rag_assets.core.structure.settings import DEFAULT_STRUCTURE, StructureSettings

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.lake import DocText, Node
 from rag_assets.core.structure.markers import squash
 from rag_assets.core.tables import TableRow
 

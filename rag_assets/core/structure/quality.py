@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rag_assets.core.extract import OutlineEntry
-from rag_assets.core.lake.schemas import Chunk, Node
+from rag_assets.core.lake import Chunk, Node
 from rag_assets.core.structure.headings import text_veto
 from rag_assets.core.structure.language import TABLE_WORD, detect_language, table_word
 from rag_assets.core.structure.markers import STRUCTURAL_KINDS

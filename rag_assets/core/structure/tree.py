@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rag_assets.core.extract import Line, OutlineEntry
-from rag_assets.core.lake.schemas import DocText, Node
+from rag_assets.core.lake import DocText, Node
 from rag_assets.core.structure.builder import MAX_SECTION_LEVEL, TreeBuilder
 from rag_assets.core.structure.headings import (
     LETTERED,

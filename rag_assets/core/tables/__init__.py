@@ -26,9 +26,10 @@ from `find_tables(page, settings)`.
 
 from __future__ import annotations
 
-from rag_assets.core.tables.boxes import Box, area, box_iou, centred_in, covered
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from rag_assets.core.tables.cells import (
-    SUPERSCRIPTS,
     CellKind,
     classify,
     separate_mark,
@@ -56,14 +57,11 @@ from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.settings import DEFAULT as DEFAULT_SETTINGS
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.text_columns import open_runs
-from rag_assets.core.tables.upward import is_upright, runs_upward
 from rag_assets.core.tables.words import page_words, y_tolerance
 
 __all__ = [
     "CONTINUED",
     "PATH_SEP",
-    "SUPERSCRIPTS",
-    "Box",
     "CellKind",
     "Grid",
     "Header",
@@ -77,18 +75,13 @@ __all__ = [
     "TableRow",
     "DEFAULT_SETTINGS",
     "TableSettings",
-    "area",
-    "box_iou",
-    "centred_in",
     "classify",
     "column_names",
     "continued_note",
     "continues",
-    "covered",
     "find_regions",
     "find_tables",
     "identify_header",
-    "is_upright",
     "join_tables",
     "logical_from_pages",
     "linearize",
@@ -98,6 +91,32 @@ __all__ = [
     "read_header",
     "open_runs",
     "parts_from_pages",
-    "runs_upward",
     "separate_mark",
+    "DEFAULT",
+    "height",
+    "printed_lines",
+    "segments",
 ]
+
+# The names other packages use from modules the face does not load: each imported from
+# its module on first use, so that importing the package costs no more than the modules
+# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
+if TYPE_CHECKING:
+    from rag_assets.core.tables.settings import DEFAULT
+    from rag_assets.core.tables.words import height, printed_lines, segments
+
+_LAZY: dict[str, str] = {
+    "DEFAULT": "rag_assets.core.tables.settings",
+    "height": "rag_assets.core.tables.words",
+    "printed_lines": "rag_assets.core.tables.words",
+    "segments": "rag_assets.core.tables.words",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the face, imported from its module when first asked for."""
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

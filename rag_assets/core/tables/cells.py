@@ -24,9 +24,9 @@ import re
 from enum import Enum
 
 from rag_assets.core.hyphens import one_line
+from rag_assets.core.page import SUPERSCRIPTS
 from rag_assets.core.tables.settings import TableSettings
 
-SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 SYMBOL_MARK = rf"\*+|[†‡]+|[{SUPERSCRIPTS}]+"  # stars, a dagger, superscript digits
 # a footnote mark after a value: a symbol, `1)` or `(a)`
 MARK = rf"(?:{SYMBOL_MARK}|\(?[0-9a-z]\))"

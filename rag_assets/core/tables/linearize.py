@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rag_assets.core.lake.schemas import Node
+from rag_assets.core.lake import Node
 from rag_assets.core.tables.logical import LogicalTable
 
 

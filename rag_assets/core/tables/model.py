@@ -6,9 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from rag_assets.core.tables.boxes import Box
-
-Word = dict[str, Any]  # a word (or character) as pdfplumber gives it
+from rag_assets.core.page import Box, Word
 
 
 @dataclass(frozen=True)

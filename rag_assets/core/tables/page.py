@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rag_assets.core.page import Box, area, intersection, overlaps
 from rag_assets.core.tables.aligned import aligned_tables
-from rag_assets.core.tables.boxes import Box, area, intersection, overlaps
 from rag_assets.core.tables.cells import header_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.grid_paths import boxed_paths

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from rag_assets.core.page import centred_in
 from rag_assets.core.tables.aligned import aligned_tables
-from rag_assets.core.tables.boxes import centred_in
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.model import Box, PageTable, Word
 from rag_assets.core.tables.page import aligned_pass, ruled_pass

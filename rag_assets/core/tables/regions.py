@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from rag_assets.core.tables.boxes import Box, area, intersection
+from rag_assets.core.page import Box, area, intersection
 from rag_assets.core.tables.model import Region
 from rag_assets.core.tables.settings import DEFAULT, TableSettings
 

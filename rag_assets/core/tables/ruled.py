@@ -9,7 +9,7 @@ from typing import Any
 
 from pdfplumber.table import Table
 
-from rag_assets.core.tables.boxes import centred_in
+from rag_assets.core.page import centred_in
 from rag_assets.core.tables.cells import blank, clean_cell
 from rag_assets.core.tables.model import Box, Grid, Region, Word
 from rag_assets.core.tables.ruled_repair import (

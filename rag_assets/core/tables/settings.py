@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rag_assets.core.page import UPRIGHT_TILT
+
 
 @dataclass(frozen=True)
 class TableSettings:
@@ -124,7 +126,7 @@ class TableSettings:
     beside_rows: float = 0.5
     """share: words beside a ruled box make a column when they sit beside this share of
     its rows (and at least two)."""
-    upright_tilt: float = 0.1
+    upright_tilt: float = UPRIGHT_TILT
     """share: a character whose slant (matrix b/a) is within this is upright."""
     upward_column_share: float = 0.5
     """share of a glyph's width: upward characters this close across are one line."""

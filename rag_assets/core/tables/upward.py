@@ -5,26 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag_assets.core.tables.model import Box, Word
-from rag_assets.core.tables.settings import DEFAULT, TableSettings
-
-
-def is_upright(char: Word, settings: TableSettings = DEFAULT) -> bool:
-    """Whether a character runs left to right (a tilt under about 6 degrees allowed)."""
-    matrix = char.get("matrix") or (1, 0, 0, 1)
-    return matrix[0] > 0 and abs(matrix[1]) <= settings.upright_tilt * matrix[0]
-
-
-def runs_upward(chars: list[Word], settings: TableSettings = DEFAULT) -> bool:
-    """Whether most of these characters run bottom to top (text turned a quarter
-    counter-clockwise, as a narrow column's heading is printed)."""
-    up = down = 0
-    for c in chars:
-        if c["text"].strip() and not is_upright(c, settings):
-            b = (c.get("matrix") or (1, 0, 0, 1))[1]
-            up += b > 0
-            down += b < 0
-    return up > down
+from rag_assets.core.page import Box, Word, is_upright, runs_upward
+from rag_assets.core.tables.settings import TableSettings
 
 
 def holds(box: Box, word: Word, settings: TableSettings) -> bool:
@@ -47,8 +29,12 @@ def read_upward(
     """Cells of a ruled table whose text runs upward read bottom to top, column by
     column, in place; `turned` are the page's characters not upright, read once per
     page."""
-    turned = [c for c in turned if holds(found.bbox, c, settings) and not is_upright(c, settings)]
-    if not runs_upward(turned, settings):
+    turned = [
+        c
+        for c in turned
+        if holds(found.bbox, c, settings) and not is_upright(c, settings.upright_tilt)
+    ]
+    if not runs_upward(turned, settings.upright_tilt):
         return
     chars = [c for c in page.chars if holds(found.bbox, c, settings)]
     for row, raw in zip(found.rows, raw_rows, strict=False):
@@ -56,7 +42,9 @@ def read_upward(
             if (
                 box is None
                 or j >= len(raw)
-                or not runs_upward([c for c in turned if holds(box, c, settings)], settings)
+                or not runs_upward(
+                    [c for c in turned if holds(box, c, settings)], settings.upright_tilt
+                )
             ):
                 continue
             inside = [c for c in chars if holds(box, c, settings)]

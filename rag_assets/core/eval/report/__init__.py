@@ -13,7 +13,7 @@ import json
 from rag_assets.core.eval.evaluation import EvalResult
 from rag_assets.core.eval.report.html import render_html
 from rag_assets.core.eval.report.markdown import markdown_table, models_table, render_markdown
-from rag_assets.core.lake.layout import LakePath
+from rag_assets.core.lake import LakePath
 
 __all__ = ["markdown_table", "models_table", "render_markdown", "report_time", "write_report"]
 
