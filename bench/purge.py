@@ -28,10 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _common import header, load_chunk_frames, median, timed  # noqa: E402
 
-from rag_assets.core.index import fts_config, store_schema
+from rag_assets.core.index import Removal, delete_partition_everywhere, fts_config, store_schema
 from rag_assets.core.index.store import model_tables
 from rag_assets.core.lake.schemas import CHUNKS  # noqa: E402
-from rag_assets.core.lifecycle.purge import Removal, delete_partition_everywhere
 
 ROWS_PER_VERSION = 50
 DIM = 384

@@ -306,3 +306,64 @@ def test_the_face_and_floor_checks_see_a_breach(tmp_path: Path) -> None:
         "rag_assets.core.tables.boxes:4 -> rag_assets.core.lake.layout"
     ]
     assert geometry_outside_page(tmp_path) == ["rag_assets.core.tables.boxes: Box"]
+
+
+def lancedb_outside_index(root: Path) -> list[str]:
+    """Modules outside rag_assets/core/index that import LanceDB (`module:line`), at the
+    top or inside a function: the index is the one door to the store (`Catalogue` for
+    what concerns the store as a whole)."""
+    found = []
+    for module, (path, _) in modules(root).items():
+        if module == "rag_assets.core.index" or module.startswith("rag_assets.core.index."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(n == "lancedb" or n.startswith("lancedb.") for n in names):
+                found.append(f"{module}:{node.lineno}")
+    return sorted(found)
+
+
+def index_subclasses_outside(root: Path) -> list[str]:
+    """Classes outside rag_assets/core/index built on `Index` (`module: class`): the
+    core would call back up into them (its reads go through `current_table`)."""
+    found = []
+    for module, (path, _) in modules(root).items():
+        if module.startswith("rag_assets.core.index"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if isinstance(node, ast.ClassDef) and any(
+                (isinstance(b, ast.Name) and b.id == "Index")
+                or (isinstance(b, ast.Attribute) and b.attr == "Index")
+                for b in node.bases
+            ):
+                found.append(f"{module}: {node.name}")
+    return sorted(found)
+
+
+def test_lancedb_is_opened_by_the_index_only() -> None:
+    assert lancedb_outside_index(REPO) == []
+    assert index_subclasses_outside(REPO) == []
+
+
+def test_the_lancedb_check_sees_a_breach(tmp_path: Path) -> None:
+    """LanceDB imported by the lifecycle (at the top) and by the server (inside a
+    function) is found; by the index it is not."""
+    core = tmp_path / "rag_assets" / "core"
+    (core / "index").mkdir(parents=True)
+    (core / "lifecycle").mkdir()
+    (tmp_path / "rag_assets" / "serve").mkdir()
+    (tmp_path / "resources").mkdir()
+    (core / "index" / "store.py").write_text("import lancedb\n")
+    (core / "lifecycle" / "purge.py").write_text("import lancedb\n")
+    (tmp_path / "rag_assets" / "serve" / "engine.py").write_text(
+        "def pointer():\n    from lancedb import connect\nclass ServedIndex(index.Index): ...\n"
+    )
+    assert lancedb_outside_index(tmp_path) == [
+        "rag_assets.core.lifecycle.purge:1",
+        "rag_assets.serve.engine:2",
+    ]
+    assert index_subclasses_outside(tmp_path) == ["rag_assets.serve.engine: ServedIndex"]

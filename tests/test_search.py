@@ -17,11 +17,17 @@ import pytest
 
 from rag_assets.core import index as search
 from rag_assets.core.embedding.embedder import MINILM, Embedder
-from rag_assets.core.index import Index, Stamp, fts_terms, table_name, upkeep
+from rag_assets.core.index import (
+    Index,
+    Stamp,
+    delete_partition_everywhere,
+    fts_terms,
+    table_name,
+    upkeep,
+)
 from rag_assets.core.index.citations import cited_articles
 from rag_assets.core.lake.layout import LakeError
 from rag_assets.core.lake.schemas import CHUNKS
-from rag_assets.core.lifecycle.purge import delete_partition_everywhere
 from rag_assets.core.request import RequestError, SearchRequest, search_request
 
 from .conftest import (

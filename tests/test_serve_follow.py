@@ -12,8 +12,8 @@ import lancedb
 import pyarrow as pa
 import pytest
 
-from rag_assets.serve import followed as followed_module
-from rag_assets.serve.followed import FollowedTable
+from rag_assets.core.index import FollowedTable
+from rag_assets.core.index import followed as followed_module
 
 NAME = "chunks__followed"
 

@@ -4,7 +4,7 @@ One `Engine` per process: the embedding model is loaded once, and every request 
 the lake's current state, so a long-running server follows the pipeline without a
 restart:
 
-- the tables are kept open (`FollowedTable`, serve/followed.py): each request first
+- the tables are kept open (`FollowedTable`, core/index/followed.py): each request first
   checks whether a table changed (for a local table an `os.stat` of its `_versions`
   folder, microseconds; after a change, and on an object store always, LanceDB is asked
   for the latest committed version), and only when it changed opens a handle on the new
@@ -37,18 +37,18 @@ import datetime as dt
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
-import lancedb
 import numpy as np
 import polars as pl
 
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.index import (
     ACTIVE_TABLE,
+    Catalogue,
+    FollowedIndex,
     Index,
     ModelRef,
     TableDropped,
@@ -60,7 +60,6 @@ from rag_assets.core.index import (
 from rag_assets.core.lake import Lake
 from rag_assets.core.request import Limits, RequestError, SearchRequest, check_in_index
 from rag_assets.core.rules import searchable
-from rag_assets.serve.followed import FollowedTable
 
 T = TypeVar("T")
 CATALOG_COLUMNS = ["partition_key", "doc_id", "version", "title", "status", "valid_from"]
@@ -129,45 +128,6 @@ class RememberingEmbedder(Embedder):
         return np.stack([known[t] for t in texts])
 
 
-class ServedIndex(Index):
-    """An `Index` that reads its table through a `FollowedTable` (kept open, following
-    new versions) instead of opening it at each call; within `pinned()`, every read of
-    the calling thread uses the one version pinned (one version check per request)."""
-
-    def __init__(self, uri: str, embedder: Embedder, **options: Any) -> None:
-        """`options`: `Index`'s keyword arguments (ANN settings, vector weight)."""
-        super().__init__(uri, embedder, **options)
-        self.followed = FollowedTable(self.db, self.table_name)
-        self._local = threading.local()
-
-    @contextmanager
-    def pinned(self) -> Iterator[tuple[Any | None, int]]:
-        """The table's latest version and its number, used by every read of this thread
-        until the block ends: the checks of a request and its retrievers read the same
-        version."""
-        snapshot = self.followed.snapshot()
-        self._local.snapshot = snapshot
-        try:
-            yield snapshot
-        finally:
-            del self._local.snapshot
-
-    def current_table(self) -> Any | None:
-        snapshot = getattr(self._local, "snapshot", None)
-        return snapshot[0] if snapshot is not None else self.followed.current()
-
-    def refresh(self) -> tuple[Any | None, int]:
-        """The table's latest version on a new handle, pinned for the rest of the block
-        when one is pinned: after a read found its version's files purged."""
-        snapshot = self.followed.refresh()
-        if getattr(self._local, "snapshot", None) is not None:
-            self._local.snapshot = snapshot
-        return snapshot
-
-    def reopen_table(self) -> Any | None:
-        return self.refresh()[0]
-
-
 class Engine:
     """Searches and lists a lake's index for a long-running server (see the module doc)."""
 
@@ -190,10 +150,10 @@ class Engine:
         self.limits = limits
         self.query_cache = query_cache
         self._embedders: dict[str, RememberingEmbedder] = {}
-        self._indexes: dict[str, ServedIndex] = {}
+        self._indexes: dict[str, FollowedIndex] = {}
         self._catalogs: dict[str, tuple[tuple[int, dt.date], Catalog]] = {}
         self._lock = threading.Lock()
-        self._pointer = FollowedTable(lancedb.connect(self.db_uri), ACTIVE_TABLE)
+        self._pointer = Catalogue(self.db_uri).follow(ACTIVE_TABLE)
         self._active: tuple[int, ModelRef | None] = (-2, None)
 
     # -- the lake's current state ------------------------------------------------------
@@ -214,7 +174,7 @@ class Engine:
                 self._catalogs.clear()
             return self._active[1]
 
-    def index(self) -> ServedIndex:
+    def index(self) -> FollowedIndex:
         """The index search uses now: the active model's table (the configured model's
         before anything was indexed). Each model is loaded once and kept."""
         ref = self.active()
@@ -226,7 +186,7 @@ class Engine:
                     base = embedder_for(ref, self.configured)
                     embedder = RememberingEmbedder.of(base, self.query_cache)
                     self._embedders[model_id] = embedder
-                self._indexes[model_id] = ServedIndex(self.db_uri, embedder, **self.index_options)
+                self._indexes[model_id] = FollowedIndex(self.db_uri, embedder, **self.index_options)
             return self._indexes[model_id]
 
     def warm_up(self) -> Index:
@@ -238,13 +198,13 @@ class Engine:
             index.search(SearchRequest(query="warm-up", k=1))
         return index
 
-    def catalog(self, index: ServedIndex) -> Catalog:
+    def catalog(self, index: FollowedIndex) -> Catalog:
         """The versions the table holds, read again only after the table changed (or the
         day did: `in_force` is as of today)."""
         with index.pinned() as (tbl, version):
             return self._catalog(index, tbl, version)
 
-    def _catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
+    def _catalog(self, index: FollowedIndex, tbl: Any | None, version: int) -> Catalog:
         """`catalog` of the pinned version, read again from the latest one when a purge
         deleted its files meanwhile (as a search is, `Index.search_many`)."""
         return read_latest(
@@ -254,7 +214,7 @@ class Engine:
             table=lambda pinned: pinned[0],
         )
 
-    def _read_catalog(self, index: ServedIndex, tbl: Any | None, version: int) -> Catalog:
+    def _read_catalog(self, index: FollowedIndex, tbl: Any | None, version: int) -> Catalog:
         if tbl is None:
             return Catalog([])
         today = dt.date.today()  # `in_force` depends on it: a server outlives a day
@@ -290,7 +250,7 @@ class Engine:
         request naming a model this server does not answer from."""
         return self._on_active(lambda index: self._search(index, request))
 
-    def _search(self, index: ServedIndex, request: SearchRequest) -> dict[str, Any]:
+    def _search(self, index: FollowedIndex, request: SearchRequest) -> dict[str, Any]:
         """`search` on one model's index."""
         model_id = index.embedder.model_id
         if request.model is not None and request.model not in (model_id, index.embedder.model):
@@ -315,7 +275,7 @@ class Engine:
             "hits": hit_rows(self.lake, hits, request.expand),
         }
 
-    def _on_active(self, answer: Callable[[ServedIndex], T]) -> T:
+    def _on_active(self, answer: Callable[[FollowedIndex], T]) -> T:
         """`answer` from the active model's index, asked once more of the index active
         then when the table it read was dropped under it (`TableDropped`: a switch drops
         the old model's table), so a request that spans a switch is answered from the
@@ -325,13 +285,13 @@ class Engine:
         except TableDropped:
             return answer(self.index())
 
-    def _check_held(self, index: ServedIndex, tbl: Any | None) -> None:
+    def _check_held(self, index: FollowedIndex, tbl: Any | None) -> None:
         """Raise TableDropped when the table pinned for a request is gone because search
         moved to another model's meanwhile (not: nothing indexed yet)."""
         if tbl is None and self._moved_on(index):
             raise TableDropped(f"{index.table_name} was dropped: search moved on")
 
-    def _moved_on(self, index: ServedIndex) -> bool:
+    def _moved_on(self, index: FollowedIndex) -> bool:
         """Whether search now uses another model's table than `index`'s."""
         ref = self.active()
         return ref is not None and ref.model_id != index.embedder.model_id
@@ -342,7 +302,7 @@ class Engine:
             lambda index: {"model": index.embedder.model_id, "versions": self._listed(index)}
         )
 
-    def _listed(self, index: ServedIndex) -> list[dict[str, Any]]:
+    def _listed(self, index: FollowedIndex) -> list[dict[str, Any]]:
         """The catalog's versions of one model's index (`documents`)."""
         with index.pinned() as (tbl, version):
             self._check_held(index, tbl)
@@ -352,7 +312,7 @@ class Engine:
         """The active model, its table's rows and index state, and the lake."""
         return self._on_active(self._health)
 
-    def _health(self, index: ServedIndex) -> dict[str, Any]:
+    def _health(self, index: FollowedIndex) -> dict[str, Any]:
         """`health` of one model's index, on one pinned version of its table."""
         ref = self.active()
         with index.pinned() as (tbl, version):

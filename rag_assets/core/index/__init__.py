@@ -116,7 +116,14 @@ from rag_assets.core.index.cache import (
     hashes_of,
     unused_entries,
 )
+from rag_assets.core.index.catalogue import (
+    Catalogue,
+    Removal,
+    delete_partition_everywhere,
+    purge_old_versions,
+)
 from rag_assets.core.index.empty import no_results
+from rag_assets.core.index.followed import FollowedIndex, FollowedTable
 from rag_assets.core.index.fusion import RRF_K, rrf
 from rag_assets.core.index.hits import Hit, hit_rows
 from rag_assets.core.index.index import Index, Stamp
@@ -169,6 +176,12 @@ from rag_assets.core.request import (
 )
 
 __all__ = [
+    "Catalogue",
+    "FollowedIndex",
+    "FollowedTable",
+    "Removal",
+    "delete_partition_everywhere",
+    "purge_old_versions",
     "Stamp",
     "ACTIVE_TABLE",
     "ANN_EF",

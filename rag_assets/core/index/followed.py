@@ -1,16 +1,21 @@
 """A LanceDB table kept open across requests and moved to its latest committed version
-cheaply: how `trecho serve` follows the tables other processes write (the engine's module
-doc tells the whole story)."""
+cheaply (`FollowedTable`), and the index that reads its table so (`FollowedIndex`): how
+`trecho serve` follows the tables other processes write (`serve.engine`'s module doc
+tells the whole story)."""
 
 from __future__ import annotations
 
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rag_assets.core.index import table_or_none
+from rag_assets.core.embedding import Embedder
+from rag_assets.core.index.index import Index
+from rag_assets.core.index.store import table_or_none
 
 SETTLED_NS = 2_000_000_000
 """How long (2 s) after the last change of a table's `_versions` folder an unchanged
@@ -114,6 +119,46 @@ class FollowedTable:
 
     def _open(self) -> Any | None:
         return table_or_none(self.db, self.name)
+
+
+class FollowedIndex(Index):
+    """An `Index` that reads its table through a `FollowedTable` (kept open, following
+    new versions) instead of opening it at each call; within `pinned()`, every read of
+    the calling thread uses the one version pinned (one version check per request).
+    What a long-running server searches (`serve.engine.Engine`)."""
+
+    def __init__(self, uri: str, embedder: Embedder, **options: Any) -> None:
+        """`options`: `Index`'s keyword arguments (ANN settings, vector weight)."""
+        super().__init__(uri, embedder, **options)
+        self.followed = FollowedTable(self.db, self.table_name)
+        self._local = threading.local()
+
+    @contextmanager
+    def pinned(self) -> Iterator[tuple[Any | None, int]]:
+        """The table's latest version and its number, used by every read of this thread
+        until the block ends: the checks of a request and its retrievers read the same
+        version."""
+        snapshot = self.followed.snapshot()
+        self._local.snapshot = snapshot
+        try:
+            yield snapshot
+        finally:
+            del self._local.snapshot
+
+    def current_table(self) -> Any | None:
+        snapshot = getattr(self._local, "snapshot", None)
+        return snapshot[0] if snapshot is not None else self.followed.current()
+
+    def refresh(self) -> tuple[Any | None, int]:
+        """The table's latest version on a new handle, pinned for the rest of the block
+        when one is pinned: after a read found its version's files purged."""
+        snapshot = self.followed.refresh()
+        if getattr(self._local, "snapshot", None) is not None:
+            self._local.snapshot = snapshot
+        return snapshot
+
+    def reopen_table(self) -> Any | None:
+        return self.refresh()[0]
 
 
 def _versions_folder(uri: str) -> Path | None:
