@@ -21,6 +21,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("TQDM_DISABLE", "1")
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # the repository's root: where the `synth` package is
+    sys.path.insert(0, str(REPO))
 LAKE = Path(os.environ.get("TRECHO_LAKE", REPO / "data_lake"))
 SHARED_PDFS = REPO.parent / "shared" / "corpora" / "real-pdfs"
 

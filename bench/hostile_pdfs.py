@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.hostile_pdfs import giant_image, huge_page, inflating_stream  # noqa: E402
+from synth.hostile import giant_image, huge_page, inflating_stream  # noqa: E402
 
 READ = """
 import sys

@@ -12,10 +12,11 @@ import argparse
 import glob
 from pathlib import Path
 
-from table_truth import held_out
+import _common  # noqa: F401  (the repository's root on sys.path: synth)
 
 from rag_assets.core.extract import OcrSettings, PdfError, extract
 from rag_assets.core.layout import LayoutSettings
+from synth.table_truth import held_out
 
 
 def main() -> None:

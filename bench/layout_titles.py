@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synth import headings as synth  # noqa: E402
+import _common  # noqa: F401  (the repository's root on sys.path: synth)
 
 from rag_assets.core.corpus import read_pdf  # noqa: E402
 from rag_assets.core.extract import OcrSettings, extract  # noqa: E402
@@ -39,6 +39,7 @@ from rag_assets.core.layout.regions import (  # noqa: E402
 )
 from rag_assets.core.layout.render import render_bgr  # noqa: E402
 from rag_assets.core.structure.markers import squash  # noqa: E402
+from synth import headings as synth  # noqa: E402
 
 
 def title_boxes(pdf: Path, settings: LayoutSettings) -> tuple[dict[int, list[tuple]], float]:

@@ -24,7 +24,7 @@ the page count), `large` (one 200 x 200 inch page with text: the largest page th
 format draws; the layout model renders it within `MAX_RENDER_PIXELS`), `large-scan` (one
 56 x 56 inch scan: the largest page OCR reads, at 71 dpi within the same cap), `dense`
 (one page drawing ~95,000 glyphs, under `MAX_PAGE_OBJECTS`) and `huge` (the 200-inch
-page of `tests/hostile_pdfs.py`, refused). The samples count the process's children too
+page of `synth/hostile.py`, refused). The samples count the process's children too
 (Tesseract runs as one): their RSS is shown beside the process's own. `--eval` runs the
 eval report as well (the manuals with their question file); `--repo` measures another
 tree (a `git archive` of an earlier commit) with this script.
@@ -222,8 +222,8 @@ def generated(case: str, raw: Path, pages: int | None) -> str:
     sys.path.insert(0, str(Path(__file__).parent))
     import _rss_pdfs as pdfs
 
-    sys.path.insert(0, str(REPO))
-    from tests.hostile_pdfs import huge_page
+    sys.path.insert(0, str(REPO))  # the repository's root: the synth package
+    from synth.hostile import huge_page
 
     target = raw / case / "v1.pdf"
     target.parent.mkdir(parents=True)
@@ -245,7 +245,7 @@ def generated(case: str, raw: Path, pages: int | None) -> str:
         pdfs.dense_page(target, 95_000)
         return "one 100 x 100 inch page drawing ~95,000 glyphs"
     huge_page(target)
-    return "one 200 x 200 inch page showing a rectangle (tests/hostile_pdfs.huge_page)"
+    return "one 200 x 200 inch page showing a rectangle (synth/hostile.huge_page)"
 
 
 def main() -> None:

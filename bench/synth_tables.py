@@ -25,6 +25,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import _common  # noqa: F401  (the repository's root on sys.path: synth)
+
 from synth.corpus import DEFAULT_DIR, VERSION, cases, generate, parse_seeds
 
 
@@ -70,8 +72,8 @@ def cmd_show(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> None:
-    from table_metrics import Score
-    from table_readers import trecho_reader
+    from synth.table_metrics import Score
+    from synth.table_readers import trecho_reader
 
     for noisy in ("pdfminer", "playa"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
@@ -112,7 +114,7 @@ def cmd_score(args: argparse.Namespace) -> None:
 
 
 def _line(name: str, s: object) -> str:
-    from table_metrics import Score
+    from synth.table_metrics import Score
 
     assert isinstance(s, Score)
     f = s.figures()

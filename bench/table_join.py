@@ -40,9 +40,6 @@ from pathlib import Path
 from typing import Any
 
 from _common import machine
-from table_metrics import Found, judged, match_regions, region
-from table_readers import displayed, words_inside
-from table_truth import Case, Source
 from tables import SOURCES, load, source_arguments
 
 from rag_assets.core.extract import OcrSettings, PdfError, extract
@@ -50,6 +47,9 @@ from rag_assets.core.layout import LayoutSettings, box_iou, covered, table_regio
 from rag_assets.core.layout.proposals import worth_a_look
 from rag_assets.core.tables import TableSettings
 from rag_assets.core.tables.words import page_words
+from synth.table_metrics import Found, judged, match_regions, region
+from synth.table_readers import displayed, words_inside
+from synth.table_truth import Case, Source
 
 Box = tuple[float, float, float, float]
 IOU_AGREE = 0.5  # a model box and a joined region this alike are one table

@@ -21,7 +21,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from table_truth import Box, Case, Source, TruthTable, grid_table, held_out
+import _common  # noqa: F401  (the repository's root on sys.path: synth)
+
+from synth.table_truth import Box, Case, Source, TruthTable, grid_table, held_out
 
 # (PDF under tests/files, data.py lists of its tables in order, the test comparing them).
 # Where several flavours' tests read the PDF, the expected table of the lattice test is

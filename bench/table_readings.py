@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from _common import REPO
-from table_truth import held_out
+
+from synth.table_truth import held_out
 
 CORPORA = REPO.parent / "shared" / "corpora"
 SOURCES = ("eu", "real", "generated", "synth", "camelot", "tabula")
@@ -42,7 +43,7 @@ def pdfs(key: str, args: argparse.Namespace) -> list[Path]:
         "tabula": Path(args.tabula_tests) if args.tabula_tests else None,
     }
     if key == "generated":
-        from table_corpus import generated_source
+        from synth.table_corpus import generated_source
 
         folder = Path(args.generated_dir)
         folder.mkdir(parents=True, exist_ok=True)

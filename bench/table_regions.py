@@ -27,12 +27,12 @@ from pathlib import Path
 
 import numpy as np
 from _common import REPO, machine
-from table_truth import held_out
 
 from rag_assets.core.extract import OcrSettings, PdfError, extract
 from rag_assets.core.layout import LayoutSettings, TableRegion, covered
 from rag_assets.core.layout import box_iou as iou
 from rag_assets.core.layout import regions as layout
+from synth.table_truth import held_out
 
 ICDAR = REPO.parent / "shared" / "corpora" / "tables-icdar2013-eu"
 Box = tuple[float, float, float, float]

@@ -16,8 +16,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from table_metrics import CLASSES, Score
-from table_truth import Source
+import _common  # noqa: F401  (the repository's root on sys.path: synth)
+
+from synth.table_metrics import CLASSES, Score
+from synth.table_truth import Source
 
 TRECHO = "trecho"
 PAIRING = "rapid-layout + stream"

@@ -54,8 +54,10 @@ import time
 from pathlib import Path
 
 from _common import REPO, machine, versions_line
-from table_metrics import Reading, Score, judged, match_regions
-from table_readers import (
+from table_report import PAIRING, compare, load_run, print_summary, report, run_record, save
+
+from synth.table_metrics import Reading, Score, judged, match_regions
+from synth.table_readers import (
     LayoutBoxes,
     Reader,
     camelot_reader,
@@ -64,8 +66,7 @@ from table_readers import (
     pdfplumber_reader,
     trecho_reader,
 )
-from table_report import PAIRING, compare, load_run, print_summary, report, run_record, save
-from table_truth import Case, Source, icdar_source
+from synth.table_truth import Case, Source, icdar_source
 
 ICDAR = REPO.parent / "shared" / "corpora" / "tables-icdar2013-eu"
 FLAVORS = ("lattice", "stream", "network", "hybrid")
@@ -88,7 +89,7 @@ def load(key: str, args: argparse.Namespace) -> Source | str:
             return f"{folder} is not a folder"
         return (camelot_source if key == "camelot" else tabula_source)(Path(folder))
     if key == "generated":
-        from table_corpus import generated_source
+        from synth.table_corpus import generated_source
 
         return generated_source(Path(args.generated_dir), args.seed)
     if key == "synth":

@@ -23,9 +23,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TRECHO_MODEL", "all-MiniLM-L6-v2")  # fastest; see the docstring
 
-from rag_assets.core.embedding.embedder import Embedder  # noqa: E402
-from rag_assets.core.lake.layout import Lake  # noqa: E402
-from rag_assets.core.lake.schemas import CHUNKS, Chunk  # noqa: E402
+from rag_assets.core.embedding.embedder import Embedder
+from rag_assets.core.lake.layout import Lake
+from rag_assets.core.lake.schemas import CHUNKS, Chunk
 
 if TYPE_CHECKING:
     from rag_assets.core.index import Hit, Index

@@ -6,16 +6,11 @@ that does not match as a miss."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from .conftest import REPO
-
-sys.path.insert(0, str(REPO / "bench"))
-
-import headings as bench  # noqa: E402
-from synth import headings as synth  # noqa: E402
+from synth import heading_score as bench
+from synth import headings as synth
 
 # 38: Spanish, two columns, outline, run-in and wrapped headings, banner;
 # 58: German, centred and run-in headings, figure, pull quote, bold lead-in;

@@ -4,16 +4,12 @@ its truth table, and a heading path held only when every heading reaches the val
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-sys.path.append(str(BENCH))
-
-from table_corpus import Drawing, enrollment, truth, write  # noqa: E402
-from table_metrics import (  # noqa: E402
+from synth.table_corpus import Drawing, enrollment, truth, write
+from synth.table_metrics import (
     Found,
     Reading,
     Score,
@@ -22,8 +18,8 @@ from table_metrics import (  # noqa: E402
     region,
     row_label_path_held,
 )
-from table_readers import pdfplumber_reader, words_inside  # noqa: E402
-from table_truth import TruthTable, grid_table, norm  # noqa: E402
+from synth.table_readers import pdfplumber_reader, words_inside
+from synth.table_truth import TruthTable, grid_table, norm
 
 
 @pytest.fixture(scope="module")

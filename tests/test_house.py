@@ -367,3 +367,59 @@ def test_the_lancedb_check_sees_a_breach(tmp_path: Path) -> None:
         "rag_assets.serve.engine:2",
     ]
     assert index_subclasses_outside(tmp_path) == ["rag_assets.serve.engine: ServedIndex"]
+
+
+def sys_path_edits(root: Path) -> list[str]:
+    """Places in tests/ that change `sys.path` (`file:line`): a test imports what it
+    needs as any module does, from the installed packages and the repository's root."""
+    found = []
+    for path in sorted((root / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "path"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
+                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+    return sorted(set(found))
+
+
+def bench_imports_of_tests(root: Path) -> list[str]:
+    """Imports of the tests' modules in bench/ (`file:line`): the benches stand on the
+    product and on `synth`, never on the tests."""
+    found = []
+    for path in sorted((root / "bench").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            if any(n == "tests" or n.startswith("tests.") for n in names):
+                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+    return sorted(found)
+
+
+def test_no_test_edits_sys_path() -> None:
+    assert sys_path_edits(REPO) == []
+
+
+def test_bench_imports_nothing_from_the_tests() -> None:
+    assert bench_imports_of_tests(REPO) == []
+
+
+def test_the_tests_and_bench_checks_see_a_breach(tmp_path: Path) -> None:
+    """A test putting bench/ on the path (insert or append) and a bench importing the
+    tests' module are found; `sys.argv` and a bench importing synth are not."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import sys\nsys.path.insert(0, 'bench')\nargs = sys.argv\n"
+    )
+    (tmp_path / "tests" / "test_b.py").write_text("import sys\nsys.path.append('bench')\n")
+    (tmp_path / "bench" / "hostile.py").write_text(
+        "from tests.hostile_pdfs import huge_page\nfrom synth.hostile import giant_image\n"
+    )
+    assert sys_path_edits(tmp_path) == ["tests/test_a.py:2", "tests/test_b.py:2"]
+    assert bench_imports_of_tests(tmp_path) == ["bench/hostile.py:1"]

@@ -167,7 +167,7 @@ program's own: `ru_maxrss` would count the forking test process, folded in at ex
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory) -> dict[str, Path]:
     """One of each hostile PDF."""
-    from .hostile_pdfs import giant_image, huge_page, inflating_stream
+    from synth.hostile import giant_image, huge_page, inflating_stream
 
     folder = tmp_path_factory.mktemp("hostile")
     return {
@@ -219,8 +219,7 @@ def test_a_large_page_is_read_by_ocr_at_a_resolution_within_the_pixel_cap(
 
     from rag_assets.core.extract.ocr import _render, ocr_dpi
     from rag_assets.core.layout.render import MAX_RENDER_PIXELS
-
-    from .hostile_pdfs import huge_page
+    from synth.hostile import huge_page
 
     path = huge_page(tmp_path / "large.pdf", 3000, user_unit=10)
     with pdfplumber.open(path) as pdf:
@@ -242,8 +241,7 @@ def test_the_page_size_refused_is_said_in_inches_with_its_user_unit(
 
     from rag_assets.core.extract.model import PdfError
     from rag_assets.core.extract.ocr import ocr_dpi
-
-    from .hostile_pdfs import huge_page
+    from synth.hostile import huge_page
 
     path = huge_page(tmp_path / "huge.pdf", 14400, user_unit=unit)
     with pdfplumber.open(path) as pdf, pytest.raises(PdfError) as refused:
@@ -295,7 +293,7 @@ def test_a_page_drawing_too_much_is_refused_by_page_in_bounded_memory(tmp_path: 
     110,000 glyphs are each refused with one line naming the file and the page once the
     page passes `MAX_PAGE_OBJECTS` (before, the first was laid out glyph by glyph, about
     2 KB a glyph, and the second read at ~330 MB)."""
-    from .hostile_pdfs import nested_forms
+    from synth.hostile import nested_forms
 
     forms = nested_forms(tmp_path / "forms.pdf")
     lines = "\n".join(f"{i} " + "prazo valor multa " * 19 for i in range(320))
@@ -374,8 +372,7 @@ def test_status_names_a_replaced_file_and_why_a_run_failed(tmp_path: Path) -> No
     """A run whose reader left goes on to the end; a file replaced since it was indexed
     reads `changed, not yet indexed` with both hashes; a failed run's reason shows."""
     from rag_assets.core.lake.layout import sha256_file
-
-    from .hostile_pdfs import huge_page, inflating_stream
+    from synth.hostile import huge_page, inflating_stream
 
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
     pdf = lake.root / "raw" / "manual-operacao" / "v1.pdf"

@@ -5,20 +5,16 @@ printed above it and across its column), and the same seed gives the same corpus
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from synth import corpus
+from synth.check import problems
+from synth.spec import draw_doc
+from synth.truth import SynthTable
+
 from .test_browser import require_chromium
-
-sys.path.insert(0, str(REPO / "bench"))
-
-from synth import corpus  # noqa: E402
-from synth.check import problems  # noqa: E402
-from synth.spec import draw_doc  # noqa: E402
-from synth.truth import SynthTable  # noqa: E402
 
 
 def seeds_for(producer: str) -> list[int]:

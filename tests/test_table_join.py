@@ -5,7 +5,6 @@ truth's box). Only tune seeds here: the report seeds stay for the figure."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,15 +12,11 @@ import pytest
 from rag_assets.core.extract import OcrSettings, extract
 from rag_assets.core.layout import LayoutSettings
 from rag_assets.core.layout.proposals import found_there
+from synth import corpus
+from synth.table_metrics import Found, match_regions, region
+from synth.table_readers import displayed
 
-from .conftest import REPO
 from .test_browser import require_chromium
-
-sys.path.insert(0, str(REPO / "bench"))
-
-from synth import corpus  # noqa: E402
-from table_metrics import Found, match_regions, region  # noqa: E402
-from table_readers import displayed  # noqa: E402
 
 HEADER_OVER_ZEBRA = {
     # a ruled box of headings (years and units in it: not labels only) over zebra rows

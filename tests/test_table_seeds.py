@@ -6,19 +6,15 @@ stay for the figure."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from synth import corpus
+from synth.table_metrics import Reading, Score
+from synth.table_readers import trecho_reader
+
 from .test_browser import require_chromium
-
-sys.path.insert(0, str(REPO / "bench"))
-
-from synth import corpus  # noqa: E402
-from table_metrics import Reading, Score  # noqa: E402
-from table_readers import trecho_reader  # noqa: E402
 
 REPORTLAB = {
     # a group heading centred over four sub-columns, set on the bottom line, whose words

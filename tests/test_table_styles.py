@@ -6,23 +6,18 @@ value must reach a row that also holds its heading path and its row label path."
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from rag_assets.core.chunking.base import Source
 from rag_assets.core.corpus import read_pdf
+from synth import corpus
+from synth.spec import draw_doc
+from synth.table_metrics import Reading, Score
+from synth.truth import SynthTable
 
-from .conftest import REPO
 from .test_browser import require_chromium
-
-sys.path.insert(0, str(REPO / "bench"))
-
-from synth import corpus  # noqa: E402
-from synth.spec import draw_doc  # noqa: E402
-from synth.truth import SynthTable  # noqa: E402
-from table_metrics import Reading, Score  # noqa: E402
 
 TUNE = range(2000)  # the seeds the reader may be tuned on; the report seeds stay apart
 

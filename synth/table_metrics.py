@@ -30,9 +30,8 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from table_truth import Box, Target, TruthTable, norm
-
 from rag_assets.core.layout import box_iou as iou
+from synth.table_truth import Box, Target, TruthTable, norm
 
 IOU_MATCH = 0.5  # a found box matches a truth box at this intersection over union
 CONTENT_MATCH = 0.5  # a region matches a box-less truth table holding this share of its cells

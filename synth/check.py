@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from table_truth import norm
+from synth.table_truth import norm
 
 from .truth import SynthTable
 

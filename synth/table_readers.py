@@ -22,8 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from table_metrics import Found, Reading, region, words
-from table_truth import Box
+from synth.table_metrics import Found, Reading, region, words
+from synth.table_truth import Box
 
 Reader = Callable[[Path], Reading]
 DPI = 144  # the page rendered for the layout model

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from table_truth import Case, Source
+from synth.table_truth import Case, Source
 
 from . import seeds
 from .spec import Doc, draw_doc

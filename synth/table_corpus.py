@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from table_headings import HOUSING, INDUSTRIES, STATES
-from table_truth import Case, Cell, Source, TruthTable
+from synth.table_headings import HOUSING, INDUSTRIES, STATES
+from synth.table_truth import Case, Cell, Source, TruthTable
 
 if TYPE_CHECKING:
     from fpdf import FPDF  # a dev dependency, imported where PDFs are written

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from table_truth import Box, Cell, TruthTable
+from synth.table_truth import Box, Cell, TruthTable
 
 from .spec import Table
 
