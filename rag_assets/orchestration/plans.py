@@ -61,7 +61,17 @@ RECORDS_PER_FETCH = 1000
 
 
 def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
-    """Per stage, the code version each partition's latest materialization ran with.
+    """Per stage, the code version each partition's latest materialization ran with
+    (`latest_records`)."""
+    return {
+        stage: {p: tag for p, (_, tag) in entries.items()}
+        for stage, entries in latest_records(instance).items()
+    }
+
+
+def latest_records(instance: DagsterInstance) -> dict[str, dict[str, tuple[int, str]]]:
+    """Per stage, each partition's latest materialization: its storage id and the code
+    version it ran with.
 
     One query per stage gives each partition's latest materialization (its storage id);
     only the materializations not seen before are read back: the code version of each
@@ -83,10 +93,10 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
     newest = instance.event_log_storage.get_maximum_record_id()
     if newest is not None and kept.get(NEWEST_RECORD) == newest:
         try:
-            return {stage: {p: e[1] for p, e in kept[stage].items()} for stage in PIPELINE}
+            return {stage: {p: (e[0], e[1]) for p, e in kept[stage].items()} for stage in PIPELINE}
         except (AttributeError, TypeError, IndexError, KeyError):  # not as written: read
             pass
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, dict[str, tuple[int, str]]] = {}
     changed = kept.get(NEWEST_RECORD) != newest
     kept[NEWEST_RECORD] = newest
     for stage in PIPELINE:
@@ -107,7 +117,7 @@ def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
                     tags = r.asset_materialization.tags or {}  # none on a removal marker
                     tag = tags.get(CODE_VERSION_TAG, "")
                     now[r.partition_key] = [r.storage_id, tag]
-        out[stage] = {p: entry[1] for p, entry in now.items()}
+        out[stage] = {p: (entry[0], entry[1]) for p, entry in now.items()}
         changed = changed or now != known
         kept[stage] = now
     if changed:
@@ -131,7 +141,12 @@ def plan_lake(
     """The reconcile plan for the lake, against what `instance` knows: its registered
     partitions and the code version each stage last ran with (`sweep_cache`: look for
     cached vectors no index row uses; the sensor's frequent ticks do not)."""
-    code = CodeVersions(stage_code_versions(embedder), ran_with(instance))
+    records = latest_records(instance)
+    code = CodeVersions(
+        stage_code_versions(embedder),
+        {stage: {p: tag for p, (_, tag) in entries.items()} for stage, entries in records.items()},
+        {p: sid for p, (sid, _) in records[EMBEDDINGS].items()},
+    )
     return reconcile(
         lake.lake,
         lancedb.uri_for(lake.lake),

@@ -62,6 +62,11 @@ class CodeVersions:
     ran_with: Mapping[str, Mapping[str, str]]
     """Stage name -> partition key -> the code version its last materialization had
     (absent: never materialized)."""
+    indexed: Mapping[str, int] = field(default_factory=dict)
+    """Partition key -> the id of the orchestrator's latest record of its `embeddings`
+    stage (its last indexing, or removal; absent: none). Every run that indexed the
+    version moves it, so a run key that carries it never names a past run that did other
+    work (`Run.run_key`)."""
 
     def changed(self, key: str) -> tuple[str, str] | None:
         """The first stage whose code differs from what `key` last ran with, and why."""
@@ -92,13 +97,26 @@ class Run:
     """When a version live again was removed (each undo runs, even with the same bytes)."""
     embed_only: bool = False
     """Only the model-dependent stages need to run (extraction is current)."""
+    indexed: int | None = None
+    """The orchestrator's latest record of the version's index when planned
+    (`CodeVersions.indexed`)."""
+
+    @property
+    def inputs_key(self) -> str:
+        """What the run reads: the key, the file's sha256, the fingerprint, and the
+        removal date of a restored version. The same after the same inputs come back
+        (a model used before): what a sensor compares not to ask twice for one failure."""
+        out = f"{self.key}:{self.sha256}:{self.fingerprint[:16]}"
+        return out + (f":after-{self.restored_after}" if self.restored_after else "")
 
     @property
     def run_key(self) -> str:
-        """The run key: the key, the file's sha256, the fingerprint, and the removal date
-        of a restored version."""
-        out = f"{self.key}:{self.sha256}:{self.fingerprint[:16]}"
-        return out + (f":after-{self.restored_after}" if self.restored_after else "")
+        """The run key: `inputs_key` and the index record the run starts from. A past run
+        with the same inputs that indexed the version (another model's run between,
+        there and back) moved that record, so this key is new and Dagster runs it; a
+        past run that indexed nothing (failed before) left it, so the same request is
+        the same work and is not run twice."""
+        return f"{self.inputs_key}:i{self.indexed if self.indexed is not None else 0}"
 
 
 @dataclass
@@ -319,6 +337,7 @@ def reconcile(
             fingerprint(lake, key, sha, code, embedder.model_id),
             removed[key]["removed_at"] if key in removed else None,
             embed_only,
+            code.indexed.get(key),
         )
     for kind in ("sha256", FOLDERS[RAW_PDF], f"rows:{FOLDERS[CHUNKS]}"):
         lake.memo.forget_unseen(kind)
