@@ -205,3 +205,95 @@ def test_the_ui_s_stderr_is_relayed_less_what_a_stop_makes_it_print(stopping: bo
     assert err.startswith("starting\n") and err.endswith("ValueError: bad\ndone\n")
     assert ("DagsterExecutionInterruptedError" in err) is not stopping
     assert ("Aborted!" in err) is not stopping
+
+
+USER_YAML = """# the user's own instance: kept as written
+storage:
+  sqlite:
+    base_dir: {home}/storage
+run_queue:
+  max_concurrent_runs: 3
+telemetry:
+  enabled: true # the user's choice, turned off by trecho ui
+"""
+
+
+def test_a_dagster_yaml_of_the_user_gets_telemetry_and_nux_off_the_rest_kept(tmp_path):
+    from dagster import DagsterInstance
+
+    from rag_assets.cli.ui import settings_off
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(USER_YAML.format(home=home), encoding="utf-8")
+    said = settings_off(home)
+    assert said is not None and "\n" not in said and str(home / "dagster.yaml") in said
+    assert "telemetry" in said and "nux" in said
+    text = (home / "dagster.yaml").read_text(encoding="utf-8")
+    assert text.startswith("# the user's own instance: kept as written\nstorage:\n")
+    assert "  max_concurrent_runs: 3\n" in text
+    config = yaml.safe_load(text)
+    assert config["telemetry"] == {"enabled": False} and config["nux"] == {"enabled": False}
+    instance = DagsterInstance.from_config(str(home))  # Dagster reads it as it is
+    try:
+        assert not instance.telemetry_enabled and not instance.nux_enabled
+        assert instance.run_coordinator.get_run_queue_config().max_concurrent_runs == 3
+        assert instance.get_runs() == []
+        assert (home / "storage" / "history" / "runs.db").is_file()  # its storage setting
+    finally:
+        instance.dispose()
+    assert settings_off(home) is None  # once set, left alone (and nothing said)
+    (home / "dagster.yaml").write_text("telemetry: {enabled: true}\nnux:\n", encoding="utf-8")
+    assert settings_off(home) is not None
+    assert yaml.safe_load((home / "dagster.yaml").read_text()) == {
+        "telemetry": {"enabled": False},
+        "nux": {"enabled": False},
+    }
+
+
+@pytest.mark.slow
+def test_trecho_ui_on_a_home_with_a_dagster_yaml_of_its_own_turns_telemetry_off(tmp_path):
+    """A DAGSTER_HOME whose dagster.yaml does not turn telemetry off was kept as it was:
+    the browser loaded Dagster's telemetry script and the community pop-up showed."""
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(USER_YAML.format(home=home), encoding="utf-8")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "TRECHO_"))}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", DAGSTER_HOME=str(home))
+    log = tmp_path / "ui.log"
+    with log.open("w", encoding="utf-8") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "rag_assets.cli", "ui", "--lake", str(lake.root)]
+            + ["--port", str(port)],
+            cwd=tmp_path,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        page = front_page(url, process, log)
+        assert '"telemetryEnabled": false' in page  # the browser loads no telemetry script
+        body = json.dumps({"query": "{ shouldShowNux }"}).encode()
+        request = urllib.request.Request(
+            f"{url}/graphql", body, {"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            assert json.loads(response.read())["data"]["shouldShowNux"] is False
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=60) == 0
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+    text = log.read_text()
+    said = [line for line in text.splitlines() if "turned Dagster's telemetry" in line]
+    assert len(said) == 1 and str(home / "dagster.yaml") in said[0], text
+    assert yaml.safe_load((home / "dagster.yaml").read_text())["run_queue"] == {
+        "max_concurrent_runs": 3
+    }
+    assert not (home / "logs" / "event.log").exists()  # no telemetry events written
+    assert (home / "storage").is_dir()  # the user's storage setting was the one used

@@ -22,12 +22,68 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import IO
+from typing import IO, Any
+
+import yaml
 
 from rag_assets.cli.hints import WORKSPACE, tool
 
 GRACE_S = 10.0
 """Seconds the UI's processes get to stop after SIGTERM before they are killed."""
+
+SETTINGS_OFF = {"telemetry": {"enabled": False}, "nux": {"enabled": False}}
+"""What `trecho ui` sets in any `dagster.yaml` it starts on: Dagster's telemetry off (no
+usage statistics, no `logs/event.log`, no telemetry script in the browser) and its
+community pop-up (`nux`: the e-mail form of a first visit) off; both keys of Dagster's
+instance schema (`nux` is the setting its webserver reads for `shouldShowNux`)."""
+
+
+SAID = {"telemetry": "Dagster's telemetry", "nux": "its community pop-up (nux)"}
+
+
+def settings_off(home: Path) -> str | None:
+    """Merge `SETTINGS_OFF` into an existing `<home>/dagster.yaml` that lacks them, the
+    user's other settings (and comments) kept; written whole or not at all. Returns the
+    one line that says what was turned off, None when nothing changed."""
+    path = home / "dagster.yaml"
+    text = path.read_text(encoding="utf-8")
+    try:
+        config = yaml.safe_load(text) or {}
+    except yaml.YAMLError:
+        config = None
+    if not isinstance(config, dict):
+        return f"trecho: {path} is no YAML mapping: left as it is (Dagster will say why)"
+    missing = {k: v for k, v in SETTINGS_OFF.items() if config.get(k) != v}
+    if not missing:
+        return None
+    tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
+    tmp.write_text(merged_yaml(text, config, missing), encoding="utf-8")
+    os.replace(tmp, path)
+    turned = " and ".join(SAID[k] for k in missing)
+    return f"trecho: turned {turned} off in {path} (its other settings kept)"
+
+
+def merged_yaml(text: str, config: dict[str, Any], settings: dict[str, Any]) -> str:
+    """`text` (a YAML mapping, read as `config`) with each top-level key of `settings`
+    set: its block replaced, or appended, the rest of the text as it was; when reading
+    the result back does not give `config` updated (a layout the edit misread: anchors,
+    a block split by a blank line), the updated mapping written whole instead."""
+    merged = text
+    for key, value in settings.items():
+        block = yaml.safe_dump({key: value}, default_flow_style=False)
+        merged, found = _top_block(key).subn(lambda _m, b=block: b, merged, count=1)
+        if not found:
+            merged += ("" if not merged or merged.endswith("\n") else "\n") + block
+    try:
+        same = yaml.safe_load(merged) == {**config, **settings}
+    except yaml.YAMLError:
+        same = False
+    return merged if same else yaml.safe_dump({**config, **settings}, sort_keys=False)
+
+
+def _top_block(key: str) -> re.Pattern[str]:
+    """A top-level `key:` line of a YAML file and the indented lines under it."""
+    return re.compile(rf"^{re.escape(key)}[ \t]*:.*(?:\n[ \t]+.*)*\n?", re.M)
 
 
 def ui_program(host: str, port: int) -> list[str]:
@@ -138,6 +194,9 @@ def run_ui(
     from rag_assets.orchestration.materialize import write_instance_yaml
 
     write_instance_yaml(home)
+    merged = settings_off(home)  # a DAGSTER_HOME of the user's, with its own dagster.yaml
+    if merged:
+        say(merged)
     stopping: list[int] = []
 
     def stop(signum: int, _frame: FrameType | None) -> None:

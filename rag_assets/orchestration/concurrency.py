@@ -58,6 +58,8 @@ tag_concurrency_limits`)."""
 
 INSTANCE_YAML = """telemetry:
   enabled: false
+nux:
+  enabled: false
 concurrency:
   runs:
     tag_concurrency_limits:
@@ -67,8 +69,8 @@ concurrency:
         limit: 1
 """
 """The `dagster.yaml` trecho writes for a lake's own instance (`trecho materialize`,
-`trecho ui`): telemetry off, and the queue's limit of one run per version
-(`PARTITION_RUN_LIMIT`)."""
+`trecho ui`): telemetry and Dagster's community pop-up (`nux`) off, and the queue's
+limit of one run per version (`PARTITION_RUN_LIMIT`)."""
 
 
 def unconfigured_instance(env: Mapping[str, str]) -> str | None:
