@@ -39,12 +39,17 @@ REPORT_FOLLOWS = (
     & ~AutomationCondition.newly_requested()
     & ~AutomationCondition.any_deps_in_progress()
     & ~AutomationCondition.in_progress()
-).with_label("the index changed since the report last started, no version being embedded")
-"""The eval report's automation: written again once the index changed and no embeddings
+).with_label(
+    "the index changed since the report last started (or its run since failed, once), "
+    "no version being embedded"
+)
+"""The eval report's one trigger: written again once the index changed and no embeddings
 run is in flight (one report after a batch of new versions, not one per version), so it
-is not left "Unsynced" until its daily schedule. The change is counted from the start of
-the report's last run (`IndexChangedSinceReport`), so an index change that finished
-while a report ran asks for another once that one ended, and a removal counts too."""
+is not left "Unsynced". The change is counted from the start of the report's last run
+(`IndexChangedSinceReport`), so an index change that finished while a report ran asks
+for another once that one ended, and a removal counts too; a report run that failed (or
+was interrupted) without writing the report is asked again once. The daily schedule
+asks for the report only while the automation sensor is stopped (`eval_on_cron`)."""
 
 with warnings.catch_warnings():  # `use_user_code_server` is beta in Dagster 1.13: said here
     warnings.simplefilter("ignore")

@@ -139,6 +139,9 @@ def test_eval_report_writes_html_markdown_and_json_and_passes_its_checks(lake: L
     regression = checks["default_hit3_not_regressed"]
     assert regression.severity == AssetCheckSeverity.WARN
     assert "none" in regression.metadata["previous_report"].value  # first report of the lake
+    assert regression.description == (  # what it compared, in words (none before: issue 56)
+        "nothing compared: no earlier report over the same question files and mode"
+    )
 
 
 def test_a_hit3_drop_against_the_previous_report_warns_without_failing(lake: Lake):
@@ -172,6 +175,10 @@ def test_a_hit3_drop_against_the_previous_report_warns_without_failing(lake: Lak
     assert not check.passed and check.severity == AssetCheckSeverity.WARN
     assert check.metadata["previous_report"].value == str(first_json)
     assert check.metadata["drop"].value > 0.05
+    said = check.description or ""
+    assert said.startswith("default policy's hit@3 ") and str(first_json) in said, said
+    assert "(each report over its questions, same question files and mode): fell 0." in said
+    assert said.endswith("tolerance 0.05")
     assert materialization_metadata(second)["reused"] == "no: evaluated now"  # new questions
     # a tolerance wider than the drop lets it pass
     third = run_eval_report(lake, strategies=["default"], hit3_tolerance=1.0)

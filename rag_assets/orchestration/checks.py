@@ -206,5 +206,26 @@ def eval_check_results(
             passed=regression.passed,
             severity=AssetCheckSeverity.WARN,
             metadata=previous,
+            description=hit3_compared(regression),
         ),
     ]
+
+
+def hit3_compared(regression: Regression) -> str:
+    """What the hit@3 check compared, in words: the two figures, over which questions
+    (those both reports asked, for drawn questions; else each report's own over the same
+    question files and mode), the drop and the tolerance; or why nothing was compared."""
+    if not regression.previous_path:
+        return "nothing compared: no earlier report over the same question files and mode"
+    if regression.previous is None or regression.current is None:
+        return f"nothing compared: no question scored in both reports ({regression.previous_path})"
+    over = (
+        f"over the {regression.shared} questions both reports asked"
+        if regression.shared is not None
+        else "each report over its questions, same question files and mode"
+    )
+    return (
+        f"default policy's hit@3 {regression.current:.2f} now, {regression.previous:.2f} in "
+        f"{regression.previous_path} ({over}): fell {regression.drop:.2f}, tolerance "
+        f"{regression.tolerance:.2f}"
+    )

@@ -122,9 +122,12 @@ class PartitionRunInFlight(AutomationCondition):
 
 
 def index_changed_since_report(instance: DagsterInstance) -> bool:
-    """Whether the index changed (an `embeddings` materialization, or a removal's
-    observation) after the eval report's last run was started (its planned
-    materialization), or the report never ran: then the report does not count it."""
+    """Whether the eval report is due: the index changed (an `embeddings` materialization,
+    or a removal's observation) after the report's last run was started (its planned
+    materialization), or the report never ran; or, once, when the one report run started
+    since that change failed (or was interrupted, and so marked failed or canceled)
+    without writing the report: it is asked again once, not every tick (a second failure
+    waits for the next index change)."""
     index, report = AssetKey(EMBEDDINGS), AssetKey("eval_report")
 
     def newest(records: Any) -> int:
@@ -136,20 +139,26 @@ def index_changed_since_report(instance: DagsterInstance) -> bool:
     )
     if not changed:  # nothing indexed yet
         return False
-    planned = instance.get_latest_planned_materialization_info(report)
-    # its last run's start; a report materialized without a run: that event
-    started = (
-        planned.storage_id if planned else newest(instance.fetch_materializations(report, limit=1))
-    )
-    return changed > started
+    written = newest(instance.fetch_materializations(report, limit=1))
+    starts = instance.fetch_planned_materializations(report, limit=2).records  # newest first
+    if not starts:  # a report materialized without a run: that event
+        return changed > written
+    since = [r for r in starts if r.storage_id > changed]
+    if not since:
+        return True
+    if written > changed or len(since) > 1:  # written since, or retried once already
+        return False
+    run = instance.get_run_by_id(since[0].run_id)
+    return run is not None and run.status in (DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED)
 
 
 class IndexChangedSinceReport(AutomationCondition):
     """True for the eval report when the index changed after its last run started
     (`index_changed_since_report`): an index change that finished while a report ran
     asks for another, which Dagster's `any_deps_updated().since_last_handled()` forgot
-    once the running report materialized; a removal's observation counts too. An
-    arbitrary-Python condition, evaluated on the code server."""
+    once the running report materialized; a removal's observation counts too; the one
+    run since a change failed without a report: asked again, once. An arbitrary-Python
+    condition, evaluated on the code server."""
 
     @property
     def name(self) -> str:
@@ -181,6 +190,19 @@ PAUSED_KEY = "ASSET_DAEMON_PAUSED"
 read and written through the instance's public cursor storage."""
 
 
+def automation_running(instance: DagsterInstance) -> bool:
+    """Whether the automation sensor runs on `instance`: its stored state, else its default
+    (running; an instance without sensor states, ephemeral, counts as running)."""
+    if instance.schedule_storage is None:
+        return True
+    states = [
+        s
+        for s in instance.all_instigator_state()
+        if s.instigator_type.value == "SENSOR" and s.name == AUTOMATION_SENSOR
+    ]
+    return not states or states[0].status.value != "STOPPED"
+
+
 def mirror_automation_switch(instance: DagsterInstance) -> bool:
     """Set the instance's global auto-materialize switch to what the automation sensor
     does, and return it (on: the sensor runs). Dagster's job pages show that switch
@@ -189,12 +211,7 @@ def mirror_automation_switch(instance: DagsterInstance) -> bool:
     states (ephemeral) is left as it is."""
     if instance.schedule_storage is None:  # an ephemeral instance: no sensor states
         return True
-    states = [
-        s
-        for s in instance.all_instigator_state()
-        if s.instigator_type.value == "SENSOR" and s.name == AUTOMATION_SENSOR
-    ]
-    running = not states or states[0].status.value != "STOPPED"
+    running = automation_running(instance)
     cursors = instance.daemon_cursor_storage
     paused = cursors.get_cursor_values({PAUSED_KEY}).get(PAUSED_KEY) != "false"
     if paused == running:

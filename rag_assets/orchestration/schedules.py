@@ -1,5 +1,6 @@
 """Schedules: a cron that carries out the reconcile plan (what the sensor does, for
-deployments that prefer a cron), the eval report on its own cron after it, and the
+deployments that prefer a cron), the eval report on its own cron while the automation
+sensor (its one trigger otherwise) is stopped, and the
 LanceDB tables' upkeep. The crons are settings (TRECHO_INDEX_CRON, TRECHO_EVAL_CRON,
 TRECHO_UPKEEP_CRON), given to `build_schedules`."""
 
@@ -12,7 +13,12 @@ from dagster import (
     schedule,
 )
 
-from rag_assets.orchestration.concurrency import keys_in_flight
+from rag_assets.core.index import committed_keys
+from rag_assets.orchestration.concurrency import (
+    AUTOMATION_SENSOR,
+    automation_running,
+    keys_in_flight,
+)
 from rag_assets.orchestration.jobs import eval_job, index_job, upkeep_job
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests, settled
@@ -46,11 +52,29 @@ def scan_and_index(
     return run_requests(plan) or SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
 
 
+def eval_on_cron(
+    context: ScheduleEvaluationContext, lake: LakeResource, lancedb: LanceDBResource
+) -> RunRequest | SkipReason:
+    """The eval report's cron: skipped on a lake with nothing indexed (the report would
+    fail: no version to measure), and while the automation sensor runs (it asks for the
+    report once the index changed, and again once after a failed run: one trigger, never
+    two evals at once); else one run."""
+    if not committed_keys(lancedb.uri_for(lake.lake)):
+        return SkipReason(f"nothing is indexed yet under {lake.lake.root}: no report to write")
+    if automation_running(context.instance):
+        return SkipReason(
+            f"the automation sensor {AUTOMATION_SENSOR} writes the report once the index "
+            "changed (one trigger); this schedule asks for it only while that sensor is stopped"
+        )
+    return RunRequest()
+
+
 def build_schedules(
     index_cron: str, eval_cron: str, upkeep_cron: str = "40 * * * *"
 ) -> list[ScheduleDefinition]:
     """The `scan_and_index` schedule (stopped by default), the `daily_eval_report`
-    schedule and the `table_upkeep` schedule (both running), on the given crons."""
+    schedule (`eval_on_cron`) and the `table_upkeep` schedule (both running), on the
+    given crons."""
     index = schedule(
         cron_schedule=index_cron,
         job=index_job,
@@ -62,16 +86,17 @@ def build_schedules(
             "deployments that prefer a cron to the sensor."
         ),
     )(scan_and_index)
-    report = ScheduleDefinition(
-        name="daily_eval_report",
-        job=eval_job,
+    report = schedule(
         cron_schedule=eval_cron,
+        job=eval_job,
+        name="daily_eval_report",
         default_status=DefaultScheduleStatus.RUNNING,
         description=(
-            f"Re-run the eval on the live index ({eval_cron}, TRECHO_EVAL_CRON; after the "
-            "index cron)."
+            f"The eval report on a cron ({eval_cron}, TRECHO_EVAL_CRON), only while the "
+            f"automation sensor {AUTOMATION_SENSOR} is stopped: that sensor is the report's one "
+            "trigger (once the index changed). Skipped, with why, on a lake with nothing indexed."
         ),
-    )
+    )(eval_on_cron)
     upkeep = ScheduleDefinition(
         name="table_upkeep",
         job=upkeep_job,
