@@ -19,7 +19,7 @@ import pytest
 from dagster import DagsterInstance, Definitions, RunsFilter
 
 from rag_assets.core.embedding.embedder import Embedder, resolve_model_path
-from rag_assets.core.index import committed_keys, read_active
+from rag_assets.core.index import Index, committed_keys, read_active
 from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
 
@@ -161,3 +161,39 @@ def test_a_failed_run_is_not_asked_again_with_the_same_inputs(
     assert sensor.tick_and_run(defs) == {}  # the cursor: asked for already, same inputs
     sensor.cursor = None  # lost (a daemon reset): asked again, with the key of the failed run
     assert sensor.tick_and_run(defs) == {"relatorio@v1": None}
+
+
+def test_after_a_backfill_with_the_sensor_off_a_new_pdf_is_searchable(
+    evaluate_sensor, tmp_path: Path, embedder: Embedder, twin: str
+) -> None:
+    """The sensor's cursor held the first run's request; a backfill between two ticks
+    (the sensor off) made it stale: the version was never asked again, and a new PDF went
+    into a table search does not use."""
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    instance = DagsterInstance.ephemeral()
+    sensor = Sensor(evaluate_sensor, instance, lake)
+    defs = build_definitions(str(lake.root))
+    assert sensor.tick_and_run(defs)[OPS].success
+    backfill(defs, instance, twin)  # the sensor stopped, then started again
+    drop_new_pdf(lake)
+    runs = sensor.tick_and_run(defs)
+    assert set(runs) == {OPS, V7} and all(r is not None and r.success for r in runs.values())
+    assert committed_keys(lake.lancedb_dir) == {OPS, V7}  # both in the table search uses
+    assert read_active(lake.lancedb_dir).model_id == embedder.model_id  # the configured one
+
+
+def test_a_run_that_left_its_version_short_is_not_asked_again_every_tick(
+    evaluate_sensor, tmp_path: Path, embedder: Embedder
+) -> None:
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    instance = DagsterInstance.ephemeral()
+    sensor = Sensor(evaluate_sensor, instance, lake)
+    defs = build_definitions(str(lake.root))
+    assert sensor.tick_and_run(defs)[OPS].success
+    assert sensor.tick_and_run(defs) == {}
+    # rows gone outside any run: the version needs a run, with the inputs of the one that
+    # indexed it and nothing indexed since: that run's key (Dagster has run it), once
+    table = Index(lake.lancedb_dir, embedder)
+    table.db.open_table(table.table_name).delete(f"partition_key = '{OPS}'")
+    assert sensor.tick_and_run(defs) == {OPS: None}
+    assert sensor.tick_and_run(defs) == {}

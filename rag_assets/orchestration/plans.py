@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from dagster import (
@@ -18,6 +19,7 @@ from dagster import (
     DagsterEventType,
     DagsterInstance,
     RunRequest,
+    RunsFilter,
 )
 
 from rag_assets.core.embedding import Embedder
@@ -147,7 +149,7 @@ def plan_lake(
         {stage: {p: tag for p, (_, tag) in entries.items()} for stage, entries in records.items()},
         {p: sid for p, (sid, _) in records[EMBEDDINGS].items()},
     )
-    return reconcile(
+    plan = reconcile(
         lake.lake,
         lancedb.uri_for(lake.lake),
         embedder,
@@ -157,6 +159,32 @@ def plan_lake(
         force=force,
         sweep_cache=sweep_cache,
     )
+    keep_own_records(instance, plan)
+    return plan
+
+
+INPUTS_TAG, INDEXED_TAG = "trecho/inputs", "trecho/indexed"  # `Run.inputs_key`, `.indexed`
+
+
+def keep_own_records(instance: DagsterInstance, plan: Plan) -> None:
+    """Where a version's latest index record was made by a run asked for with the same
+    inputs (its tags), the record that run started from stands for it: its run key
+    again, so a run that indexed the version yet left it to run (rows not as its chunks)
+    is not asked for at every tick. Any other run's record (another model's, a
+    backfill's) moves the key (`Run.run_key`)."""
+    by_sid = {run.indexed: key for key, run in plan.run.items() if run.indexed}
+    if not by_sid:
+        return
+    records = instance.fetch_materializations(
+        AssetRecordsFilter(asset_key=AssetKey(EMBEDDINGS), storage_ids=list(by_sid)),
+        limit=len(by_sid),
+    ).records
+    by_run = {r.run_id: by_sid[r.storage_id] for r in records if r.run_id}
+    for made_by in instance.get_runs(RunsFilter(run_ids=list(by_run))) if by_run else []:
+        run = plan.run[by_run[made_by.run_id]]
+        start = made_by.tags.get(INDEXED_TAG, "")
+        if made_by.tags.get(INPUTS_TAG) == run.inputs_key and start.isdigit():
+            plan.run[run.key] = replace(run, indexed=int(start))
 
 
 def plan_removals(
@@ -350,7 +378,12 @@ def run_requests(plan: Plan) -> list[RunRequest]:
             partition_key=run.key,
             run_key=run.run_key,
             asset_selection=[AssetKey(s) for s in EMBED_STAGES] if run.embed_only else None,
-            tags={"trecho/reason": run.reason, "trecho/sha256": run.sha256[:16]},
+            tags={
+                "trecho/reason": run.reason,
+                "trecho/sha256": run.sha256[:16],
+                INPUTS_TAG: run.inputs_key,
+                INDEXED_TAG: str(run.indexed or 0),
+            },
         )
         for run in plan.run.values()
     ]

@@ -54,15 +54,16 @@ def watch_raw_folder(
     """One reconcile plan turned into partition changes, removals and run requests.
 
     An unchanged file is not read again (the lake's memo, `core.lake.listing`). The
-    cursor keeps the inputs last requested for each version the plan still wants to
-    run (`Run.inputs_key`): a version whose inputs did not change since is not asked
-    again, so a failed run is not retried every tick (a version with a run in flight is
-    not asked for: planned again once that run ended); a version once up to date leaves
-    the cursor, which so stays as small as what is pending. The run key carries the
-    fingerprint of the inputs (and the removal date of a restored version) and the
-    instance's latest record of the version's index (`Run.run_key`): a request repeated
-    after a lost cursor never runs twice, and a model used before, switched back to,
-    gets keys no past run carries (Dagster skips a run key it has seen).
+    cursor keeps the run key last requested for each version the plan still wants to
+    run: a version whose inputs and index did not change since (same run key) is not
+    asked again, so a failed run is not retried every tick (a version with a run in
+    flight is not asked for: planned again once that run ended); a version once up to
+    date leaves the cursor, which so stays as small as what is pending. The run key
+    carries the fingerprint of the inputs (and the removal date of a restored version)
+    and the instance's latest record of the version's index (`Run.run_key`,
+    `plans.keep_own_records`): a request repeated after a lost cursor never runs twice,
+    and a model used before, switched back to (or a backfill's run between two ticks),
+    gives keys no past run or cursor entry carries (Dagster skips a run key it has seen).
 
     A run is asked for only for files left the same (size, mtime...) across two looks:
     a version whose files are new or changed since the last tick waits for the next one
@@ -79,7 +80,7 @@ def watch_raw_folder(
         # a run of it is queued or running: what it leaves is planned again once it ended
         context.log.info(f"{key}: run {run_id[:8]} in flight; planned again once it ends")
         del plan.run[key]
-    for key in [k for k, run in plan.run.items() if requested.get(k) == run.inputs_key]:
+    for key in [k for k, run in plan.run.items() if requested.get(k) == run.run_key]:
         del plan.run[key]  # asked for already, with the same inputs
     held = hold_unsettled(plan, looked)  # a file not the same as at the last look waits
     for key in held:
@@ -87,7 +88,7 @@ def watch_raw_folder(
             f"{key}: its file is new or changed since the last look; asked for "
             "once it is the same at two looks (no run of a half-copied file)"
         )
-    requested = pending | {key: run.inputs_key for key, run in plan.run.items()}
+    requested = pending | {key: run.run_key for key, run in plan.run.items()}
     state = {"files": {}, "requested": requested, "looked": held}
     cursor = json.dumps(state, sort_keys=True)
     requests = []

@@ -104,18 +104,19 @@ class Run:
     @property
     def inputs_key(self) -> str:
         """What the run reads: the key, the file's sha256, the fingerprint, and the
-        removal date of a restored version. The same after the same inputs come back
-        (a model used before): what a sensor compares not to ask twice for one failure."""
+        removal date of a restored version (the same again when a model used before
+        comes back: `run_key` tells those runs apart)."""
         out = f"{self.key}:{self.sha256}:{self.fingerprint[:16]}"
         return out + (f":after-{self.restored_after}" if self.restored_after else "")
 
     @property
     def run_key(self) -> str:
-        """The run key: `inputs_key` and the index record the run starts from. A past run
-        with the same inputs that indexed the version (another model's run between,
+        """The run key: `inputs_key` and the index record the run starts from. Runs that
+        indexed the version since a past run with the same inputs (another model's,
         there and back) moved that record, so this key is new and Dagster runs it; a
-        past run that indexed nothing (failed before) left it, so the same request is
-        the same work and is not run twice."""
+        past run that indexed nothing (failed before) left it: the same request is the
+        same work, not run twice (nor is one whose own record it is:
+        `orchestration.plans.keep_own_records`)."""
         return f"{self.inputs_key}:i{self.indexed if self.indexed is not None else 0}"
 
 
