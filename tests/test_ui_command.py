@@ -296,4 +296,6 @@ def test_trecho_ui_on_a_home_with_a_dagster_yaml_of_its_own_turns_telemetry_off(
         "max_concurrent_runs": 3
     }
     assert not (home / "logs" / "event.log").exists()  # no telemetry events written
+    assert not (home / ".telemetry").exists()  # no telemetry id either
+    assert "telemetry" not in text.replace(said[0], "").lower()  # no usage-statistics banner
     assert (home / "storage").is_dir()  # the user's storage setting was the one used
