@@ -56,10 +56,14 @@ def settings_off(home: Path) -> str | None:
     missing = {k: v for k, v in SETTINGS_OFF.items() if config.get(k) != v}
     if not missing:
         return None
-    tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
-    tmp.write_text(merged_yaml(text, config, missing), encoding="utf-8")
-    os.replace(tmp, path)
     turned = " and ".join(SAID[k] for k in missing)
+    tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
+    try:
+        tmp.write_text(merged_yaml(text, config, missing), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:  # a home we may not write: said, and the UI starts as it is
+        tmp.unlink(missing_ok=True)
+        return f"trecho: could not turn {turned} off in {path} ({exc.strerror or exc})"
     return f"trecho: turned {turned} off in {path} (its other settings kept)"
 
 
