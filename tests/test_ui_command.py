@@ -243,6 +243,12 @@ def test_a_dagster_yaml_of_the_user_gets_telemetry_and_nux_off_the_rest_kept(tmp
     finally:
         instance.dispose()
     assert settings_off(home) is None  # once set, left alone (and nothing said)
+    (home / "dagster.yaml").write_text("telemetry: {enabled: true}\nnux:\n", encoding="utf-8")
+    assert settings_off(home) is not None
+    assert yaml.safe_load((home / "dagster.yaml").read_text()) == {
+        "telemetry": {"enabled": False},
+        "nux": {"enabled": False},
+    }
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: true\n", encoding="utf-8")
 
     def refused(*_args: object) -> None:
@@ -252,12 +258,6 @@ def test_a_dagster_yaml_of_the_user_gets_telemetry_and_nux_off_the_rest_kept(tmp
     said = settings_off(home) or ""
     assert said.startswith("trecho: could not turn ") and "Permission denied" in said
     assert not list(home.glob(".dagster.yaml.tmp-*"))  # no temporary file left
-    (home / "dagster.yaml").write_text("telemetry: {enabled: true}\nnux:\n", encoding="utf-8")
-    assert settings_off(home) is not None
-    assert yaml.safe_load((home / "dagster.yaml").read_text()) == {
-        "telemetry": {"enabled": False},
-        "nux": {"enabled": False},
-    }
 
 
 @pytest.mark.slow
