@@ -197,3 +197,27 @@ def test_a_run_that_left_its_version_short_is_not_asked_again_every_tick(
     table.db.open_table(table.table_name).delete(f"partition_key = '{OPS}'")
     assert sensor.tick_and_run(defs) == {OPS: None}
     assert sensor.tick_and_run(defs) == {}
+
+
+def test_own_records_are_read_in_batches(tmp_path: Path) -> None:
+    """A model switch of thousands of versions plans as many runs: their index records
+    are read back in batches (SQLite caps the parameters of one query)."""
+    from types import SimpleNamespace
+
+    from dagster import AssetKey, AssetMaterialization, DagsterEventType
+
+    from rag_assets.core.lifecycle.reconcile import Run
+    from rag_assets.orchestration.plans import RECORDS_PER_FETCH, keep_own_records
+
+    instance = DagsterInstance.ephemeral()
+    keys = [f"doc{i}@v1" for i in range(RECORDS_PER_FETCH + 5)]
+    for key in keys:
+        instance.report_runless_asset_event(AssetMaterialization("embeddings", partition=key))
+    latest = instance.get_latest_storage_id_by_partition(
+        AssetKey("embeddings"), DagsterEventType.ASSET_MATERIALIZATION
+    )
+    plan = SimpleNamespace(
+        run={k: Run(k, "new", "0" * 64, "f" * 64, indexed=latest[k]) for k in keys}
+    )
+    keep_own_records(instance, plan)  # type: ignore[arg-type]
+    assert {k: r.indexed for k, r in plan.run.items()} == latest  # no run made them: kept

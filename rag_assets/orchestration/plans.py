@@ -173,18 +173,18 @@ def keep_own_records(instance: DagsterInstance, plan: Plan) -> None:
     is not asked for at every tick. Any other run's record (another model's, a
     backfill's) moves the key (`Run.run_key`)."""
     by_sid = {run.indexed: key for key, run in plan.run.items() if run.indexed}
-    if not by_sid:
-        return
-    records = instance.fetch_materializations(
-        AssetRecordsFilter(asset_key=AssetKey(EMBEDDINGS), storage_ids=list(by_sid)),
-        limit=len(by_sid),
-    ).records
-    by_run = {r.run_id: by_sid[r.storage_id] for r in records if r.run_id}
-    for made_by in instance.get_runs(RunsFilter(run_ids=list(by_run))) if by_run else []:
-        run = plan.run[by_run[made_by.run_id]]
-        start = made_by.tags.get(INDEXED_TAG, "")
-        if made_by.tags.get(INPUTS_TAG) == run.inputs_key and start.isdigit():
-            plan.run[run.key] = replace(run, indexed=int(start))
+    sids = list(by_sid)
+    for at in range(0, len(sids), RECORDS_PER_FETCH):  # SQLite caps a query's parameters
+        ids = sids[at : at + RECORDS_PER_FETCH]
+        records = instance.fetch_materializations(
+            AssetRecordsFilter(asset_key=AssetKey(EMBEDDINGS), storage_ids=ids), limit=len(ids)
+        ).records
+        by_run = {r.run_id: by_sid[r.storage_id] for r in records if r.run_id}
+        for made_by in instance.get_runs(RunsFilter(run_ids=list(by_run))) if by_run else []:
+            run = plan.run[by_run[made_by.run_id]]
+            start = made_by.tags.get(INDEXED_TAG, "")
+            if made_by.tags.get(INPUTS_TAG) == run.inputs_key and start.isdigit():
+                plan.run[run.key] = replace(run, indexed=int(start))
 
 
 def plan_removals(
