@@ -243,6 +243,11 @@ def test_a_dagster_yaml_of_the_user_gets_telemetry_and_nux_off_the_rest_kept(tmp
     finally:
         instance.dispose()
     assert settings_off(home) is None  # once set, left alone (and nothing said)
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    assert settings_off(home) == (  # an instance of an older trecho: the pop-up only
+        f"trecho: turned Dagster's community pop-up (nux) off in {home / 'dagster.yaml'} "
+        "(its other settings kept)"
+    )
     (home / "dagster.yaml").write_text("telemetry: {enabled: true}\nnux:\n", encoding="utf-8")
     assert settings_off(home) is not None
     assert yaml.safe_load((home / "dagster.yaml").read_text()) == {

@@ -38,7 +38,12 @@ community pop-up (`nux`: the e-mail form of a first visit) off; both keys of Dag
 instance schema (`nux` is the setting its webserver reads for `shouldShowNux`)."""
 
 
-SAID = {"telemetry": "Dagster's telemetry", "nux": "its community pop-up (nux)"}
+SAID = {
+    ("telemetry", "nux"): "Dagster's telemetry and its community pop-up (nux)",
+    ("telemetry",): "Dagster's telemetry",
+    ("nux",): "Dagster's community pop-up (nux)",
+}
+"""How the line names what `settings_off` turned off (keys in `SETTINGS_OFF`'s order)."""
 
 
 def settings_off(home: Path) -> str | None:
@@ -56,7 +61,7 @@ def settings_off(home: Path) -> str | None:
     missing = {k: v for k, v in SETTINGS_OFF.items() if config.get(k) != v}
     if not missing:
         return None
-    turned = " and ".join(SAID[k] for k in missing)
+    turned = SAID[tuple(missing)]
     tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
     try:
         tmp.write_text(merged_yaml(text, config, missing), encoding="utf-8")
