@@ -28,7 +28,12 @@ LONG_SIGNATURES_ALLOWED = 2
 (the situating step's knobs) are the two left."""
 
 FLOORS: tuple[tuple[str, ...], ...] = (
-    ("rag_assets.offline", "rag_assets.core.stages", "rag_assets.core.errors"),
+    (
+        "rag_assets.offline",
+        "rag_assets.core.stages",
+        "rag_assets.core.errors",
+        "rag_assets.core.faces",
+    ),
     ("rag_assets", "rag_assets.core.hosts", "rag_assets.core.hyphens"),
     ("rag_assets.core.lake",),
     ("rag_assets.core.rules",),

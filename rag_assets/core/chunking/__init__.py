@@ -18,8 +18,7 @@ Names, as `trecho eval --strategies` and the chunks asset take them:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rag_assets.core.chunking.base import (
     Chunker,
@@ -31,6 +30,7 @@ from rag_assets.core.chunking.base import (
 from rag_assets.core.chunking.contextual import SituatorConfig
 from rag_assets.core.chunking.policy import Policy
 from rag_assets.core.chunking.registry import NAMED, REGISTRY, SIZED, PolicyChunker, build_chunker
+from rag_assets.core.faces import lazy_names
 
 __all__ = [
     "NAMED",
@@ -62,10 +62,4 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A name of the face, imported from its module when first asked for."""
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)

@@ -10,13 +10,13 @@ read by OCR (Tesseract). One module per reading stage; `reader.extract` runs the
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rag_assets.core.extract.model import Extraction, Line, Page, PageTable, PdfError
 from rag_assets.core.extract.ocr import OcrSettings, ocr_lines
 from rag_assets.core.extract.outline import OutlineEntry
 from rag_assets.core.extract.reader import check_pdf_file, count_pages, extract
+from rag_assets.core.faces import lazy_names
 from rag_assets.core.hyphens import keep_hyphen
 
 __all__ = [
@@ -46,10 +46,4 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A name of the face, imported from its module when first asked for."""
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)

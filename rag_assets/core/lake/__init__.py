@@ -3,12 +3,13 @@ loading a version back."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 # The names other packages use from modules the face does not load: each imported from
 # its module on first use, so that importing the package costs no more than the modules
 # a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
+from rag_assets.core.faces import lazy_names
+
 if TYPE_CHECKING:
     from rag_assets.core.lake.layout import (
         Lake,
@@ -119,10 +120,4 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """A name of the face, imported from its module when first asked for."""
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_names(__name__, _LAZY)
