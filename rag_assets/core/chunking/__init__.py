@@ -27,7 +27,7 @@ from rag_assets.core.chunking.base import (
     headings_only,
     no_units_reason,
 )
-from rag_assets.core.chunking.contextual import SituatorConfig
+from rag_assets.core.chunking.contextual import ReplyCache, Situator, SituatorConfig
 from rag_assets.core.chunking.policy import Policy
 from rag_assets.core.chunking.registry import NAMED, REGISTRY, SIZED, PolicyChunker, build_chunker
 from rag_assets.core.faces import lazy_names
@@ -40,6 +40,8 @@ __all__ = [
     "NoTextUnits",
     "Policy",
     "PolicyChunker",
+    "ReplyCache",
+    "Situator",
     "SituatorConfig",
     "Source",
     "build_chunker",

@@ -93,8 +93,9 @@ class SituateResult:
         }
 
 
-class _Cache:
-    """Sentences already obtained, one JSON-lines file per document under `cache_dir`.
+class ReplyCache:
+    """Replies an LLM already gave (situating sentences; the eval's written questions),
+    one JSON-lines file per document under `cache_dir`, by (passage, model, prompt).
 
     Each entry is one line written with a single `write` on a file opened for appending, so
     concurrent writers (parallel partitions) cannot interleave within a line; a torn or
@@ -260,7 +261,7 @@ class Situator:
         of which only the first `excerpt_chars` characters are sent. Never raises for an
         endpoint failure: see `SituateResult`.
         """
-        cache = _Cache(self.cache_dir, doc_hash)
+        cache = ReplyCache(self.cache_dir, doc_hash)
         result = SituateResult(chunks=[])
         in_a_row = 0
         for chunk in chunks:

@@ -27,9 +27,7 @@ runs share).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
 import random
 import re
 from collections import Counter, defaultdict
@@ -37,12 +35,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+import numpy as np
+
 from rag_assets.core.corpus import Version
-from rag_assets.core.eval.questions import Question
+from rag_assets.core.eval.questions import Question, digest
 from rag_assets.core.eval.written import QuestionWriter
 from rag_assets.core.lake import Node
 from rag_assets.core.structure import detect_language, path_names
-from rag_assets.core.tables import TableRow
+from rag_assets.core.tables import UNNAMED_COLUMN, TableRow
 
 T = TypeVar("T")
 DRAWN = "drawn"
@@ -77,8 +77,6 @@ TABLE_QUESTION: dict[str, tuple[str, str]] = {
 
 WORD = re.compile(r"[^\W\d_]{4,}")
 """Query terms: words of four letters or more (no numbers, no short function words)."""
-AUTO_COLUMN = re.compile(r"^Coluna \d+$")
-"""The name trecho gives a column its header does not name: no heading to ask about."""
 
 
 @dataclass(frozen=True)
@@ -114,14 +112,6 @@ class DrawSettings:
     def label(self, count: int) -> str:
         """How the report's sources name this draw: `drawn (80, seed 0)`."""
         return f"drawn ({count}, seed {self.seed})"
-
-
-def _digest(*parts: object) -> str:
-    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:12]
-
-
-def _table_name(row: TableRow) -> str:
-    return row.caption or (row.path.rsplit(" > ", 1)[-1] if row.path else "")
 
 
 def _in_turn(candidates: Mapping[str, Sequence[T]], seed: int, kind: str) -> Iterator[T]:
@@ -178,7 +168,7 @@ def table_candidates(
                     for h, c in columns
                     if h
                     and c
-                    and not AUTO_COLUMN.match(h)
+                    and not UNNAMED_COLUMN.match(h)
                     and len(c) <= settings.max_value_chars
                     and c.casefold() not in (h.casefold(), label.casefold())
                 ]
@@ -188,10 +178,10 @@ def table_candidates(
                     f"{settings.seed}:{row.partition_key}:{table_id}:{row.row_index}"
                 )
                 heading, value = columns[rng.randrange(len(columns))]
-                table = _table_name(row)
+                table = row.table_name
                 text = (asked if table else bare).format(heading=heading, label=label, table=table)
                 doc_id = version.info.doc_id
-                key = _digest(TABLE, doc_id, label, heading, value)
+                key = digest(TABLE, doc_id, label, heading, value)
                 out[doc_id].setdefault(
                     key,
                     Question(
@@ -228,19 +218,13 @@ class Unit:
     said: frozenset[str]
 
 
-@dataclass(frozen=True)
-class Terms:
-    """How many distinct unit texts the lake holds and in how many of them each term
-    appears: what makes a word of a known-item query discriminative."""
-
-    texts: int
-    df: Counter[str]
-
-
-def units_of(versions: Mapping[str, Version], settings: DrawSettings) -> tuple[list[Unit], Terms]:
+def units_of(
+    versions: Mapping[str, Version], settings: DrawSettings
+) -> tuple[list[Unit], Counter[str]]:
     """The lake's units (not tables nor the document) whose own text (before any child
     unit) holds at least `min_words` query terms the context header does not already say,
-    and the lake's term statistics over its distinct unit texts (`Terms`)."""
+    and in how many of the lake's distinct unit texts each term appears (what makes a
+    word of a known-item query discriminative)."""
     same_text: dict[tuple[str, str], list[str]] = defaultdict(list)
     first: dict[tuple[str, str], tuple[Node, Version, frozenset[str]]] = {}
     seen_in: dict[str, set[str]] = defaultdict(set)  # text -> documents holding it
@@ -273,39 +257,34 @@ def units_of(versions: Mapping[str, Version], settings: DrawSettings) -> tuple[l
         units.append(
             Unit(doc_id, tuple(same_text[(doc_id, key)]), node.text, version.info.title, said)
         )
-    return units, Terms(len(seen_in), df)
+    return units, df
 
 
-def known_item_query(unit: Unit, stats: Terms, terms: int, seed: int) -> str:
+def known_item_query(unit: Unit, df: Counter[str], terms: int, seed: int) -> str:
     """`terms` distinct words of the unit drawn without replacement, each with weight
-    1 / (its document frequency in the lake) (the discriminative selection of Azzopardi
-    et al.: a rare word is what a user who remembers the item types), none its context
-    header says, in the order the unit has them."""
+    1 / (its document frequency in the lake, `df`) (the discriminative selection of
+    Azzopardi et al.: a rare word is what a user who remembers the item types), none its
+    context header says, in the order the unit has them."""
     own = [t for t in _terms(unit.text) if t not in unit.said]
     words = sorted(set(own))
-    weights = [1.0 / max(1, stats.df.get(w, 1)) for w in words]
-    rng = random.Random(f"{seed}:{_digest(unit.node_ids)}")
-    chosen: set[str] = set()
-    while len(chosen) < min(terms, len(words)):
-        pool = [(w, x) for w, x in zip(words, weights, strict=True) if w not in chosen]
-        point, acc = rng.random() * sum(x for _, x in pool), 0.0
-        for word, weight in pool:
-            acc += weight
-            if acc >= point:
-                chosen.add(word)
-                break
-        else:
-            chosen.add(pool[-1][0])
+    if not words:
+        return ""
+    weights = np.array([1.0 / max(1, df.get(w, 1)) for w in words])
+    rng = np.random.default_rng(int(digest(seed, unit.node_ids), 16))
+    picked = rng.choice(
+        len(words), min(terms, len(words)), replace=False, p=weights / weights.sum()
+    )
+    chosen = {words[i] for i in picked}
     return " ".join(dict.fromkeys(t for t in own if t in chosen))
 
 
 def section_candidates(
-    units: Sequence[Unit], stats: Terms, settings: DrawSettings
+    units: Sequence[Unit], df: Counter[str], settings: DrawSettings
 ) -> dict[str, list[Question]]:
     """Per document, a known-item question for each unit (`known_item_query`)."""
     out: dict[str, list[Question]] = defaultdict(list)
     for unit in units:
-        query = known_item_query(unit, stats, settings.query_terms, settings.seed)
+        query = known_item_query(unit, df, settings.query_terms, settings.seed)
         if len(query.split()) < min(3, settings.query_terms):
             continue
         out[unit.doc_id].append(unit_question(SECTION, unit, query))
@@ -314,7 +293,7 @@ def section_candidates(
 
 def unit_question(kind: str, unit: Unit, text: str) -> Question:
     """A drawn question of `kind` whose answer is `unit`, its id a digest of both."""
-    key = _digest(kind, unit.doc_id, unit.node_ids, text)
+    key = digest(kind, unit.doc_id, unit.node_ids, text)
     return Question(
         id=f"drawn-{kind}-{key}",
         question=text,
@@ -336,7 +315,7 @@ def written_candidates(
     for unit in _in_turn(per_doc, seed, WRITTEN):
         if len(out) >= count:
             break
-        if question := writer.write(unit.text, unit.title, unit.node_ids[0]):
+        if question := writer.write(unit.text, unit.title, unit.doc_id, unit.node_ids[0]):
             out.append(unit_question(WRITTEN, unit, question))
     return out
 
@@ -352,13 +331,9 @@ def draw_questions(
     units lack."""
     if count <= 0 or not versions:
         return []
-    tables = _spread(
-        table_candidates(versions, settings),
-        round(count * settings.table_share),
-        settings.seed,
-        TABLE,
-    )
-    units, stats = units_of(versions, settings)
+    rows = table_candidates(versions, settings)
+    tables = _spread(rows, round(count * settings.table_share), settings.seed, TABLE)
+    units, df = units_of(versions, settings)
     written: list[Question] = []
     if (writer := settings.writer) is not None:
         written = written_candidates(
@@ -367,14 +342,12 @@ def draw_questions(
     taken = {q.units for q in written}
     sections = {
         doc: [q for q in qs if q.units not in taken]
-        for doc, qs in section_candidates(units, stats, settings).items()
+        for doc, qs in section_candidates(units, df, settings).items()
     }
     known = _spread(sections, count - len(tables) - len(written), settings.seed, SECTION)
     short = count - len(tables) - len(written) - len(known)
     if short > 0:  # too few units: more table questions, where the tables have them
-        tables = _spread(
-            table_candidates(versions, settings), len(tables) + short, settings.seed, TABLE
-        )
+        tables = _spread(rows, len(tables) + short, settings.seed, TABLE)
     return [*tables, *written, *known]
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from rag_assets.core.chunking import SIZED, Chunker, build_chunker, offsets_for
 from rag_assets.core.corpus import Version
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding import Embedder, RememberingEmbedder
 from rag_assets.core.eval.drawn import kinds_of
 from rag_assets.core.eval.metrics import chunk_damage
 from rag_assets.core.eval.questions import (
@@ -40,7 +40,6 @@ from rag_assets.core.eval.questions import (
 )
 from rag_assets.core.eval.scratch import (
     EmbedClock,
-    QueryMemo,
     embed_memo,
     index_scratch,
     naming,
@@ -323,7 +322,8 @@ def evaluate(
     counter = embedder.token_counter()
     result = EvalResult({}, {}, {}, 0, mode, model=embedder.model_id)
     memo: dict[str, np.ndarray] = {}
-    queries = QueryMemo(embedder)  # each question embedded once, whatever the strategies
+    # each question embedded once, whatever the strategies compared
+    queries = RememberingEmbedder(embedder, max(1, len(questions)))
     scratch = cast(Embedder, queries)
     with ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="trecho-eval-"))

@@ -128,12 +128,6 @@ def _masked(text: str, headers: Iterable[str], caption: str) -> str:
     return "".join(chars)
 
 
-def _table_name(row: TableRow) -> str:
-    """How a user finds a row's table: its caption, else its name in its path (`Tabela
-    2`)."""
-    return row.caption or (row.path.rsplit(" > ", 1)[-1] if row.path else row.table_id)
-
-
 def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
     """Table values found in a chunk without their column header in the same chunk.
 
@@ -162,7 +156,7 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
                     out += [
                         Orphan(
                             row.page,
-                            _table_name(row),
+                            row.table_name or row.table_id,
                             missing[0],
                             value.strip(),
                             row.table_id,
@@ -184,7 +178,7 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
                     out.append(
                         Orphan(
                             row.page,
-                            _table_name(row),
+                            row.table_name or row.table_id,
                             header,
                             value,
                             row.table_id,

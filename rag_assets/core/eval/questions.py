@@ -6,6 +6,7 @@ does to out-of-scope and scored questions, and its `sweep_thresholds`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
 from collections.abc import Mapping, Sequence
@@ -29,6 +30,11 @@ from rag_assets.core.eval.metrics import (
 )
 from rag_assets.core.index import Hit
 from rag_assets.core.lake import LakeError, Node
+
+
+def digest(*parts: object) -> str:
+    """A short stable digest of `parts` (JSON): the ids of drawn questions, cache keys."""
+    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:12]
 
 
 @dataclass(frozen=True)

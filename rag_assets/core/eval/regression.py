@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag_assets.core.eval.evaluation import EvalResult
+from rag_assets.core.eval.metrics import hit_at
+from rag_assets.core.eval.questions import mean_measured
 from rag_assets.core.lake import LakePath
 
 log = logging.getLogger(__name__)
@@ -71,9 +73,7 @@ class Regression:
 
 
 def _hit3(ranks: Sequence[int | None]) -> float | None:
-    if not ranks:
-        return None
-    return round(sum(1 for r in ranks if r is not None and r <= 3) / len(ranks), 4)
+    return mean_measured([hit_at(r, 3) for r in ranks])
 
 
 def hit3_regression(

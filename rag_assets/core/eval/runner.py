@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from rag_assets.core.chunking import SituatorConfig
+from rag_assets.core.chunking import Situator
 from rag_assets.core.corpus import Version, load_chunks, load_version
 from rag_assets.core.embedding import Embedder, TokenCounter
 from rag_assets.core.eval.drawn import DrawSettings, draw_questions
@@ -56,14 +56,12 @@ def question_writer(
 ) -> QuestionWriter | None:
     """The LLM that writes questions for the draw (any OpenAI-compatible endpoint at `url`,
     called as the contextual step calls it), its questions cached in the lake's local
-    cache by unit text, model and prompt; None without a `url`."""
+    cache by document, passage, model and prompt; None without a `url`."""
     if not url:
         return None
-    situator = SituatorConfig(enabled=True, url=url, model=model or "default", api_key=api_key)
-    built = situator.build(counter, lake.local_cache_dir / WRITTEN_CACHE)
-    assert built is not None  # enabled
-    path = lake.local_cache_dir / WRITTEN_CACHE / "written.jsonl"
-    return QuestionWriter(built.ask, situator.model, Path(path))
+    cache = lake.local_cache_dir / WRITTEN_CACHE
+    situator = Situator(url, model or "default", counter, Path(cache), api_key=api_key)
+    return QuestionWriter(situator.ask, situator.model, Path(cache))
 
 
 def report_sources(files: Sequence[LakePath], result: EvalResult) -> list[str]:

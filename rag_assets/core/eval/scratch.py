@@ -10,12 +10,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from rag_assets.core.corpus import Version
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding import Embedder, RememberingEmbedder
 from rag_assets.core.index import EmbeddingCache, Index, Stamp
 from rag_assets.core.lake import Chunk, content_hash
 
@@ -133,37 +132,14 @@ def index_scratch(
     return index
 
 
-class QueryMemo:
-    """An embedder (every attribute its own) whose query vectors are kept for the length
-    of one eval: every strategy's index is asked the same questions, so each question is
-    embedded once, not once per strategy."""
-
-    def __init__(self, embedder: Embedder) -> None:
-        self.wrapped = embedder
-        self.vectors: dict[str, np.ndarray] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.wrapped, name)
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """The wrapped embedder's query vectors, each text embedded once an eval."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
-        if missing:
-            for text, vector in zip(missing, self.wrapped.embed_queries(missing), strict=True):
-                self.vectors[text] = vector
-        if not texts:
-            return self.wrapped.embed_queries(texts)
-        return np.stack([self.vectors[t] for t in texts])
-
-
 @contextmanager
-def remembered_queries(index: Index, memo: QueryMemo | None = None) -> Iterator[QueryMemo]:
-    """`index` asks a `QueryMemo` of its embedder (`memo` when it wraps that very
-    embedder) for query vectors while the block runs: the live index, whose questions
-    every scratch index is asked again."""
+def remembered_queries(index: Index, memo: RememberingEmbedder) -> Iterator[RememberingEmbedder]:
+    """`index` asks `memo` (or, when `memo` wraps another embedder, a memory of its own)
+    for query vectors while the block runs: the live index, whose questions every scratch
+    index is asked again."""
     original = index.embedder
-    if memo is None or memo.wrapped is not original:
-        memo = QueryMemo(original)
+    if memo.wrapped is not original:
+        memo = RememberingEmbedder(original, memo.remember)
     index.embedder = memo  # type: ignore[assignment]
     try:
         yield memo

@@ -1,14 +1,16 @@
 """Questions an LLM writes for passages of the lake (the `written` kind of the questions
-drawn from it, `core.eval.drawn`): asked of any OpenAI-compatible endpoint, as the
-contextual step asks for its sentences, and kept by passage, model and prompt so that a
-rerun asks nothing twice. Never required: without an endpoint nothing is written."""
+drawn from it, `core.eval.drawn`): asked of any OpenAI-compatible endpoint as the
+contextual step asks for its sentences (`Situator.ask`), and kept in its reply cache by
+document, passage, model and prompt, so that a rerun asks nothing twice. Never required:
+without an endpoint nothing is written."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from pathlib import Path
+
+from rag_assets.core.chunking import ReplyCache
+from rag_assets.core.eval.questions import digest
 
 SYSTEM_PROMPT = (
     "You write evaluation questions for a search engine. Given a passage of a document, "
@@ -18,57 +20,42 @@ SYSTEM_PROMPT = (
 )
 USER_TEMPLATE = "Document: {title}\nPassage:\n<passage>\n{text}\n</passage>"
 
-
-def _digest(*parts: object) -> str:
-    return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:12]
-
-
 Ask = Callable[[list[dict[str, str]]], str]
 
 
 class QuestionWriter:
-    """Questions an LLM writes for units, kept in a JSON-lines cache by (unit text digest,
-    model, prompt): a rerun asks nothing already asked. `ask` sends chat messages and
-    returns the reply (the contextual step's `Situator.ask`); a failed call skips the
-    unit, counted in `failures`."""
+    """Questions an LLM writes for passages, kept under `cache_dir` (a `ReplyCache` per
+    document): a rerun asks nothing already asked. `ask` sends chat messages and returns
+    the reply (the contextual step's `Situator.ask`); a failed call skips the passage,
+    counted in `failures`."""
 
-    def __init__(self, ask: Ask, model: str, cache: Path) -> None:
+    def __init__(self, ask: Ask, model: str, cache_dir: Path) -> None:
         self.ask = ask
         self.model = model
-        self.cache = cache
-        self.prompt_id = _digest(SYSTEM_PROMPT, USER_TEMPLATE)
+        self.cache_dir = cache_dir
+        self.prompt_id = digest(SYSTEM_PROMPT, USER_TEMPLATE)
         self.failures: list[str] = []
-        self._kept: dict[str, str] = {}
-        if cache.is_file():
-            for line in cache.read_text(encoding="utf-8").splitlines():
-                try:
-                    item = json.loads(line)
-                    self._kept[str(item["key"])] = str(item["question"])
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn line of an interrupted run: asked again
+        self._caches: dict[str, ReplyCache] = {}  # each document's file read once
 
-    def write(self, text: str, title: str, name: str) -> str | None:
-        """The question for the passage `text` of the document `title` (cached, else asked;
-        None when the call failed, `name` saying which passage in `failures`)."""
-        key = _digest(" ".join(text.split()).casefold(), self.model, self.prompt_id)
-        if key in self._kept:
-            return self._kept[key]
+    def write(self, text: str, title: str, doc_id: str, name: str) -> str | None:
+        """The question for the passage `text` of the document `doc_id` titled `title`
+        (cached, else asked; None when the call failed, `name` saying which passage in
+        `failures`)."""
+        cache = self._caches.get(doc_id)
+        if cache is None:
+            cache = self._caches[doc_id] = ReplyCache(self.cache_dir, doc_id)
+        key = (digest(" ".join(text.split()).casefold()), self.model, self.prompt_id)
+        if (kept := cache.get(key)) is not None:
+            return kept
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {
-                "role": "user",
-                "content": USER_TEMPLATE.format(title=title, text=text.strip()),
-            },
+            {"role": "user", "content": USER_TEMPLATE.format(title=title, text=text.strip())},
         ]
         try:
             question = " ".join(self.ask(messages).split())
         except Exception as err:  # noqa: BLE001 - an endpoint failure never stops the eval
             self.failures.append(f"{name}: {err}")
             return None
-        if not question:
-            return None
-        self._kept[key] = question
-        self.cache.parent.mkdir(parents=True, exist_ok=True)
-        with self.cache.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"key": key, "question": question}, ensure_ascii=False) + "\n")
-        return question
+        if question:
+            cache.put(key, question)
+        return question or None

@@ -38,6 +38,7 @@ from rag_assets.core.tables.continuation import CONTINUED, TableLayout, continue
 from rag_assets.core.tables.grid_paths import PATH_SEP
 from rag_assets.core.tables.header_block import identify_header, read_header
 from rag_assets.core.tables.linearize import (
+    UNNAMED_COLUMN,
     TableRow,
     column_names,
     linearize,
@@ -73,6 +74,7 @@ __all__ = [
     "TableLayout",
     "TableReader",
     "TableRow",
+    "UNNAMED_COLUMN",
     "DEFAULT_SETTINGS",
     "TableSettings",
     "classify",

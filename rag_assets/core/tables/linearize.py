@@ -11,6 +11,7 @@ its rows holds above them, so that a reader can still tell which number is which
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -42,10 +43,21 @@ class TableRow:
         """The row as a Parquet row."""
         return asdict(self)
 
+    @property
+    def table_name(self) -> str:
+        """How a user finds the row's table: its caption, else its name in its path
+        (`Tabela 2`); empty when it has neither."""
+        return self.caption or (self.path.rsplit(" > ", 1)[-1] if self.path else "")
+
+
+UNNAMED_COLUMN = re.compile(r"^Coluna \d+$")
+"""The name `column_names` gives a column its header does not name."""
+
 
 def column_names(header: Sequence[str], width: int) -> list[str]:
-    """Header names for every column; a column the header does not name is `Coluna N`,
-    except the first (the stub column of row labels), which stays unnamed."""
+    """Header names for every column; a column the header does not name is `Coluna N`
+    (`UNNAMED_COLUMN`), except the first (the stub column of row labels), which stays
+    unnamed."""
     names = [h.strip() for h in header][:width] + [""] * max(0, width - len(header))
     return [name or (f"Coluna {i + 1}" if i else "") for i, name in enumerate(names)]
 
