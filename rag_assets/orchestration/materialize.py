@@ -362,7 +362,7 @@ def materialize(
         else:
             done.failed["eval_report"] = failure_reason(result)
             say(f"failed: {done.failed['eval_report']}")
-    last_look(instance, lake, lancedb, embedder, done, say)
+        last_look(instance, lake, lancedb, embedder, done, say)  # the lake after the eval
     return done
 
 
@@ -374,9 +374,10 @@ def last_look(
     done: Materialized,
     say: Say,
 ) -> None:
-    """The lake read once more as the command ends: a version revoked (or its file
-    removed) while the command ran, after its own run committed, is removed by this same
-    command, not left searchable until the next one; `done`'s counts follow."""
+    """The lake read once more after the eval report, the command's long last step: a
+    version revoked (or its file removed) after the plan made once the runs ended is
+    removed by this same command, not left searchable until the next one; `done`'s
+    counts follow. (Without an eval nothing runs between that plan and the end.)"""
     late = plan_removals(instance, lake, lancedb, embedder)
     if late.remove:
         remove_not_live(instance, lake, lancedb, late, say, say_not_live=False)

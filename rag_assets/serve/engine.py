@@ -36,15 +36,13 @@ from __future__ import annotations
 import datetime as dt
 import os
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import numpy as np
 import polars as pl
 
-from rag_assets.core.embedding import Embedder
+from rag_assets.core.embedding import Embedder, RememberingEmbedder
 from rag_assets.core.index import (
     ACTIVE_TABLE,
     Catalogue,
@@ -78,56 +76,6 @@ class Catalog:
 
 
 @dataclass(eq=False)
-class RememberingEmbedder(Embedder):
-    """An embedder that remembers the vectors of its last `remember` distinct queries
-    (an LRU; 0: none), so a repeated question costs no embedding. Same vectors as the
-    embedder it copies: the model is deterministic."""
-
-    remember: int = 1024
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
-        self._memory_lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    @classmethod
-    def of(cls, embedder: Embedder, remember: int) -> RememberingEmbedder:
-        """`embedder` with a memory of `remember` queries."""
-        values = {f.name: getattr(embedder, f.name) for f in fields(Embedder)}
-        return cls(**values, remember=remember)
-
-    def stats(self) -> dict[str, int]:
-        """How many queries it may remember, remembers, and found or not in memory."""
-        return {
-            "size": self.remember,
-            "remembered": len(self._memory),
-            "hits": self.hits,
-            "misses": self.misses,
-        }
-
-    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors for queries: remembered ones from memory, the others embedded."""
-        if self.remember < 1:
-            return super().embed_queries(texts)
-        with self._memory_lock:
-            known = {t: self._memory[t] for t in texts if t in self._memory}
-            for t in known:
-                self._memory.move_to_end(t)
-            self.hits += len(known)
-        todo = list(dict.fromkeys(t for t in texts if t not in known))
-        if todo:
-            fresh = super().embed_queries(todo)
-            with self._memory_lock:
-                self.misses += len(todo)
-                for t, vector in zip(todo, fresh, strict=True):
-                    known[t] = self._memory[t] = vector
-                while len(self._memory) > self.remember:
-                    self._memory.popitem(last=False)
-        return np.stack([known[t] for t in texts])
-
-
 class Engine:
     """Searches and lists a lake's index for a long-running server (see the module doc)."""
 

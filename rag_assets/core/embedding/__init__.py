@@ -5,16 +5,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from rag_assets.core.faces import lazy_names
+
 # The names other packages use from modules the face does not load: each imported from
 # its module on first use, so that importing the package costs no more than the modules
 # a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
-from rag_assets.core.faces import lazy_names
-
 if TYPE_CHECKING:
     from rag_assets.core.embedding.backends import E5_SETTINGS
     from rag_assets.core.embedding.e5_torch import DEVICE
     from rag_assets.core.embedding.embedder import BACKENDS, DEFAULT_MODEL, MINILM, Embedder
     from rag_assets.core.embedding.model_files import CacheDirs
+    from rag_assets.core.embedding.remembering import RememberingEmbedder
     from rag_assets.core.embedding.runtime import NOT_MEASURED, recorded_paths
     from rag_assets.core.embedding.tokens import TokenCounter
 
@@ -28,6 +29,7 @@ __all__ = [
     "NOT_MEASURED",
     "CacheDirs",
     "Embedder",
+    "RememberingEmbedder",
     "TokenCounter",
     "recorded_paths",
 ]
@@ -41,6 +43,7 @@ _LAZY: dict[str, str] = {
     "Embedder": "rag_assets.core.embedding.embedder",
     "MINILM": "rag_assets.core.embedding.embedder",
     "NOT_MEASURED": "rag_assets.core.embedding.runtime",
+    "RememberingEmbedder": "rag_assets.core.embedding.remembering",
     "TokenCounter": "rag_assets.core.embedding.tokens",
     "recorded_paths": "rag_assets.core.embedding.runtime",
 }

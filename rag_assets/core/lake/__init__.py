@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rag_assets.core.faces import lazy_names
+
 # The names other packages use from modules the face does not load: each imported from
 # its module on first use, so that importing the package costs no more than the modules
 # a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
-from rag_assets.core.faces import lazy_names
-
 if TYPE_CHECKING:
     from rag_assets.core.lake.layout import (
         Lake,
