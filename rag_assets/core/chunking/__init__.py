@@ -18,10 +18,9 @@ Names, as `trecho eval --strategies` and the chunks asset take them:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rag_assets.core.chunking.base import (
     Chunker,
+    DocInfo,
     NoTextUnits,
     Source,
     headings_only,
@@ -30,7 +29,7 @@ from rag_assets.core.chunking.base import (
 from rag_assets.core.chunking.contextual import ReplyCache, Situator, SituatorConfig
 from rag_assets.core.chunking.policy import Policy
 from rag_assets.core.chunking.registry import NAMED, REGISTRY, SIZED, PolicyChunker, build_chunker
-from rag_assets.core.faces import lazy_names
+from rag_assets.core.chunking.sized import offsets_for
 
 __all__ = [
     "NAMED",
@@ -50,18 +49,3 @@ __all__ = [
     "DocInfo",
     "offsets_for",
 ]
-
-# The names other packages use from modules the face does not load: each imported from
-# its module on first use, so that importing the package costs no more than the modules
-# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
-if TYPE_CHECKING:
-    from rag_assets.core.chunking.base import DocInfo
-    from rag_assets.core.chunking.sized import offsets_for
-
-_LAZY: dict[str, str] = {
-    "DocInfo": "rag_assets.core.chunking.base",
-    "offsets_for": "rag_assets.core.chunking.sized",
-}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)

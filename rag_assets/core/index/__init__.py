@@ -93,9 +93,6 @@ Choices written down here:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from rag_assets.core.faces import lazy_names
 from rag_assets.core.index.active import (
     ACTIVE_TABLE,
     ModelRef,
@@ -136,6 +133,8 @@ from rag_assets.core.index.retrieval import (
     fts_terms,
 )
 from rag_assets.core.index.scoring import (
+    MIN_SCORE_E5,
+    MIN_SCORE_MINILM,
     RRF_K_E5,
     VECTOR_WEIGHT_E5,
     default_min_score,
@@ -246,17 +245,3 @@ __all__ = [
     "MIN_SCORE_E5",
     "MIN_SCORE_MINILM",
 ]
-
-# The names other packages use from modules the face does not load: each imported from
-# its module on first use, so that importing the package costs no more than the modules
-# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
-if TYPE_CHECKING:
-    from rag_assets.core.index.scoring import MIN_SCORE_E5, MIN_SCORE_MINILM
-
-_LAZY: dict[str, str] = {
-    "MIN_SCORE_E5": "rag_assets.core.index.scoring",
-    "MIN_SCORE_MINILM": "rag_assets.core.index.scoring",
-}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)

@@ -19,7 +19,7 @@ from typing import Any
 
 from rag_assets.core.layout.regions import LayoutModelError, LayoutSettings, page_table_regions
 from rag_assets.core.page import Box, Word, area, centred_in, covered, intersection
-from rag_assets.core.tables import DEFAULT as TABLES
+from rag_assets.core.tables import DEFAULT_SETTINGS as TABLES
 from rag_assets.core.tables import TableSettings, height, printed_lines, segments
 
 DEFAULT = LayoutSettings()

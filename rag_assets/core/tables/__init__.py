@@ -26,9 +26,6 @@ from `find_tables(page, settings)`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from rag_assets.core.faces import lazy_names
 from rag_assets.core.tables.cells import (
     CellKind,
     classify,
@@ -58,7 +55,7 @@ from rag_assets.core.tables.regions import find_regions
 from rag_assets.core.tables.settings import DEFAULT as DEFAULT_SETTINGS
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.text_columns import open_runs
-from rag_assets.core.tables.words import page_words, y_tolerance
+from rag_assets.core.tables.words import height, page_words, printed_lines, segments, y_tolerance
 
 __all__ = [
     "CONTINUED",
@@ -94,25 +91,7 @@ __all__ = [
     "open_runs",
     "parts_from_pages",
     "separate_mark",
-    "DEFAULT",
     "height",
     "printed_lines",
     "segments",
 ]
-
-# The names other packages use from modules the face does not load: each imported from
-# its module on first use, so that importing the package costs no more than the modules
-# a caller asks for (`_LAZY`; the imports below are for type checkers and readers).
-if TYPE_CHECKING:
-    from rag_assets.core.tables.settings import DEFAULT
-    from rag_assets.core.tables.words import height, printed_lines, segments
-
-_LAZY: dict[str, str] = {
-    "DEFAULT": "rag_assets.core.tables.settings",
-    "height": "rag_assets.core.tables.words",
-    "printed_lines": "rag_assets.core.tables.words",
-    "segments": "rag_assets.core.tables.words",
-}
-
-
-__getattr__ = lazy_names(__name__, _LAZY)
