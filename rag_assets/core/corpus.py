@@ -122,8 +122,8 @@ def _doc_info(key: str, row: dict[str, Any]) -> DocInfo:
     return DocInfo(key, row["doc_id"], row["version"], row["title"], row["valid_from"])
 
 
-def _nodes(frame: pl.DataFrame) -> list[Node]:
-    """A structure tree stage's rows as nodes, in document order."""
+def nodes_of(frame: pl.DataFrame) -> list[Node]:
+    """A structure tree file's rows as nodes, in document order."""
     return [Node(**r) for r in frame.iter_rows(named=True)]
 
 
@@ -132,9 +132,14 @@ def _table_rows(frame: pl.DataFrame) -> list[TableRow]:
     return [TableRow(**r) for r in frame.iter_rows(named=True)]
 
 
+DOC_COLUMNS = ("page", "text", "char_start")
+"""What `doc_from_pages` reads of the pages file (not its lines, tables, outline)."""
+
+
 def load_doc(lake: Lake, key: str) -> DocText:
-    """The extracted text of a version with its page offsets."""
-    return doc_from_pages(read_stage(lake, FOLDERS[PAGE_TEXT], key))
+    """The extracted text of a version with its page offsets (the pages file's text
+    columns alone: a served search with parents reads it per hit's version)."""
+    return doc_from_pages(read_stage(lake, FOLDERS[PAGE_TEXT], key, DOC_COLUMNS))
 
 
 def doc_from_pages(pages: pl.DataFrame) -> DocText:
@@ -146,7 +151,7 @@ def doc_from_pages(pages: pl.DataFrame) -> DocText:
 
 def load_nodes(lake: Lake, key: str) -> list[Node]:
     """The structure tree of a version, in document order."""
-    return _nodes(read_stage(lake, FOLDERS[STRUCTURE_TREE], key))
+    return nodes_of(read_stage(lake, FOLDERS[STRUCTURE_TREE], key))
 
 
 def load_rows(lake: Lake, key: str) -> list[TableRow]:
@@ -177,11 +182,6 @@ def documents_info(documents: pl.DataFrame, key: str) -> DocInfo:
     return _doc_info(key, documents.row(0, named=True))
 
 
-def nodes_of(frame: pl.DataFrame) -> list[Node]:
-    """A structure tree file's rows as nodes, in document order."""
-    return _nodes(frame)
-
-
 def load_version(lake: Lake, key: str) -> Version:
     """Everything the chunkers and the eval need about one version: its four stage files
     (`VERSION_STAGES`) read in one call, at once (`read_stages`), not one after another."""
@@ -192,7 +192,7 @@ def load_version(lake: Lake, key: str) -> Version:
     return Version(
         info=_doc_info(key, row),
         doc=doc_from_pages(pages),
-        nodes=_nodes(nodes),
+        nodes=nodes_of(nodes),
         rows=_table_rows(tables),
         doc_type=row.get("doc_type"),
         status=row["status"],

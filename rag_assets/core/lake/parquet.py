@@ -33,17 +33,20 @@ def write_stage(
     return path
 
 
-def read_stage(lake: Lake, folder: str, key: str) -> pl.DataFrame:
-    """One partition's rows of a stage (its `folder`) as a polars DataFrame; a clear
-    error if missing, naming the stage to materialize."""
+def read_stage(
+    lake: Lake, folder: str, key: str, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """One partition's rows of a stage (its `folder`) as a polars DataFrame, only its
+    `columns` when named; a clear error if missing, naming the stage to materialize."""
     path = lake.stage_path(folder, key)
     if not path.exists():
         stage = STAGE_OF.get(folder, CHUNKS)  # or a backfill's chunks (`NEXT_CHUNKS`)
         raise LakeError(f"{path}: missing; materialize the '{stage}' stage for {key} first")
+    wanted = list(columns) if columns is not None else None
     if isinstance(path, Path):
-        return pl.read_parquet(path)
+        return pl.read_parquet(path, columns=wanted)
     with path.open("rb") as fh:
-        return pl.read_parquet(fh)
+        return pl.read_parquet(fh, columns=wanted)
 
 
 def read_stages(lake: Lake, folders: Sequence[str], key: str) -> list[pl.DataFrame]:
