@@ -4,7 +4,7 @@ checks.
 
 The model-dependent assets (chunks, embeddings: their code versions carry the model) are
 built once, for the configured model, by `all_assets` (what `build_definitions` calls);
-`PARTITIONED` and `ALL_ASSETS` are the same for the default model, built on first use
+`PARTITIONED` is `partitioned` for the default model, built on first use
 (`core.stages.PIPELINE` as assets: tests/test_stages.py holds them equal).
 """
 
@@ -40,18 +40,16 @@ def all_assets(model_id: str, max_tokens: int) -> list[AssetsDefinition]:
 
 @functools.cache
 def _default() -> list[AssetsDefinition]:
-    """`all_assets` for the default model, built once on first use."""
+    """`partitioned` for the default model, built once on first use."""
     from rag_assets.core.embedding import Embedder
 
     model = Embedder()
-    return all_assets(model.model_id, model.max_tokens)
+    return partitioned(model.model_id, model.max_tokens)
 
 
 def __getattr__(name: str) -> Any:
-    """`PARTITIONED` and `ALL_ASSETS` for the default model (built on first use)."""
+    """`PARTITIONED` for the default model (built on first use)."""
     if name == "PARTITIONED":
-        return _default()[:-1]
-    if name == "ALL_ASSETS":
         return _default()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

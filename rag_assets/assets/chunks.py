@@ -16,7 +16,7 @@ from pydantic import Field
 from rag_assets.assets._common import GROUP, clear_failure, one_writer, reads
 from rag_assets.core.chunking import NoTextUnits, Policy, SituatorConfig
 from rag_assets.core.index import chunks_folder_for
-from rag_assets.core.pipeline import CODE_VERSIONS, Cutting, chunks_code_version
+from rag_assets.core.pipeline import Cutting, chunks_code_version
 from rag_assets.core.stages import CHUNKS
 from rag_assets.orchestration.checks import (
     CHUNKS_FIT_MODEL,
@@ -53,12 +53,10 @@ class ChunksConfig(Config):
     llm_api_key_env: str = Field("OPENAI_API_KEY", description="Env var holding its API key")
 
 
-def build_chunks(model_id: str | None = None, max_tokens: int | None = None) -> AssetsDefinition:
+def build_chunks(model_id: str, max_tokens: int) -> AssetsDefinition:
     """The chunks asset for a configured model (its id and token limit in the code
-    version); without one, the bare code version (what a lineage needs: its key)."""
-    version = CODE_VERSIONS[CHUNKS]
-    if model_id is not None and max_tokens is not None:
-        version = chunks_code_version(model_id, max_tokens)
+    version)."""
+    version = chunks_code_version(model_id, max_tokens)
     return asset(
         name=CHUNKS,
         partitions_def=doc_versions,

@@ -46,11 +46,11 @@ def page_text(
     )
     layout = LayoutSettings(enabled=config.table_model)
     done = failing_clearly(key, lambda: extract_pages(lake.lake, key, settings, layout))
-    extraction, rows, path, logical = done.extraction, done.rows, done.path, done.logical
+    extraction, path, logical = done.extraction, done.path, done.logical
     stats = extraction.stats
     return MaterializeResult(
         metadata={
-            "pages": len(rows),
+            "pages": len(extraction.pages),
             "pages_without_text": sum(1 for p in extraction.pages if not p.has_text_layer),
             "ocr_pages": sum(1 for p in extraction.pages if p.ocr),
             "ocr_languages": settings.languages,

@@ -37,8 +37,7 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
     key = context.partition_key
     pdf_path, sidecar, sha, n_pages = failing_clearly(key, lambda: read_raw(lake.lake, key))
     retag(context, sha)
-    registered = register_version(lake.lake, key, pdf_path, sidecar, sha, n_pages)
-    path = registered.path
+    path = register_version(lake.lake, key, pdf_path, sidecar, sha, n_pages)
     return MaterializeResult(
         metadata={
             "sha256": sha,

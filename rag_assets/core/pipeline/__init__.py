@@ -23,11 +23,10 @@ from rag_assets.core.pipeline.code_versions import (
     embeddings_code_version,
     stage_code_versions,
 )
-from rag_assets.core.pipeline.cutting import HEADER_DOCUMENT, Cut, Cutting
+from rag_assets.core.pipeline.cutting import Cut, Cutting
 from rag_assets.core.pipeline.extraction import (
     Extracted,
     Linearized,
-    Registered,
     Structured,
     build_structure,
     extract_pages,
@@ -39,7 +38,6 @@ from rag_assets.core.pipeline.indexing import Indexed, Indexing
 from rag_assets.core.pipeline.models import (
     DROP_GRACE_S,
     ModelProgress,
-    adopt_chunks,
     drop_model,
     model_progress,
     promote_if_complete,
@@ -48,7 +46,6 @@ from rag_assets.core.pipeline.models import (
 __all__ = [
     "CODE_VERSIONS",
     "DROP_GRACE_S",
-    "HEADER_DOCUMENT",
     "Cut",
     "Cutting",
     "Extracted",
@@ -56,9 +53,7 @@ __all__ = [
     "Indexing",
     "Linearized",
     "ModelProgress",
-    "Registered",
     "Structured",
-    "adopt_chunks",
     "build_structure",
     "chunks_code_version",
     "drop_model",

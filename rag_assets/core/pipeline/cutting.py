@@ -26,7 +26,7 @@ from rag_assets.core.chunking import (
     headings_only,
     no_units_reason,
 )
-from rag_assets.core.corpus import Version, load_version
+from rag_assets.core.corpus import load_version
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval import ChunkDamage, chunk_damage, orphans
@@ -44,7 +44,6 @@ class Cut:
     where the first orphan table value sits (`first_orphan`, empty when none), and the
     situating step's `situating` counts and first `failures`."""
 
-    version: Version
     chunks: list[Chunk]
     path: LakePath
     damage: ChunkDamage
@@ -108,7 +107,6 @@ class Cutting:
         damage = chunk_damage(chunks, version.rows, {key: version.doc.text}, {key: version.nodes})
         found = orphans(chunks, version.rows) if damage.orphans else []
         return Cut(
-            version,
             chunks,
             path,
             damage,

@@ -60,17 +60,6 @@ from rag_assets.core.tables import (
 )
 
 
-@dataclass
-class Registered:
-    """What `register_version` wrote: the documents `row`, its `path`, the raw file's
-    `pdf_path` and its `sidecar`."""
-
-    row: dict[str, Any]
-    path: LakePath
-    pdf_path: LakePath
-    sidecar: Sidecar
-
-
 def read_raw(lake: Lake, key: str) -> tuple[LakePath, Sidecar, str, int]:
     """A version's raw file and sidecar read: its path, sidecar, sha256 and page count
     (a bad key, sidecar or PDF raises the user's error, naming it)."""
@@ -83,9 +72,9 @@ def read_raw(lake: Lake, key: str) -> tuple[LakePath, Sidecar, str, int]:
 
 def register_version(
     lake: Lake, key: str, pdf_path: LakePath, sidecar: Sidecar, sha: str, n_pages: int
-) -> Registered:
+) -> LakePath:
     """The raw_pdf stage: one version's file and sidecar (`read_raw`) into
-    `derived/documents/`."""
+    `derived/documents/`; the file written."""
     doc_id, version = split_key(key)
     row = {
         "partition_key": key,
@@ -102,17 +91,15 @@ def register_version(
         "doc_type": sidecar.type,
         "metadata_json": json.dumps(sidecar.metadata, ensure_ascii=False, default=str),
     }
-    path = write_stage(lake, FOLDERS[RAW_PDF], key, [row], DOCUMENTS)
-    return Registered(row, path, pdf_path, sidecar)
+    return write_stage(lake, FOLDERS[RAW_PDF], key, [row], DOCUMENTS)
 
 
 @dataclass
 class Extracted:
-    """What `extract_pages` wrote: the `extraction`, its page `rows`, the file (`path`)
-    and the joined `logical` tables."""
+    """What `extract_pages` wrote: the `extraction`, the file (`path`) and the joined
+    `logical` tables."""
 
     extraction: Extraction
-    rows: list[dict[str, Any]]
     path: LakePath
     logical: list[LogicalTable]
 
@@ -144,7 +131,7 @@ def extract_pages(lake: Lake, key: str, ocr: OcrSettings, layout: LayoutSettings
         for page in extraction.pages
     ]
     path = write_stage(lake, FOLDERS[PAGE_TEXT], key, rows, PAGES)
-    return Extracted(extraction, rows, path, logical)
+    return Extracted(extraction, path, logical)
 
 
 @dataclass
