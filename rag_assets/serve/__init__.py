@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from rag_assets.core.faces import lazy_names
 from rag_assets.core.request import Limits, RequestError, SearchRequest, search_request
 from rag_assets.serve.connections import ConnectionLimits
-from rag_assets.serve.exposure import TOKEN_ENV, is_loopback, query_threads
+from rag_assets.serve.exposure import TOKEN_ENV, query_threads
 
 if TYPE_CHECKING:
     from rag_assets.serve.boot import Answers
@@ -26,7 +27,6 @@ __all__ = [
     "RequestError",
     "SearchRequest",
     "TOKEN_ENV",
-    "is_loopback",
     "query_threads",
     "run_http",
     "run_stdio",
@@ -34,13 +34,8 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """`Engine`, imported when first asked for (it brings LanceDB and the index)."""
-    if name == "Engine":
-        from rag_assets.serve.engine import Engine
-
-        return Engine
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# `Engine`, imported when first asked for (it brings LanceDB and the index)
+__getattr__ = lazy_names(__name__, {"Engine": "rag_assets.serve.engine"})
 
 
 def _access_logs() -> None:

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rag_assets.core.errors import UserError
+from rag_assets.core.hosts import is_loopback_host
 from rag_assets.core.lake import Lake, LakeError
 from rag_assets.core.request import Limits, RequestError, SearchRequest
-from rag_assets.serve.exposure import TOKEN_ENV, is_loopback, query_threads
+from rag_assets.serve.exposure import TOKEN_ENV, query_threads
 from rag_assets.settings import Settings
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class Answers(Protocol):
 
 def check_exposure(host: str, token: str | None) -> None:
     """Refuse to listen on an address other machines reach (`--host`) without a token."""
-    if not is_loopback(host) and token is None:
+    if not is_loopback_host(host) and token is None:
         raise LakeError(
             f"--host {host} accepts connections from other machines: set {TOKEN_ENV} "
             "(clients then send Authorization: Bearer <token>)"

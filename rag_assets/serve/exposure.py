@@ -1,19 +1,12 @@
-"""Who a server is exposed to and how it spends its threads: the token's variable, the
-loopback rule, the threads of one query's embedding. Light (no LanceDB, no torch until
-`query_threads` runs), below both the package face and `boot`."""
+"""Who a server is exposed to and how it spends its threads: the token's variable and
+the threads of one query's embedding (the loopback rule is `core.hosts`). Light (no
+LanceDB, no torch until `query_threads` runs), below both the package face and `boot`."""
 
 from __future__ import annotations
 
 import os
 
-from rag_assets.core.hosts import is_loopback_host
-
 TOKEN_ENV = "TRECHO_SERVE_TOKEN"
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (`--host`) only accepts connections from this machine."""
-    return is_loopback_host(host)
 
 
 def query_threads(threads: int) -> None:
