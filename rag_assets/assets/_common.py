@@ -55,7 +55,7 @@ def one_writer(stage: Callable[..., T]) -> Callable[..., T]:
         split_key(key)  # a partition key names a lock file below: checked first
         lake = kwargs["lake"].lake
         holder = this_process(f"run {context.run_id[:8]} of {key}")
-        with waited_lock(lake.lock_path(f".locks/{key}.lock"), holder, context.log.info):
+        with waited_lock(lake.version_lock(key), holder, context.log.info):
             return stage(context, *args, **kwargs)
 
     return locked

@@ -115,9 +115,9 @@ def lake_status(
             state = f"changed, not yet indexed (indexed {indexed[:12]}, now {sha[:12]})"
             state += f"; its run failed: {failed}" if failed else ""
         elif expected is None:  # rows served, but not the file they were cut to
-            folder = FOLDERS[CHUNKS]
-            state = f"UNSYNCED (no chunks file derived/{folder}/{key}.parquet: `trecho "
-            state += "materialize`, or the sensor of `trecho ui`, cuts it again)"
+            missing = lake.relative(lake.stage_path(FOLDERS[CHUNKS], key))
+            state = f"UNSYNCED (no chunks file {missing}: `trecho materialize`, or the sensor "
+            state += "of `trecho ui`, cuts it again)"
         elif expected != have:
             state = f"UNSYNCED ({expected} chunks in Parquet)"
         else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -53,10 +53,10 @@ def stage_code_versions(embedder: Embedder) -> dict[str, str]:
 
 
 RAN_WITH_KEY = "trecho/ran_with"
-"""Where `ran_with` keeps what it read, in the instance's key-value store (next to the
-daemons' cursors, so it goes with the event log it summarizes)."""
+"""Where `latest_records` keeps what it read, in the instance's key-value store (next to
+the daemons' cursors, so it goes with the event log it summarizes)."""
 NEWEST_RECORD = "_newest_record"
-"""The event log's newest record id when `ran_with` last read it (kept next to the
+"""The event log's newest record id when `latest_records` last read it (kept next to the
 stages' entries)."""
 RECORDS_PER_FETCH = 1000
 """Materializations fetched per query (SQLite caps the parameters of one query)."""
@@ -65,10 +65,25 @@ RECORDS_PER_FETCH = 1000
 def ran_with(instance: DagsterInstance) -> dict[str, dict[str, str]]:
     """Per stage, the code version each partition's latest materialization ran with
     (`latest_records`)."""
+    return _code_versions(latest_records(instance))
+
+
+def _code_versions(
+    records: dict[str, dict[str, tuple[int, str]]],
+) -> dict[str, dict[str, str]]:
     return {
-        stage: {p: tag for p, (_, tag) in entries.items()}
-        for stage, entries in latest_records(instance).items()
+        stage: {p: tag for p, (_, tag) in entries.items()} for stage, entries in records.items()
     }
+
+
+def _records(instance: DagsterInstance, stage: str, ids: list[int]) -> Iterator[Any]:
+    """The materializations of `stage` with these storage ids, fetched in batches
+    (SQLite caps the parameters of one query: `RECORDS_PER_FETCH`)."""
+    for start in range(0, len(ids), RECORDS_PER_FETCH):
+        batch = ids[start : start + RECORDS_PER_FETCH]
+        yield from instance.fetch_materializations(
+            AssetRecordsFilter(asset_key=AssetKey(stage), storage_ids=batch), limit=len(batch)
+        ).records
 
 
 def latest_records(instance: DagsterInstance) -> dict[str, dict[str, tuple[int, str]]]:
@@ -109,16 +124,10 @@ def latest_records(instance: DagsterInstance) -> dict[str, dict[str, tuple[int, 
         known = kept.get(stage) if isinstance(kept.get(stage), dict) else {}
         now = {p: known[p] for p, sid in latest.items() if _sid(known.get(p)) == sid}
         fresh = [sid for p, sid in latest.items() if p not in now]
-        for start in range(0, len(fresh), RECORDS_PER_FETCH):
-            ids = fresh[start : start + RECORDS_PER_FETCH]
-            records = instance.fetch_materializations(
-                AssetRecordsFilter(asset_key=asset_key, storage_ids=ids), limit=len(ids)
-            ).records
-            for r in records:
-                if r.partition_key is not None and r.asset_materialization is not None:
-                    tags = r.asset_materialization.tags or {}  # none on a removal marker
-                    tag = tags.get(CODE_VERSION_TAG, "")
-                    now[r.partition_key] = [r.storage_id, tag]
+        for r in _records(instance, stage, fresh):
+            if r.partition_key is not None and r.asset_materialization is not None:
+                tags = r.asset_materialization.tags or {}  # none on a removal marker
+                now[r.partition_key] = [r.storage_id, tags.get(CODE_VERSION_TAG, "")]
         out[stage] = {p: (entry[0], entry[1]) for p, entry in now.items()}
         changed = changed or now != known
         kept[stage] = now
@@ -146,7 +155,7 @@ def plan_lake(
     records = latest_records(instance)
     code = CodeVersions(
         stage_code_versions(embedder),
-        {stage: {p: tag for p, (_, tag) in entries.items()} for stage, entries in records.items()},
+        _code_versions(records),
         {p: sid for p, (sid, _) in records[EMBEDDINGS].items()},
     )
     plan = reconcile(
@@ -173,14 +182,11 @@ def keep_own_records(instance: DagsterInstance, plan: Plan) -> None:
     is not asked for at every tick. Any other run's record (another model's, a
     backfill's) moves the key (`Run.run_key`)."""
     by_sid = {run.indexed: key for key, run in plan.run.items() if run.indexed}
-    sids = list(by_sid)
-    for at in range(0, len(sids), RECORDS_PER_FETCH):  # SQLite caps a query's parameters
-        ids = sids[at : at + RECORDS_PER_FETCH]
-        records = instance.fetch_materializations(
-            AssetRecordsFilter(asset_key=AssetKey(EMBEDDINGS), storage_ids=ids), limit=len(ids)
-        ).records
-        by_run = {r.run_id: by_sid[r.storage_id] for r in records if r.run_id}
-        for made_by in instance.get_runs(RunsFilter(run_ids=list(by_run))) if by_run else []:
+    records = list(_records(instance, EMBEDDINGS, list(by_sid)))
+    by_run = {r.run_id: by_sid[r.storage_id] for r in records if r.run_id}
+    runs = list(by_run)
+    for at in range(0, len(runs), RECORDS_PER_FETCH):
+        for made_by in instance.get_runs(RunsFilter(run_ids=runs[at : at + RECORDS_PER_FETCH])):
             run = plan.run[by_run[made_by.run_id]]
             start = made_by.tags.get(INDEXED_TAG, "")
             if made_by.tags.get(INPUTS_TAG) == run.inputs_key and start.isdigit():
@@ -228,7 +234,7 @@ def carry_out_removals(
     recorded = lake.lake.removed_keys() & set(plan.remove)  # by the run that removed them
     removals, swept = purge_versions(lake.lake, db, plan.remove)
     for key in plan.remove:  # its runs' lock goes with it (kept while a run holds it)
-        remove_lock(lake.lake.lock_path(f".locks/{key}.lock"))
+        remove_lock(lake.lake.version_lock(key))
     if len(plan.remove) == 1:  # the cached vectors its removal deleted were its own
         removals[next(iter(plan.remove))].cache_entries = swept
     live = plan.scan.live

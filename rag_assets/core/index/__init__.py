@@ -124,7 +124,7 @@ from rag_assets.core.index.followed import FollowedIndex, FollowedTable
 from rag_assets.core.index.fusion import RRF_K, rrf
 from rag_assets.core.index.hits import Hit, hit_rows
 from rag_assets.core.index.index import Index, Stamp
-from rag_assets.core.index.locking import retry_commit, table_lock
+from rag_assets.core.index.locking import retry_commit, table_lock, table_lock_path
 from rag_assets.core.index.retrieval import (
     ANN_REFINE,
     CANDIDATES_PER_K,
@@ -237,6 +237,7 @@ __all__ = [
     "search_request",
     "store_schema",
     "table_lock",
+    "table_lock_path",
     "table_name",
     "table_or_none",
     "unused_entries",

@@ -7,6 +7,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TypeVar
 
 from rag_assets.core.lake import file_lock, local_lock_path
@@ -25,11 +26,16 @@ def _is_conflict(exc: Exception) -> bool:
     )
 
 
+def table_lock_path(uri: str, name: str) -> Path:
+    """The local file `table_lock` locks for the table `name` (what a drop removes)."""
+    return local_lock_path(uri, f".{name}.lock")
+
+
 @contextmanager
 def table_lock(uri: str, name: str) -> Iterator[None]:
     """Serialize writes to one table: across processes for a local database, across the
     processes of one host for an object store (hosts race through LanceDB's commit retry)."""
-    with file_lock(local_lock_path(uri, f".{name}.lock")):
+    with file_lock(table_lock_path(uri, name)):
         yield
 
 

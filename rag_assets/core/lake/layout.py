@@ -100,6 +100,11 @@ class Lake:
         """A local file to lock around read-modify-write of the lake's shared files."""
         return local_lock_path(str(self.root), name)
 
+    def version_lock(self, key: str) -> Path:
+        """The file one version's stages lock while they write it (what its removal
+        removes)."""
+        return self.lock_path(f".locks/{key}.lock")
+
     def relative(self, path: LakePath) -> str:
         """`path` relative to the lake root, as stored in the documents table."""
         return str(path)[len(str(self.root)) :].lstrip("/")

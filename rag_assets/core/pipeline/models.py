@@ -15,10 +15,11 @@ from rag_assets.core.index import (
     ModelRef,
     drop_cache,
     read_active,
+    table_lock_path,
     table_name,
     write_active,
 )
-from rag_assets.core.lake import Derived, Lake, LakeError, local_lock_path, remove_lock
+from rag_assets.core.lake import Derived, Lake, LakeError, remove_lock
 from rag_assets.core.lifecycle import scan_versions
 from rag_assets.core.stages import CHUNKS, FOLDERS, NEXT_CHUNKS, chunks_folder
 
@@ -173,5 +174,5 @@ def drop_model(
         with contextlib.suppress(OSError):
             (lake.root / "derived" / NEXT_CHUNKS).rmdir()
     for name in (table_name(embedder.model_id), CACHE_PREFIX + embedder.model_id):
-        remove_lock(local_lock_path(db_uri, f".{name}.lock"))  # their writers': never again
+        remove_lock(table_lock_path(str(db_uri), name))  # their writers': never again
     return dropped
