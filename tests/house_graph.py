@@ -43,19 +43,41 @@ def _named(node: ast.ImportFrom, module: str, package: bool) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
+def defined_names(node: ast.stmt) -> list[str]:
+    """The names a top-level statement defines or assigns (not imports)."""
+    if isinstance(node, ast.FunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
 def face_names(path: Path) -> set[str]:
     """The names a package's face binds at its top (imported, defined, assigned)."""
     names: set[str] = set()
     for node in ast.parse(path.read_text("utf-8"), str(path)).body:
         if isinstance(node, ast.ImportFrom | ast.Import):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
+        names |= set(defined_names(node))
     return names
+
+
+def import_lines(path: Path, target: str) -> list[int]:
+    """The lines of `path` that import `target` or a module under it (absolute imports,
+    at the top, inside a function or under TYPE_CHECKING)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        if any(n == target or n.startswith(target + ".") for n in names):
+            found.append(node.lineno)
+    return found
 
 
 def edges(root: Path) -> Iterator[Edge]:

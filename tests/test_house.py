@@ -16,11 +16,18 @@ from dagster import AssetKey
 from rag_assets.core.corpus import VERSION_STAGES
 from rag_assets.core.stages import CHUNKS, PIPELINE, READS
 
-from .house_graph import edges, loops, modules, upward
+from .house_graph import (
+    PACKAGES,
+    defined_names,
+    edges,
+    import_lines,
+    loops,
+    modules,
+    upward,
+)
 from .test_imports import private_dagster_imports
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("rag_assets", "resources")
 MAX_LINES = 400
 MAX_PARAMS = 8
 LONG_SIGNATURES_ALLOWED = 2
@@ -87,20 +94,11 @@ def long_modules(root: Path) -> dict[str, int]:
 def settings_readers(root: Path) -> list[str]:
     """The rag_assets/core modules (relative to `root`) that import rag_assets.settings,
     at the top or inside a function: only the settings read the environment."""
-    found = []
-    for path in sorted((root / "rag_assets" / "core").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
-            names: list[str] = []
-            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            elif isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            if any(
-                n == "rag_assets.settings" or n.startswith("rag_assets.settings.") for n in names
-            ):
-                found.append(path.relative_to(root).as_posix())
-                break
-    return found
+    return [
+        path.relative_to(root).as_posix()
+        for path in sorted((root / "rag_assets" / "core").rglob("*.py"))
+        if import_lines(path, "rag_assets.settings")
+    ]
 
 
 def long_signatures(root: Path) -> dict[str, int]:
@@ -272,14 +270,7 @@ def geometry_outside_page(root: Path) -> list[str]:
         if module.startswith("rag_assets.core.page"):
             continue
         for node in ast.parse(path.read_text("utf-8"), str(path)).body:
-            names: list[str] = []
-            if isinstance(node, ast.FunctionDef | ast.ClassDef):
-                names = [node.name]
-            elif isinstance(node, ast.Assign):
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names = [node.target.id]
-            found += [f"{module}: {n}" for n in names if n in GEOMETRY]
+            found += [f"{module}: {n}" for n in defined_names(node) if n in GEOMETRY]
     return sorted(found)
 
 
@@ -321,14 +312,7 @@ def lancedb_outside_index(root: Path) -> list[str]:
     for module, (path, _) in modules(root).items():
         if module == "rag_assets.core.index" or module.startswith("rag_assets.core.index."):
             continue
-        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            if any(n == "lancedb" or n.startswith("lancedb.") for n in names):
-                found.append(f"{module}:{node.lineno}")
+        found += [f"{module}:{line}" for line in import_lines(path, "lancedb")]
     return sorted(found)
 
 
@@ -393,16 +377,11 @@ def sys_path_edits(root: Path) -> list[str]:
 def bench_imports_of_tests(root: Path) -> list[str]:
     """Imports of the tests' modules in bench/ (`file:line`): the benches stand on the
     product and on `synth`, never on the tests."""
-    found = []
-    for path in sorted((root / "bench").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text("utf-8"), str(path))):
-            names: list[str] = []
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            if any(n == "tests" or n.startswith("tests.") for n in names):
-                found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}")
+    found = [
+        f"{path.relative_to(root).as_posix()}:{line}"
+        for path in sorted((root / "bench").rglob("*.py"))
+        for line in import_lines(path, "tests")
+    ]
     return sorted(found)
 
 
