@@ -38,8 +38,9 @@ from rag_assets.core.request import (
     printable,
     search_request,
 )
+from rag_assets.serve.bodies import replaying, whole_body
 from rag_assets.serve.boot import Answers
-from rag_assets.serve.mcp_http import McpBodies
+from rag_assets.serve.mcp_http import MCP_PATH, McpBodies
 from rag_assets.serve.mcp_server import build_mcp, not_utf8, oversized
 
 access_log = logging.getLogger("trecho.access")
@@ -88,18 +89,13 @@ class BodyLimit:
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
             await self._refuse(scope, send)
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client left before the body came
-                return
-            body += message.get("body", b"")
-            if len(body) > self.max_bytes:
-                await self._refuse(scope, send)
-                return
-            if not message.get("more_body", False):
-                break
-        if not scope.get("path", "").startswith("/mcp"):  # MCP's: `McpBodies`
+        body = await whole_body(receive, self.max_bytes)
+        if body is None:  # the client left before the body came
+            return
+        if len(body) > self.max_bytes:
+            await self._refuse(scope, send)
+            return
+        if not scope.get("path", "").startswith(MCP_PATH):  # MCP's: `McpBodies`
             try:
                 too_deep = oversized(body.decode("utf-8"))
             except UnicodeDecodeError as exc:
@@ -108,12 +104,7 @@ class BodyLimit:
             if too_deep:  # refused before FastAPI's parser recurses into it
                 await self._refuse(scope, send, 422, f"the body is refused unread: {too_deep}")
                 return
-        whole: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
-
-        async def replay() -> Message:
-            return whole.pop() if whole else await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
     async def _refuse(self, scope: Scope, send: Send, status: int = 413, detail: str = "") -> None:
         detail = detail or f"request body over {self.max_bytes} bytes"
@@ -238,7 +229,7 @@ class McpAuth:
         self.token = token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.token is not None and scope["type"] == "http" and scope["path"] == "/mcp":
+        if self.token is not None and scope["type"] == "http" and scope["path"] == MCP_PATH:
             given = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
             if not _token_matches(given.removeprefix("Bearer ").strip(), self.token):
                 response = JSONResponse(
@@ -315,7 +306,7 @@ def create_app(
     names = served_names(host, allowed_hosts)
     mcp = build_mcp(engine)
     mcp_app = mcp.streamable_http_app(
-        streamable_http_path="/mcp", host=host, transport_security=mcp_security(names)
+        streamable_http_path=MCP_PATH, host=host, transport_security=mcp_security(names)
     )
 
     @asynccontextmanager

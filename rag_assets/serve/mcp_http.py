@@ -9,9 +9,10 @@ id) and status 400; a body sent with another Content-Type than JSON gets 415 say
 from __future__ import annotations
 
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from rag_assets.core.request import printable
+from rag_assets.serve.bodies import replaying, whole_body
 from rag_assets.serve.mcp_server import not_text, not_utf8
 
 MCP_PATH = "/mcp"
@@ -29,14 +30,9 @@ class McpBodies:
         if scope["type"] != "http" or scope["path"] != MCP_PATH or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client left before the body came
-                return
-            body += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
+        body = await whole_body(receive, None)
+        if body is None:  # the client left before the body came
+            return
         refusal = _refusal(dict(scope["headers"]).get(b"content-type"), bytes(body))
         if refusal is not None:
             status, answer = refusal
@@ -44,12 +40,7 @@ class McpBodies:
             logged["error"] = answer["error"]["message"]
             await JSONResponse(answer, status_code=status)(scope, receive, send)
             return
-        whole: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}]
-
-        async def replay() -> Message:
-            return whole.pop() if whole else await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
 
 def _refusal(content_type: bytes | None, body: bytes) -> tuple[int, dict] | None:

@@ -266,6 +266,8 @@ def oversized(line: str) -> str:
     """Why a line is refused before it is parsed (too long, nested too deep); "" if not."""
     if len(line) > MAX_LINE_CHARS:
         return f"the line is {len(line):,} characters long, over the limit of {MAX_LINE_CHARS:,}"
+    if line.count("[") + line.count("{") <= MAX_NESTING:  # no deeper than its openers
+        return ""
     depth = deepest = 0
     quoted = escaped = False
     for char in line:
