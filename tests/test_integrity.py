@@ -164,6 +164,18 @@ print(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1))
 program's own: `ru_maxrss` would count the forking test process, folded in at exec)."""
 
 
+def peak_run(*paths: str | Path) -> subprocess.CompletedProcess[str]:
+    """`PEAK` run on `paths` in a fresh process: a line per PDF, then the peak (kB)."""
+    return subprocess.run(
+        [sys.executable, "-c", PEAK, *map(str, paths)],
+        capture_output=True,
+        text=True,
+        env=serve_env(),
+        cwd=REPO,
+        timeout=600,
+    )
+
+
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory) -> dict[str, Path]:
     """One of each hostile PDF."""
@@ -186,14 +198,7 @@ def test_hostile_pdfs_fail_with_one_line_each_in_bounded_memory(
     the limit, and the process never grows past a few hundred megabytes (the 200-inch
     page took 6.3 GB and 74 s before the render cap)."""
     files = [str(p) for p in hostile.values()]
-    done = subprocess.run(
-        [sys.executable, "-c", PEAK, *files],
-        capture_output=True,
-        text=True,
-        env=serve_env(),
-        cwd=REPO,
-        timeout=600,
-    )
+    done = peak_run(*files)
     assert done.returncode == 0, done.stderr
     *lines, peak = done.stdout.splitlines()
     assert len(lines) == 4
@@ -274,14 +279,7 @@ def test_memory_to_read_a_pdf_does_not_grow_with_its_pages(tmp_path: Path) -> No
     objects are let go once it is read (kept, they took ~7.5 MB a page: 0.54 GB for these
     60 pages, 1.67 GB for 200, before)."""
     path = text_pdf(tmp_path / "long.pdf", 60)
-    done = subprocess.run(
-        [sys.executable, "-c", PEAK, str(path)],
-        capture_output=True,
-        text=True,
-        env=serve_env(),
-        cwd=REPO,
-        timeout=600,
-    )
+    done = peak_run(path)
     assert done.returncode == 0, done.stderr
     line, peak = done.stdout.splitlines()
     assert line == f"read {path}"
@@ -307,14 +305,7 @@ def test_a_page_drawing_too_much_is_refused_by_page_in_bounded_memory(tmp_path: 
     pdf.multi_cell(0, 12, lines)
     pdf.output(str(tmp_path / "dense.pdf"))
     dense = tmp_path / "dense.pdf"
-    done = subprocess.run(
-        [sys.executable, "-c", PEAK, str(forms), str(dense)],
-        capture_output=True,
-        text=True,
-        env=serve_env(),
-        cwd=REPO,
-        timeout=600,
-    )
+    done = peak_run(forms, dense)
     assert done.returncode == 0, done.stderr
     *lines_out, peak = done.stdout.splitlines()
     limit = "characters, paths and images (the limit of one page); the PDF is refused"

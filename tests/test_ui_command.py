@@ -14,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -80,25 +81,32 @@ def front_page(url: str, process: subprocess.Popen[bytes], log: Path) -> str:
     raise AssertionError(f"the UI never loaded trecho:\n{log.read_text()}")
 
 
+def start_ui(
+    lake: Path, cwd: Path, port: int, stdout: Any, stderr: Any, **env: str
+) -> subprocess.Popen[bytes]:
+    """`trecho ui` on `lake` in a process group of its own, on `port`, run from `cwd` with
+    no DAGSTER_ or TRECHO_ variable of ours (but those of `env`), the model offline."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "TRECHO_"))}
+    clean.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", **env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "rag_assets.cli", "ui", "--lake", str(lake), "--port", str(port)],
+        cwd=cwd,
+        env=clean,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+    )
+
+
 @pytest.mark.slow
 def test_trecho_ui_starts_with_telemetry_off_and_leaves_no_process(tmp_path):
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
     home = lake.root / ".dagster"
     assert not home.exists()  # a fresh lake: no trecho command ran on it yet
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "TRECHO_"))}
-    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1")
     log = tmp_path / "ui.log"
     with log.open("w", encoding="utf-8") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "rag_assets.cli", "ui", "--lake", str(lake.root)]
-            + ["--port", str(port)],
-            cwd=tmp_path,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        process = start_ui(lake.root, tmp_path, port, out, subprocess.STDOUT)
     try:
         page = front_page(f"http://127.0.0.1:{port}", process, log)
         config = yaml.safe_load((home / "dagster.yaml").read_text())
@@ -150,17 +158,7 @@ def test_trecho_ui_stopped_while_it_starts_stops_quietly(tmp_path):
     """SIGTERM while the code server loads the definitions printed two tracebacks of
     Dagster's `DagsterExecutionInterruptedError` (and click's `Aborted!`)."""
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "TRECHO_"))}
-    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "rag_assets.cli", "ui", "--lake", str(lake.root)]
-        + ["--port", str(free_port())],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    process = start_ui(lake.root, tmp_path, free_port(), subprocess.DEVNULL, subprocess.PIPE)
     try:
         deadline = time.monotonic() + 300
         while not code_server_started(process.pid) and time.monotonic() < deadline:
@@ -274,18 +272,10 @@ def test_trecho_ui_on_a_home_with_a_dagster_yaml_of_its_own_turns_telemetry_off(
     home.mkdir()
     (home / "dagster.yaml").write_text(USER_YAML.format(home=home), encoding="utf-8")
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "TRECHO_"))}
-    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", DAGSTER_HOME=str(home))
     log = tmp_path / "ui.log"
     with log.open("w", encoding="utf-8") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "rag_assets.cli", "ui", "--lake", str(lake.root)]
-            + ["--port", str(port)],
-            cwd=tmp_path,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        process = start_ui(
+            lake.root, tmp_path, port, out, subprocess.STDOUT, DAGSTER_HOME=str(home)
         )
     try:
         url = f"http://127.0.0.1:{port}"

@@ -27,16 +27,10 @@ from typing import IO, Any
 import yaml
 
 from rag_assets.cli.hints import WORKSPACE, tool
+from rag_assets.orchestration.concurrency import SETTINGS_OFF, write_home_yaml
 
 GRACE_S = 10.0
 """Seconds the UI's processes get to stop after SIGTERM before they are killed."""
-
-SETTINGS_OFF = {"telemetry": {"enabled": False}, "nux": {"enabled": False}}
-"""What `trecho ui` sets in any `dagster.yaml` it starts on: Dagster's telemetry off (no
-usage statistics, no `logs/event.log`, no telemetry script in the browser) and its
-community pop-up (`nux`: the e-mail form of a first visit) off; both keys of Dagster's
-instance schema (`nux` is the setting its webserver reads for `shouldShowNux`)."""
-
 
 SAID = {
     ("telemetry", "nux"): "Dagster's telemetry and its community pop-up (nux)",
@@ -49,9 +43,15 @@ SAID = {
 def settings_off(home: Path) -> str | None:
     """Merge `SETTINGS_OFF` into an existing `<home>/dagster.yaml` that lacks them, the
     user's other settings (and comments) kept; written whole or not at all. Returns the
-    one line that says what was turned off, None when nothing changed."""
+    one line that says what was turned off, or why the file was left as it is (not read,
+    no YAML mapping, not written); None when nothing changed."""
     path = home / "dagster.yaml"
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:  # said, and the UI starts as it is
+        return f"trecho: could not read {path}: left as it is (not UTF-8 at byte {exc.start:,})"
+    except OSError as exc:
+        return f"trecho: could not read {path}: left as it is ({exc.strerror or exc})"
     try:
         config = yaml.safe_load(text) or {}
     except yaml.YAMLError:
@@ -62,12 +62,9 @@ def settings_off(home: Path) -> str | None:
     if not missing:
         return None
     turned = SAID[tuple(missing)]
-    tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
     try:
-        tmp.write_text(merged_yaml(text, config, missing), encoding="utf-8")
-        os.replace(tmp, path)
+        write_home_yaml(home, merged_yaml(text, config, missing))
     except OSError as exc:  # a home we may not write: said, and the UI starts as it is
-        tmp.unlink(missing_ok=True)
         return f"trecho: could not turn {turned} off in {path} ({exc.strerror or exc})"
     return f"trecho: turned {turned} off in {path} (its other settings kept)"
 

@@ -20,11 +20,13 @@ per unique value (`PARTITION_RUN_LIMIT`, in `deploy/dagster.yaml` and in the
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
 from dagster import (
     AssetKey,
     AutomationCondition,
@@ -56,21 +58,33 @@ PARTITION_RUN_LIMIT = {
 tag_concurrency_limits`)."""
 
 
-INSTANCE_YAML = """telemetry:
-  enabled: false
-nux:
-  enabled: false
-concurrency:
-  runs:
-    tag_concurrency_limits:
-      - key: dagster/partition
-        value:
-          applyLimitPerUniqueValue: true
-        limit: 1
-"""
+SETTINGS_OFF = {"telemetry": {"enabled": False}, "nux": {"enabled": False}}
+"""What trecho sets in any `dagster.yaml` it writes or starts the UI on: Dagster's
+telemetry off (no usage statistics, no `logs/event.log`, no telemetry script in the
+browser) and its community pop-up (`nux`: the e-mail form of a first visit) off; both
+keys of Dagster's instance schema (`nux` is the setting its webserver reads for
+`shouldShowNux`)."""
+
+INSTANCE_YAML = yaml.safe_dump(
+    {**SETTINGS_OFF, "concurrency": {"runs": {"tag_concurrency_limits": [PARTITION_RUN_LIMIT]}}},
+    sort_keys=False,
+)
 """The `dagster.yaml` trecho writes for a lake's own instance (`trecho materialize`,
-`trecho ui`): telemetry and Dagster's community pop-up (`nux`) off, and the queue's
-limit of one run per version (`PARTITION_RUN_LIMIT`)."""
+`trecho ui`): `SETTINGS_OFF` (telemetry and Dagster's community pop-up off), and the
+queue's limit of one run per version (`PARTITION_RUN_LIMIT`)."""
+
+
+def write_home_yaml(home: Path, text: str) -> None:
+    """Write `text` as `<home>/dagster.yaml`, whole or not at all: into a temporary file
+    beside it (`.dagster.yaml.tmp-<pid>`) renamed into place, so a reader never sees
+    half; on an OSError the temporary file is removed and the error raised."""
+    tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, home / "dagster.yaml")
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def unconfigured_instance(env: Mapping[str, str]) -> str | None:

@@ -27,7 +27,7 @@ from rag_assets.core.lake import Lake, file_lock, this_process, waited_lock
 from rag_assets.core.lifecycle import Plan, note_failed
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import WHERE
-from rag_assets.orchestration.concurrency import INSTANCE_YAML
+from rag_assets.orchestration.concurrency import INSTANCE_YAML, write_home_yaml
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import (
     carry_out_removals,
@@ -88,11 +88,8 @@ def write_instance_yaml(home: Path) -> Path:
     per version in the queue) unless it has one (a deployment's is kept); return `home`.
     Written whole or not at all (renamed into place), so a reader never sees half."""
     home.mkdir(parents=True, exist_ok=True)
-    config = home / "dagster.yaml"
-    if not config.exists():
-        tmp = home / f".dagster.yaml.tmp-{os.getpid()}"
-        tmp.write_text(INSTANCE_YAML, encoding="utf-8")
-        os.replace(tmp, config)
+    if not (home / "dagster.yaml").exists():
+        write_home_yaml(home, INSTANCE_YAML)
     return home
 
 
