@@ -277,24 +277,24 @@ class Materialized:
     """Versions not run: problems in `raw/`, not live, up to date, not written."""
     failed: dict[str, str]
     """Failed runs' keys (and `eval_report`) with why."""
-    live: int
-    """Live versions once done."""
-    indexed: int
-    """Of those, the versions the configured model's table holds."""
-    live_failed: int
-    """Of those, the versions not indexed whose run failed (they answer nothing)."""
-    kept_failed: int
-    """Of the indexed ones, those whose run of a new file failed: they answer from the
-    rows of the file it replaced (counted indexed, not failed: each version once)."""
     db: str
     log: Path
     report: str | None = None
     """The eval report's `report.html`, when it ran and succeeded."""
+    live: int = field(default=0, init=False)
+    """Live versions once done."""
+    indexed: int = field(default=0, init=False)
+    """Of those, the versions the configured model's table holds."""
+    live_failed: int = field(default=0, init=False)
+    """Of those, the versions not indexed whose run failed (they answer nothing)."""
+    kept_failed: int = field(default=0, init=False)
+    """Of the indexed ones, those whose run of a new file failed: they answer from the
+    rows of the file it replaced (counted indexed, not failed: each version once)."""
 
-    def count(self, plan: Plan, db: str) -> None:
+    def count(self, plan: Plan) -> None:
         """The live versions' counts as `plan` (made after the runs) sees them."""
         live, rows, failed = plan.scan.live, plan.index_rows, self.failed
-        self.live, self.db = len(live), db
+        self.live = len(live)
         self.indexed = sum(1 for k in live if rows.get(k, 0))
         self.live_failed = sum(1 for k in live if k in failed and not rows.get(k, 0))
         self.kept_failed = sum(1 for k in live if k in failed and rows.get(k, 0))
@@ -341,9 +341,9 @@ def materialize(
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)  # also a killed run's rows
     keep_tables(lancedb.uri_for(lake.lake), say)
     done = Materialized(
-        runs, skipped + len(runs.skipped), dict(runs.failed), 0, 0, 0, 0, "", log.path
+        runs, skipped + len(runs.skipped), dict(runs.failed), lancedb.uri_for(lake.lake), log.path
     )
-    done.count(after, lancedb.uri_for(lake.lake))
+    done.count(after)
     if eval_config is not None:
         say("eval report ...", end=" ")
         result = defs.resolve_job_def("eval_report_job").execute_in_process(
@@ -378,4 +378,4 @@ def last_look(
     late = plan_removals(instance, lake, lancedb, embedder)
     if late.remove:
         remove_not_live(instance, lake, lancedb, late, say, say_not_live=False)
-        done.count(late, done.db)
+        done.count(late)
