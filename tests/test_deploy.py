@@ -407,3 +407,56 @@ def test_the_deploy_instance_keeps_runs_and_materializations_in_postgres(
         conn.close()
     assert not list(home.glob("**/*.db")), "a SQLite database was written under DAGSTER_HOME"
     assert_searchable(lake, embedder)
+
+
+def step_events(instance: DagsterInstance, run_id: str, kind: DagsterEventType) -> set[str]:
+    """The steps of a run that have an event of `kind`."""
+    records = instance.get_records_for_run(run_id=run_id, of_type=kind).records
+    return {r.event_log_entry.step_key for r in records}
+
+
+def test_on_dask_a_step_whose_upstream_failed_neither_runs_nor_records_a_materialization(
+    one_doc_lake: Lake, tmp_path: Path, embedder, monkeypatch
+) -> None:
+    from dask.distributed import LocalCluster
+
+    lake = one_doc_lake
+    home = dagster_home(tmp_path / "dagster_home", "telemetry:\n  enabled: false\n")
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    monkeypatch.setenv("TRECHO_LAKE", str(lake.root))
+    with DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions(DOC_VERSIONS, [KEY])
+        job = build_definitions(str(lake.root)).resolve_job_def("index_documents")
+        assert job.execute_in_process(partition_key=KEY, instance=instance).success
+        # the version's file replaced by a truncated one: its first steps fail, while the
+        # Parquet of the good file is still there for the later steps to read
+        pdf = lake.root / "raw" / "regulamento-ruido" / "v1.pdf"
+        pdf.write_bytes(pdf.read_bytes()[:300])
+        # two workers of one thread each, as docs/deploy.md tells a deployment to start them
+        with LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            done = subprocess.run(
+                execute_cmd(KEY),
+                env={
+                    **os.environ,
+                    "TRECHO_EXECUTOR": "dask",
+                    "TRECHO_DASK_ADDRESS": cluster.scheduler_address,
+                },
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        assert done.returncode != 0, done.stdout[-3000:]
+        run = instance.get_runs(limit=1)[0]
+        assert run.status == DagsterRunStatus.FAILURE
+        failed = step_events(instance, run.run_id, DagsterEventType.STEP_FAILURE)
+        assert "raw_pdf" in failed
+        later = set(CHAIN[CHAIN.index("structure_tree") :])
+        started = step_events(instance, run.run_id, DagsterEventType.STEP_START)
+        assert not started & later, f"ran after its upstream failed: {started & later}"
+        assert step_events(instance, run.run_id, DagsterEventType.ASSET_MATERIALIZATION) == set()
+        # the UI shows them skipped, as with any other executor
+        assert later <= step_events(instance, run.run_id, DagsterEventType.STEP_SKIPPED)
+    assert_searchable(lake, embedder)  # the index still answers from the good file

@@ -1,6 +1,6 @@
 """Which executor runs a run's steps, chosen by configuration (TRECHO_EXECUTOR).
 
-`multiprocess` (the default) and `in_process` come with Dagster; `dask`, `celery` and `k8s`
+`in_process` (the default) and `multiprocess` come with Dagster; `dask`, `celery` and `k8s`
 come from optional extras and are imported only when chosen, so a missing extra fails the
 code location's load with the `pip install` line that fixes it.
 """
@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from dagster import (
+    DagsterEvent,
     ExecutorDefinition,
     Field,
     in_process_executor,
@@ -89,9 +90,8 @@ def _with_defaults(executor: ExecutorDefinition, defaults: dict[str, Any]) -> Ex
 def select_executor(
     settings: Settings, name: str | None = None, max_concurrent: int | None = None
 ) -> ExecutorDefinition:
-    """The executor named by `name`, else TRECHO_EXECUTOR (`multiprocess` by default:
-    every step in its own process on the run worker's machine), with the settings'
-    defaults."""
+    """The executor named by `name`, else TRECHO_EXECUTOR (`in_process` by default: a
+    version's chain of steps in its run's one process), with the settings' defaults."""
     choice = (name or settings.executor).strip().lower().replace("-", "_")
     if choice not in EXECUTORS:
         raise ExecutorConfigError(
@@ -126,10 +126,39 @@ class _StepArgs:
         self.args = args
 
 
+class _NotRun:
+    """What a step's task returns when it did not run: an upstream step of the same run
+    failed or did not run either (`upstream`: their keys)."""
+
+    def __init__(self, upstream: list[str]) -> None:
+        self.upstream = upstream
+
+
+def _succeeded(result: Any) -> bool:
+    """Whether an upstream task's result (its step's events) holds the step's success."""
+    if isinstance(result, _NotRun):
+        return False
+    return any(getattr(event, "is_step_success", False) for event in result)
+
+
+def _upstream_key(result: Any) -> str:
+    """The step key an upstream task's result is about."""
+    if isinstance(result, _NotRun):
+        return "a step that did not run"
+    keys = {event.step_key for event in result if getattr(event, "step_key", None)}
+    return ", ".join(sorted(keys)) or "an upstream step"
+
+
 def _run_step_on_worker(dependencies: Sequence[Any], step: _StepArgs) -> Any:
-    """Runs on the Dask worker: the step, as dagster-dask runs it."""
+    """Runs on the Dask worker: the step, as dagster-dask runs it, unless a step it depends
+    on did not succeed. dagster-dask runs it anyway (a failed step's task still completes,
+    with its failure among its events), and a stage would then record a materialization
+    made from the output of an earlier run: stale work shown as fresh."""
     from dagster_dask.executor import query_on_dask_worker
 
+    failed = [_upstream_key(result) for result in dependencies if not _succeeded(result)]
+    if failed:
+        return _NotRun(failed)
     return query_on_dask_worker(dependencies, *step.args)
 
 
@@ -149,9 +178,11 @@ _CLUSTERS = {
 
 def dask_executor() -> ExecutorDefinition:
     """dagster-dask's `dask` executor (same config: `cluster: {existing | local | ...}`), with
-    two fixes: step arguments reach the workers whole (see `_StepArgs`), and task keys
+    three fixes: step arguments reach the workers whole (see `_StepArgs`); task keys
     carry the run id, so two runs of one job on a shared cluster (two document versions at
-    once) are two sets of tasks, not one result handed to both (dagster issue #21418)."""
+    once) are two sets of tasks, not one result handed to both (dagster issue #21418); and
+    a step whose upstream step did not succeed in the run is skipped, not run on an
+    earlier run's files (see `_run_step_on_worker`)."""
     import dask.distributed
     from dagster import multiple_process_executor_requirements
     from dagster_dask.executor import DaskExecutor, get_dask_resource_requirements
@@ -180,6 +211,7 @@ def dask_executor() -> ExecutorDefinition:
             job_name, run = plan_context.job_name, plan_context.dagster_run
             with dask.distributed.Client(cluster) as client:
                 futures: dict[str, Any] = {}
+                steps: dict[str, Any] = {}  # task key -> its step
                 for level in execution_plan.get_steps_to_execute_by_level():
                     for step in level:
                         dependencies = [
@@ -200,9 +232,18 @@ def dask_executor() -> ExecutorDefinition:
                             key=f"{job_name}.{step.key}.{run.run_id}",
                             resources=get_dask_resource_requirements(step.tags),
                         )
+                        steps[futures[step.key].key] = step
                 done = dask.distributed.as_completed(list(futures.values()), with_results=True)
-                for _, events in _interruptible(done):
-                    yield from events
+                for future, events in _interruptible(done):
+                    if isinstance(events, _NotRun):  # reported as the other executors do
+                        step_context = plan_context.for_step(steps[future.key])
+                        step_context.log.info(
+                            f"Skipping step {step_context.step.key}: its upstream "
+                            f"{', '.join(events.upstream)} did not succeed in this run."
+                        )
+                        yield DagsterEvent.step_skipped_event(step_context)
+                    else:
+                        yield from events
 
     def create(init_context: Any) -> TrechoDaskExecutor:
         ((cluster_type, cluster_configuration),) = init_context.executor_config["cluster"].items()
