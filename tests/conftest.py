@@ -7,11 +7,13 @@ about the bundled e5 ask for the `e5` fixture."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import logging
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,37 @@ SAMPLE_LAKE = REPO / "data_lake"
 SHARED = REPO.parent / "shared" / "corpora"
 LAWS = SAMPLE_LAKE / "raw"
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+
+
+@contextlib.contextmanager
+def moto_s3(bucket: str) -> Iterator[Any]:
+    """A moto S3 server on a free loopback port (the S3-compatible store of the tests),
+    the AWS_* variables pointing at it while it runs, and a boto3 client on `bucket`,
+    created empty."""
+    from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in {
+                "AWS_ACCESS_KEY_ID": "trecho",
+                "AWS_SECRET_ACCESS_KEY": "trecho-secret",
+                "AWS_REGION": "us-east-1",
+                "AWS_DEFAULT_REGION": "us-east-1",
+                "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+                "AWS_ALLOW_HTTP": "true",
+            }.items():
+                patch.setenv(name, value)
+            import boto3
+
+            client = boto3.client("s3")
+            client.create_bucket(Bucket=bucket)
+            yield client
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")

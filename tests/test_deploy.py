@@ -41,7 +41,7 @@ from rag_assets.orchestration.executors import (
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.settings import Settings, SettingsError
 
-from .conftest import REPO
+from .conftest import REPO, moto_s3
 
 # slow: Dask clusters and a PostgreSQL server
 pytestmark = pytest.mark.slow
@@ -355,17 +355,35 @@ def postgres() -> Iterator[Postgres]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def test_the_deploy_instance_keeps_runs_and_materializations_in_postgres(
+def step_logs(instance: DagsterInstance, run_id: str) -> dict[str, str]:
+    """Each step's captured stdout and stderr, as the instance's webserver reads them."""
+    manager = instance.compute_log_manager
+    logs: dict[str, str] = {}
+    records = instance.get_records_for_run(
+        run_id=run_id, of_type=DagsterEventType.LOGS_CAPTURED
+    ).records
+    for record in records:
+        captured = record.event_log_entry.dagster_event.event_specific_data
+        data = manager.get_log_data([run_id, "compute_logs", captured.file_key])
+        text = b"".join(part or b"" for part in (data.stdout, data.stderr))
+        for step in captured.step_keys:
+            logs[step] = logs.get(step, "") + text.decode("utf-8", "replace")
+    return logs
+
+
+def test_the_deploy_instance_keeps_runs_events_and_step_logs_where_every_host_reads_them(
     postgres: Postgres, one_doc_lake: Lake, tmp_path: Path, embedder, monkeypatch
 ) -> None:
     from dagster_postgres import PostgresEventLogStorage, PostgresRunStorage
 
     lake = one_doc_lake
-    home = dagster_home(tmp_path / "dagster_home", (DEPLOY / "dagster.yaml").read_text())
+    deploy_yaml = (DEPLOY / "dagster.yaml").read_text()
+    home = dagster_home(tmp_path / "webserver" / "dagster_home", deploy_yaml)
     for name, value in postgres.env().items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("DAGSTER_HOME", str(home))
-    with DagsterInstance.get() as instance:
+    monkeypatch.setenv("DAGSTER_COMPUTE_LOG_BUCKET", "trecho-logs")
+    with moto_s3("trecho-logs"), DagsterInstance.get() as instance:
         assert isinstance(instance.run_storage, PostgresRunStorage)
         assert isinstance(instance.event_log_storage, PostgresEventLogStorage)
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
@@ -376,36 +394,54 @@ def test_the_deploy_instance_keeps_runs_and_materializations_in_postgres(
             "dagster/backfill",
         }
         instance.add_dynamic_partitions(DOC_VERSIONS, [KEY])
-        job = build_definitions(str(lake.root)).resolve_job_def("index_documents")
-        result = job.execute_in_process(partition_key=KEY, instance=instance)
-        assert result.success
-
-    # another process (the webserver, the daemon, another machine) opens the same yaml
-    with DagsterInstance.from_config(str(home)) as again:
-        assert again.get_run_by_id(result.run_id).status == DagsterRunStatus.SUCCESS
-        assert again.get_dynamic_partitions(DOC_VERSIONS) == [KEY]
+        # the run on another host: its own DAGSTER_HOME (a copy of the same yaml), HOME
+        # and temp folder; it shares only Postgres, the bucket and the lake
+        worker = tmp_path / "worker"
+        worker_home = dagster_home(worker / "dagster_home", deploy_yaml)
+        (worker / "tmp").mkdir()
+        done = subprocess.run(
+            execute_cmd(KEY),
+            env={
+                **os.environ,
+                "DAGSTER_HOME": str(worker_home),
+                "HOME": str(worker),
+                "TMPDIR": str(worker / "tmp"),
+                "TRECHO_LAKE": str(lake.root),
+            },
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        (run,) = instance.get_runs()
+        assert run.status == DagsterRunStatus.SUCCESS
         for asset in CHAIN:
-            records = again.fetch_materializations(
+            records = instance.fetch_materializations(
                 AssetRecordsFilter(asset_key=AssetKey(asset), asset_partitions=[KEY]), limit=5
             ).records
             assert len(records) == 1, asset
+        # the step's log lines, written on the other host, read from this one's instance
+        logs = step_logs(instance, run.run_id)
+        assert f"{KEY}: policy chose" in logs.get("chunks", ""), logs
 
-    # and it is all in Postgres itself, nowhere under DAGSTER_HOME
+    # and it is all in Postgres itself, nowhere under either DAGSTER_HOME
     conn = postgres.connect()
     try:
         with conn.cursor() as cur:
             cur.execute("SELECT run_id, status FROM runs")
-            assert cur.fetchall() == [(result.run_id, "SUCCESS")]
+            assert cur.fetchall() == [(run.run_id, "SUCCESS")]
             cur.execute(
                 "SELECT asset_key FROM event_logs WHERE run_id = %s "
                 "AND dagster_event_type = 'ASSET_MATERIALIZATION'",
-                (result.run_id,),
+                (run.run_id,),
             )
             keys = {json.loads(row[0])[0] for row in cur.fetchall()}  # ["raw_pdf"]
             assert keys == set(CHAIN)
     finally:
         conn.close()
-    assert not list(home.glob("**/*.db")), "a SQLite database was written under DAGSTER_HOME"
+    for folder in (home, worker_home):
+        assert not list(folder.glob("**/*.db")), f"a SQLite database under {folder}"
     assert_searchable(lake, embedder)
 
 

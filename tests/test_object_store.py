@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import logging
 import os
 import re
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ import pytest
 from rag_assets.cli import main
 from rag_assets.core.lake.layout import Lake, LakeError
 
-from .conftest import copy_lake
+from .conftest import copy_lake, moto_s3
 
 # slow: a moto S3 server, a lake indexed on it
 pytestmark = pytest.mark.slow
@@ -30,30 +29,8 @@ URI = f"s3://{BUCKET}/lake"
 def s3() -> Iterator[Any]:
     """A moto S3 server on a free loopback port, the AWS_* variables pointing at it, and
     a boto3 client on an empty bucket."""
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in {
-            "AWS_ACCESS_KEY_ID": "trecho",
-            "AWS_SECRET_ACCESS_KEY": "trecho-secret",
-            "AWS_REGION": "us-east-1",
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_ENDPOINT_URL": f"http://{host}:{port}",
-            "AWS_ALLOW_HTTP": "true",
-        }.items():
-            patch.setenv(name, value)
-        import boto3
-
-        client = boto3.client("s3")
-        client.create_bucket(Bucket=BUCKET)
-        try:
-            yield client
-        finally:
-            server.stop()
+    with moto_s3(BUCKET) as client:
+        yield client
 
 
 def keys(client: Any, prefix: str = "lake/") -> list[str]:
