@@ -8,10 +8,14 @@ import io
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from dagster import DagsterInstance
 
 from rag_assets.cli import main
 from rag_assets.core.lake.layout import Lake, LakeError
@@ -68,6 +72,12 @@ def test_a_lake_on_s3_is_indexed_searched_and_revoked_there(s3, tmp_path, monkey
     # nothing landed in a local folder named after the URI
     assert not [p for p in tmp_path.rglob("*") if p.name.startswith("s3:") or p.name == BUCKET]
 
+    # another host (its own HOME, so its own caches) says what the runs ran on
+    with monkeypatch.context() as other_host:
+        other_host.setenv("HOME", str(tmp_path / "other-host"))
+        said = run("status", "--lake", URI)
+    assert "embedding: passages on " in said and "passages on not yet measured" not in said
+
     question = "qual o limite de vibração?"
     hits = json.loads(run("search", question, "-k", "3", "--json", "--lake", URI))
     assert hits and hits[0]["doc_id"] == "manual-operacao"
@@ -105,3 +115,45 @@ def test_an_s3_lake_keeps_local_state_out_of_the_bucket_uri(monkeypatch, tmp_pat
     assert not Lake(str(tmp_path)).remote and os.fspath(Lake(str(tmp_path)).root) == str(tmp_path)
     with pytest.raises(LakeError, match="nosuch://"):
         Lake("nosuch://bucket/lake")  # an unknown store is named, not a local folder made
+
+
+def test_a_failure_a_run_recorded_on_one_host_is_what_status_says_on_another(
+    s3, tmp_path, monkeypatch, make_pdf
+):
+    """Two hosts (two HOMEs, each its own caches and Dagster home) share one lake in the
+    bucket. A run started as the sensor, the UI or a backfill starts it (a Dagster run,
+    not a `trecho` command) fails on host A; `trecho status` on host B says why, as on A."""
+    key = "folheto-quebrado@v1"
+    pdf = make_pdf(tmp_path / "v1.pdf", [("Folheto", 18, True), ("Art. 1º Texto.", 11, False)])
+    s3.put_object(
+        Bucket=BUCKET, Key="lake/raw/folheto-quebrado/v1.pdf", Body=pdf.read_bytes()[:300]
+    )
+    host_a, host_b = tmp_path / "host-a", tmp_path / "host-b"
+    home = host_a / "dagster"
+    home.mkdir(parents=True)
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    with DagsterInstance.from_config(str(home)) as instance:
+        instance.add_dynamic_partitions("doc_versions", [key])
+    dagster = str(Path(sys.executable).with_name("dagster"))
+    done = subprocess.run(
+        [
+            *(dagster, "job", "execute", "-m", "rag_assets.definitions", "-a", "defs"),
+            *("-j", "index_documents", "--tags", json.dumps({"dagster/partition": key})),
+        ],
+        env={**os.environ, "HOME": str(host_a), "DAGSTER_HOME": str(home), "TRECHO_LAKE": URI},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode != 0, done.stdout[-2000:]
+
+    def status_line(host: Path) -> str:
+        monkeypatch.setenv("HOME", str(host))
+        monkeypatch.delenv("DAGSTER_HOME", raising=False)
+        (line,) = [x for x in run("status", "--lake", URI).splitlines() if key in x]
+        return line
+
+    on_b = status_line(host_b)
+    assert "FAILED (not indexed): " in on_b and "PENDING" not in on_b, on_b
+    assert status_line(host_a) == on_b

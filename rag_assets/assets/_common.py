@@ -8,7 +8,8 @@ from typing import Any, TypeVar
 from dagster import AssetExecutionContext, AssetKey, Failure
 
 from rag_assets.core.errors import UserError
-from rag_assets.core.lake import split_key, this_process, waited_lock
+from rag_assets.core.lake import Lake, sha256_file, split_key, this_process, waited_lock
+from rag_assets.core.lifecycle import note_failed
 from rag_assets.core.stages import READS
 
 T = TypeVar("T")
@@ -47,7 +48,8 @@ def one_writer(stage: Callable[..., T]) -> Callable[..., T]:
     """A stage's body run under its version's lock (`<lake>/.locks`, one per version): a
     step of another run of the same version (the sensor's, the automation's, one started
     by hand, `trecho materialize`) waits, saying so in its log, instead of rewriting the
-    files this one reads (`rag_assets/orchestration/concurrency.py`)."""
+    files this one reads (`rag_assets/orchestration/concurrency.py`). A failure is
+    recorded in the lake (`note_step_failure`)."""
 
     @functools.wraps(stage)
     def locked(context: AssetExecutionContext, *args: Any, **kwargs: Any) -> T:
@@ -56,6 +58,28 @@ def one_writer(stage: Callable[..., T]) -> Callable[..., T]:
         lake = kwargs["lake"].lake
         holder = this_process(f"run {context.run_id[:8]} of {key}")
         with waited_lock(lake.version_lock(key), holder, context.log.info):
-            return stage(context, *args, **kwargs)
+            try:
+                return stage(context, *args, **kwargs)
+            except Exception as exc:
+                note_step_failure(lake, key, exc)
+                raise
 
     return locked
+
+
+def note_step_failure(lake: Lake, key: str, exc: Exception) -> None:
+    """Record in the lake why a step of `key` failed, for `trecho status` on every host:
+    here, in the step, so a run the sensor, the UI or a backfill started records it as a
+    `trecho` command's run does. The reason is the user error's (`clear_failure`), else
+    the error's first line."""
+    if isinstance(exc, Failure) and "reason" in exc.metadata:
+        reason = str(exc.metadata["reason"].value)
+    else:
+        lines = str(exc).strip().splitlines()
+        reason = lines[0] if lines else type(exc).__name__
+    pdf = lake.raw_paths(key)[0]
+    try:
+        sha = sha256_file(pdf)
+        note_failed(lake, {key: reason}, {key: sha})
+    except OSError:  # no file to tie the failure to, or the lake unwritable: the run
+        pass  # still fails, with its reason in the run's log

@@ -110,7 +110,7 @@ def eval_report(
     for failure in writer.failures[:5] if writer else ():
         context.log.warning(f"no question written: {failure}")
     if result.questions and config.mode != "fts":  # the queries ran: what `trecho status` says
-        model.record_runtime(lake.lake.local_cache_dir, "queries")
+        model.record_runtime(lake.lake.runtime_dir, "queries")
     sources = report_sources(files, result)
     folder = write_report(result, lake.lake.reports_dir, sources)
     previous = previous_report(lake.lake.reports_dir, folder, sources, result.mode)

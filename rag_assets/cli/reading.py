@@ -79,7 +79,7 @@ def search_once(lake: Lake, request: Any, index: Any, exact: bool = False) -> Fo
     if not hits and not index.exists():  # read as empty: the table went during the search
         raise LakeError(f"{index.uri}: table {index.table_name} was dropped during the search")
     if request.mode != "fts":  # the query path ran: what `trecho status` says it runs on
-        index.embedder.record_runtime(lake.local_cache_dir, "queries")
+        index.embedder.record_runtime(lake.runtime_dir, "queries")
     return index, request, hits, hit_rows(lake, hits, request.expand)
 
 

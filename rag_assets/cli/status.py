@@ -97,7 +97,7 @@ def lake_status(
         problems=list(scan.problems),
         embedding=embedder.paths()
         if check_runtime
-        else recorded_paths(lake.local_cache_dir, embedder.model_id),
+        else recorded_paths(lake.runtime_dir, embedder.model_id),
     )
     derived = Derived(lake)
     outcomes = read_outcomes(lake)

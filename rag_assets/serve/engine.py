@@ -141,7 +141,7 @@ class Engine:
         """Load the active model and run one query, so the first request is not slow."""
         index = self.index()
         index.embedder.embed_queries(["warm-up"])
-        index.embedder.record_runtime(self.lake.local_cache_dir, "queries")
+        index.embedder.record_runtime(self.lake.runtime_dir, "queries")
         if index.exists():
             index.search(SearchRequest(query="warm-up", k=1))
         return index

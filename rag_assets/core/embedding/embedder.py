@@ -45,7 +45,7 @@ import numpy as np
 from rag_assets.core.embedding import backends, e5_backend
 from rag_assets.core.embedding.backends import E5_SETTINGS
 from rag_assets.core.embedding.model_files import CacheDirs
-from rag_assets.core.embedding.runtime import record_path
+from rag_assets.core.embedding.runtime import Folder, record_path
 from rag_assets.core.embedding.tokens import ModelInfo, TokenCounter, cached_info, remember_info
 from rag_assets.core.errors import ConfigError
 
@@ -250,7 +250,7 @@ class Embedder:
             "queries_fallback": queries.reason,
         }
 
-    def record_runtime(self, folder: Path, role: str) -> None:
+    def record_runtime(self, folder: Folder, role: str) -> None:
         """Record in `folder` the path `role` (passages or queries) runs on, for `trecho
         status` (`core.embedding.runtime`). Call it once the role has run: the path is
         built by then, and recording it costs a file read."""

@@ -3,10 +3,11 @@
 `trecho status` says it without building a path (building and checking the OpenVINO
 passage path takes seconds; reading this record, a millisecond).
 
-The record is one small JSON file in a folder the caller names (a lake's
-`local_cache_dir`: per machine for an object-store lake), `{model_id: {role: {"path",
-"fallback", "at"}}}`. A write replaces the file whole (a reader never sees half of
-it); two runs recording at once may lose one entry, which the next run writes again.
+The record is one small JSON file in a folder the caller names (a lake's `runtime_dir`,
+in the lake itself, so every host's `trecho status` reads what the last runs recorded,
+wherever they ran), `{model_id: {role: {"path", "fallback", "at"}}}`. A write replaces
+the file whole (a reader never sees half of it: a rename, or one PUT in an object
+store); two runs recording at once may lose one entry, which the next run writes again.
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
+
+from upath import UPath
+
+Folder: TypeAlias = Path | UPath
+"""A local folder, or one in an object store."""
 
 RUNTIME_FILE = "runtime.json"
 ROLES = ("passages", "queries")
@@ -24,7 +30,7 @@ NOT_MEASURED = "not yet measured"
 """What a role's path reads as before any run recorded one."""
 
 
-def record_path(folder: Path, model_id: str, role: str, name: str, fallback: str = "") -> None:
+def record_path(folder: Folder, model_id: str, role: str, name: str, fallback: str = "") -> None:
     """Record that `model_id`'s `role` (passages or queries) ran on the path `name`
     (with why faster paths were refused, `fallback`). A folder that cannot be written
     records nothing: the record only spares `trecho status` a measure."""
@@ -37,6 +43,12 @@ def record_path(folder: Path, model_id: str, role: str, name: str, fallback: str
     if kept.get("path") == name and kept.get("fallback") == fallback and _recent(kept, now):
         return  # unchanged and recorded within a minute: no write per run
     record.setdefault(model_id, {})[role] = entry
+    if not isinstance(folder, Path):  # an object store: one PUT replaces the object whole
+        try:
+            (folder / RUNTIME_FILE).write_text(json.dumps(record, indent=1, sort_keys=True))
+        except OSError:
+            pass
+        return
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=folder, delete=False, suffix=".tmp") as tmp:
@@ -60,7 +72,7 @@ def _recent(entry: dict[str, Any], now: dt.datetime) -> bool:
     return abs((now - at).total_seconds()) < FRESH_S
 
 
-def recorded_paths(folder: Path, model_id: str) -> dict[str, str]:
+def recorded_paths(folder: Folder, model_id: str) -> dict[str, str]:
     """The paths `model_id` last ran on, as `Embedder.paths()` gives them (`passages`,
     `passages_fallback`, `queries`, `queries_fallback`), each `NOT_MEASURED` until a run
     recorded it, and when (`passages_at`, `queries_at`)."""
@@ -74,7 +86,7 @@ def recorded_paths(folder: Path, model_id: str) -> dict[str, str]:
     return out
 
 
-def _read(folder: Path) -> dict[str, Any]:
+def _read(folder: Folder) -> dict[str, Any]:
     try:
         data = json.loads((folder / RUNTIME_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -188,6 +188,13 @@ class Lake:
         return self.root / "cache"
 
     @property
+    def runtime_dir(self) -> LakePath:
+        """Where the runs record what they ran on (`core.embedding.runtime`): `<lake>/cache`,
+        in the lake itself also on an object store, so every host reads the same record
+        (for a local lake, the folder of `local_cache_dir`)."""
+        return self.root / "cache"
+
+    @property
     def memo(self) -> LakeMemo:
         """What this lake's commands read from its files, kept until a file changes
         (`core.lake.listing.LakeMemo`, in `local_cache_dir`); opened once per Lake."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from rag_assets.core.lifecycle.outcomes import (
     failure_of,
+    forget_outcome,
     note_failed,
     note_indexed,
     read_outcomes,
@@ -31,6 +32,7 @@ __all__ = [
     "Run",
     "delete_unused_cached",
     "failure_of",
+    "forget_outcome",
     "not_live_reason",
     "note_failed",
     "note_indexed",

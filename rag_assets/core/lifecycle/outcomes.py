@@ -1,11 +1,15 @@
-"""What the last runs of each version ended with, for `trecho status` to tell the truth:
-the sha256 of the file whose rows the index holds (written when a version's rows are
-committed), and why the last run of a file failed (written by the command that ran it).
+"""What the last runs of each version ended with, for `trecho status` to tell the truth on
+every host: the sha256 of the file whose rows the index holds (written when a version's
+rows are committed), and why the last run of a file failed (written by the step that
+failed, whatever started its run: the sensor, the UI, a backfill, a `trecho` command).
 
-Kept in `<Lake.local_cache_dir>/version-outcomes.json`, key -> `{"indexed": sha256,
-"failed": {"sha256", "reason", "at"}}`. A record, not the truth of the index: a lost file
-costs the reasons of past failures (status then says `PENDING`) and the indexed hashes
-(status then compares the `derived/documents` row's hash, as before).
+Kept in the lake itself, one small JSON file per version, `<lake>/outcomes/<key>.json`:
+`{"indexed": sha256, "failed": {"sha256", "reason", "at"}}`. Every host that sees the lake
+reads the same outcomes (an object-store lake too), and a version's file is written only
+by its own run (one run per version at a time: `deploy/dagster.yaml`), as one whole PUT
+or rename, so writers of different versions never meet. A record, not the truth of the
+index: a lost file costs the reason of a past failure (status then says `PENDING`) and the
+indexed hash (status then compares the `derived/documents` row's hash).
 """
 
 from __future__ import annotations
@@ -13,62 +17,76 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from rag_assets.core.lake import Lake, file_lock, write_atomically
+from rag_assets.core.lake import Lake, LakePath, split_key, write_atomically
+from rag_assets.core.lake.listing import folder_states
 
-OUTCOMES_NAME = "version-outcomes.json"
+OUTCOMES_FOLDER = "outcomes"
 
 
-def outcomes_path(lake: Lake) -> Path:
-    """Where a lake's outcomes are kept (a local file, also for an object-store lake)."""
-    return lake.local_cache_dir / OUTCOMES_NAME
+def outcome_path(lake: Lake, key: str) -> LakePath:
+    """Where one version's outcome is kept, in the lake (shared by every host)."""
+    split_key(key)  # a key names a file: checked first
+    return lake.root / OUTCOMES_FOLDER / f"{key}.json"
+
+
+def _read_one(path: LakePath) -> dict[str, Any] | None:
+    """One version's outcome (None when it is gone or unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def read_outcomes(lake: Lake) -> dict[str, dict[str, Any]]:
-    """Every version's outcomes (empty when none were kept, or the file is unreadable)."""
-    try:
-        data = json.loads(outcomes_path(lake).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, dict)}
-
-
-def _update(lake: Lake, change: Any) -> None:
-    """Apply `change(data)` to the outcomes under their lock and write them back."""
-    path = outcomes_path(lake)
-    with file_lock(path.with_name(f".{OUTCOMES_NAME}.lock")):
-        data = read_outcomes(lake)
-        change(data)
-        write_atomically(path, (json.dumps(data, indent=1, sort_keys=True) + "\n").encode())
+    """Every version's outcome, from one listing of the lake's outcomes; a file is read
+    only when it changed since a command last read it here (`Lake.memo`)."""
+    folder = lake.root / OUTCOMES_FOLDER
+    out: dict[str, dict[str, Any]] = {}
+    for key, state in folder_states(folder, ".json").items():
+        kept = lake.memo.get(OUTCOMES_FOLDER, key, state)
+        if not isinstance(kept, dict):
+            kept = _read_one(folder / f"{key}.json")
+            if kept is None:
+                continue
+            lake.memo.put(OUTCOMES_FOLDER, key, state, kept)
+        out[key] = kept
+    return out
 
 
 def note_indexed(lake: Lake, key: str, sha256: str) -> None:
     """Record that the index holds `key`'s rows of the file `sha256` (its failure, if one
     was recorded, is over)."""
-
-    def change(data: dict[str, dict[str, Any]]) -> None:
-        data[key] = {"indexed": sha256}
-
-    _update(lake, change)
+    _write(lake, key, {"indexed": sha256})
 
 
 def note_failed(lake: Lake, failed: Mapping[str, str], hashes: Mapping[str, str]) -> None:
     """Record why the runs of `failed` (key -> one-line reason) failed, each with the
     sha256 of the file it ran on (`hashes`; a key without one is not recorded)."""
     at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    for key, reason in failed.items():
+        if key not in hashes:
+            continue
+        entry = _read_one(outcome_path(lake, key)) or {}
+        entry["failed"] = {"sha256": hashes[key], "reason": reason, "at": at}
+        _write(lake, key, entry)
 
-    def change(data: dict[str, dict[str, Any]]) -> None:
-        for key, reason in failed.items():
-            if key in hashes:
-                entry = data.setdefault(key, {})
-                entry["failed"] = {"sha256": hashes[key], "reason": reason, "at": at}
 
-    if any(key in hashes for key in failed):
-        _update(lake, change)
+def forget_outcome(lake: Lake, key: str) -> None:
+    """Delete a removed version's outcome (nothing when there is none)."""
+    path = outcome_path(lake, key)
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _write(lake: Lake, key: str, entry: dict[str, Any]) -> None:
+    """Replace one version's outcome whole (readers see the old or the new one)."""
+    data = (json.dumps(entry, indent=1, sort_keys=True) + "\n").encode("utf-8")
+    write_atomically(outcome_path(lake, key), data)
 
 
 def failure_of(outcome: Mapping[str, Any], sha256: str) -> str | None:

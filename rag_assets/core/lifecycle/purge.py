@@ -1,6 +1,6 @@
 """Removing a version from every store: its rows from every model's table and its text
-from disk (through the index's `Catalogue`), its Parquet files, with the removal
-recorded in `removed_versions.json`."""
+from disk (through the index's `Catalogue`), its Parquet files and its last runs'
+outcome, with the removal recorded in `removed_versions.json`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from rag_assets.core.index import Catalogue, Removal
 from rag_assets.core.lake import Lake, remove_stage_files
+from rag_assets.core.lifecycle.outcomes import forget_outcome
 
 __all__ = ["Removal", "delete_unused_cached", "purge_version", "purge_versions"]
 
@@ -28,6 +29,7 @@ def purge_version(
     lake.add_tombstone(key, reason)
     removal = Catalogue(db_uri).delete_version(key)
     removal.files = len(remove_stage_files(lake, key))
+    forget_outcome(lake, key)
     return removal
 
 
@@ -48,6 +50,7 @@ def purge_versions(
     out, swept = Catalogue(db_uri).delete_versions(keys)
     for key in keys:
         out[key].files = len(remove_stage_files(lake, key))
+        forget_outcome(lake, key)
     return out, swept.cache_entries
 
 

@@ -99,7 +99,7 @@ class Indexing:
         # table's lock): a version revoked meanwhile leaves none (`Index.upsert_partition`)
         vectors, stats = embed_cached(model, cache, table["text"].to_list(), store=False)
         if stats.misses:  # the passage path ran: what `trecho status` says it runs on
-            model.record_runtime(lake.local_cache_dir, "passages")
+            model.record_runtime(lake.runtime_dir, "passages")
 
         def cache_fresh() -> None:
             try:
