@@ -62,4 +62,4 @@ corpus: setup
 	$(BIN)/python scripts/make_sample_corpus.py --lake $(LAKE)
 
 clean-derived:
-	rm -rf $(LAKE)/derived $(LAKE)/lancedb $(LAKE)/reports $(LAKE)/cache $(LAKE)/.dagster
+	rm -rf $(LAKE)/derived $(LAKE)/lancedb $(LAKE)/reports $(LAKE)/cache $(LAKE)/outcomes $(LAKE)/.dagster
