@@ -157,3 +157,23 @@ def test_a_failure_a_run_recorded_on_one_host_is_what_status_says_on_another(
     on_b = status_line(host_b)
     assert "FAILED (not indexed): " in on_b and "PENDING" not in on_b, on_b
     assert status_line(host_a) == on_b
+
+
+def test_a_store_that_refuses_is_one_line_naming_the_setting(s3, tmp_path, monkeypatch, capsys):
+    s3.put_object(Bucket=BUCKET, Key="refused/raw/a/v1.pdf", Body=b"%PDF-1.4\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    lake = f"s3://{BUCKET}/refused"
+    # an http endpoint (MinIO and the like) without AWS_ALLOW_HTTP: LanceDB refuses it
+    monkeypatch.delenv("AWS_ALLOW_HTTP")
+    for command in (["status"], ["search", "limite"]):
+        assert main([*command, "--lake", lake]) != 0
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+        assert "AWS_ALLOW_HTTP=true" in err and "AWS_ENDPOINT_URL" in err
+    # an endpoint where nothing answers
+    monkeypatch.setenv("AWS_ALLOW_HTTP", "true")
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+    assert main(["status", "--lake", lake]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert "AWS_ENDPOINT_URL (http://127.0.0.1:9) does not answer" in err

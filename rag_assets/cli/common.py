@@ -16,7 +16,7 @@ from rag_assets.core.lake import Lake, LakeError
 def lake_of(args: argparse.Namespace) -> Lake:
     """The lake of --lake, else TRECHO_LAKE (`Settings.lake`); it must exist."""
     lake = Lake(args.lake or args.settings.lake)
-    if not lake.root.is_dir():
+    if not lake.exists():
         raise LakeError(f"{lake.root}: no such lake folder (set --lake or TRECHO_LAKE)")
     return lake
 

@@ -7,11 +7,11 @@ import os
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-import lancedb
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from rag_assets.core.embedding import Embedder
+from rag_assets.core.index.connection import connect
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.store import model_tables, table_name, table_or_none
 from rag_assets.core.lake import validate_key_part
@@ -55,7 +55,7 @@ class ModelRef:
 
 def read_active(uri: str | os.PathLike[str]) -> ModelRef | None:
     """The model search uses in this database, or None before anything was indexed."""
-    return ref_in(table_or_none(lancedb.connect(str(uri)), ACTIVE_TABLE))
+    return ref_in(table_or_none(connect(str(uri)), ACTIVE_TABLE))
 
 
 def ref_in(pointer: Any | None) -> ModelRef | None:
@@ -69,7 +69,7 @@ def ref_in(pointer: Any | None) -> ModelRef | None:
 
 def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
     """Point search at `ref`'s table (one atomic overwrite of a one-row table)."""
-    db = lancedb.connect(str(uri))
+    db = connect(str(uri))
     data = pa.Table.from_pylist(
         [asdict(ref)],
         schema=pa.schema([(name, pa.string()) for name in asdict(ref)]),
@@ -87,7 +87,7 @@ def committed_keys(uri: str | os.PathLike[str], doc_id: str | None = None) -> se
     active = read_active(uri)
     if active is None:
         return set()
-    tbl = table_or_none(lancedb.connect(str(uri)), table_name(active.model_id))
+    tbl = table_or_none(connect(str(uri)), table_name(active.model_id))
     if tbl is None:
         return set()
     query = tbl.search()

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import lancedb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from rag_assets.core.embedding import Embedder
+from rag_assets.core.index.connection import connect
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.store import model_tables, table_name, table_or_none
 from rag_assets.core.index.upkeep import COMPACT_FRAGMENTS, upkeep_table
@@ -48,7 +48,7 @@ class EmbeddingCache:
     def __init__(self, uri: str | os.PathLike[str], embedder: Embedder) -> None:
         self.uri = str(uri)
         self.embedder = embedder
-        self.db = lancedb.connect(self.uri)
+        self.db = connect(self.uri)
         self.table_name = CACHE_PREFIX + embedder.model_id
 
     def _open(self) -> Any | None:
@@ -182,7 +182,7 @@ def unused_entries(uri: str | os.PathLike[str], model_id: str) -> set[str]:
     written with their rows); none for a model without a table (a model switched away
     from keeps its cache, so that a switch back embeds nothing again). Compared in
     Arrow: only the unused ones become strings."""
-    db = lancedb.connect(str(uri))
+    db = connect(str(uri))
     cached = hash_column(table_or_none(db, CACHE_PREFIX + model_id), "text_hash")
     tbl = table_or_none(db, table_name(model_id))
     if not len(cached) or tbl is None:  # no table (switched away): the cache is kept
@@ -197,5 +197,5 @@ def drop_cache(uri: str | os.PathLike[str], model_id: str) -> str | None:
     cache = CACHE_PREFIX + model_id
     if cache not in model_tables(uri, prefix=cache):
         return None
-    lancedb.connect(str(uri)).drop_table(cache)
+    connect(str(uri)).drop_table(cache)
     return cache

@@ -17,9 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import lancedb
-
 from rag_assets.core.index.cache import CACHE_PREFIX, LOOKUP_BATCH, hashes_of
+from rag_assets.core.index.connection import connect
 from rag_assets.core.index.followed import FollowedTable
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.store import model_tables, table_name, table_or_none
@@ -38,7 +37,7 @@ class Catalogue:
     def follow(self, name: str) -> FollowedTable:
         """The table `name` kept open and moved to its latest version cheaply (it may
         not exist yet): what a server reads the active-model pointer through."""
-        return FollowedTable(lancedb.connect(self.uri), name)
+        return FollowedTable(connect(self.uri), name)
 
     def delete_version(self, key: str) -> Removal:
         """One version's rows deleted from every model's table, the tables that held
@@ -141,7 +140,7 @@ def _delete_everywhere(
 
     Each model's table is held under its write lock throughout, so a run committing rows
     (and the vectors they use) meanwhile lands before or after, never between."""
-    db = lancedb.connect(str(uri))
+    db = connect(str(uri))
     out = {key: Removal() for key in keys}
     swept = Removal()
     tables = set(model_tables(uri))
@@ -162,7 +161,7 @@ def delete_unused_cached(uri: str | os.PathLike[str]) -> int:
     table uses (a model without a table keeps its cache); returns how many. What a
     removal does, for when nothing is removed but
     the reconcile plan found such vectors (`Plan.unused_cache`)."""
-    db = lancedb.connect(str(uri))
+    db = connect(str(uri))
     out = Removal()
     caches = set(model_tables(uri, prefix=CACHE_PREFIX))
     tables = set(model_tables(uri))

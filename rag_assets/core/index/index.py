@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import lancedb
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -16,6 +15,7 @@ import pyarrow.compute as pc
 
 from rag_assets.core.embedding import Embedder
 from rag_assets.core.errors import ConfigError
+from rag_assets.core.index.connection import connect
 from rag_assets.core.index.locking import retry_commit
 from rag_assets.core.index.retrieval import Retrieval, VersionRow
 from rag_assets.core.index.scoring import default_min_score, default_rrf_k, default_vector_weight
@@ -80,7 +80,7 @@ class Index(IndexUpkeep, Retrieval):
         self.min_score = default_min_score(embedder) if min_score is None else min_score
         if self.ann_min_rows < 0 or self.ann_ef < 1:
             raise ConfigError(f"ann_min_rows must be >= 0 and ann_ef >= 1, got {self!r}")
-        self.db = lancedb.connect(self.uri)
+        self.db = connect(self.uri)
         self._versions_cache: tuple[tuple[int, int], dict[str, VersionRow]] = ((-1, -1), {})
         self._versions_seen = None
         self._where_cache = {}

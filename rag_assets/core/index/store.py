@@ -9,11 +9,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-import lancedb
 import polars as pl
 import pyarrow as pa
 
 from rag_assets.core.embedding import Embedder
+from rag_assets.core.index.connection import connect
 from rag_assets.core.index.locking import table_lock
 from rag_assets.core.lake import CHUNKS
 
@@ -72,7 +72,7 @@ def table_or_none(db: Any, name: str) -> Any | None:
 def model_tables(uri: str | os.PathLike[str], prefix: str = "chunks__") -> list[str]:
     """Every model's index table in a database (`chunks__<model_id>`), or every table
     whose name starts with `prefix`."""
-    db = lancedb.connect(str(uri))
+    db = connect(str(uri))
     names: list[str] = []
     token = None
     while True:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import lancedb
 from lancedb.index import FTS, HnswSq
 
+from rag_assets.core.index.connection import connect
 from rag_assets.core.index.locking import retry_commit, table_lock
 from rag_assets.core.index.store import ModelTable, model_tables, table_or_none
 
@@ -319,7 +319,7 @@ def upkeep_tables(
     """`upkeep_table` on every table of the database (each model's, each embedding
     cache, the active-model pointer), each under its write lock: what the `table_upkeep`
     schedule and the end of `trecho materialize` run. Returns what changed."""
-    db = lancedb.connect(str(uri))
+    db = connect(str(uri))
     done = []
     for name in model_tables(uri, prefix=""):
         with table_lock(str(uri), name):

@@ -19,11 +19,12 @@ if TYPE_CHECKING:
         local_lock_path,
         sha256_file,
         split_key,
+        store_problem,
         validate_key_part,
         version_sha256,
         write_atomically,
     )
-    from rag_assets.core.lake.listing import gc_paused, json_kind, path_state
+    from rag_assets.core.lake.listing import folder_states, gc_paused, json_kind, path_state
     from rag_assets.core.lake.locks import file_lock, remove_lock, this_process, waited_lock
     from rag_assets.core.lake.parquet import (
         Derived,
@@ -65,6 +66,7 @@ __all__ = [
     "Sidecar",
     "content_hash",
     "file_lock",
+    "folder_states",
     "gc_paused",
     "json_kind",
     "local_lock_path",
@@ -74,6 +76,7 @@ __all__ = [
     "remove_stage_files",
     "sha256_file",
     "split_key",
+    "store_problem",
     "this_process",
     "validate_key_part",
     "version_sha256",
@@ -102,6 +105,7 @@ _LAZY: dict[str, str] = {
     "TABLE_ROWS": "rag_assets.core.lake.schemas",
     "content_hash": "rag_assets.core.lake.schemas",
     "file_lock": "rag_assets.core.lake.locks",
+    "folder_states": "rag_assets.core.lake.listing",
     "gc_paused": "rag_assets.core.lake.listing",
     "json_kind": "rag_assets.core.lake.listing",
     "local_lock_path": "rag_assets.core.lake.layout",
@@ -111,6 +115,7 @@ _LAZY: dict[str, str] = {
     "remove_stage_files": "rag_assets.core.lake.parquet",
     "sha256_file": "rag_assets.core.lake.layout",
     "split_key": "rag_assets.core.lake.layout",
+    "store_problem": "rag_assets.core.lake.layout",
     "this_process": "rag_assets.core.lake.locks",
     "validate_key_part": "rag_assets.core.lake.layout",
     "version_sha256": "rag_assets.core.lake.layout",

@@ -120,3 +120,29 @@ def write_atomically(path: LakePath, data: bytes) -> None:
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     tmp.write_bytes(data)
     os.replace(tmp, path)
+
+
+CREDENTIALS = "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+
+
+def store_problem(uri: str, exc: BaseException) -> str:
+    """One line for an object store's error on `uri`: which setting, and what is wrong."""
+    text = str(exc)
+    found = re.search(r"(https?://[^/\s\"')]+)", text)
+    endpoint = f"AWS_ENDPOINT_URL ({found.group(1)})" if found else "AWS_ENDPOINT_URL"
+    if "BadScheme" in text:
+        why = (
+            f"{endpoint} is plain http, which LanceDB refuses unless AWS_ALLOW_HTTP=true "
+            "is set too (deploy/trecho.env)"
+        )
+    elif "NoSuchBucket" in text or "bucket does not exist" in text.lower():
+        why = f"no such bucket at {endpoint}: create it first (docs/deploy.md)"
+    elif any(word in text for word in ("InvalidAccessKeyId", "SignatureDoesNotMatch", "403")):
+        why = f"the store at {endpoint} refused the credentials: check {CREDENTIALS}"
+    elif any(word in text.lower() for word in ("connect", "dns", "timed out", "refused")):
+        why = f"the store at {endpoint} does not answer: check AWS_ENDPOINT_URL"
+    else:
+        first = text.splitlines()[0][:160] if text else type(exc).__name__
+        why = f"the object store refused it ({first}): check AWS_ENDPOINT_URL, "
+        why += f"AWS_REGION, {CREDENTIALS}"
+    return f"{uri}: {why}"

@@ -42,6 +42,7 @@ from rag_assets.core.lake.keys import (
     make_key,
     sha256_file,
     split_key,
+    store_problem,
     validate_key_part,
     write_atomically,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "make_key",
     "sha256_file",
     "split_key",
+    "store_problem",
     "validate_key_part",
     "write_atomically",
 ]
@@ -186,6 +188,17 @@ class Lake:
         if self.remote:
             return Path.home() / ".cache" / "trecho" / self._uri_digest
         return self.root / "cache"
+
+    def exists(self) -> bool:
+        """Whether the lake's root folder exists; an object store that refuses to answer
+        (no endpoint there, a missing bucket, refused credentials) raises `LakeError`,
+        one line naming the setting, not the store client's traceback."""
+        try:
+            return self.root.is_dir()
+        except Exception as exc:  # botocore, s3fs and aiohttp errors share no base
+            if not self.remote:
+                raise
+            raise LakeError(store_problem(str(self.root), exc)) from exc
 
     @property
     def runtime_dir(self) -> LakePath:

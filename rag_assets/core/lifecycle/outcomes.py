@@ -19,8 +19,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from rag_assets.core.lake import Lake, LakePath, split_key, write_atomically
-from rag_assets.core.lake.listing import folder_states
+from rag_assets.core.lake import Lake, LakePath, folder_states, split_key, write_atomically
 
 OUTCOMES_FOLDER = "outcomes"
 
