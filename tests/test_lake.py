@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from rag_assets.core.lake.layout import Lake, LakeError, make_key, split_key
+from rag_assets.core.lake.lease import held_lease
 from rag_assets.core.lake.parquet import first_rows, write_stage
 from rag_assets.core.lake.sidecar import Sidecar
 from rag_assets.core.rules import why_not_live
@@ -207,3 +208,21 @@ def test_a_lock_file_is_removed_only_while_no_one_holds_it(tmp_path: Path):
     assert remove_lock(path) is False
     with file_lock(path):
         assert path.exists()
+
+
+def test_one_purge_lease_holder_and_a_dead_ones_lease_taken_over(tmp_path: Path) -> None:
+    """The lease removals run under (`orchestration/removals.py`): one holder at a time; a
+    lease past its time (its holder died) is taken over, and the late holder, when it
+    ends, leaves its successor's lease in place."""
+    folder = Lake(tmp_path).leases_dir
+    with held_lease(folder, "purge", "host A", seconds=-1) as first:  # expired at once
+        assert first is None
+        with held_lease(folder, "purge", "host B") as second:
+            assert second is None  # took over host A's expired lease
+            with held_lease(folder, "purge", "host C") as third:
+                assert third is not None and third.startswith("host B (until ")
+        with held_lease(folder, "purge", "host C") as fourth:
+            assert fourth is None  # host B let go
+            with held_lease(folder, "purge", "host D") as fifth:
+                assert fifth is not None and fifth.startswith("host C")
+    assert list(folder.iterdir()) == []

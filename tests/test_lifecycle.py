@@ -43,7 +43,8 @@ from rag_assets.core.request import SearchRequest
 from rag_assets.core.stages import FOLLOWERS
 from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.partitions import DOC_VERSIONS
-from rag_assets.orchestration.plans import carry_out_removals, plan_lake
+from rag_assets.orchestration.plans import plan_lake
+from rag_assets.orchestration.removals import carry_out_removals
 from resources import EmbedderResource
 
 from .conftest import copy_lake

@@ -20,7 +20,7 @@ from dagster import DagsterInstance
 from rag_assets.cli import main
 from rag_assets.core.lake.layout import Lake, LakeError
 
-from .conftest import copy_lake, moto_s3
+from .conftest import SAMPLE_LAKE, copy_lake, moto_s3
 
 # slow: a moto S3 server, a lake indexed on it
 pytestmark = pytest.mark.slow
@@ -177,3 +177,46 @@ def test_a_store_that_refuses_is_one_line_naming_the_setting(s3, tmp_path, monke
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert "AWS_ENDPOINT_URL (http://127.0.0.1:9) does not answer" in err
+
+
+def test_a_removal_waits_while_another_host_holds_the_purge_lease(s3, tmp_path, monkeypatch):
+    """Two hosts (two HOMEs: their own file locks, caches and Dagster homes) share one
+    lake. While a process on host A holds the lake's purge lease, `trecho materialize` on
+    host B removes nothing and says who holds it; once A lets go, B removes."""
+    uri = f"s3://{BUCKET}/leased"
+    sample = SAMPLE_LAKE / "raw" / "manual-operacao"
+    s3.upload_file(str(sample / "v1.pdf"), BUCKET, "leased/raw/manual-operacao/v1.pdf")
+    sidecar = (sample / "v1.yaml").read_text(encoding="utf-8")
+    revoked = re.sub(r"(?m)^status:.*$", "status: revoked", sidecar).encode("utf-8")
+    s3.put_object(Bucket=BUCKET, Key="leased/raw/manual-operacao/v1.yaml", Body=revoked)
+    left = "leased/derived/chunks/manual-operacao@v1.parquet"  # a revoked version's leftover
+    s3.put_object(Bucket=BUCKET, Key=left, Body=b"PAR1")
+    holding = (
+        "import sys\n"
+        "from rag_assets.core.lake import Lake, held_lease\n"
+        "with held_lease(Lake(sys.argv[1]).leases_dir, 'purge', 'the remover of host A') as o:\n"
+        "    print(o, flush=True)\n"
+        "    sys.stdin.read()\n"
+    )
+    host_a = subprocess.Popen(
+        [sys.executable, "-c", holding, uri],
+        env={**os.environ, "HOME": str(tmp_path / "host-a")},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert host_a.stdout.readline().strip() == "None"  # host A holds the lease
+        monkeypatch.setenv("HOME", str(tmp_path / "host-b"))
+        monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "host-b" / "dagster"))
+        out = run("materialize", "--skip-eval", "--lake", uri)
+        assert "the remover of host A" in out and "purge lease" in out, out
+        assert "removed  manual-operacao@v1" not in out
+        assert left in keys(s3, "leased/")
+    finally:
+        host_a.stdin.close()
+        host_a.wait(timeout=60)
+    out = run("materialize", "--skip-eval", "--lake", uri)
+    assert "removed  manual-operacao@v1" in out, out
+    assert left not in keys(s3, "leased/")
+    assert not [k for k in keys(s3, "leased/") if k.startswith("leased/.leases/")]

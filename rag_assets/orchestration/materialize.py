@@ -30,13 +30,13 @@ from rag_assets.orchestration.checks import WHERE
 from rag_assets.orchestration.concurrency import INSTANCE_YAML, write_home_yaml
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import (
-    carry_out_removals,
     job_of,
     plan_lake,
     plan_removals,
     removal_counts,
     skip_changing,
 )
+from rag_assets.orchestration.removals import carry_out_removals
 from rag_assets.orchestration.runs import fail_interrupted_runs, process_tags
 from resources import LakeResource, LanceDBResource
 
@@ -238,7 +238,13 @@ def remove_not_live(
     nothing left to remove, with `say_not_live`), counting what runs already removed of
     them (`earlier`: `Outcome.superseded`)."""
     removed = carry_out_removals(
-        instance, lake, lancedb, plan, lambda m: say(f"removed  {m}"), earlier
+        instance,
+        lake,
+        lancedb,
+        plan,
+        lambda m: say(f"removed  {m}"),
+        earlier,
+        waiting=lambda m: say(f"skipped  {m}"),
     )
     for key in removed:
         instance.delete_dynamic_partition(DOC_VERSIONS, key)

@@ -211,7 +211,7 @@ def plan_removals(
     )
 
 
-def carry_out_removals(
+def purge_removals(
     instance: DagsterInstance,
     lake: LakeResource,
     lancedb: LanceDBResource,

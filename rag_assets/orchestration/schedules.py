@@ -21,7 +21,8 @@ from rag_assets.orchestration.concurrency import (
 )
 from rag_assets.orchestration.jobs import eval_job, index_job, upkeep_job
 from rag_assets.orchestration.partitions import DOC_VERSIONS
-from rag_assets.orchestration.plans import carry_out_removals, plan_lake, run_requests, settled
+from rag_assets.orchestration.plans import plan_lake, run_requests, settled
+from rag_assets.orchestration.removals import carry_out_removals
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 SETTLE_S = 2.0

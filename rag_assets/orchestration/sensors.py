@@ -19,11 +19,11 @@ from rag_assets.orchestration.concurrency import keys_in_flight, mirror_automati
 from rag_assets.orchestration.jobs import index_job
 from rag_assets.orchestration.partitions import doc_versions
 from rag_assets.orchestration.plans import (
-    carry_out_removals,
     hold_unsettled,
     plan_lake,
     run_requests,
 )
+from rag_assets.orchestration.removals import carry_out_removals
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         version_sha256,
         write_atomically,
     )
+    from rag_assets.core.lake.lease import held_lease
     from rag_assets.core.lake.listing import folder_states, gc_paused, json_kind, path_state
     from rag_assets.core.lake.locks import file_lock, remove_lock, this_process, waited_lock
     from rag_assets.core.lake.parquet import (
@@ -68,6 +69,7 @@ __all__ = [
     "file_lock",
     "folder_states",
     "gc_paused",
+    "held_lease",
     "json_kind",
     "local_lock_path",
     "path_state",
@@ -107,6 +109,7 @@ _LAZY: dict[str, str] = {
     "file_lock": "rag_assets.core.lake.locks",
     "folder_states": "rag_assets.core.lake.listing",
     "gc_paused": "rag_assets.core.lake.listing",
+    "held_lease": "rag_assets.core.lake.lease",
     "json_kind": "rag_assets.core.lake.listing",
     "local_lock_path": "rag_assets.core.lake.layout",
     "path_state": "rag_assets.core.lake.listing",

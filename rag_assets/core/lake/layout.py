@@ -189,6 +189,11 @@ class Lake:
             return Path.home() / ".cache" / "trecho" / self._uri_digest
         return self.root / "cache"
 
+    @property
+    def leases_dir(self) -> LakePath:
+        """Where the leases every host honours live (`core.lake.lease`)."""
+        return self.root / ".leases"
+
     def exists(self) -> bool:
         """Whether the lake's root folder exists; an object store that refuses to answer
         (no endpoint there, a missing bucket, refused credentials) raises `LakeError`,
