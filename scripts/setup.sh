@@ -47,13 +47,14 @@ TOOLS="${XDG_CACHE_HOME:-$HOME/.cache}/trecho/tools"
 # condensed and oblique faces of fonts-dejavu-extra); Chromium for the browser tests (the
 # HTML eval report and the Dagster UI, driven by Playwright through /usr/bin/chromium:
 # Playwright's own browser download is never used); PostgreSQL for the test of the
-# Postgres-backed Dagster instance (deploy/dagster.yaml); strace for the test that
-# nothing connects outside loopback; time: GNU time -v for the peak-memory figures of
-# hostile PDFs (docs/lifecycle.md).
+# Postgres-backed Dagster instance (deploy/dagster.yaml); redis-server for the Celery
+# executor's test (the broker a dagster-celery worker takes steps from); strace for the
+# test that nothing connects outside loopback; time: GNU time -v for the peak-memory
+# figures of hostile PDFs (docs/lifecycle.md).
 DEMO_APT=(tesseract-ocr tesseract-ocr-por tesseract-ocr-eng)
-TEST_APT=(fonts-dejavu-core fonts-dejavu-extra chromium postgresql strace time)
+TEST_APT=(fonts-dejavu-core fonts-dejavu-extra chromium postgresql redis-server strace time)
 # Extras. demo: serve (`trecho serve`, `trecho mcp`). test: dev (tests and lint); s3,
-# dask, postgres, onnx: what the object-store, deploy and ONNX tests run on.
+# dask, celery, postgres, onnx: what the object-store, deploy and ONNX tests run on.
 case "$PROFILE" in
     demo)
         APT_PACKAGES=("${DEMO_APT[@]}")
@@ -62,7 +63,7 @@ case "$PROFILE" in
         ;;
     test)
         APT_PACKAGES=("${DEMO_APT[@]}" "${TEST_APT[@]}")
-        EXTRAS="${TRECHO_EXTRAS:-dev,s3,dask,postgres,onnx,serve}"
+        EXTRAS="${TRECHO_EXTRAS:-dev,s3,dask,celery,postgres,onnx,serve}"
         CHECK_DISTS="trecho torch fastapi mcp pytest playwright"
         ;;
     *)

@@ -10,10 +10,12 @@ import glob
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -496,3 +498,82 @@ def test_on_dask_a_step_whose_upstream_failed_neither_runs_nor_records_a_materia
         # the UI shows them skipped, as with any other executor
         assert later <= step_events(instance, run.run_id, DagsterEventType.STEP_SKIPPED)
     assert_searchable(lake, embedder)  # the index still answers from the good file
+
+
+# -- a real Celery worker, on a real Redis broker -----------------------------------------
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A throwaway redis-server (Debian's) on a free loopback port, nothing saved."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail(
+            "redis-server not found: install the Debian package `redis-server` "
+            "(apt-get install -y --no-install-recommends redis-server)"
+        )
+    port = free_port()
+    server = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(100):
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_the_index_job_runs_its_steps_in_a_celery_worker(
+    redis_url: str, one_doc_lake: Lake, tmp_path: Path, embedder, monkeypatch
+) -> None:
+    lake = one_doc_lake
+    home = dagster_home(tmp_path / "dagster_home", "telemetry:\n  enabled: false\n")
+    bin_dir = str(Path(sys.executable).parent)
+    for name, value in {
+        "DAGSTER_HOME": str(home),
+        "TRECHO_LAKE": str(lake.root),
+        "TRECHO_EXECUTOR": "celery",
+        "TRECHO_CELERY_BROKER": f"{redis_url}/0",
+        "TRECHO_CELERY_BACKEND": f"{redis_url}/1",
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+    }.items():
+        monkeypatch.setenv(name, value)
+    with DagsterInstance.get() as instance:
+        instance.add_dynamic_partitions(DOC_VERSIONS, [KEY])
+        # the worker as docs/deploy.md starts it, on the shipped run config's broker
+        worker = subprocess.Popen(
+            [
+                str(Path(bin_dir) / "dagster-celery"),
+                *("worker", "start", "-A", "dagster_celery.app"),
+                *("-y", str(DEPLOY / "run_config" / "celery.yaml"), "--", "--pool=solo"),
+            ],
+            stdout=(tmp_path / "worker.log").open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            done = subprocess.run(
+                execute_cmd(KEY), cwd=REPO, capture_output=True, text=True, timeout=600
+            )
+            (run,) = instance.get_runs()
+            starts = instance.get_records_for_run(
+                run_id=run.run_id, of_type=DagsterEventType.STEP_START
+            ).records
+            pids = {r.event_log_entry.dagster_event.pid for r in starts}
+            # every step ran in the Celery worker's process, a child of the worker command
+            parents = {int(Path(f"/proc/{pid}/stat").read_text().split()[3]) for pid in pids}
+        finally:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(timeout=60)
+    log = (tmp_path / "worker.log").read_text(errors="replace")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:] + log[-3000:]
+    assert run.status == DagsterRunStatus.SUCCESS
+    assert len(starts) == len(CHAIN) and parents == {worker.pid}, (pids, parents, worker.pid)
+    assert_searchable(lake, embedder)
