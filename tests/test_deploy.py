@@ -6,7 +6,9 @@ behind the Dagster instance written from deploy/dagster.yaml.
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import io
 import json
 import os
 import shutil
@@ -31,6 +33,7 @@ from dagster import (
     validate_run_config,
 )
 
+from rag_assets.cli import main
 from rag_assets.core.index import Index
 from rag_assets.core.lake.layout import Lake
 from rag_assets.core.request import SearchRequest
@@ -426,6 +429,13 @@ def test_the_deploy_instance_keeps_runs_events_and_step_logs_where_every_host_re
         # the step's log lines, written on the other host, read from this one's instance
         logs = step_logs(instance, run.run_id)
         assert f"{KEY}: policy chose" in logs.get("chunks", ""), logs
+        # `trecho materialize` on a deployment's instance points at its webserver, not at
+        # a `trecho ui` on this machine
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+        (ui,) = [x for x in out.getvalue().splitlines() if x.startswith("Open the Dagster UI")]
+        assert "deployment's webserver" in ui and "trecho ui" not in ui and ":3000" not in ui
 
     # and it is all in Postgres itself, nowhere under either DAGSTER_HOME
     conn = postgres.connect()

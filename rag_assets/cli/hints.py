@@ -39,6 +39,18 @@ def ui_hint(lake: Any, dagster_home: Path, model: str | None = None) -> str:
     return f"{assigned}{tool('trecho')} ui --lake {lake_arg}{extra}   (then {UI_URL})"
 
 
+def deployment_ui_hint(instance: Any) -> str | None:
+    """Where a deployment's runs are seen, when the instance is a deployment's (its runs
+    stored off this machine, e.g. deploy/dagster.yaml's Postgres): its own webserver, not
+    a `trecho ui` on this machine. None for a local instance (SQLite under its home)."""
+    if "sqlite" in type(instance.run_storage).__module__:
+        return None
+    return (
+        "the deployment's webserver (`dagster-webserver -w deploy/workspace.yaml`): this "
+        f"command's runs are in its instance (DAGSTER_HOME={instance.root_directory})"
+    )
+
+
 def search_hint(lake: Any, model: str | None = None) -> str:
     """A first search of this lake."""
     extra = f" --model {shlex.quote(model)}" if model else ""

@@ -16,7 +16,7 @@ from rag_assets.cli.common import (
     pipeline_of,
     say,
 )
-from rag_assets.cli.hints import search_hint, ui_hint
+from rag_assets.cli.hints import deployment_ui_hint, search_hint, ui_hint
 from rag_assets.core.lake import LakeError
 
 
@@ -46,7 +46,8 @@ def cmd_materialize(args: argparse.Namespace) -> int:
     if done.report:
         print(f"Report: {done.report}")
     home = Path(instance.root_directory)
-    print(f"Open the Dagster UI: {ui_hint(lake.root, home, args.model)}")
+    ui = deployment_ui_hint(instance) or ui_hint(lake.root, home, args.model)
+    print(f"Open the Dagster UI: {ui}")
     print(f"Search: {search_hint(lake.root, args.model)}")
     return failed(done.failed)
 
