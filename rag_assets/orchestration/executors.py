@@ -125,12 +125,18 @@ class _StepArgs:
     def __init__(self, *args: Any) -> None:
         self.args = args
 
+    @property
+    def step_key(self) -> str:
+        """The step these arguments run (query_on_dask_worker's `step_keys`, one key)."""
+        return str(self.args[3][0])
+
 
 class _NotRun:
-    """What a step's task returns when it did not run: an upstream step of the same run
-    failed or did not run either (`upstream`: their keys)."""
+    """What a step's task returns when it did not run (`step`: its key): an upstream step
+    of the same run failed or did not run either (`upstream`: their keys)."""
 
-    def __init__(self, upstream: list[str]) -> None:
+    def __init__(self, step: str, upstream: list[str]) -> None:
+        self.step = step
         self.upstream = upstream
 
 
@@ -144,7 +150,7 @@ def _succeeded(result: Any) -> bool:
 def _upstream_key(result: Any) -> str:
     """The step key an upstream task's result is about."""
     if isinstance(result, _NotRun):
-        return "a step that did not run"
+        return result.step
     keys = {event.step_key for event in result if getattr(event, "step_key", None)}
     return ", ".join(sorted(keys)) or "an upstream step"
 
@@ -158,7 +164,7 @@ def _run_step_on_worker(dependencies: Sequence[Any], step: _StepArgs) -> Any:
 
     failed = [_upstream_key(result) for result in dependencies if not _succeeded(result)]
     if failed:
-        return _NotRun(failed)
+        return _NotRun(step.step_key, failed)
     return query_on_dask_worker(dependencies, *step.args)
 
 
