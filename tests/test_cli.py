@@ -553,6 +553,45 @@ def test_materialize_counts_what_a_superseding_run_removed(tmp_path, capsys, mon
 
 
 @pytest.mark.slow
+def test_a_superseded_version_waits_while_another_process_holds_the_purge_lease(
+    tmp_path, capsys, monkeypatch
+):
+    """v7 supersedes v6 while another process (another host) holds the lake's purge
+    lease: v7 is indexed, v6 stays until the lease is let go (neither v7's run nor the
+    plan after it removes it), then the next materialize removes it."""
+    from rag_assets.core.lake import PURGE, held_lease
+
+    lake = copy_lake(tmp_path / "lake", ["manual-beneficiario"], [])
+    folder = lake.raw_dir / "manual-beneficiario"
+    held = tmp_path / "held"
+    held.mkdir()
+    for name in ("v7.pdf", "v7.yaml"):
+        (folder / name).rename(held / name)
+    sidecar = folder / "v6.yaml"
+    text = sidecar.read_text(encoding="utf-8").replace("status: revoked", "status: active")
+    sidecar.write_text(text.replace("valid_to: 2026-02-28\n", ""), encoding="utf-8")
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    for name in ("v7.pdf", "v7.yaml"):
+        (held / name).rename(folder / name)
+    capsys.readouterr()
+    with held_lease(lake.leases_dir, PURGE, "the remover of another host") as other:
+        assert other is None
+        assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+        out = capsys.readouterr().out
+        assert "manual-beneficiario@v7 ... ok" in out
+        assert "removed  manual-beneficiario@v6" not in out
+        waiting = [x for x in out.splitlines() if "purge lease" in x]
+        assert waiting and all(x.startswith("skipped  manual-beneficiario@v6") for x in waiting)
+        assert all("the remover of another host" in x for x in waiting), out
+        assert main(["status", "--lake", str(lake.root)]) == 0
+        (line,) = [x for x in capsys.readouterr().out.splitlines() if "@v6" in x]
+        assert "CLEANUP PENDING" in line
+    assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
+    assert "removed  manual-beneficiario@v6" in capsys.readouterr().out
+
+
+@pytest.mark.slow
 def test_an_interrupted_run_is_marked_failed_and_full_text_catches_up(
     tmp_path, capsys, monkeypatch, embedder
 ):

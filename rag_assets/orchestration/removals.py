@@ -9,12 +9,10 @@ from collections.abc import Callable, Mapping
 
 from dagster import DagsterInstance
 
-from rag_assets.core.lake import held_lease, this_process
+from rag_assets.core.lake import PURGE, held_lease, this_process
 from rag_assets.core.lifecycle import Plan
 from rag_assets.orchestration.plans import purge_removals
 from resources import LakeResource, LanceDBResource
-
-PURGE_LEASE = "purge"
 
 
 def carry_out_removals(
@@ -33,7 +31,7 @@ def carry_out_removals(
     if not plan.remove and not plan.unused_cache:
         return purge_removals(instance, lake, lancedb, plan, say, earlier)
     holder = this_process(f"removals on {socket.gethostname()}")
-    with held_lease(lake.lake.leases_dir, PURGE_LEASE, holder) as other:
+    with held_lease(lake.lake.leases_dir, PURGE, holder) as other:
         if other is not None:
             what = ", ".join(plan.remove) or "unused cached vectors"
             (waiting or say)(

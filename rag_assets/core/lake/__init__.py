@@ -24,7 +24,7 @@ if TYPE_CHECKING:
         version_sha256,
         write_atomically,
     )
-    from rag_assets.core.lake.lease import held_lease
+    from rag_assets.core.lake.lease import PURGE, held_lease
     from rag_assets.core.lake.listing import folder_states, gc_paused, json_kind, path_state
     from rag_assets.core.lake.locks import file_lock, remove_lock, this_process, waited_lock
     from rag_assets.core.lake.parquet import (
@@ -70,6 +70,7 @@ __all__ = [
     "folder_states",
     "gc_paused",
     "held_lease",
+    "PURGE",
     "json_kind",
     "local_lock_path",
     "path_state",
@@ -110,6 +111,7 @@ _LAZY: dict[str, str] = {
     "folder_states": "rag_assets.core.lake.listing",
     "gc_paused": "rag_assets.core.lake.listing",
     "held_lease": "rag_assets.core.lake.lease",
+    "PURGE": "rag_assets.core.lake.lease",
     "json_kind": "rag_assets.core.lake.listing",
     "local_lock_path": "rag_assets.core.lake.layout",
     "path_state": "rag_assets.core.lake.listing",

@@ -1,5 +1,6 @@
 """A lease in the lake that every host honours: one holder at a time of a job no two
-hosts may do at once (the removals: `orchestration/removals.carry_out_removals`).
+hosts may do at once (the removals: `orchestration/removals.carry_out_removals`, and a
+run retiring the versions it superseded, `core/pipeline/indexing.py`).
 
 The lease is a small JSON file, `<lake>/.leases/<name>.json` (`holder`, `token`,
 `until`, UTC ISO), taken by a write that succeeds only when no such file exists: an
@@ -23,6 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from rag_assets.core.lake.keys import LakePath
+
+PURGE = "purge"
+"""The lease every removal of versions runs under (the plan's removals, a run retiring the
+versions it superseded)."""
 
 LEASE_S = 900.0
 """How long a lease lasts unless released: past it, a holder that died is replaced."""

@@ -24,7 +24,15 @@ from rag_assets.core.index import (
     embed_cached,
     read_active,
 )
-from rag_assets.core.lake import Lake, read_stage, remove_stage_files, split_key
+from rag_assets.core.lake import (
+    PURGE,
+    Lake,
+    held_lease,
+    read_stage,
+    remove_stage_files,
+    split_key,
+    this_process,
+)
 from rag_assets.core.lifecycle import (
     Removal,
     not_live_reason,
@@ -122,14 +130,29 @@ class Indexing:
         # only a version in the table search uses replaces an older one (not during a
         # model backfill: search still answers from the old table)
         replaced = replaced_once_committed(lake, key, uri, history, indexed=indexed)
-        for old, why in replaced.items() if serving else ():
-            removal = purge_version(lake, uri, old, why)
-            if removal.rows or removal.files:  # else gone before (a re-run of this version)
-                done.retired[old] = (why, removal)
+        if replaced and serving:
+            self._retire(key, replaced, done)
         done.indexed_again = lake.note_indexed_again(key, sha)
         note_indexed(lake, key, sha)  # what `trecho status` compares the file with
         done.switch = promote_if_complete(lake, uri, model, self.drop_old, history)
         return done
+
+    def _retire(self, key: str, replaced: dict[str, str], done: Indexed) -> None:
+        """Remove the versions `key` superseded (old key -> why) under the lake's purge
+        lease, which every host honours: while another process holds it, they are left
+        (said in the log) to the next reconcile plan, which removes what is not live."""
+        holder = this_process(f"the run of {key}")
+        with held_lease(self.lake.leases_dir, PURGE, holder) as other:
+            if other is not None:
+                self.warn(
+                    f"{key}: {', '.join(replaced)} not retired yet: {other} holds the lake's "
+                    "purge lease (the next plan removes them)"
+                )
+                return
+            for old, why in replaced.items():
+                removal = purge_version(self.lake, self.index.uri, old, why)
+                if removal.rows or removal.files:  # else gone before (a re-run)
+                    done.retired[old] = (why, removal)
 
     def _not_written(self, key: str, reason: str) -> Indexed:
         """A version not live (any more): nothing written, the derived files its run
