@@ -53,9 +53,10 @@ class Status:
     indexes: str | None
     """The indexes of that table, summarized (None: no table)."""
     configured: str
-    """The configured model's id."""
+    """The id of the model reported on: the lake's (the one it switches to, else the one
+    search uses), or the one `--model` names."""
     backfill: ModelProgress | None
-    """Where the configured model's table stands, when search uses another model."""
+    """Where that model's table stands, when search uses another model."""
     tables: list[str]
     """Every model table in the database."""
     live: list[LiveVersion] = field(default_factory=list)
@@ -136,3 +137,27 @@ def lake_status(
         )
     lake.memo.save()
     return status
+
+
+def model_lines(status: Status, named: str | None, shell: Settings) -> list[str]:
+    """What `trecho status` says of the model: the lake's (or the one `named` by
+    `--model`) and whether a backfill to it is pending; and, when this shell's
+    TRECHO_MODEL names another model, that the lake does not follow it (the lake's record
+    is the one source: `core.index.lake_model`)."""
+    fills = "`trecho backfill`, or the sensor of `trecho ui`, fills it"
+    progress = status.backfill
+    who = f"--model {status.configured}" if named else f"lake's model: {status.configured}"
+    if progress is None:
+        lines = [f"{who} (no backfill pending)"] if status.active is not None else []
+    else:
+        state = "complete" if progress.complete else f"{len(progress.missing)} versions missing"
+        lines = [f"{who} -> backfill {state} ({len(progress.done)} done); {fills}"]
+    if not named and shell.model and status.active is not None:
+        asked = shell.embedder().model_id
+        if asked != status.configured:
+            lines.append(
+                f"  {shell.var('model')}={shell.model} in this shell is not the lake's model "
+                "and is not used; to switch: `trecho backfill --model "
+                f"{shell.model}`, or the switch_model job in the UI"
+            )
+    return lines

@@ -15,6 +15,7 @@ from dagster import (
     sensor,
 )
 
+from rag_assets.core.index import lake_model
 from rag_assets.orchestration.concurrency import keys_in_flight, mirror_automation_switch
 from rag_assets.orchestration.jobs import index_job
 from rag_assets.orchestration.partitions import doc_versions
@@ -35,6 +36,23 @@ def read_cursor(cursor: str | None) -> tuple[dict[str, str], dict[str, str]]:
     if "files" not in data:
         return {}, {}
     return dict(data.get("requested", {})), dict(data.get("looked", {}))
+
+
+def stale_model(
+    lake: LakeResource, lancedb: LanceDBResource, embedder: EmbedderResource
+) -> str | None:
+    """Why this code location must not plan: the lake's model changed (the `switch_model`
+    job) since its definitions were built for another (their code versions would record
+    the old model's); None when they agree."""
+    built = embedder.embedder()
+    wanted = lake_model(lancedb.uri_for(lake.lake))
+    if wanted is None or wanted.model_id == built.model_id:
+        return None
+    return (
+        f"the lake's model is now {wanted.model} ({wanted.model_id}); this code location "
+        f"was built for {built.model_id}: reload it (Deployment -> Reload, or restart "
+        "`trecho ui`) and the sensor re-cuts and re-embeds every version for the lake's model"
+    )
 
 
 SENSOR_INTERVAL_S = 5
@@ -71,6 +89,8 @@ def watch_raw_folder(
     """
     requested, looked = read_cursor(context.cursor)
     mirror_automation_switch(context.instance)  # what job pages say of the automation
+    if (behind := stale_model(lake, lancedb, embedder)) is not None:
+        return SkipReason(behind)
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), sweep_cache=False)
     for problem in plan.scan.problems:
         context.log.warning(problem)

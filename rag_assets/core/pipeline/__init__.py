@@ -41,6 +41,7 @@ from rag_assets.core.pipeline.models import (
     drop_model,
     model_progress,
     promote_if_complete,
+    switch_model,
 )
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "linearize_version",
     "model_progress",
     "promote_if_complete",
+    "switch_model",
     "read_raw",
     "register_version",
     "stage_code_versions",
