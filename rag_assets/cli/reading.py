@@ -177,7 +177,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """What is live, what search serves, and anything pending, from the stores themselves
     (not from Dagster's event log, which keeps a removed version's old events)."""
-    from rag_assets.cli.status import lake_status, model_lines
+    from rag_assets.cli.status import lake_status, model_lines, pending_line
     from rag_assets.core.embedding import NOT_MEASURED
 
     lake = lake_of(args)
@@ -189,11 +189,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"lake: {status.lake}")
     fill = "`trecho materialize`, or the sensor of `trecho ui`"
     if status.indexes is None:  # no table: nothing to count rows of
-        pending = sum(1 for v in status.live if not v.rows)
-        print(
-            f"search uses: nothing yet (no table {status.table}); {pending} live versions "
-            f"to index: {fill} indexes them"
-        )
+        print(f"search uses: nothing yet (no table {status.table}); {pending_line(status, fill)}")
     else:
         print(
             f"search uses: {status.table} ({status.rows} rows"
