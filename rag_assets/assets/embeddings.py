@@ -20,6 +20,7 @@ from rag_assets.core.index import EmbeddingCache
 from rag_assets.core.pipeline import Indexed, Indexing, embeddings_code_version
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
+from rag_assets.orchestration.concurrency import last_of_a_batch
 from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
@@ -78,6 +79,9 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                     },
                 )
             )
+        if last_of_a_batch(context.instance, context.run_id, context.run.tags):
+            # no run follows to fold its rows in: full-text search covers every row now
+            index.update_indexes(max_lag_rows=0)
         hits, misses, stored = done.hits, done.misses, done.rows
         context.log.info(f"{key}: {misses} texts embedded, {hits} from the cache; {done.switch}")
         return MaterializeResult(

@@ -166,6 +166,18 @@ def runs_in_flight(instance: DagsterInstance) -> dict[str, list[RunInFlight]]:
     return out
 
 
+def last_of_a_batch(instance: DagsterInstance, run_id: str, tags: Mapping[str, str]) -> bool:
+    """Whether the run `run_id` (its `tags`) should leave the indexes covering every row
+    at its end: no other run of a version is queued or running (the last of a sensor's
+    batch, of a backfill), and it is not one of a `trecho` command's runs (the command
+    catches the indexes up once, at its end)."""
+    if tags.get("trecho/trigger") == "cli":
+        return False
+    return not any(
+        run.run_id != run_id for runs in runs_in_flight(instance).values() for run in runs
+    )
+
+
 def leave_to_runs_in_flight(instance: DagsterInstance, planned: dict[str, Any]) -> dict[str, str]:
     """Take out of `planned` (key -> planned run) the versions a run in flight works on:
     key -> why, naming the run (`trecho materialize` leaves them to it, and says so)."""
