@@ -16,6 +16,7 @@ from dagster import (
 )
 
 from rag_assets.assets._common import GROUP, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.index import EmbeddingCache
 from rag_assets.core.pipeline import Indexed, Indexing, embeddings_code_version
 from rag_assets.core.stages import EMBEDDINGS
@@ -87,6 +88,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
         return MaterializeResult(
             metadata={
                 "rows": stored,
+                **standard_metadata(stored, table=index.table_name, uri=lancedb.uri_for(lake.lake)),
                 "model": model.model,
                 "model_id": model.model_id,
                 "table": index.table_name,

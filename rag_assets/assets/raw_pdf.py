@@ -3,6 +3,7 @@
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets._common import GROUP, failing_clearly, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.pipeline import CODE_VERSIONS, read_raw, register_version
 from rag_assets.core.stages import RAW_PDF
 from rag_assets.orchestration.partitions import doc_versions
@@ -47,6 +48,7 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
             "valid_to": str(sidecar.valid_to or ""),
             "removal_history": lake.lake.removal_history(key) or "never removed",
             "source": MetadataValue.path(str(pdf_path)),
+            **standard_metadata(1, uri=str(path)),  # the document's one row
             "parquet": MetadataValue.path(str(path)),
         },
         data_version=DataVersion(sha),

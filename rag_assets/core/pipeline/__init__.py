@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from rag_assets.core.pipeline.code_versions import (
     CODE_VERSIONS,
+    EVAL_REPORT_CODE_VERSION,
     chunks_code_version,
     embeddings_code_version,
     stage_code_versions,
@@ -52,6 +53,7 @@ __all__ = [
     "Extracted",
     "Indexed",
     "Indexing",
+    "EVAL_REPORT_CODE_VERSION",
     "Linearized",
     "ModelProgress",
     "Structured",
