@@ -24,7 +24,7 @@ from rag_assets.definitions import build_definitions
 from rag_assets.orchestration.materialize import QUIET, open_instance
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 
-from .conftest import copy_lake
+from .conftest import copy_lake, sensor_tick
 
 pytestmark = pytest.mark.slow  # runs the index job, then `trecho materialize`
 
@@ -106,6 +106,12 @@ def test_a_fill_in_flight_is_shown_with_its_runs_and_left_to_them(
             f"PENDING: queued in run {queued.run_id} (sensor raw_folder_sensor)"
         ), out
         assert "trecho materialize" not in out and "2 with a run in flight" in out
+
+        tick = sensor_tick(defs, instance, looks=1)  # the UI's sensor meanwhile
+        assert not tick.run_requests
+        said = tick.skip_reason.skip_message
+        assert "2 version(s) with a run in flight" in said and f"run {running[:8]}" in said
+        assert "nothing new or changed" not in said
 
         assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
         out = capsys.readouterr().out

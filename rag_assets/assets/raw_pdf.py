@@ -10,17 +10,18 @@ from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
 SHA_TAG = "trecho/sha256"
-"""The run tag naming the file's hash (its first 16 hex digits) a run was asked for."""
+"""The run tag naming the file's hash (all 64 hex digits, as `sha256sum` prints it) a run
+was asked for."""
 
 
 def retag(context: AssetExecutionContext, sha: str) -> None:
     """Make the run's `SHA_TAG` name the hash this run read, when the file changed since
     the run was asked for (the tag then named a file that is not the one indexed)."""
     asked = context.run.tags.get(SHA_TAG)
-    if asked is not None and asked != sha[:16]:
-        context.instance.add_run_tags(context.run_id, {SHA_TAG: sha[:16]})
+    if asked is not None and asked != sha:
+        context.instance.add_run_tags(context.run_id, {SHA_TAG: sha})
         context.log.warning(
-            f"{context.partition_key}: asked for file {asked}, read {sha[:16]}: run tag "
+            f"{context.partition_key}: asked for file {asked[:16]}, read {sha[:16]}: run tag "
             f"{SHA_TAG} set to what was read"
         )
 

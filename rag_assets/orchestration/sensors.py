@@ -96,7 +96,8 @@ def watch_raw_folder(
         context.log.warning(problem)
     gone = carry_out_removals(context.instance, lake, lancedb, plan, context.log.info)
     pending = {key: requested[key] for key in plan.run if key in requested}
-    for key, run_id in keys_in_flight(context.instance, plan.run).items():
+    flying = keys_in_flight(context.instance, plan.run)
+    for key, run_id in flying.items():
         # a run of it is queued or running: what it leaves is planned again once it ended
         context.log.info(f"{key}: run {run_id[:8]} in flight; planned again once it ends")
         del plan.run[key]
@@ -121,6 +122,12 @@ def watch_raw_folder(
         if held:
             return SkipReason(
                 f"waiting for {len(held)} file(s) to stay the same: {', '.join(held)}"
+            )
+        if flying:
+            runs = ", ".join(f"{key} (run {run_id[:8]})" for key, run_id in flying.items())
+            return SkipReason(
+                f"{len(flying)} version(s) with a run in flight, asked for again once it "
+                f"ended if still needed: {runs}; nothing else new or changed"
             )
         return SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
     return SensorResult(
