@@ -136,7 +136,8 @@ def shoot_conventions(page: Any, url: str, out: Path) -> list[Path]:
     materialization's row count."""
     page.goto(f"{url}/assets/chunks")
     skip_dialog(page)
-    page.get_by_text("team:trecho").first.wait_for()
+    page.get_by_text("Owners", exact=True).first.wait_for()
+    page.get_by_text("Row count", exact=True).first.wait_for()
     settle(page)
     shot = out / "ui-asset-conventions.png"
     page.screenshot(path=str(shot), full_page=True)
