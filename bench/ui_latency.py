@@ -27,6 +27,7 @@ import os
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -226,8 +227,7 @@ def trees_side_by_side(old: str, rounds: int) -> None:
         shutil.rmtree(root, ignore_errors=True)
     print(f"{'':28s} {old:>9s} {'this tree':>10s}  this ÷ old")
     for part, label in (("total", "file to searchable"), ("to_end", "file to the run's end")):
-        a = sorted(seconds["old"][part])[len(seconds["old"][part]) // 2]
-        b = sorted(seconds["new"][part])[len(seconds["new"][part]) // 2]
+        a, b = statistics.median(seconds["old"][part]), statistics.median(seconds["new"][part])
         print(f"  {label:26s} {a:8.1f}s {b:9.1f}s  {b / a:9.2f}x")
 
 
