@@ -80,6 +80,8 @@ def test_a_switch_from_the_ui_is_followed_by_the_code_location_the_sensor_and_st
     assert table_name(embedder.model_id) not in graph.get(AssetKey("embeddings")).description
     runs = sensor.tick_and_run(reloaded)
     assert runs[OPS] is not None and runs[OPS].success
+    said = runs[OPS].asset_materializations_for_node("embeddings")[0].metadata["search"].value
+    assert said.startswith("at this run: ")  # a fact of that moment, not of the index now
     assert read_active(lake.lancedb_dir).model_id == twin_id  # search switched
     assert f"lake's model: {twin_id} (no backfill pending)" in status_of(lake.root, capsys)
 

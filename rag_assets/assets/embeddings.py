@@ -96,7 +96,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 "texts_embedded": misses,
                 "cache_hits": hits,
                 "cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
-                "search": done.switch,
+                "search": f"at this run: {done.switch}",  # the index moves on after it
                 "superseded": ", ".join(done.retired) or "none",
                 # what left each store (`Removal.counts`)
                 "superseded_removed": {old: r.counts() for old, (_, r) in done.retired.items()},
