@@ -55,6 +55,12 @@ def stale_model(
     )
 
 
+def said_before(cursor: str | None) -> set[str]:
+    """The lines the last tick logged (the cursor's `said`): said again only once they
+    changed."""
+    return set(json.loads(cursor).get("said", [])) if cursor else set()
+
+
 SENSOR_INTERVAL_S = 5
 """Seconds between the raw-folder sensor's ticks (TRECHO_SENSOR_INTERVAL): a tick of an
 unchanged lake lists it and reads nothing (the lake's memo), so a new file waits seconds,
@@ -88,18 +94,28 @@ def watch_raw_folder(
     (the cursor's `looked`), so a file still being copied is not read half.
     """
     requested, looked = read_cursor(context.cursor)
+    before = said_before(context.cursor)
+    said: list[str] = []
+
+    def say_once(line: str, warning: bool = False) -> None:
+        """Log `line` unless the last tick logged it too: a tick that has nothing new to
+        say logs nothing, and Dagster keeps no log file for it (one a tick otherwise)."""
+        said.append(line)
+        if line not in before:
+            (context.log.warning if warning else context.log.info)(line)
+
     mirror_automation_switch(context.instance)  # what job pages say of the automation
     if (behind := stale_model(lake, lancedb, embedder)) is not None:
         return SkipReason(behind)
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), sweep_cache=False)
     for problem in plan.scan.problems:
-        context.log.warning(problem)
+        say_once(problem, warning=True)
     gone = carry_out_removals(context.instance, lake, lancedb, plan, context.log.info)
     pending = {key: requested[key] for key in plan.run if key in requested}
     flying = keys_in_flight(context.instance, plan.run)
     for key, run_id in flying.items():
         # a run of it is queued or running: what it leaves is planned again once it ended
-        context.log.info(f"{key}: run {run_id[:8]} in flight; planned again once it ends")
+        say_once(f"{key}: run {run_id[:8]} in flight; planned again once it ends")
         del plan.run[key]
     for key in [k for k, run in plan.run.items() if requested.get(k) == run.run_key]:
         del plan.run[key]  # asked for already, with the same inputs
@@ -110,7 +126,7 @@ def watch_raw_folder(
             "once it is the same at two looks (no run of a half-copied file)"
         )
     requested = pending | {key: run.run_key for key, run in plan.run.items()}
-    state = {"files": {}, "requested": requested, "looked": held}
+    state = {"files": {}, "requested": requested, "looked": held, "said": said}
     cursor = json.dumps(state, sort_keys=True)
     requests = []
     if plan.add:
