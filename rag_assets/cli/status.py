@@ -172,7 +172,8 @@ def model_lines(status: Status, named: str | None, shell: Settings) -> list[str]
 def runs_by_version(lake: Lake, settings: Settings) -> dict[str, list[Any]]:
     """The runs queued or running per version on the lake's Dagster instance
     (DAGSTER_HOME, else `<lake>/.dagster`); empty when that instance was never made (no
-    run can be in flight: nothing is created to say so)."""
+    run can be in flight: nothing is created to say so), and when its storage cannot be
+    read (a deployment's database out of reach: status still shows the stores)."""
     home = Path(settings.dagster_home or lake.dagster_home)
     if not (home / "dagster.yaml").is_file():
         return {}
@@ -180,8 +181,11 @@ def runs_by_version(lake: Lake, settings: Settings) -> dict[str, list[Any]]:
 
     from rag_assets.orchestration.concurrency import runs_in_flight
 
-    with DagsterInstance.from_config(str(home)) as instance:
-        return runs_in_flight(instance)
+    try:
+        with DagsterInstance.from_config(str(home)) as instance:
+            return runs_in_flight(instance)
+    except Exception:  # noqa: BLE001  (any storage error: the runs are then not listed)
+        return {}
 
 
 def with_runs(state: str, runs: list[Any] | None, rows: int) -> str:
