@@ -9,9 +9,16 @@ numbers (nothing of it in any embedding cache). Through the sensor, `dagster-dae
 loads the code location from this checkout; the file is dropped just after a sensor
 tick, so the sensor's wait is a whole interval (the worst case; a file dropped at a
 random moment waits half of it on average). Searchable: the version's rows are in the
-table search uses. Usage::
+table search uses; the run's end is reported too (a run now ends by folding its rows
+into the full-text index when no other run follows: issue 56).
+
+With `--old REV`, the sides are two source trees instead, each with its own defaults:
+REV checked out into a temporary worktree (`speed_vs.source_tree`) and this checkout,
+through the sensor each, the order alternating round by round (`--rounds`), and the
+ratios this tree ÷ REV. Usage::
 
     python bench/ui_latency.py            # the product's model (TRECHO_MODEL, default e5)
+    python bench/ui_latency.py --old 70bf201 --rounds 2
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import os
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -72,11 +80,12 @@ def write_pdf(path: Path, seed: int) -> None:
     pdf.output(str(path))
 
 
-def environment(lake: Path, home: Path, extra: dict[str, str]) -> dict[str, str]:
-    """The environment of a side's processes: its lake and Dagster home, this checkout."""
+def environment(lake: Path, home: Path, extra: dict[str, str], tree: Path = REPO) -> dict[str, str]:
+    """The environment of a side's processes: its lake and Dagster home, the code of
+    `tree` (this checkout by default)."""
     return {
         **os.environ,
-        "PYTHONPATH": str(REPO),
+        "PYTHONPATH": str(tree),
         "DAGSTER_HOME": str(home),
         "TRECHO_LAKE": str(lake),
         "DAGSTER_DISABLE_TELEMETRY": "1",
@@ -96,12 +105,12 @@ def fresh_side(root: Path, name: str) -> tuple[Path, Path]:
     return lake, home
 
 
-def materialize(env: dict[str, str], lake: Path) -> float:
+def materialize(env: dict[str, str], lake: Path, tree: Path = REPO) -> float:
     """`trecho materialize --skip-eval` as a user runs it; its wall seconds."""
     start = time.monotonic()
     subprocess.run(
         [sys.executable, "-m", "rag_assets.cli", "materialize", "--skip-eval", "--lake", str(lake)],
-        cwd=REPO,
+        cwd=tree,
         env=env,
         check=True,
         stdout=subprocess.DEVNULL,
@@ -116,18 +125,20 @@ def searchable(lake: Path) -> bool:
     return NEW.replace("/", "@") in committed_keys(lake / "lancedb", NEW.split("/")[0])
 
 
-def through_sensor(root: Path, slug: str, extra: dict[str, str], seed: int) -> dict[str, float]:
-    """Index the base, start the daemon, drop the new file just after a tick, wait until
-    it is searchable; the seconds of each part."""
+def through_sensor(
+    root: Path, slug: str, extra: dict[str, str], seed: int, tree: Path = REPO
+) -> dict[str, float]:
+    """Index the base, start the daemon (the code of `tree`), drop the new file just
+    after a tick, wait until it is searchable; the seconds of each part."""
     from dagster import DagsterInstance, RunRecord, RunsFilter
 
     lake, home = fresh_side(root, slug)
-    env = environment(lake, home, extra)
-    materialize(env, lake)
+    env = environment(lake, home, extra, tree)
+    materialize(env, lake, tree)
     os.environ["DAGSTER_HOME"] = str(home)
     daemon = subprocess.Popen(
         [str(Path(sys.executable).with_name("dagster-daemon")), "run", "-w", "workspace.yaml"],
-        cwd=REPO,
+        cwd=tree,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -157,12 +168,14 @@ def through_sensor(root: Path, slug: str, extra: dict[str, str], seed: int) -> d
                 return instance.get_run_records(RunsFilter(tags={"dagster/partition": key}))
 
             wait(lambda: all(r.end_time for r in records()), 300, "the run's end")
+            to_end = time.monotonic() - start
             runs = records()
             run = runs[-1]
             created = run.create_timestamp.timestamp()
             started, ended = run.start_time or created, run.end_time or created
             return {
                 "total": total,
+                "to_end": to_end,
                 "run": ended - started,
                 "queued": started - created,
                 "runs": len(runs),
@@ -185,8 +198,52 @@ def wait(predicate: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.25)
 
 
+def trees_side_by_side(old: str, rounds: int) -> None:
+    """The sensor path from `old`'s tree and from this one, alternating, and the ratios
+    of the medians this tree ÷ old (`--old`)."""
+    from speed_vs import source_tree
+
+    print(machine())
+    print(f"file to searchable through the sensor: {old} and this tree, {rounds} round(s)")
+    seed = random.randrange(1 << 30)
+    root = Path(tempfile.mkdtemp(prefix="trecho-ui-latency-"))
+    seconds: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
+    try:
+        with source_tree(old) as old_tree:
+            trees = {"old": old_tree, "new": REPO}
+            for n in range(rounds):
+                order = ["old", "new"] if n % 2 == 0 else ["new", "old"]
+                for side in order:
+                    parts = through_sensor(root, f"{side}{n}", {}, seed + n, trees[side])
+                    for part in ("total", "to_end", "run"):
+                        seconds[side].setdefault(part, []).append(parts[part])
+                    print(
+                        f"  round {n + 1} {side:3s}: {parts['total']:6.1f} s to searchable, "
+                        f"{parts['to_end']:6.1f} s to the run's end (run {parts['run']:.1f} s, "
+                        f"queued {parts['queued']:.1f} s, {int(parts['runs'])} run)",
+                        flush=True,
+                    )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"{'':28s} {old:>9s} {'this tree':>10s}  this ÷ old")
+    for part, label in (("total", "file to searchable"), ("to_end", "file to the run's end")):
+        a, b = statistics.median(seconds["old"][part]), statistics.median(seconds["new"][part])
+        print(f"  {label:26s} {a:8.1f}s {b:9.1f}s  {b / a:9.2f}x")
+
+
 def main() -> None:
-    """The three sides, one after the other, and their ratios."""
+    """The three sides, one after the other, and their ratios (or two trees: `--old`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--old", help="a git revision: its tree beside this one, through the sensor"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="rounds with --old (default 1)")
+    args = parser.parse_args()
+    if args.old:
+        trees_side_by_side(args.old, args.rounds)
+        return
     print(machine())
     seed = random.randrange(1 << 30)
     root = Path(tempfile.mkdtemp(prefix="trecho-ui-latency-"))

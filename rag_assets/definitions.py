@@ -15,6 +15,7 @@ from dagster import (
 )
 
 from rag_assets.assets import all_assets
+from rag_assets.core.lake import Lake
 from rag_assets.core.stages import FOLLOWERS
 from rag_assets.orchestration.concurrency import (
     AUTOMATION_SENSOR,
@@ -23,7 +24,7 @@ from rag_assets.orchestration.concurrency import (
     unconfigured_instance,
 )
 from rag_assets.orchestration.executors import select_executor
-from rag_assets.orchestration.jobs import embed_job, eval_job, index_job, upkeep_job
+from rag_assets.orchestration.jobs import embed_job, eval_job, index_job, switch_job, upkeep_job
 from rag_assets.orchestration.schedules import build_schedules
 from rag_assets.orchestration.sensors import AUTOMATION_INTERVAL_S, build_raw_folder_sensor
 from rag_assets.settings import Settings
@@ -82,7 +83,10 @@ def build_definitions(
     settings: Settings | None = None,
 ) -> Definitions:
     """Definitions with resources from the arguments, else the settings (default: the
-    environment, read here once); an empty `db_uri` means `<lake>/lancedb`. The code
+    environment, read here once); an empty `db_uri` means `<lake>/lancedb`. The model is
+    `model` when named, else the lake's (`Settings.lake_embedder`: the model it switches
+    to, else the one search uses; TRECHO_MODEL only for a lake with neither), so a reload
+    after a switch gives assets, descriptions and code versions of the lake's model. The code
     versions of chunks (cut to the model's tokenizer and token limit) and embeddings carry
     the model id (and chunks its token limit), so a model change shows both stale for
     every partition in the UI. The raw-folder sensor ticks every TRECHO_SENSOR_INTERVAL
@@ -91,7 +95,8 @@ def build_definitions(
     TRECHO_INDEX_CRON, the eval report's to TRECHO_EVAL_CRON, the table upkeep's to
     TRECHO_UPKEEP_CRON."""
     settings = settings or Settings.from_env()
-    embedder = settings.embedder(model, query_prefix, passage_prefix)
+    db = db_uri or str(Lake(lake_root or settings.lake).lancedb_dir)
+    embedder = settings.lake_embedder(db, model, query_prefix, passage_prefix)
     assets = all_assets(embedder.model_id, embedder.max_tokens)
     conditions = dict.fromkeys(FOLLOWERS, FOLLOW) | {"eval_report": REPORT_FOLLOWS}
     assets = [
@@ -102,7 +107,7 @@ def build_definitions(
     ]
     return Definitions(
         assets=assets,
-        jobs=[index_job, embed_job, eval_job, upkeep_job],
+        jobs=[index_job, embed_job, eval_job, upkeep_job, switch_job],
         sensors=[build_raw_folder_sensor(settings.sensor_interval), automation_sensor],
         schedules=build_schedules(settings.index_cron, settings.eval_cron, settings.upkeep_cron),
         executor=select_executor(settings, executor, max_concurrent),

@@ -140,6 +140,25 @@ class Settings:
             caches=cache_dirs(),
         )
 
+    def lake_embedder(
+        self,
+        db_uri: str,
+        model: str | None = None,
+        query_prefix: str | None = None,
+        passage_prefix: str | None = None,
+    ) -> Embedder:
+        """The model to work with on the database `db_uri`: `model` (or other prompts)
+        when named, else the lake's own (`core.index.lake_model`: the model it is switching
+        to, else the one search uses), else the configured one (a lake nothing was indexed
+        in or asked for yet). How it runs (device, backend...) is always the settings'."""
+        configured = self.embedder(model, query_prefix, passage_prefix)
+        if model or query_prefix is not None or passage_prefix is not None:
+            return configured
+        from rag_assets.core.index import lake_model
+
+        ref = lake_model(db_uri)
+        return configured if ref is None else ref.embedder(configured)
+
     def index_options(self) -> dict[str, Any]:
         """`Index`'s keyword arguments the settings give: ANN settings, vector weight."""
         return {

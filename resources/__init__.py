@@ -14,7 +14,7 @@ import dataclasses
 from functools import partial
 from typing import Any, TypeVar
 
-from dagster import ConfigurableResource
+from dagster import ConfigurableIOManager, ConfigurableResource, InputContext, OutputContext
 from pydantic import Field
 
 from rag_assets.core.embedding import Embedder
@@ -102,12 +102,19 @@ class EmbedderResource(ConfigurableResource):
     )
     query_prefix: str = _setting("query_prefix", "e.g. 'query: ' for e5 models")
     passage_prefix: str = _setting("passage_prefix", "e.g. 'passage: ' for e5 models")
-    device: str = _setting("device", "'cpu', 'cuda', 'cuda:1', 'mps'")
+    device: str = _setting(
+        "device",
+        "'cpu', 'cuda', 'cuda:1', 'mps': where torch computes (a sentence-transformers "
+        "model; the bundled e5's passages only when e5_passages is auto and this names an "
+        "accelerator)",
+    )
     batch_size: int = _field(32, "Texts embedded per batch")
     backend: str = _setting(
         "embed_backend",
-        "torch | onnx: onnx runs an ONNX export of the same model (CPU only), checked "
-        "against torch when loaded; same vectors, same model id",
+        "torch | onnx, for a sentence-transformers model (all-MiniLM-L6-v2, a folder): onnx "
+        "runs an ONNX export of the same model (CPU only), checked against torch when "
+        "loaded; same vectors, same model id. The bundled e5 ignores it: e5_passages and "
+        "e5_queries choose its paths",
     )
     threads: int = _setting(
         "embed_threads", "Threads of the bundled e5's paths; 0: every core", ge=0
@@ -185,13 +192,28 @@ class LanceDBResource(ConfigurableResource):
         return self.as_settings().index(self.uri_for(lake), embedder)
 
 
+class NothingStored(ConfigurableIOManager):
+    """The `io_manager` of every job: trecho's assets write their own files and tables,
+    and nothing reads a step's return value back, so none is stored (Dagster's default
+    pickles each under the instance's `storage/`, and shows its `base_dir` in every
+    Launchpad); no config."""
+
+    def handle_output(self, context: OutputContext, obj: Any) -> None:
+        """Keep nothing: what the step made is in the lake already."""
+
+    def load_input(self, context: InputContext) -> Any:
+        """Never asked for (no asset takes another's value as input)."""
+        raise NotImplementedError(f"{context.asset_key}: trecho stores no step values")
+
+
 def configured_resources(
     settings: Settings,
     lake_root: str | None = None,
     embedder: Embedder | None = None,
     db_uri: str = "",
 ) -> dict[str, ConfigurableResource]:
-    """The `lake`, `embedder` and `lancedb` resources: each setting field from
+    """The `lake`, `embedder` and `lancedb` resources (and `io_manager`, which stores
+    nothing: `NothingStored`): each setting field from
     `settings`, the lake root, model and prompts from the values given (a command's
     `--lake`, `--model`...) when given. Plain values, not Dagster `EnvVar`s: with
     Dagster 1.13, run config that sets one field of a resource (e.g. `cache: false` in
@@ -210,4 +232,5 @@ def configured_resources(
             passage_prefix=model.passage_prefix,
         ),
         "lancedb": _from_settings(LanceDBResource, settings, uri=db_uri),
+        "io_manager": NothingStored(),
     }

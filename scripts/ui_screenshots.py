@@ -1,5 +1,7 @@
 """Screenshots of the Dagster UI for the docs (docs/img/): the `embeddings` overview after
-a revocation, and the eval report synced after it.
+a revocation, the eval report synced after it, an asset's owners, kinds, tags and row
+count (`chunks`), and the model switch from the UI (the `switch_model` job's Launchpad
+with a model chosen, then its run's log).
 
 A lake of the two sample manuals is indexed and evaluated by `trecho materialize`, the
 beneficiary manual's v7 is revoked and `trecho materialize` runs again (the removal,
@@ -123,7 +125,45 @@ def shoot(url: str, out: Path) -> list[Path]:
             raise SystemExit("the eval report shows Unsynced after the removal")
         shots.append(out / "ui-eval-report-synced.png")
         page.screenshot(path=str(shots[-1]))
+        shots += shoot_conventions(page, url, out)
+        shots += shoot_switch(page, url, out)
         browser.close()
+    return shots
+
+
+def shoot_conventions(page: Any, url: str, out: Path) -> list[Path]:
+    """The `chunks` asset's page: owners, kinds and tags beside its latest
+    materialization's row count."""
+    page.goto(f"{url}/assets/chunks")
+    skip_dialog(page)
+    page.get_by_text("Owners", exact=True).first.wait_for()
+    page.get_by_text("Row count", exact=True).first.wait_for()
+    settle(page)
+    shot = out / "ui-asset-conventions.png"
+    page.screenshot(path=str(shot), full_page=True)
+    return [shot]
+
+
+SWITCH_CONFIG = "ops:\n  switch_lake_model:\n    config:\n      model: multilingual_e5_small_enpt\n"
+
+
+def shoot_switch(page: Any, url: str, out: Path) -> list[Path]:
+    """The `switch_model` job's Launchpad with a bundled model chosen, then the run it
+    launches, once its log says where the switch stands."""
+    import urllib.parse
+
+    config = urllib.parse.quote(SWITCH_CONFIG)
+    page.goto(f"{url}/locations/trecho/jobs/switch_model/playground/setup?config={config}")
+    skip_dialog(page)
+    page.get_by_text("multilingual_e5_small_enpt").first.wait_for()
+    settle(page)
+    shots = [out / "ui-switch-model.png"]
+    page.screenshot(path=str(shots[-1]))
+    page.get_by_role("button", name="Launch Run").click()
+    page.get_by_text("the lake's model is now").first.wait_for()
+    settle(page)
+    shots.append(out / "ui-switch-model-run.png")
+    page.screenshot(path=str(shots[-1]))
     return shots
 
 

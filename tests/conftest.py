@@ -143,6 +143,16 @@ def copy_lake(target: Path, docs: list[str], questions: list[str]) -> Lake:
 
 
 @pytest.fixture
+def twin(tmp_path: Path) -> str:
+    """The bundled MiniLM under another name: another model id, the same vectors."""
+    from rag_assets.core.embedding.embedder import resolve_model_path
+
+    path = tmp_path / "minilm-twin"
+    path.symlink_to(resolve_model_path("all-MiniLM-L6-v2"), target_is_directory=True)
+    return str(path)
+
+
+@pytest.fixture
 def small_lake(tmp_path: Path) -> Lake:
     """The operations manual (v1) and the beneficiary manual (v6 revoked, v7 active)."""
     return copy_lake(

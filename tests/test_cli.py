@@ -634,8 +634,11 @@ def test_an_interrupted_run_is_marked_failed_and_full_text_catches_up(
     # update) are searched flat; an up-to-date materialize takes them in
     defs = build_definitions(str(lake.root))
     no_cache = {"resources": {"embedder": {"config": {"cache": False}}}}
-    defs.resolve_job_def("embed_documents").execute_in_process(
-        partition_key="manual-operacao@v1", instance=instance, run_config=no_cache
+    defs.resolve_job_def("embed_documents").execute_in_process(  # a command's run: its
+        partition_key="manual-operacao@v1",  # command catches the indexes up at its end
+        instance=instance,
+        run_config=no_cache,
+        tags={"trecho/trigger": "cli"},
     )
     index = Index(lake.lancedb_dir, embedder)
     assert index.index_stats().fts.unindexed_rows > 0

@@ -498,12 +498,13 @@ def test_status_tells_what_is_live_served_and_pending(
     defs = build_definitions(str(lake.root))
     run_requested(defs, instance, evaluate_sensor(defs, instance, lake))
     set_sidecar(lake, OPS, status="revoked")  # revoked, but no sensor tick yet
-    monkeypatch.setenv("TRECHO_MODEL", twin_model)  # a new model configured, no backfill
+    monkeypatch.setenv("TRECHO_MODEL", twin_model)  # another model in this shell only
     assert main(["status", "--lake", str(lake.root)]) == 0
     out = capsys.readouterr().out
     assert "search uses: chunks__all-minilm-l6-v2" in out
-    assert "minilm-twin -> backfill 1 versions missing" in out
-    assert "trecho backfill" in out
+    assert "lake's model: all-minilm-l6-v2 (no backfill pending)" in out  # not the shell's
+    assert f"TRECHO_MODEL={twin_model} in this shell is not the lake's model" in out
+    assert f"`trecho backfill --model {twin_model}`" in out
     lines = {key: line for line in out.splitlines() for key in (OPS, V7) if f" {key} " in line}
     assert "indexed" in lines[V7] and "CLEANUP PENDING" in lines[OPS] and "revoked" in lines[OPS]
 

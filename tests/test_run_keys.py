@@ -1,6 +1,6 @@
 """Run keys never collide with a past run that did other work (issue 56): after a model
-switch there and back, through each route a user has (the configured model changed, as
-`trecho ui --model X` then plain `trecho ui`; a backfill from the UI with the model in
+switch there and back, through each route a user has (`trecho ui --model X`, then
+`trecho ui --model` the first again; a backfill from the UI with the model in
 its run config, there and back), the raw-folder sensor still indexes what needs it, and
 a PDF dropped afterwards is asked for, run and searchable.
 
@@ -11,6 +11,7 @@ a request whose run key a run of the sensor already carries is skipped (Dagster'
 
 from __future__ import annotations
 
+import argparse
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 from dagster import DagsterInstance, Definitions, RunsFilter
 
-from rag_assets.core.embedding.embedder import Embedder, resolve_model_path
+from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.index import Index, committed_keys, read_active
 from rag_assets.core.lake.layout import Lake
 from rag_assets.definitions import build_definitions
@@ -83,12 +84,17 @@ class Sensor:
         return as_the_daemon(defs, self.instance, result)
 
 
-@pytest.fixture
-def twin(tmp_path: Path) -> str:
-    """The bundled MiniLM under another name: another model id, the same vectors."""
-    path = tmp_path / "minilm-twin"
-    path.symlink_to(resolve_model_path("all-MiniLM-L6-v2"), target_is_directory=True)
-    return str(path)
+def ui_with_model(lake: Lake, model: str) -> Definitions:
+    """What `trecho ui --model <model>` loads: the model made the lake's (as the command
+    does before it starts the UI), then the code location's definitions."""
+    from rag_assets.cli.common import switch_named
+    from rag_assets.settings import Settings
+
+    settings = Settings.from_env()
+    args = argparse.Namespace(model=model, query_prefix=None, passage_prefix=None, db=None)
+    args.settings = settings
+    switch_named(args, lake)
+    return build_definitions(str(lake.root))
 
 
 def drop_new_pdf(lake: Lake) -> None:
@@ -115,16 +121,17 @@ def test_back_to_the_configured_model_the_sensor_indexes_again(
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
     instance = DagsterInstance.ephemeral()
     sensor = Sensor(evaluate_sensor, instance, lake)
-    first, other = build_definitions(str(lake.root)), build_definitions(str(lake.root), model=twin)
+    first = build_definitions(str(lake.root))
     assert sensor.tick_and_run(first)[OPS].success
 
     # `trecho ui --model <twin>`: the sensor fills the twin's table, search switches to it
-    runs = sensor.tick_and_run(other)
+    runs = sensor.tick_and_run(ui_with_model(lake, twin))
     assert runs[OPS] is not None and runs[OPS].success
     assert read_active(lake.lancedb_dir).model_id == Embedder(model=twin).model_id
 
-    # plain `trecho ui` again: the sensor fills the first model's table again (its
-    # inputs are those of the first run; the work is not: the index moved since)
+    # `trecho ui --model <first>` again: the sensor fills the first model's table again
+    # (its inputs are those of the first run; the work is not: the index moved since)
+    first = ui_with_model(lake, "all-MiniLM-L6-v2")
     runs = sensor.tick_and_run(first)
     assert runs[OPS] is not None and runs[OPS].success, "the run was skipped as done"
     assert read_active(lake.lancedb_dir).model_id == embedder.model_id
@@ -164,11 +171,12 @@ def test_a_failed_run_is_not_asked_again_with_the_same_inputs(
 
 
 def test_after_a_backfill_with_the_sensor_off_a_new_pdf_is_searchable(
-    evaluate_sensor, tmp_path: Path, embedder: Embedder, twin: str
+    evaluate_sensor, tmp_path: Path, twin: str
 ) -> None:
     """The sensor's cursor held the first run's request; a backfill between two ticks
     (the sensor off) made it stale: the version was never asked again, and a new PDF went
-    into a table search does not use."""
+    into a table search does not use. The backfill made its model the lake's: the code
+    location, once reloaded, indexes the new PDF into that model's table."""
     lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
     instance = DagsterInstance.ephemeral()
     sensor = Sensor(evaluate_sensor, instance, lake)
@@ -176,10 +184,13 @@ def test_after_a_backfill_with_the_sensor_off_a_new_pdf_is_searchable(
     assert sensor.tick_and_run(defs)[OPS].success
     backfill(defs, instance, twin)  # the sensor stopped, then started again
     drop_new_pdf(lake)
-    runs = sensor.tick_and_run(defs)
+    assert sensor.tick_and_run(defs) == {}  # built for the model the lake left: reload first
+    runs = sensor.tick_and_run(build_definitions(str(lake.root)))  # Deployment -> Reload
+    # OPS again too: the backfill's runs recorded the code versions of the definitions'
+    # model, not of the one their run config named (what the switch_model job avoids)
     assert set(runs) == {OPS, V7} and all(r is not None and r.success for r in runs.values())
     assert committed_keys(lake.lancedb_dir) == {OPS, V7}  # both in the table search uses
-    assert read_active(lake.lancedb_dir).model_id == embedder.model_id  # the configured one
+    assert read_active(lake.lancedb_dir).model_id == Embedder(model=twin).model_id
 
 
 def test_a_run_that_left_its_version_short_is_not_asked_again_every_tick(

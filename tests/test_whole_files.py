@@ -58,11 +58,11 @@ def test_a_file_growing_across_ticks_gives_one_run_with_the_whole_files_hash(
     third = sensor_tick(defs, instance, second.cursor, looks=1)  # the same at two looks
     assert [r.partition_key for r in third.run_requests] == [KEY]
     sha = hashlib.sha256(whole).hexdigest()
-    assert third.run_requests[0].tags["trecho/sha256"] == sha[:16]
+    assert third.run_requests[0].tags["trecho/sha256"] == sha
     runs = run_requested(defs, instance, third)
     assert runs[KEY].success
     assert raw_pdf_sha(instance) == sha
-    assert instance.get_run_by_id(runs[KEY].run_id).tags["trecho/sha256"] == sha[:16]
+    assert instance.get_run_by_id(runs[KEY].run_id).tags["trecho/sha256"] == sha
 
     fourth = sensor_tick(defs, instance, third.cursor, looks=3)
     assert not fourth.run_requests  # one run for the version, however many ticks follow
@@ -80,10 +80,10 @@ def test_a_run_tags_the_hash_it_read(tmp_path: Path, make_pdf, run_requested):
     asked = request.tags["trecho/sha256"]
     make_pdf(target, [*BLOCKS, ("Revisado: a cada 60 dias.", 11, False)])
     read = hashlib.sha256(target.read_bytes()).hexdigest()
-    assert read[:16] != asked
+    assert read != asked
     runs = run_requested(defs, instance, tick)
     assert runs[KEY].success and raw_pdf_sha(instance) == read
-    assert instance.get_run_by_id(runs[KEY].run_id).tags["trecho/sha256"] == read[:16]
+    assert instance.get_run_by_id(runs[KEY].run_id).tags["trecho/sha256"] == read
 
 
 def test_the_schedule_holds_a_file_that_changed_while_it_looked(tmp_path: Path, make_pdf):

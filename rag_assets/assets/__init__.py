@@ -16,6 +16,7 @@ from typing import Any
 from dagster import AssetsDefinition
 
 from rag_assets.assets.chunks import build_chunks
+from rag_assets.assets.conventions import conventional
 from rag_assets.assets.embeddings import build_embeddings
 from rag_assets.assets.eval_report import eval_report
 from rag_assets.assets.linearized_tables import linearized_tables
@@ -34,8 +35,9 @@ def partitioned(model_id: str, max_tokens: int) -> list[AssetsDefinition]:
 
 
 def all_assets(model_id: str, max_tokens: int) -> list[AssetsDefinition]:
-    """Every asset of the code location for one model: `partitioned` and the report."""
-    return [*partitioned(model_id, max_tokens), eval_report]
+    """Every asset of the code location for one model: `partitioned` and the report,
+    with owners, kinds, tags and the report's freshness (`conventions.conventional`)."""
+    return conventional([*partitioned(model_id, max_tokens), eval_report])
 
 
 @functools.cache

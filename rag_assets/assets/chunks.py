@@ -14,6 +14,7 @@ from dagster import (
 from pydantic import Field
 
 from rag_assets.assets._common import GROUP, clear_failure, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.chunking import NoTextUnits, Policy, SituatorConfig
 from rag_assets.core.index import chunks_folder_for
 from rag_assets.core.pipeline import Cutting, chunks_code_version
@@ -135,6 +136,7 @@ def cut_chunks(
             ),
             **metadata,
             "first_chunk": result[0].chunk_id if result else "",
+            **standard_metadata(len(result), uri=str(cut.path)),
             "parquet": MetadataValue.path(str(cut.path)),
         },
         check_results=[

@@ -16,10 +16,12 @@ from dagster import (
 )
 
 from rag_assets.assets._common import GROUP, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.index import EmbeddingCache
 from rag_assets.core.pipeline import Indexed, Indexing, embeddings_code_version
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
+from rag_assets.orchestration.concurrency import last_of_a_batch
 from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
 
@@ -78,11 +80,15 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                     },
                 )
             )
+        if last_of_a_batch(context.instance, context.run_id, context.run.tags):
+            # no run follows to fold its rows in: full-text search covers every row now
+            index.update_indexes(max_lag_rows=0)
         hits, misses, stored = done.hits, done.misses, done.rows
         context.log.info(f"{key}: {misses} texts embedded, {hits} from the cache; {done.switch}")
         return MaterializeResult(
             metadata={
                 "rows": stored,
+                **standard_metadata(stored, table=index.table_name, uri=lancedb.uri_for(lake.lake)),
                 "model": model.model,
                 "model_id": model.model_id,
                 "table": index.table_name,
@@ -90,7 +96,7 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 "texts_embedded": misses,
                 "cache_hits": hits,
                 "cache_hit_rate": round(hits / (hits + misses), 3) if hits + misses else 0.0,
-                "search": done.switch,
+                "search": f"at this run: {done.switch}",  # the index moves on after it
                 "superseded": ", ".join(done.retired) or "none",
                 # what left each store (`Removal.counts`)
                 "superseded_removed": {old: r.counts() for old, (_, r) in done.retired.items()},

@@ -4,6 +4,7 @@ from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataVa
 from pydantic import Field
 
 from rag_assets.assets._common import GROUP
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.errors import ConfigError
 from rag_assets.core.eval import (
     ALL,
@@ -123,6 +124,7 @@ def eval_report(
     return MaterializeResult(
         metadata={
             "report": MetadataValue.path(str(folder / "report.html")),
+            **standard_metadata(result.questions, uri=str(folder / "report.html")),
             "report_md": MetadataValue.path(str(folder / "report.md")),
             "metrics_table": MetadataValue.md(markdown_table(result)),
             "hit@3_by_tag": MetadataValue.md(tag_table(result)),

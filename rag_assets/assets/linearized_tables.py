@@ -12,6 +12,7 @@ from dagster import (
 )
 
 from rag_assets.assets._common import GROUP, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.pipeline import CODE_VERSIONS, linearize_version
 from rag_assets.core.stages import LINEARIZED_TABLES
 from rag_assets.orchestration.checks import TABLES_NAMED, table_checks
@@ -59,6 +60,7 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
                 f"{t} (pages {by_id[t].page_start}-{by_id[t].page_end})": n
                 for t, n in Counter(r.table_id for r in rows).items()
             },
+            **standard_metadata(len(rows), uri=str(path)),
             "parquet": MetadataValue.path(str(path)),
         },
         check_results=[

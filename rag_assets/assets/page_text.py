@@ -4,6 +4,7 @@ pages without a text layer read by OCR."""
 from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets._common import GROUP, failing_clearly, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.extract import OcrSettings
 from rag_assets.core.layout import LayoutSettings
 from rag_assets.core.pipeline import CODE_VERSIONS, extract_pages
@@ -65,6 +66,7 @@ def page_text(
             "table_pieces": sum(len(p.tables) for p in extraction.pages),
             "tables_across_pages": sum(1 for t in logical if len(t.parts) > 1),
             "outline_entries": len(extraction.outline),
+            **standard_metadata(len(extraction.pages), uri=str(path)),  # a row a page
             "parquet": MetadataValue.path(str(path)),
         }
     )

@@ -3,23 +3,25 @@
 from dagster import AssetExecutionContext, DataVersion, MaterializeResult, MetadataValue, asset
 
 from rag_assets.assets._common import GROUP, failing_clearly, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.pipeline import CODE_VERSIONS, read_raw, register_version
 from rag_assets.core.stages import RAW_PDF
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
 SHA_TAG = "trecho/sha256"
-"""The run tag naming the file's hash (its first 16 hex digits) a run was asked for."""
+"""The run tag naming the file's hash (all 64 hex digits, as `sha256sum` prints it) a run
+was asked for."""
 
 
 def retag(context: AssetExecutionContext, sha: str) -> None:
     """Make the run's `SHA_TAG` name the hash this run read, when the file changed since
     the run was asked for (the tag then named a file that is not the one indexed)."""
     asked = context.run.tags.get(SHA_TAG)
-    if asked is not None and asked != sha[:16]:
-        context.instance.add_run_tags(context.run_id, {SHA_TAG: sha[:16]})
+    if asked is not None and asked != sha:
+        context.instance.add_run_tags(context.run_id, {SHA_TAG: sha})
         context.log.warning(
-            f"{context.partition_key}: asked for file {asked}, read {sha[:16]}: run tag "
+            f"{context.partition_key}: asked for file {asked[:16]}, read {sha[:16]}: run tag "
             f"{SHA_TAG} set to what was read"
         )
 
@@ -47,6 +49,7 @@ def raw_pdf(context: AssetExecutionContext, lake: LakeResource) -> MaterializeRe
             "valid_to": str(sidecar.valid_to or ""),
             "removal_history": lake.lake.removal_history(key) or "never removed",
             "source": MetadataValue.path(str(pdf_path)),
+            **standard_metadata(1, uri=str(path)),  # the document's one row
             "parquet": MetadataValue.path(str(path)),
         },
         data_version=DataVersion(sha),

@@ -13,6 +13,7 @@ from dagster import (
 )
 
 from rag_assets.assets._common import GROUP, one_writer, reads
+from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.pipeline import CODE_VERSIONS, build_structure
 from rag_assets.core.stages import STRUCTURE_TREE
 from rag_assets.core.structure import PATH_THRESHOLD
@@ -61,6 +62,7 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
                 round(paths.bookmarks_share, 4) if paths.bookmarks_share is not None else None
             ),
             "non_heading_path_share": round(paths.share, 4),
+            **standard_metadata(len(nodes), uri=str(path)),  # a row a node
             "parquet": MetadataValue.path(str(path)),
         },
         check_results=[

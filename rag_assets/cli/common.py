@@ -22,7 +22,9 @@ def lake_of(args: argparse.Namespace) -> Lake:
 
 
 def embedder_of(args: argparse.Namespace) -> Any:
-    """The model of --model/--*-prefix, else the configured one (`Settings.embedder`)."""
+    """The model of --model/--*-prefix, else the configured one (`Settings.embedder`):
+    what `drop-model` names; the other commands work with the lake's model
+    (`Settings.lake_embedder`)."""
     return args.settings.embedder(args.model, args.query_prefix, args.passage_prefix)
 
 
@@ -37,6 +39,20 @@ def serving_index_of(args: argparse.Namespace, lake: Lake) -> Any:
     return args.settings.serving_index(db_of(args, lake), *model)
 
 
+def switch_named(args: argparse.Namespace, lake: Lake) -> str | None:
+    """When the command names a model (--model, --*-prefix), make it the lake's
+    (`core.pipeline.switch_model`: what the code location, its sensor and `trecho status`
+    follow) and say what that did; None when none is named (the lake's model is used)."""
+    model = (args.model, args.query_prefix, args.passage_prefix)
+    if not args.model and args.query_prefix is None and args.passage_prefix is None:
+        return None
+    from rag_assets.core.pipeline import switch_model
+
+    chosen = args.settings.embedder(*model)
+    db = str(getattr(args, "db", None) or lake.lancedb_dir)
+    return switch_model(lake, db, chosen, args.settings.keep_history)
+
+
 def pipeline_of(args: argparse.Namespace, lake: Lake) -> tuple[Any, Any]:
     """The definitions of this command's lake, model and database (their resources built
     from the settings) and the persistent Dagster instance: DAGSTER_HOME, else
@@ -46,6 +62,8 @@ def pipeline_of(args: argparse.Namespace, lake: Lake) -> tuple[Any, Any]:
     instance = open_instance(Path(args.settings.dagster_home or lake.dagster_home))
     from rag_assets.definitions import build_definitions
 
+    if (switched := switch_named(args, lake)) is not None:
+        say(switched)
     model = (args.model, args.query_prefix, args.passage_prefix)
     defs = build_definitions(str(lake.root), *model, args.db or "", settings=args.settings)
     return defs, instance

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rag_assets.cli.common import db_of, embedder_of, err, lake_of, serving_index_of
+from rag_assets.cli.common import db_of, err, lake_of, serving_index_of
 from rag_assets.core.errors import UserError
 from rag_assets.core.lake import Lake, LakeError
 
@@ -177,35 +177,27 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """What is live, what search serves, and anything pending, from the stores themselves
     (not from Dagster's event log, which keeps a removed version's old events)."""
-    from rag_assets.cli.status import lake_status
+    from rag_assets.cli.status import lake_status, model_lines, pending_line
     from rag_assets.core.embedding import NOT_MEASURED
 
     lake = lake_of(args)
-    embedder = embedder_of(args)
-    status = lake_status(lake, db_of(args, lake), embedder, args.settings, args.check_runtime)
+    db = db_of(args, lake)
+    model = (args.model, args.query_prefix, args.passage_prefix)
+    embedder = args.settings.lake_embedder(db, *model)  # the lake's, unless --model names one
+    status = lake_status(lake, db, embedder, args.settings, args.check_runtime)
     active = status.active
     print(f"lake: {status.lake}")
     fill = "`trecho materialize`, or the sensor of `trecho ui`"
     if status.indexes is None:  # no table: nothing to count rows of
-        pending = sum(1 for v in status.live if not v.rows)
-        print(
-            f"search uses: nothing yet (no table {status.table}); {pending} live versions "
-            f"to index: {fill} indexes them"
-        )
+        print(f"search uses: nothing yet (no table {status.table}); {pending_line(status, fill)}")
     else:
         print(
             f"search uses: {status.table} ({status.rows} rows"
             + (f", model {active.model}, since {active.switched_at})" if active else ")")
         )
         print(f"indexes: {status.indexes}")
-    if status.backfill is not None:
-        progress = status.backfill
-        state = "complete" if progress.complete else f"{len(progress.missing)} versions missing"
-        print(
-            f"configured model: {status.configured} -> backfill {state} "
-            f"({len(progress.done)} done); `trecho backfill`, or the sensor of `trecho ui`, "
-            "fills it"
-        )
+    for line in model_lines(status, args.model, args.settings):
+        print(line)
     print(f"model tables: {', '.join(status.tables) or '(none)'}")
     paths = status.embedding
     said = []

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rag_assets.cli.common import db_of, err, lake_of
+from rag_assets.cli.common import db_of, err, lake_of, switch_named
 from rag_assets.core.lake import LakeError
 
 
@@ -72,4 +72,6 @@ def cmd_ui(args: argparse.Namespace) -> int:
         "TRECHO_PASSAGE_PREFIX": args.passage_prefix,
     }
     model = {name: value for name, value in given.items() if value is not None}
+    if (switched := switch_named(args, lake)) is not None:  # the lake's model from now on
+        err(f"trecho ui: {switched}")
     return run_ui(str(lake.root), home, model, args.host, args.port, err)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rag_assets.core.embedding import Embedder, recorded_paths
 from rag_assets.core.index import ModelRef, embedder_for, model_tables, read_active
@@ -53,15 +54,19 @@ class Status:
     indexes: str | None
     """The indexes of that table, summarized (None: no table)."""
     configured: str
-    """The configured model's id."""
+    """The id of the model reported on: the lake's (the one it switches to, else the one
+    search uses), or the one `--model` names."""
     backfill: ModelProgress | None
-    """Where the configured model's table stands, when search uses another model."""
+    """Where that model's table stands, when search uses another model."""
     tables: list[str]
     """Every model table in the database."""
     live: list[LiveVersion] = field(default_factory=list)
     not_live: list[DeadVersion] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     """Files under `raw/` that are no version (with why)."""
+    in_flight: dict[str, list[Any]] = field(default_factory=dict)
+    """Versions with runs queued or running on the lake's Dagster instance -> those runs
+    (`orchestration.concurrency.RunInFlight`), read by `runs_by_version`."""
     embedding: dict[str, str] = field(default_factory=dict)
     """What embeds the configured model's passages and queries here, and why faster paths
     were refused: as the last runs recorded it (`recorded_paths`, with when), or built
@@ -99,6 +104,7 @@ def lake_status(
         if check_runtime
         else recorded_paths(lake.runtime_dir, embedder.model_id),
     )
+    status.in_flight = runs_by_version(lake, settings)
     derived = Derived(lake)
     outcomes = read_outcomes(lake)
     documents = derived.documents(scan.live)
@@ -122,6 +128,7 @@ def lake_status(
             state = f"UNSYNCED ({expected} chunks in Parquet)"
         else:
             state = "indexed"
+        state = with_runs(state, status.in_flight.get(key), have)
         sidecar = scan.sidecars.get(key)
         if isinstance(sidecar, LakeError) and str(sidecar) not in state:  # (said once)
             state += f"; its sidecar is wrong: {sidecar}"  # every run fails until fixed
@@ -136,3 +143,69 @@ def lake_status(
         )
     lake.memo.save()
     return status
+
+
+def model_lines(status: Status, named: str | None, shell: Settings) -> list[str]:
+    """What `trecho status` says of the model: the lake's (or the one `named` by
+    `--model`) and whether a backfill to it is pending; and, when this shell's
+    TRECHO_MODEL names another model, that the lake does not follow it (the lake's record
+    is the one source: `core.index.lake_model`)."""
+    fills = "`trecho backfill`, or the sensor of `trecho ui`, fills it"
+    progress = status.backfill
+    who = f"--model {status.configured}" if named else f"lake's model: {status.configured}"
+    if progress is None:
+        lines = [f"{who} (no backfill pending)"] if status.active is not None else []
+    else:
+        state = "complete" if progress.complete else f"{len(progress.missing)} versions missing"
+        lines = [f"{who} -> backfill {state} ({len(progress.done)} done); {fills}"]
+    if not named and shell.model and status.active is not None:
+        asked = shell.embedder().model_id
+        if asked != status.configured:
+            lines.append(
+                f"  {shell.var('model')}={shell.model} in this shell is not the lake's model "
+                "and is not used; to switch: `trecho backfill --model "
+                f"{shell.model}`, or the switch_model job in the UI"
+            )
+    return lines
+
+
+def runs_by_version(lake: Lake, settings: Settings) -> dict[str, list[Any]]:
+    """The runs queued or running per version on the lake's Dagster instance
+    (DAGSTER_HOME, else `<lake>/.dagster`); empty when that instance was never made (no
+    run can be in flight: nothing is created to say so), and when its storage cannot be
+    read (a deployment's database out of reach: status still shows the stores)."""
+    home = Path(settings.dagster_home or lake.dagster_home)
+    if not (home / "dagster.yaml").is_file():
+        return {}
+    from dagster import DagsterInstance
+
+    from rag_assets.orchestration.concurrency import runs_in_flight
+
+    try:
+        with DagsterInstance.from_config(str(home)) as instance:
+            return runs_in_flight(instance)
+    except Exception:  # noqa: BLE001  (any storage error: the runs are then not listed)
+        return {}
+
+
+def with_runs(state: str, runs: list[Any] | None, rows: int) -> str:
+    """A version's state with the runs in flight on it: `PENDING: queued in run <id>
+    (sensor raw_folder_sensor)` for one not indexed yet (no advice to run it again), else
+    its state followed by the runs."""
+    if not runs:
+        return state
+    said = "; ".join(str(run) for run in runs)
+    return f"PENDING: {said}" if not rows else f"{state}; {said}"
+
+
+def pending_line(status: Status, fill: str) -> str:
+    """How many live versions wait to be indexed and what indexes them: those a run in
+    flight works on are counted apart, never sent to `fill` (`trecho materialize` would
+    leave them to that run)."""
+    waiting = [v.key for v in status.live if not v.rows]
+    flying = [k for k in waiting if k in status.in_flight]
+    rest = len(waiting) - len(flying)
+    line = f"{rest} live versions to index: {fill} indexes them" if rest else ""
+    if flying:
+        line += ("; " if line else "") + f"{len(flying)} with a run in flight (listed below)"
+    return line or "no live version to index"

@@ -18,6 +18,7 @@ from rag_assets.orchestration.materialize import (
     catch_up_indexes,
     keep_tables,
     run_partitions,
+    skip_in_flight,
     start_log,
     stores_of,
 )
@@ -50,6 +51,7 @@ def backfill(defs: Definitions, instance: DagsterInstance, *, say: Say = print) 
     say(f"backfill of {embedder.model_id} ({embedder.model}) for {len(live)} live versions")
     for key in plan.up_to_date:
         say(f"skipped  {key}: {UP_TO_DATE}")
+    skip_in_flight(instance, plan, say)
     runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
     note_failed(lake.lake, runs.failed, plan.hashes)
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,81 @@ def keys_in_flight(instance: DagsterInstance, keys: Iterable[str]) -> dict[str, 
         if records:
             out[key] = records[0].dagster_run.run_id
     return out
+
+
+@dataclass(frozen=True)
+class RunInFlight:
+    """A run of one version queued or running: what `trecho status` lists and why
+    `trecho materialize` leaves the version to it."""
+
+    run_id: str
+    state: str
+    """`queued`, `running` or `canceling`."""
+    started_by: str
+    """The sensor, schedule or backfill that asked for it, `a trecho command`, or `by
+    hand` (the UI's Materialize)."""
+
+    def __str__(self) -> str:
+        return f"{self.state} in run {self.run_id} ({self.started_by})"
+
+
+STATES = {
+    DagsterRunStatus.QUEUED: "queued",
+    DagsterRunStatus.NOT_STARTED: "queued",
+    DagsterRunStatus.STARTING: "running",
+    DagsterRunStatus.STARTED: "running",
+    DagsterRunStatus.CANCELING: "canceling",
+}
+
+
+def _started_by(tags: Mapping[str, str]) -> str:
+    """Who asked for a run, from Dagster's and trecho's tags."""
+    if "dagster/sensor_name" in tags:
+        return f"sensor {tags['dagster/sensor_name']}"
+    if "dagster/schedule_name" in tags:
+        return f"schedule {tags['dagster/schedule_name']}"
+    if "dagster/backfill" in tags:
+        return f"backfill {tags['dagster/backfill']}"
+    if tags.get("trecho/trigger") == "cli":
+        return "a trecho command"
+    return "by hand"
+
+
+def runs_in_flight(instance: DagsterInstance) -> dict[str, list[RunInFlight]]:
+    """Every version with runs queued or running on `instance` -> those runs, oldest
+    first (one query, whatever the number of versions)."""
+    out: dict[str, list[RunInFlight]] = {}
+    for record in reversed(instance.get_run_records(RunsFilter(statuses=IN_FLIGHT))):
+        run = record.dagster_run
+        key = run.tags.get(PARTITION_TAG)
+        if key is not None:
+            state = STATES.get(run.status, run.status.value.lower())
+            out.setdefault(key, []).append(RunInFlight(run.run_id, state, _started_by(run.tags)))
+    return out
+
+
+def last_of_a_batch(instance: DagsterInstance, run_id: str, tags: Mapping[str, str]) -> bool:
+    """Whether the run `run_id` (its `tags`) should leave the indexes covering every row
+    at its end: no other run of a version is queued or running (the last of a sensor's
+    batch, of a backfill), and it is not one of a `trecho` command's runs (the command
+    catches the indexes up once, at its end)."""
+    if tags.get("trecho/trigger") == "cli":
+        return False
+    return not any(
+        run.run_id != run_id for runs in runs_in_flight(instance).values() for run in runs
+    )
+
+
+def leave_to_runs_in_flight(instance: DagsterInstance, planned: dict[str, Any]) -> dict[str, str]:
+    """Take out of `planned` (key -> planned run) the versions a run in flight works on:
+    key -> why, naming the run (`trecho materialize` leaves them to it, and says so)."""
+    flying = runs_in_flight(instance)
+    left: dict[str, str] = {}
+    for key in [k for k in planned if k in flying]:
+        del planned[key]
+        runs = "; ".join(str(r) for r in flying[key])
+        left[key] = f"{runs}: left to it (`trecho status` shows when it ended)"
+    return left
 
 
 class PartitionRunInFlight(AutomationCondition):

@@ -386,7 +386,7 @@ def run_requests(plan: Plan) -> list[RunRequest]:
             asset_selection=[AssetKey(s) for s in EMBED_STAGES] if run.embed_only else None,
             tags={
                 "trecho/reason": run.reason,
-                "trecho/sha256": run.sha256[:16],
+                "trecho/sha256": run.sha256,  # the whole hash: what `sha256sum` prints
                 INPUTS_TAG: run.inputs_key,
                 INDEXED_TAG: str(run.indexed or 0),
             },

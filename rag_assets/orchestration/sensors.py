@@ -15,6 +15,7 @@ from dagster import (
     sensor,
 )
 
+from rag_assets.core.index import lake_model
 from rag_assets.orchestration.concurrency import keys_in_flight, mirror_automation_switch
 from rag_assets.orchestration.jobs import index_job
 from rag_assets.orchestration.partitions import doc_versions
@@ -35,6 +36,29 @@ def read_cursor(cursor: str | None) -> tuple[dict[str, str], dict[str, str]]:
     if "files" not in data:
         return {}, {}
     return dict(data.get("requested", {})), dict(data.get("looked", {}))
+
+
+def stale_model(
+    lake: LakeResource, lancedb: LanceDBResource, embedder: EmbedderResource
+) -> str | None:
+    """Why this code location must not plan: the lake's model changed (the `switch_model`
+    job) since its definitions were built for another (their code versions would record
+    the old model's); None when they agree."""
+    built = embedder.embedder()
+    wanted = lake_model(lancedb.uri_for(lake.lake))
+    if wanted is None or wanted.model_id == built.model_id:
+        return None
+    return (
+        f"the lake's model is now {wanted.model} ({wanted.model_id}); this code location "
+        f"was built for {built.model_id}: reload it (Deployment -> Reload, or restart "
+        "`trecho ui`) and the sensor re-cuts and re-embeds every version for the lake's model"
+    )
+
+
+def said_before(cursor: str | None) -> set[str]:
+    """The lines the last tick logged (the cursor's `said`): said again only once they
+    changed."""
+    return set(json.loads(cursor).get("said", [])) if cursor else set()
 
 
 SENSOR_INTERVAL_S = 5
@@ -70,15 +94,28 @@ def watch_raw_folder(
     (the cursor's `looked`), so a file still being copied is not read half.
     """
     requested, looked = read_cursor(context.cursor)
+    before = said_before(context.cursor)
+    said: list[str] = []
+
+    def say_once(line: str, warning: bool = False) -> None:
+        """Log `line` unless the last tick logged it too: a tick that has nothing new to
+        say logs nothing, and Dagster keeps no log file for it (one a tick otherwise)."""
+        said.append(line)
+        if line not in before:
+            (context.log.warning if warning else context.log.info)(line)
+
     mirror_automation_switch(context.instance)  # what job pages say of the automation
+    if (behind := stale_model(lake, lancedb, embedder)) is not None:
+        return SkipReason(behind)
     plan = plan_lake(context.instance, lake, lancedb, embedder.embedder(), sweep_cache=False)
     for problem in plan.scan.problems:
-        context.log.warning(problem)
+        say_once(problem, warning=True)
     gone = carry_out_removals(context.instance, lake, lancedb, plan, context.log.info)
     pending = {key: requested[key] for key in plan.run if key in requested}
-    for key, run_id in keys_in_flight(context.instance, plan.run).items():
+    flying = keys_in_flight(context.instance, plan.run)
+    for key, run_id in flying.items():
         # a run of it is queued or running: what it leaves is planned again once it ended
-        context.log.info(f"{key}: run {run_id[:8]} in flight; planned again once it ends")
+        say_once(f"{key}: run {run_id[:8]} in flight; planned again once it ends")
         del plan.run[key]
     for key in [k for k, run in plan.run.items() if requested.get(k) == run.run_key]:
         del plan.run[key]  # asked for already, with the same inputs
@@ -89,7 +126,7 @@ def watch_raw_folder(
             "once it is the same at two looks (no run of a half-copied file)"
         )
     requested = pending | {key: run.run_key for key, run in plan.run.items()}
-    state = {"files": {}, "requested": requested, "looked": held}
+    state = {"files": {}, "requested": requested, "looked": held, "said": said}
     cursor = json.dumps(state, sort_keys=True)
     requests = []
     if plan.add:
@@ -101,6 +138,12 @@ def watch_raw_folder(
         if held:
             return SkipReason(
                 f"waiting for {len(held)} file(s) to stay the same: {', '.join(held)}"
+            )
+        if flying:
+            runs = ", ".join(f"{key} (run {run_id[:8]})" for key, run_id in flying.items())
+            return SkipReason(
+                f"{len(flying)} version(s) with a run in flight, asked for again once it "
+                f"ended if still needed: {runs}; nothing else new or changed"
             )
         return SkipReason(f"nothing new or changed under {lake.lake.raw_dir}")
     return SensorResult(

@@ -100,9 +100,13 @@ from rag_assets.core.index.active import (
     chunks_folder_for,
     committed_keys,
     embedder_for,
+    lake_model,
+    pending_switch,
     read_active,
+    read_target,
     ref_in,
     write_active,
+    write_target,
 )
 from rag_assets.core.index.cache import (
     CACHE_PREFIX,
@@ -230,6 +234,9 @@ __all__ = [
     "model_tables",
     "no_results",
     "read_active",
+    "read_target",
+    "lake_model",
+    "pending_switch",
     "read_latest",
     "ref_in",
     "retry_commit",
@@ -243,6 +250,7 @@ __all__ = [
     "unused_entries",
     "upkeep_tables",
     "write_active",
+    "write_target",
     "MIN_SCORE_E5",
     "MIN_SCORE_MINILM",
 ]

@@ -1,4 +1,7 @@
-"""The active-model pointer: which model's table search uses."""
+"""The active-model pointer: which model's table search uses, and the model the lake is
+switching to (its target): together the one record of the lake's model, which the code
+location, `trecho status` and every command read (the environment names the model of a
+lake that has none yet)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,10 @@ from rag_assets.core.lake import validate_key_part
 from rag_assets.core.stages import chunks_folder
 
 ACTIVE_TABLE = "trecho_active_model"
+TARGET_TABLE = "trecho_target_model"
+"""The model the lake was asked to switch to (one row, as `ACTIVE_TABLE`): written by a
+switch (the `switch_model` job, `trecho ui --model`, a fill of another model); search
+stays on the active model until the target's table holds every live version."""
 
 
 @dataclass(frozen=True)
@@ -69,14 +76,56 @@ def ref_in(pointer: Any | None) -> ModelRef | None:
 
 def write_active(uri: str | os.PathLike[str], ref: ModelRef) -> None:
     """Point search at `ref`'s table (one atomic overwrite of a one-row table)."""
+    _write_ref(uri, ACTIVE_TABLE, ref, "switch active model")
+
+
+def _write_ref(uri: str | os.PathLike[str], name: str, ref: ModelRef, what: str) -> None:
+    """`ref` as the one row of the table `name` (created, else overwritten atomically)."""
     db = connect(str(uri))
     data = pa.Table.from_pylist(
         [asdict(ref)],
-        schema=pa.schema([(name, pa.string()) for name in asdict(ref)]),
+        schema=pa.schema([(field, pa.string()) for field in asdict(ref)]),
     )
-    with table_lock(str(uri), ACTIVE_TABLE):
-        mode = "overwrite" if ACTIVE_TABLE in model_tables(uri, prefix="") else "create"
-        retry_commit(lambda: db.create_table(ACTIVE_TABLE, data, mode=mode), "switch active model")
+    with table_lock(str(uri), name):
+        mode = "overwrite" if name in model_tables(uri, prefix="") else "create"
+        retry_commit(lambda: db.create_table(name, data, mode=mode), what)
+
+
+def read_target(uri: str | os.PathLike[str]) -> ModelRef | None:
+    """The model the lake was last asked to switch to (None: never asked)."""
+    if _absent(uri):
+        return None
+    return ref_in(table_or_none(connect(str(uri)), TARGET_TABLE))
+
+
+def write_target(uri: str | os.PathLike[str], ref: ModelRef) -> None:
+    """Record `ref` as the model the lake switches to (search moves to it once its table
+    holds every live version); the active model itself cancels a pending switch."""
+    _write_ref(uri, TARGET_TABLE, ref, "record the model to switch to")
+
+
+def lake_model(uri: str | os.PathLike[str]) -> ModelRef | None:
+    """The lake's model: the one it is switching to, else the one search uses; None on a
+    lake where nothing was indexed nor asked for (the configured model then decides)."""
+    if _absent(uri):
+        return None
+    return read_target(uri) or read_active(uri)
+
+
+def pending_switch(uri: str | os.PathLike[str]) -> ModelRef | None:
+    """The model the lake is switching to while search still uses another (None: no
+    switch pending, or nothing indexed yet)."""
+    target, active = read_target(uri), read_active(uri)
+    if target is None or active is None or target.model_id == active.model_id:
+        return None
+    return target
+
+
+def _absent(uri: str | os.PathLike[str]) -> bool:
+    """Whether `uri` is a local database folder not created yet (opening it would create
+    nothing to read, and a code location must not create folders where it loads)."""
+    text = str(uri)
+    return "://" not in text and not os.path.isdir(text)
 
 
 def committed_keys(uri: str | os.PathLike[str], doc_id: str | None = None) -> set[str]:

@@ -99,7 +99,7 @@ class IndexStats:
 
         def part(label: str, state: IndexState | None, extra: str = "") -> str:
             if state is None:
-                return f"{label}: no index"
+                return f"{label}: no index (covers 0 of {self.rows} rows)"
             return (
                 f"{label}: {state.kind} ({state.indexed_rows} indexed, "
                 f"{state.unindexed_rows} searched flat, {state.segments} "
@@ -112,7 +112,9 @@ class IndexStats:
             vector = "vector: exact (ANN disabled)"
         else:
             vector = f"vector: exact (index from {self.ann_min_rows} rows)"
-        return f"{self.rows} rows; {vector}; {part('full-text', self.fts)}"
+        fts = self.fts
+        covered = f", covers {self.rows - fts.unindexed_rows} of {self.rows} rows" if fts else ""
+        return f"{self.rows} rows; {vector}; {part('full-text', fts, covered)}"
 
     def as_metadata(self) -> dict[str, int | str]:
         """Flat values for Dagster metadata (every key always present)."""
@@ -296,19 +298,26 @@ def _older_than(versions: list[dict[str, Any]], keep: dt.timedelta) -> int:
 def upkeep_table(
     tbl: Any, keep: dt.timedelta = KEEP_VERSIONS, compact_from: int = COMPACT_FRAGMENTS
 ) -> TableUpkeep | None:
-    """Compact a table once it has `compact_from` fragments and delete its versions
-    older than `keep` (LanceDB's `optimize`, which also brings the table's indexes up to
-    date), when either is due; None when neither was (nothing written). The caller
-    holds the table's write lock."""
+    """Compact a table once it has `compact_from` fragments, delete its versions older
+    than `keep`, and take into its indexes the rows they do not cover yet (rows a run
+    left searched flat: LanceDB's `optimize` does all three), when any is due; None when
+    none was (nothing written). The caller holds the table's write lock."""
     start = time.perf_counter()
     versions = tbl.list_versions()
     fragments = _fragments(versions)
-    if fragments < compact_from and not _older_than(versions, keep):
+    lagging = rows_not_indexed(tbl)
+    if fragments < compact_from and not _older_than(versions, keep) and not lagging:
         return None
     retry_commit(lambda: tbl.optimize(cleanup_older_than=keep), f"upkeep of {tbl.name}")
     after = table_shape(tbl)
     elapsed = time.perf_counter() - start
     return TableUpkeep(tbl.name, (fragments, after[0]), (len(versions), after[1]), elapsed)
+
+
+def rows_not_indexed(tbl: Any) -> int:
+    """The most rows any index of `tbl` leaves searched flat (0: every index covers
+    every row, or the table has none)."""
+    return max((int(c.num_unindexed_rows or 0) for c in tbl.list_indices()), default=0)
 
 
 def upkeep_tables(
@@ -318,7 +327,8 @@ def upkeep_tables(
 ) -> list[TableUpkeep]:
     """`upkeep_table` on every table of the database (each model's, each embedding
     cache, the active-model pointer), each under its write lock: what the `table_upkeep`
-    schedule and the end of `trecho materialize` run. Returns what changed."""
+    schedule and the end of `trecho materialize` run (so rows a run left outside the
+    full-text index are in it within the schedule's period). Returns what changed."""
     db = connect(str(uri))
     done = []
     for name in model_tables(uri, prefix=""):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from rag_assets.core.pipeline.code_versions import (
     CODE_VERSIONS,
+    EVAL_REPORT_CODE_VERSION,
     chunks_code_version,
     embeddings_code_version,
     stage_code_versions,
@@ -41,6 +42,7 @@ from rag_assets.core.pipeline.models import (
     drop_model,
     model_progress,
     promote_if_complete,
+    switch_model,
 )
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "Extracted",
     "Indexed",
     "Indexing",
+    "EVAL_REPORT_CODE_VERSION",
     "Linearized",
     "ModelProgress",
     "Structured",
@@ -62,6 +65,7 @@ __all__ = [
     "linearize_version",
     "model_progress",
     "promote_if_complete",
+    "switch_model",
     "read_raw",
     "register_version",
     "stage_code_versions",

@@ -34,6 +34,11 @@ CODE_VERSIONS: Mapping[str, str] = MappingProxyType(
 part is added, `chunks_code_version`, `embeddings_code_version`)."""
 
 
+EVAL_REPORT_CODE_VERSION = "1"
+"""The eval report's code version: bump it when the report's figures would change for
+the same index and questions (Dagster then shows it stale)."""
+
+
 def chunks_code_version(model_id: str, max_tokens: int) -> str:
     """The chunks stage's code version for a model: chunks are cut to its tokenizer and
     token limit, so a model change shows `chunks` stale in the UI with `embeddings`, and

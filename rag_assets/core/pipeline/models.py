@@ -15,9 +15,11 @@ from rag_assets.core.index import (
     ModelRef,
     drop_cache,
     read_active,
+    read_target,
     table_lock_path,
     table_name,
     write_active,
+    write_target,
 )
 from rag_assets.core.lake import Derived, Lake, LakeError, remove_lock
 from rag_assets.core.lifecycle import scan_versions
@@ -124,6 +126,9 @@ def promote_if_complete(
     if active is None:
         write_active(db_uri, mine)
         return f"search uses {table_name(mine.model_id)} (first model indexed)"
+    target = read_target(db_uri)
+    if target is None or target.model_id == active.model_id:  # a fill of another model:
+        write_target(db_uri, mine)  # the lake's model from now on (status, the code location)
     progress = model_progress(lake, db_uri, embedder, history)
     if not progress.complete:
         return (
@@ -140,6 +145,33 @@ def promote_if_complete(
     if drop_old and old.drop():
         message += f"; {table_name(active.model_id)} dropped"
     return message
+
+
+def switch_model(
+    lake: Lake, db_uri: str | os.PathLike[str], embedder: Embedder, history: bool = False
+) -> str:
+    """Make `embedder`'s model the lake's (`write_target`): what the code location, the
+    sensor and `trecho status` follow from then on; search moves to it once its table
+    holds every live version. Naming the model search uses cancels a pending switch.
+    Says what it did and what happens next. A model that does not load is a user error."""
+    mine = ModelRef.of(embedder)
+    embedder.max_tokens  # noqa: B018  (loads the model's tokenizer: a bad name fails here)
+    active, before = read_active(db_uri), read_target(db_uri)
+    write_target(db_uri, mine)
+    table = table_name(mine.model_id)
+    if active is None:
+        return f"the lake's model is now {mine.model}: the first index goes to {table}"
+    if active.model_id == mine.model_id:
+        cancelled = before is not None and before.model_id != mine.model_id
+        return f"search uses {table}" + (
+            f"; the switch to {before.model} is cancelled" if cancelled else ": nothing to do"
+        )
+    progress = model_progress(lake, db_uri, embedder, history)
+    return (
+        f"the lake's model is now {mine.model}: {len(progress.done)}/"
+        f"{len(progress.done) + len(progress.missing)} live versions in {table}; search "
+        f"stays on {table_name(active.model_id)} until all are in"
+    )
 
 
 def drop_model(
