@@ -11,6 +11,7 @@ from dagster import DagsterInstance, Definitions
 
 from rag_assets.core.lifecycle import note_failed
 from rag_assets.core.pipeline import ModelProgress, model_progress
+from rag_assets.orchestration.concurrency import skip_in_flight
 from rag_assets.orchestration.materialize import (
     UP_TO_DATE,
     Outcome,
@@ -18,7 +19,6 @@ from rag_assets.orchestration.materialize import (
     catch_up_indexes,
     keep_tables,
     run_partitions,
-    skip_in_flight,
     start_log,
     stores_of,
 )
@@ -51,7 +51,7 @@ def backfill(defs: Definitions, instance: DagsterInstance, *, say: Say = print) 
     say(f"backfill of {embedder.model_id} ({embedder.model}) for {len(live)} live versions")
     for key in plan.up_to_date:
         say(f"skipped  {key}: {UP_TO_DATE}")
-    skip_in_flight(instance, plan, say)
+    skip_in_flight(instance, plan.run, say)
     runs = run_partitions(defs, instance, {k: job_of(r) for k, r in plan.run.items()}, log, say)
     note_failed(lake.lake, runs.failed, plan.hashes)
     catch_up_indexes(lancedb.index(lake.lake, embedder), say)

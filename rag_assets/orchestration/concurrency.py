@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -178,16 +178,19 @@ def last_of_a_batch(instance: DagsterInstance, run_id: str, tags: Mapping[str, s
     )
 
 
-def leave_to_runs_in_flight(instance: DagsterInstance, planned: dict[str, Any]) -> dict[str, str]:
-    """Take out of `planned` (key -> planned run) the versions a run in flight works on:
-    key -> why, naming the run (`trecho materialize` leaves them to it, and says so)."""
+def skip_in_flight(
+    instance: DagsterInstance, planned: dict[str, Any], say: Callable[[str], None]
+) -> int:
+    """Take out of `planned` (key -> planned run) the versions a run in flight works on,
+    one `skipped` line each naming the run (`trecho materialize` and `backfill` leave them
+    to it, and say so); returns how many."""
     flying = runs_in_flight(instance)
-    left: dict[str, str] = {}
-    for key in [k for k in planned if k in flying]:
+    left = [k for k in planned if k in flying]
+    for key in left:
         del planned[key]
         runs = "; ".join(str(r) for r in flying[key])
-        left[key] = f"{runs}: left to it (`trecho status` shows when it ended)"
-    return left
+        say(f"skipped  {key}: {runs}: left to it (`trecho status` shows when it ended)")
+    return len(left)
 
 
 class PartitionRunInFlight(AutomationCondition):

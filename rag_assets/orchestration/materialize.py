@@ -27,11 +27,7 @@ from rag_assets.core.lake import Lake, file_lock, this_process, waited_lock
 from rag_assets.core.lifecycle import Plan, note_failed
 from rag_assets.core.stages import EMBEDDINGS
 from rag_assets.orchestration.checks import WHERE
-from rag_assets.orchestration.concurrency import (
-    INSTANCE_YAML,
-    leave_to_runs_in_flight,
-    write_home_yaml,
-)
+from rag_assets.orchestration.concurrency import INSTANCE_YAML, skip_in_flight, write_home_yaml
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from rag_assets.orchestration.plans import (
     job_of,
@@ -55,15 +51,6 @@ UP_TO_DATE = "up to date (same file, sidecar, code and index)"
 SKIPPED_SHOWN = 20
 """Versions skipped for one reason that get a line each; past that, one line counts them
 (`trecho status` lists every version: a rerun of a large lake is not 10,000 lines)."""
-
-
-def skip_in_flight(instance: DagsterInstance, plan: Plan, say: Say) -> int:
-    """Leave the versions a run in flight works on (the UI's sensor, a backfill) to that
-    run, one `skipped` line each naming it; returns how many."""
-    left = leave_to_runs_in_flight(instance, plan.run)
-    for key, why in left.items():
-        say(f"skipped  {key}: {why}")
-    return len(left)
 
 
 def say_skipped(say: Say, reasons: Mapping[str, str], what: str) -> None:
@@ -339,7 +326,7 @@ def materialize(
     for problem in plan.scan.problems:
         say(f"skipped  {problem}")
     skipped = len(plan.scan.problems) + len(plan.scan.dead) + skip_changing(plan, say)
-    skipped += skip_in_flight(instance, plan, say)
+    skipped += skip_in_flight(instance, plan.run, say)
     remove_not_live(instance, lake, lancedb, plan, say)
     if plan.add:
         instance.add_dynamic_partitions(DOC_VERSIONS, plan.add)
