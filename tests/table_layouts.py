@@ -899,3 +899,52 @@ def long_header_pdf(path: Path, longer: bool = False) -> Path:
     pdf.text(24, y + 20, "Denied applications may be filed again after ninety days.")
     pdf.output(str(path))
     return path
+
+
+# --- a period heading over each value/percent pair ------------------------------------------
+
+PERIODS = ("12/31/2009", "12/31/2010", "6/30/2011")
+LOANS = ("Residential", "Commercial", "Industrial", "Agricultural", "Consumer", "Total")
+
+
+def loan_rows() -> list[tuple[str, ...]]:
+    """Each loan type's row: its label, then an amount and a share under each period."""
+    return [
+        (
+            label,
+            *(value(r, c) if c % 2 == 0 else f"{(r * 13 + c * 7) % 90 + 5}.{c}%" for c in range(6)),
+        )
+        for r, label in enumerate(LOANS)
+    ]
+
+
+def periods_pdf(path: Path, stub_heading: bool = True) -> Path:
+    """A header of fewer cells than the body: a period (`12/31/2009`, a date) centred
+    over each `$000's | %` pair of columns on the line above them, a rule above the
+    header, under it and under the last row, no column rules."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 3. Loans by type")
+    pdf.set_font_size(9)
+    pdf.text(56, 84, "The loan book grew in every period below, commercial loans most of all.")
+    left, stub, pitch, top = 56.0, 150.0, 62.0, 110.0
+    right = stub + 6 * pitch
+    rule(pdf, left, right, top - 12)
+    for p, period in enumerate(PERIODS):
+        centred(pdf, period, stub + 2 * p * pitch, stub + 2 * (p + 1) * pitch, top)
+    for c in range(6):
+        right_aligned(pdf, "$000's" if c % 2 == 0 else "%", stub + (c + 1) * pitch - 4, top + 14)
+    if stub_heading:
+        pdf.text(left, top + 14, "Loan type")
+    rule(pdf, left, right, top + 18)
+    y = top + 32
+    for row in loan_rows():
+        pdf.text(left, y, row[0])
+        for c, cell in enumerate(row[1:]):
+            right_aligned(pdf, cell, stub + (c + 1) * pitch - 4, y)
+        y += 14
+    rule(pdf, left, right, y - 8)
+    pdf.text(56, y + 20, "Commercial loans rose by a fifth over the three periods.")
+    pdf.output(str(path))
+    return path

@@ -24,6 +24,7 @@ from .table_layouts import (
     HEBREW_TITLE,
     HOUSING_HEADER,
     LIABILITIES,
+    PERIODS,
     SECTORS,
     arrest_rows,
     block_rows,
@@ -38,7 +39,9 @@ from .table_layouts import (
     housing_paths,
     housing_pdf,
     liability_rows,
+    loan_rows,
     numbered_pdf,
+    periods_pdf,
     upward_pdf,
     vote_rows,
     wide_paths,
@@ -74,6 +77,25 @@ def test_a_heading_over_sub_columns_is_on_every_value_under_it(
         row = f"Year: {year}; " + "; ".join([*pairs, f"All grades: {scores[-1]}"])
         assert holding(chunks, row), (rules, row)
     assert not holding(chunks, "Year: Year") and not holding(chunks, "Grade > All")
+
+
+@pytest.mark.parametrize("stub_heading", [True, False])
+def test_a_period_over_each_value_and_percent_pair_heads_both(
+    tmp_path: Path, embedder, stub_heading: bool
+):
+    """A header line with fewer cells than the body (a date centred over each `$000's |
+    %` pair) is a heading level over the columns under it: each value carries its period
+    and its own heading (`12/31/2010 > %: 39.3%`), and neither header line is a row.
+    Before, the periods were dropped (dates read as values, not headings): every amount
+    read `$000's: 7,967`, the three periods told apart by nothing."""
+    path = periods_pdf(tmp_path / "periods.pdf", stub_heading)
+    chunks = chunk_texts(path, embedder)
+    headings = [f"{period} > {unit}" for period in PERIODS for unit in ("$000's", "%")]
+    for label, *values in loan_rows():
+        for heading, cell in zip(headings, values, strict=True):
+            pair = f"{heading}: {cell}"
+            assert [c for c in holding(chunks, label, pair) if f"; {pair}" in c], (label, pair)
+    assert not holding(chunks, "$000's; %") and not holding(chunks, "12/31/2009; ")
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,9 @@ import math
 from collections.abc import Sequence
 
 from rag_assets.core.tables.cells import (
+    CellKind,
     blank,
+    classify,
     column_number,
     figure,
     header_cell,
@@ -192,9 +194,10 @@ def identify_header(
         end = min(end, max(printed, start + 1))
     for r, row in enumerate(rows[start:end], start=start):
         cells = list(row) + [None] * (width - len(row))
-        labels = all(header_cell(c, settings) for c in cells) or _names_over_values(
-            rows, r, settings
-        )
+        seen = printed is not None and r < printed  # a line the reader saw heading it
+        labels = all(
+            header_cell(c, settings) or (seen and classify(c) is CellKind.DATE) for c in cells
+        ) or _names_over_values(rows, r, settings)
         if all(blank(c) for c in cells) or not labels:
             break
         if printed is None and stacked and _stub_only(cells):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from rag_assets.core.tables.cells import header_label, is_period, is_value
+from rag_assets.core.tables.cells import CellKind, classify, header_label, is_period, is_value
 from rag_assets.core.tables.header_block import column_numbers
 from rag_assets.core.tables.model import Word
 from rag_assets.core.tables.settings import TableSettings
@@ -60,7 +60,11 @@ def is_data(line: list[Word], settings: TableSettings) -> bool:
 def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
     """A line that can head the columns: labels only, not a caption or a sentence; or
     the columns' numbers and the formulas citing them."""
-    if numbering(line, settings) or references(line, settings):
+    if (
+        numbering(line, settings)
+        or references(line, settings)
+        or spanning_dates(line, edges, settings)
+    ):
         return True
     text = _text(line)
     parts = split_tight(segments(line, settings), lambda a, b: True, settings)
@@ -73,6 +77,24 @@ def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> 
         return False
     widest = max(s[-1]["x1"] - s[0]["x0"] for s in parts)  # headings apart wider than a space
     return widest <= settings.header_line_width * (edges[-1] - edges[0])
+
+
+def spanning_dates(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
+    """A line of dates each centred over a run of body columns (`12/31/2009` over its
+    `$000's | %` pair): a heading level over the columns under it, not a line of values.
+    Two or more dates, each with its middle on an inner column edge past the stub's."""
+    parts = segments(line, settings)
+    inner = edges[2:-1]
+    if len(parts) < 2 or not inner:
+        return False
+    pitch = (edges[-1] - edges[1]) / max(1, len(edges) - 2)
+    for part in parts:
+        if classify(_text(part)) is not CellKind.DATE:
+            return False
+        middle = (part[0]["x0"] + part[-1]["x1"]) / 2
+        if min(abs(middle - edge) for edge in inner) > settings.centred * pitch:
+            return False
+    return True
 
 
 def is_row(line: list[Word], settings: TableSettings) -> bool:
