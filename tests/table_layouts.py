@@ -918,10 +918,14 @@ def loan_rows() -> list[tuple[str, ...]]:
     ]
 
 
-def periods_pdf(path: Path, stub_heading: bool = True) -> Path:
+def periods_pdf(
+    path: Path, stub_heading: bool = True, grid: bool = False, wrapped: bool = False
+) -> Path:
     """A header of fewer cells than the body: a period (`12/31/2009`, a date) centred
     over each `$000's | %` pair of columns on the line above them, a rule above the
-    header, under it and under the last row, no column rules."""
+    header, under it and under the last row, no column rules. `grid`: every cell boxed
+    (a period in one box over its pair); `wrapped`: the pair is `$ millions | %` with the
+    `$` wrapped onto a line of its own over `millions`."""
     pdf = new_pdf(9)
     pdf.add_page()
     pdf.set_font_size(11)
@@ -930,21 +934,36 @@ def periods_pdf(path: Path, stub_heading: bool = True) -> Path:
     pdf.text(56, 84, "The loan book grew in every period below, commercial loans most of all.")
     left, stub, pitch, top = 56.0, 150.0, 62.0, 110.0
     right = stub + 6 * pitch
+    low = top + (24 if wrapped else 14)  # the baseline of the lowest header line
     rule(pdf, left, right, top - 12)
     for p, period in enumerate(PERIODS):
         centred(pdf, period, stub + 2 * p * pitch, stub + 2 * (p + 1) * pitch, top)
     for c in range(6):
-        right_aligned(pdf, "$000's" if c % 2 == 0 else "%", stub + (c + 1) * pitch - 4, top + 14)
+        x1 = stub + (c + 1) * pitch - 4
+        if c % 2:
+            right_aligned(pdf, "%", x1, low)
+        elif wrapped:
+            right_aligned(pdf, "$", x1, low - 10)
+            right_aligned(pdf, "millions", x1, low)
+        else:
+            right_aligned(pdf, "$000's", x1, low)
     if stub_heading:
-        pdf.text(left, top + 14, "Loan type")
-    rule(pdf, left, right, top + 18)
-    y = top + 32
+        pdf.text(left, low, "Loan type")
+    rule(pdf, left, right, low + 4)
+    y = low + 18
     for row in loan_rows():
         pdf.text(left, y, row[0])
         for c, cell in enumerate(row[1:]):
             right_aligned(pdf, cell, stub + (c + 1) * pitch - 4, y)
         y += 14
     rule(pdf, left, right, y - 8)
+    if grid:  # the column rules, the periods' boxes and a rule under each row
+        pdf.set_line_width(0.4)
+        for x in [left, stub, *(stub + (c + 1) * pitch for c in range(6))]:
+            pdf.line(x, top + 4 if (x - stub) % (2 * pitch) else top - 12, x, y - 8)
+        rule(pdf, stub, right, top + 4)
+        for k in range(len(LOANS)):
+            rule(pdf, left, right, low + 8 + 14 * (k + 1))
     pdf.text(56, y + 20, "Commercial loans rose by a fifth over the three periods.")
     pdf.output(str(path))
     return path

@@ -79,23 +79,29 @@ def test_a_heading_over_sub_columns_is_on_every_value_under_it(
     assert not holding(chunks, "Year: Year") and not holding(chunks, "Grade > All")
 
 
-@pytest.mark.parametrize("stub_heading", [True, False])
+@pytest.mark.parametrize(
+    ("stub_heading", "grid", "wrapped"),
+    [(True, False, False), (False, False, False), (True, True, False), (True, False, True)],
+)
 def test_a_period_over_each_value_and_percent_pair_heads_both(
-    tmp_path: Path, embedder, stub_heading: bool
+    tmp_path: Path, embedder, stub_heading: bool, grid: bool, wrapped: bool
 ):
     """A header line with fewer cells than the body (a date centred over each `$000's |
-    %` pair) is a heading level over the columns under it: each value carries its period
-    and its own heading (`12/31/2010 > %: 39.3%`), and neither header line is a row.
-    Before, the periods were dropped (dates read as values, not headings): every amount
-    read `$000's: 7,967`, the three periods told apart by nothing."""
-    path = periods_pdf(tmp_path / "periods.pdf", stub_heading)
+    %` pair, unruled or each in a ruled box over its pair; the amount's heading `$
+    millions` wrapped, its `$` alone on a line) is a heading level over the columns
+    under it: each value carries its period and its own heading (`12/31/2010 > %:
+    39.3%`), and no header line is a row. Before, the periods were dropped (dates read as
+    values, not headings): every amount read `$000's: 7,967`, the three periods told
+    apart by nothing; a line of `$` ended the header (a line of values)."""
+    path = periods_pdf(tmp_path / "periods.pdf", stub_heading, grid, wrapped)
     chunks = chunk_texts(path, embedder)
-    headings = [f"{period} > {unit}" for period in PERIODS for unit in ("$000's", "%")]
+    amount = "$ millions" if wrapped else "$000's"
+    headings = [f"{period} > {unit}" for period in PERIODS for unit in (amount, "%")]
     for label, *values in loan_rows():
         for heading, cell in zip(headings, values, strict=True):
             pair = f"{heading}: {cell}"
             assert [c for c in holding(chunks, label, pair) if f"; {pair}" in c], (label, pair)
-    assert not holding(chunks, "$000's; %") and not holding(chunks, "12/31/2009; ")
+    assert not holding(chunks, f"{amount}; %") and not holding(chunks, "12/31/2009; ")
 
 
 @pytest.mark.parametrize(

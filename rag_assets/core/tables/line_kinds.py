@@ -54,6 +54,8 @@ def is_data(line: list[Word], settings: TableSettings) -> bool:
     values = [s for s in parts[1:] if all(is_value(w["text"]) for w in s)]
     if all(is_period(_text(s)) for s in values):
         return False  # years over columns: a header line
+    if all(classify(_text(s)) is CellKind.UNIT for s in parts):
+        return False  # a unit over each column (`$` of `$ / millions` wrapped): headings
     return len(values) >= max(1, int((len(parts) - 1) * settings.data_values))
 
 
