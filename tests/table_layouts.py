@@ -919,13 +919,19 @@ def loan_rows() -> list[tuple[str, ...]]:
 
 
 def periods_pdf(
-    path: Path, stub_heading: bool = True, grid: bool = False, wrapped: bool = False
+    path: Path,
+    stub_heading: bool = True,
+    grid: bool = False,
+    wrapped: bool = False,
+    underlined: bool = False,
 ) -> Path:
     """A header of fewer cells than the body: a period (`12/31/2009`, a date) centred
     over each `$000's | %` pair of columns on the line above them, a rule above the
     header, under it and under the last row, no column rules. `grid`: every cell boxed
     (a period in one box over its pair); `wrapped`: the pair is `$ millions | %` with the
-    `$` wrapped onto a line of its own over `millions`."""
+    `$` wrapped onto a line of its own over `millions`; `underlined`: no rule across the
+    table, a short rule under each period only (its lines and the body's then one run of
+    lines holding values: a date and a `%` read as values)."""
     pdf = new_pdf(9)
     pdf.add_page()
     pdf.set_font_size(11)
@@ -935,9 +941,12 @@ def periods_pdf(
     left, stub, pitch, top = 56.0, 150.0, 62.0, 110.0
     right = stub + 6 * pitch
     low = top + (24 if wrapped else 14)  # the baseline of the lowest header line
-    rule(pdf, left, right, top - 12)
+    if not underlined:
+        rule(pdf, left, right, top - 12)
     for p, period in enumerate(PERIODS):
         centred(pdf, period, stub + 2 * p * pitch, stub + 2 * (p + 1) * pitch, top)
+        if underlined:
+            rule(pdf, stub + 2 * p * pitch + 6, stub + 2 * (p + 1) * pitch - 6, top + 3)
     for c in range(6):
         x1 = stub + (c + 1) * pitch - 4
         if c % 2:
@@ -949,14 +958,16 @@ def periods_pdf(
             right_aligned(pdf, "$000's", x1, low)
     if stub_heading:
         pdf.text(left, low, "Loan type")
-    rule(pdf, left, right, low + 4)
+    if not underlined:
+        rule(pdf, left, right, low + 4)
     y = low + 18
     for row in loan_rows():
         pdf.text(left, y, row[0])
         for c, cell in enumerate(row[1:]):
             right_aligned(pdf, cell, stub + (c + 1) * pitch - 4, y)
         y += 14
-    rule(pdf, left, right, y - 8)
+    if not underlined:
+        rule(pdf, left, right, y - 8)
     if grid:  # the column rules, the periods' boxes and a rule under each row
         pdf.set_line_width(0.4)
         for x in [left, stub, *(stub + (c + 1) * pitch for c in range(6))]:

@@ -84,17 +84,22 @@ def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> 
 def spanning_dates(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
     """A line of dates each centred over a run of body columns (`12/31/2009` over its
     `$000's | %` pair): a heading level over the columns under it, not a line of values.
-    Two or more dates, each with its middle on an inner column edge past the stub's."""
+    Two or more dates, each centred (within `centred` of a column's width) over a run of
+    two or more value columns starting under its left end, or on an inner column edge."""
     parts = segments(line, settings)
-    inner = edges[2:-1]
-    if len(parts) < 2 or not inner:
+    if len(parts) < 2 or len(edges) < 4:
         return False
     pitch = (edges[-1] - edges[1]) / max(1, len(edges) - 2)
     for part in parts:
         if classify(_text(part)) is not CellKind.DATE:
             return False
-        middle = (part[0]["x0"] + part[-1]["x1"]) / 2
-        if min(abs(middle - edge) for edge in inner) > settings.centred * pitch:
+        x0, x1 = part[0]["x0"], part[-1]["x1"]
+        first = max(1, next((k for k in range(len(edges) - 1) if x0 < edges[k + 1]), 1))
+        # centred over the run's edges, or on an inner edge of it (columns of figures set
+        # flush right print their ink right of the middle of their cells)
+        middles = [(edges[first] + edges[b]) / 2 for b in range(first + 2, len(edges))]
+        middles += edges[first + 1 : -1]
+        if not any(abs((x0 + x1) / 2 - m) <= settings.centred * pitch for m in middles):
             return False
     return True
 
