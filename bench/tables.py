@@ -61,6 +61,7 @@ from pathlib import Path
 from _common import REPO, machine, versions_line
 from table_report import PAIRING, SLANET, compare, load_run, print_summary, report, run_record, save
 
+from synth.slanet import slanet_reader
 from synth.table_metrics import Reading, Score, judged, match_regions
 from synth.table_readers import (
     LayoutBoxes,
@@ -69,7 +70,6 @@ from synth.table_readers import (
     layout_reader,
     pairing_reader,
     pdfplumber_reader,
-    slanet_reader,
     trecho_reader,
 )
 from synth.table_truth import Case, Source, icdar_source

@@ -60,8 +60,9 @@ def is_data(line: list[Word], settings: TableSettings) -> bool:
 
 
 def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
-    """A line that can head the columns: labels only, not a caption or a sentence; or
-    the columns' numbers and the formulas citing them."""
+    """A line that can head the columns: labels only, not a caption or a sentence; the
+    columns' numbers and the formulas citing them; or dates each over a run of columns
+    (`spanning_dates`)."""
     if (
         numbering(line, settings)
         or references(line, settings)
