@@ -160,7 +160,7 @@ def cause(pdf: Path, page: int, box: Box, rules: Extracted, joined: Extracted) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", default="eu,camelot,tabula,generated,synth,wide")
-    source_arguments(parser, "tune", "wide-tune")
+    source_arguments(parser, "tune", "wide-tune", "last-tune")
     parser.add_argument("--scores", default=str(LayoutSettings.min_score), help="model thresholds")
     parser.add_argument("--why", action="store_true", help="list each table the join loses")
     parser.add_argument(

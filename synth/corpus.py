@@ -20,17 +20,28 @@ from .spec import Doc, draw_doc
 from .truth import SynthTable, dump, load, truth
 
 VERSION = 4  # raise when a seed would print differently (4: group rows' shading in place;
-# the wide seeds, 20000 and up, were added at 4: no seed printed before prints otherwise)
+# the wide seeds, 20000 and up, and the last-mile seeds, 30000 and up, were added at 4: no
+# seed printed before prints otherwise)
 TUNE = range(0, 2000)  # tune the reader on these
 REPORT = range(5000, 5500)  # report on these; never tuned on
 WIDE_TUNE = range(20000, 20400)  # wide layouts (synth/wide.py, issue 41): tune on these
 WIDE_REPORT = range(25000, 25200)  # wide layouts: report on these; never tuned on
-NAMED = {"tune": TUNE, "report": REPORT, "wide-tune": WIDE_TUNE, "wide-report": WIDE_REPORT}
+LAST_TUNE = range(30000, 30400)  # last-mile layouts (synth/lastmile.py, issue 60): tune
+LAST_REPORT = range(35000, 35200)  # last-mile layouts: report on these; never tuned on
+NAMED = {
+    "tune": TUNE,
+    "report": REPORT,
+    "wide-tune": WIDE_TUNE,
+    "wide-report": WIDE_REPORT,
+    "last-tune": LAST_TUNE,
+    "last-report": LAST_REPORT,
+}
 DEFAULT_DIR = Path("/tmp/trecho-synth")
 
 
 def parse_seeds(text: str) -> range | list[int]:
-    """`tune`, `report`, `wide-tune`, `wide-report`, `A-B` (inclusive) or `A,B,C`; named
+    """`tune`, `report`, `wide-tune`, `wide-report`, `last-tune`, `last-report`, `A-B`
+    (inclusive) or `A,B,C`; named
     ranges joined by `+` (`report+wide-report`)."""
     return seeds.parse_seeds(text, NAMED)
 

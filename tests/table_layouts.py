@@ -793,3 +793,188 @@ def licences_pdf(path: Path) -> Path:
             pdf.text(x0 + 2, y, cell)
     pdf.output(str(path))
     return path
+
+
+# --- a table whose header is more than a chunk holds, beside a readable one -----------------
+
+SUBS = ("In full", "In part", "Denied")
+PERMITS = (
+    "Firearm purchase",
+    "Concealed carry",
+    "Dealer licence",
+    "Range permit",
+    "Import permit",
+    "Export permit",
+    "Transfer permit",
+    "Collector licence",
+)
+PHRASE = (
+    "applications received, reviewed and decided by the county office over the period under review"
+)
+MORE = "counted once for each applicant whatever the number of weapons named in the application"
+
+
+def long_groups(longer: bool = False) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Eight group headings, each a long phrase (`longer`: twice as long) wrapped four
+    words a line, over three sub-columns whose headings run together: 24 value columns
+    no reader can name one by one, under header lines that fill most of a 256-token
+    model's chunk (`longer`: more than it holds beside a row)."""
+    phrase = f"{PHRASE} {MORE}" if longer else PHRASE
+    return tuple((f"{name} {phrase}", SUBS) for name in PERMITS)
+
+
+LONG_TITLE = "Table 9. Applications by county, type of permit and outcome, fiscal year"
+
+
+def long_header_rows() -> list[tuple[str, ...]]:
+    """Each county's row: its name and 24 counts."""
+    n = len(PERMITS) * len(SUBS)
+    return [(s, *(value(r, c, 60000) for c in range(n))) for r, s in enumerate(CROWDED_STATES)]
+
+
+def long_header_pdf(path: Path, longer: bool = False) -> Path:
+    """Two pages: prose and a readable table (`Year | Grade (K 1 2 3) | All grades`,
+    booktabs) on the first; on the second, prose and a crowded table of 24 narrow columns
+    in 5 pt type under group headings wrapped four words a line (eight long phrases)
+    and sub-headings run together over their group's columns: a table whose columns
+    cannot be named, whose printed header lines fill most of a 256-token chunk (`longer`:
+    more than it holds beside a row)."""
+    pdf = new_pdf(9, orientation="L")
+    pdf.add_page()
+    pdf.text(56, 50, "The permit office reports its yearly figures in the tables below.")
+    pdf.text(56, 64, "Reading scores rose in every grade over the decade.")
+    cols = [(130.0 + i * 60, 190.0 + i * 60) for i in range(len(GRADES) + 1)]
+    top, pitch = 84.0, 14.0
+    rule(pdf, 56, cols[-1][1] + 4, top)
+    rule(pdf, cols[0][0] + 6, cols[3][1] - 6, top + 15)
+    rule(pdf, 56, cols[-1][1] + 4, top + 30)
+    centred(pdf, "Grade", cols[0][0], cols[3][1], top + 11)
+    centred(pdf, "All", *cols[4], top + 11)
+    pdf.text(60, top + 25, "Year")
+    for grade, (x0, x1) in zip(GRADES, cols, strict=False):
+        centred(pdf, grade, x0, x1, top + 25)
+    centred(pdf, "grades", *cols[4], top + 25)
+    y = top + 40
+    for row in grade_rows():
+        pdf.text(60, y, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 18, y)
+        y += pitch
+    rule(pdf, 56, cols[-1][1] + 4, y - 8)
+    pdf.text(56, y + 14, "The harbour master approved most permits within a week.")
+    pdf.add_page()
+    pdf.set_font_size(9)
+    pdf.text(24, 30, "Permits are counted where the application was filed.")
+    pdf.text(24, 44, LONG_TITLE)
+    pdf.set_font_size(5)
+    left, stub, width, pitch = 24.0, 58.0, 31.0, 8.0
+    groups = long_groups(longer)
+    n = len(PERMITS) * len(SUBS)
+    cols = [(left + stub + i * width, left + stub + (i + 1) * width) for i in range(n)]
+    right = cols[-1][1]
+    top = 52.0
+    rule(pdf, left, right, top, 0.25)
+    i = 0
+    lines = max(len(g.split()) for g, _ in groups) // 4 + 1
+    for group, subs in groups:
+        span = (cols[i][0], cols[i + len(subs) - 1][1])
+        words = group.split()
+        for k in range(0, len(words), 4):
+            centred(pdf, " ".join(words[k : k + 4]), *span, top + 8 + 1.5 * k)
+        x = span[0] + 1
+        for sub in subs:
+            pdf.text(x, top + 8 + 6 * lines, sub)
+            x += pdf.get_string_width(sub) + 2
+        i += len(subs)
+    pdf.text(left, top + 8 + 6 * lines, "County")
+    y = top + 11 + 6 * lines
+    rule(pdf, left, right, y, 0.25)
+    for row in long_header_rows():
+        y += pitch
+        pdf.text(left, y - 2, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 2, y - 2)
+    rule(pdf, left, right, y + 2, 0.25)
+    pdf.set_font_size(9)
+    pdf.text(24, y + 20, "Denied applications may be filed again after ninety days.")
+    pdf.output(str(path))
+    return path
+
+
+# --- a period heading over each value/percent pair ------------------------------------------
+
+PERIODS = ("12/31/2009", "12/31/2010", "6/30/2011")
+LOANS = ("Residential", "Commercial", "Industrial", "Agricultural", "Consumer", "Total")
+
+
+def loan_rows() -> list[tuple[str, ...]]:
+    """Each loan type's row: its label, then an amount and a share under each period."""
+    return [
+        (
+            label,
+            *(value(r, c) if c % 2 == 0 else f"{(r * 13 + c * 7) % 90 + 5}.{c}%" for c in range(6)),
+        )
+        for r, label in enumerate(LOANS)
+    ]
+
+
+def periods_pdf(
+    path: Path,
+    stub_heading: bool = True,
+    grid: bool = False,
+    wrapped: bool = False,
+    underlined: bool = False,
+) -> Path:
+    """A header of fewer cells than the body: a period (`12/31/2009`, a date) centred
+    over each `$000's | %` pair of columns on the line above them, a rule above the
+    header, under it and under the last row, no column rules. `grid`: every cell boxed
+    (a period in one box over its pair); `wrapped`: the pair is `$ millions | %` with the
+    `$` wrapped onto a line of its own over `millions`; `underlined`: no rule across the
+    table, a short rule under each period only (its lines and the body's then one run of
+    lines holding values: a date and a `%` read as values)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 3. Loans by type")
+    pdf.set_font_size(9)
+    pdf.text(56, 84, "The loan book grew in every period below, commercial loans most of all.")
+    left, stub, pitch, top = 56.0, 150.0, 62.0, 110.0
+    right = stub + 6 * pitch
+    low = top + (24 if wrapped else 14)  # the baseline of the lowest header line
+    if not underlined:
+        rule(pdf, left, right, top - 12)
+    for p, period in enumerate(PERIODS):
+        centred(pdf, period, stub + 2 * p * pitch, stub + 2 * (p + 1) * pitch, top)
+        if underlined:
+            rule(pdf, stub + 2 * p * pitch + 6, stub + 2 * (p + 1) * pitch - 6, top + 3)
+    for c in range(6):
+        x1 = stub + (c + 1) * pitch - 4
+        if c % 2:
+            right_aligned(pdf, "%", x1, low)
+        elif wrapped:
+            right_aligned(pdf, "$", x1, low - 10)
+            right_aligned(pdf, "millions", x1, low)
+        else:
+            right_aligned(pdf, "$000's", x1, low)
+    if stub_heading:
+        pdf.text(left, low, "Loan type")
+    if not underlined:
+        rule(pdf, left, right, low + 4)
+    y = low + 18
+    for row in loan_rows():
+        pdf.text(left, y, row[0])
+        for c, cell in enumerate(row[1:]):
+            right_aligned(pdf, cell, stub + (c + 1) * pitch - 4, y)
+        y += 14
+    if not underlined:
+        rule(pdf, left, right, y - 8)
+    if grid:  # the column rules, the periods' boxes and a rule under each row
+        pdf.set_line_width(0.4)
+        for x in [left, stub, *(stub + (c + 1) * pitch for c in range(6))]:
+            pdf.line(x, top + 4 if (x - stub) % (2 * pitch) else top - 12, x, y - 8)
+        rule(pdf, stub, right, top + 4)
+        for k in range(len(LOANS)):
+            rule(pdf, left, right, low + 8 + 14 * (k + 1))
+    pdf.text(56, y + 20, "Commercial loans rose by a fifth over the three periods.")
+    pdf.output(str(path))
+    return path

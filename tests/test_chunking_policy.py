@@ -75,7 +75,7 @@ def test_default_on_the_manual_has_no_damage_and_fixed_chars_has_both(manual, co
     default = PolicyChunker()(manual, counter)
     texts = {"op@v1": manual.doc.text}
     damage = chunk_damage(default, manual.rows, texts, {"op@v1": manual.nodes})
-    assert dataclasses.astuple(damage)[1:] == (0, 0, 0, 0, 0)
+    assert dataclasses.astuple(damage)[1:] == (0, 0, 0, 0, 0, 0)
     naive = build_chunker("fixed_chars-200-o40")(manual, counter)
     damage = chunk_damage(naive, manual.rows, texts)
     assert damage.orphans > 0 and damage.mid_line_starts > 0

@@ -24,6 +24,7 @@ from .table_layouts import (
     HEBREW_TITLE,
     HOUSING_HEADER,
     LIABILITIES,
+    PERIODS,
     SECTORS,
     arrest_rows,
     block_rows,
@@ -38,7 +39,9 @@ from .table_layouts import (
     housing_paths,
     housing_pdf,
     liability_rows,
+    loan_rows,
     numbered_pdf,
+    periods_pdf,
     upward_pdf,
     vote_rows,
     wide_paths,
@@ -74,6 +77,39 @@ def test_a_heading_over_sub_columns_is_on_every_value_under_it(
         row = f"Year: {year}; " + "; ".join([*pairs, f"All grades: {scores[-1]}"])
         assert holding(chunks, row), (rules, row)
     assert not holding(chunks, "Year: Year") and not holding(chunks, "Grade > All")
+
+
+@pytest.mark.parametrize(
+    ("stub_heading", "grid", "wrapped", "underlined"),
+    [
+        (True, False, False, False),
+        (False, False, False, False),
+        (True, True, False, False),
+        (True, False, True, False),
+        (False, False, False, True),
+    ],
+)
+def test_a_period_over_each_value_and_percent_pair_heads_both(
+    tmp_path: Path, embedder, stub_heading: bool, grid: bool, wrapped: bool, underlined: bool
+):
+    """A header line with fewer cells than the body (a date centred over each `$000's |
+    %` pair, unruled or each in a ruled box over its pair; the amount's heading `$
+    millions` wrapped, its `$` alone on a line) is a heading level over the columns
+    under it: each value carries its period and its own heading (`12/31/2010 > %:
+    39.3%`), and no header line is a row, also where no rule parts the header from the
+    body (a short rule under each period only: the dates and the `%` read as values, the
+    header lines as the body's first lines). Before, the periods were dropped (dates read as
+    values, not headings): every amount read `$000's: 7,967`, the three periods told
+    apart by nothing; a line of `$` ended the header (a line of values)."""
+    path = periods_pdf(tmp_path / "periods.pdf", stub_heading, grid, wrapped, underlined)
+    chunks = chunk_texts(path, embedder)
+    amount = "$ millions" if wrapped else "$000's"
+    headings = [f"{period} > {unit}" for period in PERIODS for unit in (amount, "%")]
+    for label, *values in loan_rows():
+        for heading, cell in zip(headings, values, strict=True):
+            pair = f"{heading}: {cell}"
+            assert [c for c in holding(chunks, label, pair) if f"; {pair}" in c], (label, pair)
+    assert not holding(chunks, f"{amount}; %") and not holding(chunks, "12/31/2009; ")
 
 
 @pytest.mark.parametrize(

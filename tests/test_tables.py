@@ -33,7 +33,16 @@ from rag_assets.orchestration.materialize import failure_reason
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 
 from .conftest import FONT_DIR, SAMPLE_LAKE, SHARED
-from .table_layouts import CROWDED_GROUPS, CROWDED_TITLE, crowded_pdf, crowded_rows
+from .table_layouts import (
+    CROWDED_GROUPS,
+    CROWDED_TITLE,
+    LONG_TITLE,
+    crowded_pdf,
+    crowded_rows,
+    grade_rows,
+    long_header_pdf,
+    long_header_rows,
+)
 
 KEY = "porto@v1"
 # no header row (every row starts with a year and holds numbers): no column names to read
@@ -154,6 +163,73 @@ def test_a_crowded_table_keeps_its_printed_header_over_every_row(tmp_path: Path,
         # windows cut through the rows hold counts without the header lines: orphans
         windows = fixed_chars(source.doc, key, embedder.token_counter(), size=300)
         assert chunk_damage(windows, source.rows, {key: source.doc.text}).orphans > 0
+
+
+def test_a_header_filling_most_of_a_chunk_is_over_every_row_of_a_table_it_cannot_name(
+    tmp_path: Path, embedder
+):
+    """24 columns no reader can name one by one, under eight group headings wrapped over
+    four lines each: the header lines fill more than half of what the 256-token model
+    reads. Every row's chunks hold every one of them (before, the lines past half the
+    model were dropped: 250 values without their header, and the version refused)."""
+    source, _ = read_pdf(long_header_pdf(tmp_path / "long.pdf"), "doc@v1")
+    chunks = PolicyChunker(Policy(), embedder)(source, embedder.token_counter())
+    unnamed = [r for r in source.rows if not r.header]
+    assert {r.cells[0] for r in unnamed} == {row[0] for row in long_header_rows()}
+    lines = unnamed[0].header_lines
+    counter = embedder.token_counter()
+    assert counter.count("\n".join(lines)) > counter.max_tokens // 2
+    for row in unnamed:  # a row too long beside the lines is cut, each piece under them
+        held = [
+            " ".join(c.text.split())
+            for c in chunks
+            if c.parent_id == row.table_id and f"{row.cells[0]}; " in c.text
+        ]
+        assert held and all(line in c for c in held for line in lines), row.text
+        assert all(any(value in c for c in held) for value in row.cells)
+    damage = chunk_damage(chunks, source.rows, {"doc@v1": source.doc.text})
+    assert damage.orphans == 0 and damage.flagged_tables == 0 and damage.truncated == 0
+
+
+LONG_KEY = "permits@v1"
+
+
+@pytest.mark.slow  # a version indexed through the Dagster job
+def test_a_table_whose_header_is_more_than_a_chunk_holds_is_flagged_and_its_version_indexed(
+    tmp_path: Path, embedder
+):
+    """A table whose columns cannot be named and whose printed header lines are more
+    than a chunk holds beside a row leaves values without part of their header: the
+    version is indexed all the same (its prose, its other table and this table's rows
+    searchable), the table flagged in the orphan check's metadata, which passes (it
+    blocks the chunker's faults, not the reader's limits). Before, the blocking check
+    failed and nothing of the version was searchable."""
+    lake = Lake(tmp_path / "lake")
+    (lake.raw_dir / "permits").mkdir(parents=True)
+    long_header_pdf(lake.raw_dir / "permits" / "v1.pdf", longer=True)
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(DOC_VERSIONS, [LONG_KEY])
+    job = build_definitions(str(lake.root)).resolve_job_def("index_documents")
+    run = job.execute_in_process(partition_key=LONG_KEY, instance=instance, raise_on_error=False)
+    assert run.success, failure_reason(run)
+    checks = {c.check_name: c for c in run.get_asset_check_evaluations()}
+    orphan_check = checks[NO_ORPHAN_TABLE_VALUES]
+    assert orphan_check.passed
+    assert orphan_check.metadata["flagged_tables"].value == 1
+    [where] = orphan_check.metadata["flagged"].value
+    assert where.startswith("page 2, table ") and "without its header" in where, where
+    assert checks[INDEX_MATCHES_CHUNKS].passed
+    index = Index(lake.lancedb_dir, embedder)
+    chunks = pl.read_parquet(lake.stage_path("chunks", LONG_KEY))
+    assert index.partition_counts() == {LONG_KEY: chunks.height}
+    year, *scores = grade_rows()[2]
+    for query, wanted in (
+        ("harbour master approved permits within a week", "harbour master"),
+        (f"reading score grade 2 in {year}", f"Grade > 2: {scores[2]}"),
+        (f"{LONG_TITLE} Alaska", f"Alaska; {long_header_rows()[1][1]}"),
+    ):
+        hits = index.search(SearchRequest(query=query, k=5))
+        assert any(wanted in h.text for h in hits), (query, [h.text for h in hits])
 
 
 READABLE = sorted((SHARED / "real-pdfs").glob("*.pdf")) + sorted(SAMPLE_LAKE.glob("raw/*/*.pdf"))

@@ -115,6 +115,12 @@ def cut_chunks(
             f"{key}: {damage.orphans} table values sit in a chunk without their column "
             f"header (the first: {where})"
         )
+    if cut.flagged:  # the reader's limits: indexed all the same, said here
+        context.log.warning(
+            f"{key}: {len(cut.flagged)} tables hold values without their header, their "
+            f"printed header lines more than a chunk holds (the first: {cut.flagged[0]}); "
+            "the version is indexed"
+        )
     tokens = sorted(c.token_count for c in result) or [0]
     among = f"the {len(result)} chunks of {key}"
     return MaterializeResult(
@@ -128,6 +134,7 @@ def cut_chunks(
             "tokens_mean": round(statistics.mean(tokens), 1),
             "model_max_tokens": cut.max_tokens,
             "orphan_table_values": damage.orphans,
+            "flagged_tables": MetadataValue.json(cut.flagged),
             "mid_line_starts": damage.mid_line_starts,
             "truncated": damage.truncated,
             "off_heading_paths": damage.off_heading_paths,
@@ -141,8 +148,16 @@ def cut_chunks(
         },
         check_results=[
             count_check(CHUNKS_FIT_MODEL, damage.truncated, "truncated", among=among),
-            count_check(
-                NO_ORPHAN_TABLE_VALUES, damage.orphans, "orphans", where=where, among=among
+            count_check(  # blocks the chunker's faults; the reader's limits flagged
+                NO_ORPHAN_TABLE_VALUES,
+                damage.orphans,
+                "orphans",
+                where=where,
+                among=among,
+                extra={
+                    "flagged_tables": len(cut.flagged),
+                    "flagged": MetadataValue.json(cut.flagged),
+                },
             ),
             count_check(
                 NO_MID_LINE_STARTS, damage.mid_line_starts, "mid_line_starts", True, among=among

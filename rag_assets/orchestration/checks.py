@@ -59,7 +59,10 @@ chunk_checks = [
     version_check(
         NO_ORPHAN_TABLE_VALUES,
         CHUNKS,
-        "Every table value sits in a chunk with its column header.",
+        "Every table value sits in a chunk with its column header: the chunker's faults "
+        "block (a table cut in the middle, a header dropped); tables whose header lines are "
+        "more than a chunk holds are flagged in its metadata (`flagged`), indexed all the "
+        "same.",
         blocking=True,
     ),
     version_check(
@@ -113,11 +116,13 @@ def count_check(
     warn_only: bool = False,
     where: str = "",
     among: str = "",
+    extra: Mapping[str, Any] | None = None,
 ) -> AssetCheckResult:
     """A check that passes when `count` is zero; `where` says where the first of the
     counted failures is (`page 3, table 'Schedule A': ...`); `among` names what was
-    counted over (`the 15 chunks of manual-operacao@v1`), for the result's description."""
-    metadata: dict[str, Any] = {what: count}
+    counted over (`the 15 chunks of manual-operacao@v1`), for the result's description;
+    `extra` is more metadata, said whether it passes or not."""
+    metadata: dict[str, Any] = {what: count, **(extra or {})}
     if count and where:
         metadata[WHERE] = where
     label = what.replace("_", " ")

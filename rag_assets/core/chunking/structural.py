@@ -133,15 +133,23 @@ def _containers(
     return [containers[k] for k in order if containers[k].units]
 
 
+ROW_ROOM = 64
+"""Tokens a chunk of a table read without named columns keeps for its context header and
+a piece of its row (a label and a value or two) beside the table's header lines."""
+
+
 def table_lead(caption: str, header_lines: Sequence[str], counter: TokenCounter) -> str:
     """What every chunk of a table read without named columns repeats above its rows: its
     caption, then its printed title and header lines, verbatim (so a reader can map the
-    numbers), as many as fit in half of what the model reads (a row keeps the rest)."""
+    numbers), every one of them that fits beside a piece of a row (`ROW_ROOM`: a row too
+    long is cut into pieces, each under the lines). Lines past that are more than the
+    model reads: the values they head are flagged, not refused (`Orphan.reader`)."""
     lines = [caption] if caption else []
+    budget = max(counter.max_tokens // 2, counter.max_tokens - ROW_ROOM)
     for line in header_lines:
         if line in lines:
             continue  # the title, already the caption
-        if counter.count("\n".join([*lines, line])) - counter.overhead > counter.max_tokens // 2:
+        if counter.count("\n".join([*lines, line])) - counter.overhead > budget:
             break
         lines.append(line)
     return "\n".join(lines)

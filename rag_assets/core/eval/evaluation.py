@@ -60,6 +60,7 @@ METRICS = (
     "mid_line_starts",
     "truncated",
     "unnamed_tables",
+    "flagged_tables",
     "off_heading_paths",
     "twin_confusion",
 )

@@ -90,6 +90,9 @@ class Orphan:
     table_id: str = ""  # the table's node id
     row: int = 0  # the row's index in its table
     column: int = 0  # 1-based; 0: a table read without named columns
+    # the reader's limit, not the chunker's fault: the table's printed header lines are
+    # more than a chunk holds beside a row (its chunk holds the first of them)
+    reader: bool = False
 
     def describe(self) -> str:
         """`page 3, table 'Schedule A': '1,200' without its header 'Amount'`."""
@@ -153,6 +156,7 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
                 missing = [line for line in row.header_lines if line not in flat]
                 if missing:
                     loose_text = _masked(body, (), row.caption)
+                    reader = _lead_cut(chunk, row, missing)
                     out += [
                         Orphan(
                             row.page,
@@ -161,6 +165,7 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
                             value.strip(),
                             row.table_id,
                             row.row_index,
+                            reader=reader,
                         )
                         for value in row.cells
                         if value.strip() and _contains_word(loose_text, value.strip())
@@ -189,9 +194,20 @@ def orphans(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> list[Orphan]:
     return out
 
 
+def _lead_cut(chunk: Chunk, row: TableRow, missing: Sequence[str]) -> bool:
+    """Whether a row of a table read without named columns lacks some of its header
+    lines only because they are more than its chunk holds: the chunk is its table's own
+    and holds the lines up to where the chunker stopped (`structural.table_lead`)."""
+    if chunk.kind != "table" or chunk.parent_id != row.table_id:
+        return False
+    kept = [line for line in row.header_lines if line not in missing]
+    return bool(kept) and row.header_lines[: len(kept)] == kept
+
+
 def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> int:
-    """How many table values sit in a chunk without their column header (`orphans`)."""
-    return len(orphans(chunks, rows))
+    """How many table values sit in a chunk without their column header through the
+    chunker's fault (`orphans`, not `Orphan.reader`)."""
+    return sum(1 for orphan in orphans(chunks, rows) if not orphan.reader)
 
 
 SENTENCE_START_BEFORE = re.compile(r"[.!?;:]\s*$")
@@ -258,6 +274,7 @@ class ChunkDamage:
     truncated: int
     unnamed_tables: int = 0  # tables read without named columns (rows under header lines)
     off_heading_paths: int = 0  # chunks whose section path holds a segment that is no heading
+    flagged_tables: int = 0  # tables with values left without their header by the reader
 
     def as_dict(self) -> dict[str, int]:
         """Plain dict, for metadata and JSON."""
@@ -268,6 +285,7 @@ class ChunkDamage:
             "truncated": self.truncated,
             "unnamed_tables": self.unnamed_tables,
             "off_heading_paths": self.off_heading_paths,
+            "flagged_tables": self.flagged_tables,
         }
 
 
@@ -284,12 +302,15 @@ def chunk_damage(
     doc_texts: dict[str, str],
     nodes: Mapping[str, Sequence[Node]] | None = None,
 ) -> ChunkDamage:
-    """Orphan table values, mid-line starts and truncation of a set of chunks, the tables
-    of their rows read without named columns, and (given each version's `nodes`) the
-    chunks whose section path holds a segment that is no heading."""
+    """Orphan table values (the chunker's), mid-line starts and truncation of a set of
+    chunks, the tables of their rows read without named columns and those flagged for
+    values the reader left without their header (`flagged_tables`), and (given each
+    version's `nodes`) the chunks whose section path holds a segment that is no heading."""
+    found = orphans(chunks, rows)
     return ChunkDamage(
         chunks=len(chunks),
-        orphans=orphan_table_values(chunks, rows),
+        orphans=sum(1 for orphan in found if not orphan.reader),
+        flagged_tables=len({(o.table_id, o.table) for o in found if o.reader}),
         mid_line_starts=mid_line_starts(chunks, doc_texts),
         truncated=truncated_chunks(chunks),
         unnamed_tables=unnamed_tables(rows),

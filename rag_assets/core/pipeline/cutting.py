@@ -41,8 +41,10 @@ HEADER_DOCUMENT = ("id", "title")
 class Cut:
     """What `cut_version` did to one version: its `chunks`, the file written (`path`),
     the strategy the policy `chose` (None: a strategy was named), their `damage` and
-    where the first orphan table value sits (`first_orphan`, empty when none), and the
-    situating step's `situating` counts and first `failures`."""
+    where the first orphan table value sits (`first_orphan`, empty when none), the tables
+    flagged for values the reader left without their header (`flagged`: where each
+    table's first such value sits; indexed all the same), and the situating step's
+    `situating` counts and first `failures`."""
 
     chunks: list[Chunk]
     path: LakePath
@@ -50,6 +52,7 @@ class Cut:
     max_tokens: int
     chose: str | None = None
     first_orphan: str = ""
+    flagged: list[str] = field(default_factory=list)
     situating: dict[str, Any] | None = None
     failures: list[str] = field(default_factory=list)
 
@@ -105,14 +108,20 @@ class Cutting:
             if stale.exists():
                 stale.unlink()
         damage = chunk_damage(chunks, version.rows, {key: version.doc.text}, {key: version.nodes})
-        found = orphans(chunks, version.rows) if damage.orphans else []
+        found = orphans(chunks, version.rows) if damage.orphans or damage.flagged_tables else []
+        faults = [orphan for orphan in found if not orphan.reader]
+        flagged: dict[str, str] = {}  # each flagged table's first value, in order
+        for orphan in found:
+            if orphan.reader:
+                flagged.setdefault(orphan.table_id, orphan.locate())
         return Cut(
             chunks,
             path,
             damage,
             counter.max_tokens,
             chose=chose,
-            first_orphan=found[0].locate() if found else "",
+            first_orphan=faults[0].locate() if faults else "",
+            flagged=list(flagged.values()),
             situating=situating,
             failures=list(failures[:5]),
         )

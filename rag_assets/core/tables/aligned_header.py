@@ -14,7 +14,13 @@ from rag_assets.core.tables.header_lines import (
     split_at_edges,
 )
 from rag_assets.core.tables.heading_tree import header_grid
-from rag_assets.core.tables.line_kinds import is_data, is_header, numbering, references
+from rag_assets.core.tables.line_kinds import (
+    is_data,
+    is_header,
+    numbering,
+    references,
+    spanning_dates,
+)
 from rag_assets.core.tables.model import Box, Word
 from rag_assets.core.tables.settings import TableSettings
 from rag_assets.core.tables.words import bottom, height, line_gap, segments, top
@@ -49,7 +55,11 @@ def names_columns(
     """Whether a first line of a run names columns rather than holding values: a label
     (`K`, `grades`) in a column where the data lines below print values, as a header line
     of small numbers (`Year K 1 2 3`) has (`header_block.label_over_values`, asked of the
-    line's cells)."""
+    line's cells); or a line of dates each centred over a run of columns
+    (`line_kinds.spanning_dates`) over such a line (a period over each `$000's | %` pair,
+    both lines read as values where no line of labels is printed above them)."""
+    if spanning_dates(line, edges, settings):
+        return bool(rest) and names_columns(rest[0], rest[1:], edges, settings)
     below = [line_cells(other, edges) for other in rest if is_data(other, settings)]
     return label_over_values(line_cells(line, edges), below, settings)
 

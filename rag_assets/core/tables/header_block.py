@@ -16,7 +16,9 @@ import math
 from collections.abc import Sequence
 
 from rag_assets.core.tables.cells import (
+    CellKind,
     blank,
+    classify,
     column_number,
     figure,
     header_cell,
@@ -192,9 +194,12 @@ def identify_header(
         end = min(end, max(printed, start + 1))
     for r, row in enumerate(rows[start:end], start=start):
         cells = list(row) + [None] * (width - len(row))
-        labels = all(header_cell(c, settings) for c in cells) or _names_over_values(
-            rows, r, settings
-        )
+        # a date heads columns on a line the reader saw heading the table, or over a row
+        # of labels (a period over its `$000's | %` pair); elsewhere it is a value
+        dated = (printed is not None and r < printed) or _labels_below(rows, r, settings)
+        labels = all(
+            header_cell(c, settings) or (dated and classify(c) is CellKind.DATE) for c in cells
+        ) or _names_over_values(rows, r, settings)
         if all(blank(c) for c in cells) or not labels:
             break
         if printed is None and stacked and _stub_only(cells):
@@ -212,6 +217,14 @@ def identify_header(
         return Header(title, _unnamed_rows(rows, start + len(stacked), printed))
     end = _with_numbers(rows, start + len(stacked), width, names, settings)
     return Header(title, _printed_rest(rows, end, printed, names), names)
+
+
+def _labels_below(rows: Sequence[Sequence[str | None]], r: int, settings: TableSettings) -> bool:
+    """Whether the row under row `r` is headings only, over the value columns."""
+    if r + 1 >= len(rows):
+        return False
+    below = rows[r + 1]
+    return any(not blank(c) for c in below[1:]) and all(header_cell(c, settings) for c in below)
 
 
 def _unnamed_rows(rows: Sequence[Sequence[str | None]], end: int, printed: int | None) -> int:

@@ -139,12 +139,15 @@ class _Spans:
 
     def wraps(self, heading: Heading, j: int) -> bool:
         """Whether a heading sits as the first line of column j's heading: centred on
-        the heading below it, or flush left with it."""
+        the heading below it, flush left with it, or flush right with it and no wider (a
+        right-aligned heading wrapped: `$` over `millions`)."""
         below = self.heads[j]
         if below is None:
             return False
         centre = abs(heading.middle - (below[0] + below[1]) / 2) <= self.tight
-        return centre or abs(heading.x0 - below[0]) <= self.settings.flush
+        flush = self.settings.flush
+        right = abs(heading.x1 - below[1]) <= flush and heading.x0 >= below[0] - flush
+        return centre or right or abs(heading.x0 - below[0]) <= flush
 
     def flush_left(self, heading: Heading, j: int) -> bool:
         """Whether a heading starts where column j's heading on the lowest line starts

