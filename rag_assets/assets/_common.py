@@ -11,6 +11,7 @@ from rag_assets.core.errors import UserError
 from rag_assets.core.lake import Lake, sha256_file, split_key, this_process, waited_lock
 from rag_assets.core.lifecycle import note_failed
 from rag_assets.core.stages import READS
+from rag_assets.orchestration.checks import blocking_failure
 
 T = TypeVar("T")
 
@@ -49,7 +50,8 @@ def one_writer(stage: Callable[..., T]) -> Callable[..., T]:
     step of another run of the same version (the sensor's, the automation's, one started
     by hand, `trecho materialize`) waits, saying so in its log, instead of rewriting the
     files this one reads (`rag_assets/orchestration/concurrency.py`). A failure is
-    recorded in the lake (`note_step_failure`)."""
+    recorded in the lake (`note_step_failure`): an error, or a failed blocking check of
+    the version (`orchestration/checks.blocking_failure`)."""
 
     @functools.wraps(stage)
     def locked(context: AssetExecutionContext, *args: Any, **kwargs: Any) -> T:
@@ -59,10 +61,14 @@ def one_writer(stage: Callable[..., T]) -> Callable[..., T]:
         holder = this_process(f"run {context.run_id[:8]} of {key}")
         with waited_lock(lake.version_lock(key), holder, context.log.info):
             try:
-                return stage(context, *args, **kwargs)
+                result = stage(context, *args, **kwargs)
             except Exception as exc:
                 note_step_failure(lake, key, exc)
                 raise
+            blocked = blocking_failure(result)
+            if blocked is not None:  # Dagster fails the step after this returns
+                note_reason(lake, key, blocked)
+            return result
 
     return locked
 
@@ -77,6 +83,12 @@ def note_step_failure(lake: Lake, key: str, exc: Exception) -> None:
     else:
         lines = str(exc).strip().splitlines()
         reason = lines[0] if lines else type(exc).__name__
+    note_reason(lake, key, reason)
+
+
+def note_reason(lake: Lake, key: str, reason: str) -> None:
+    """Record in the lake that the last run of `key`'s file failed, and why (nothing when
+    the file is gone or the lake unwritable: the run's log still says why)."""
     pdf = lake.raw_paths(key)[0]
     try:
         sha = sha256_file(pdf)

@@ -104,6 +104,29 @@ structure_checks = [
 ]
 
 
+BLOCKING_VERSION_CHECKS: dict[str, str] = {
+    spec.name: spec.asset_key.to_user_string()
+    for spec in chunk_checks + embedding_checks + table_checks + structure_checks
+    if spec.blocking
+}
+"""The blocking checks of the partitioned stages, name -> the asset they check."""
+
+
+def blocking_failure(result: object) -> str | None:
+    """Why a stage's result fails its step on a blocking check (Dagster fails the step
+    after the stage's body returned, so `one_writer` sees no exception): the first failed
+    blocking check, named with its description; None when none failed."""
+    for check in getattr(result, "check_results", None) or ():
+        if not isinstance(check, AssetCheckResult) or check.passed:
+            continue
+        asset = BLOCKING_VERSION_CHECKS.get(check.check_name)
+        if asset is None or check.severity != AssetCheckSeverity.ERROR:
+            continue
+        said = f": {check.description}" if check.description else ""
+        return f"blocking check {asset}/{check.check_name} failed{said}"
+    return None
+
+
 WHERE = "where"
 """The metadata key of a failed count check that says where the first failure is: what a
 CLI line names (`trecho materialize`)."""
