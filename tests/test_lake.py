@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from pathlib import Path
 
 import pyarrow as pa
@@ -225,4 +226,19 @@ def test_one_purge_lease_holder_and_a_dead_ones_lease_taken_over(tmp_path: Path)
             assert fourth is None  # host B let go
             with held_lease(folder, "purge", "host D") as fifth:
                 assert fifth is not None and fifth.startswith("host C")
+    assert list(folder.iterdir()) == []
+
+
+def test_a_live_holder_keeps_the_purge_lease_past_its_term(tmp_path: Path) -> None:
+    """A removal longer than the lease's term: its holder renews the lease while it runs,
+    so another host finds it held past the first term and takes it once it is let go."""
+    folder = Lake(tmp_path).leases_dir
+    with held_lease(folder, "purge", "host A", seconds=1.0) as first:
+        assert first is None
+        for _ in range(7):  # over two terms, each a second (the file's `until` is in seconds)
+            time.sleep(0.3)
+        with held_lease(folder, "purge", "host B", seconds=1.0) as second:
+            assert second is not None and second.startswith("host A (until "), second
+    with held_lease(folder, "purge", "host B", seconds=1.0) as third:
+        assert third is None
     assert list(folder.iterdir()) == []

@@ -10,6 +10,11 @@ over by a write conditional on the file read (a rename on a disk, `If-Match: <ET
 an object store), so two hosts never both take it over. The store must honour
 conditional PUT (AWS S3 does, MinIO and Ceph RGW in their recent releases); the taker
 reads its lease back, so a store that ignores the condition is caught in most races.
+
+A live holder renews its lease every third of its term (a heartbeat thread, while the
+block runs), each time only if the file is still its own (its token; an object store's
+`If-Match`), so a removal longer than the term is never taken over: only a holder that
+died, or stalled a whole term, loses it.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +98,29 @@ def _replace(path: LakePath, state: str, data: bytes) -> bool:
     return True
 
 
+def _record(holder: str, token: str, seconds: float) -> bytes:
+    """A lease's file: who holds it, its token and until when (`seconds` from now)."""
+    until = (_now() + dt.timedelta(seconds=seconds)).isoformat(timespec="seconds")
+    return json.dumps({"holder": holder, "token": token, "until": until}).encode("utf-8")
+
+
+def _renew(path: LakePath, token: str, holder: str, seconds: float) -> bool:
+    """Push the lease's end `seconds` from now if it is still this holder's (`token`);
+    whether it was. On a disk the new file replaces the old in one rename (the lease is
+    never absent, so no taker's exclusive create gets in); in an object store the PUT
+    holds only if the file is the one read (`If-Match`)."""
+    found = _read(path)
+    if found is None or found[0].get("token") != token:
+        return False
+    data = _record(holder, token, seconds)
+    if isinstance(path, Path):
+        fresh = path.with_name(f"{path.name}.renew-{uuid.uuid4().hex}")
+        fresh.write_bytes(data)
+        os.replace(fresh, path)
+        return True
+    return _replace(path, found[1], data)
+
+
 def _holder_line(record: dict[str, Any]) -> str:
     return f"{record.get('holder', 'another process')} (until {record.get('until', '?')})"
 
@@ -102,11 +131,11 @@ def held_lease(
 ) -> Iterator[str | None]:
     """Hold the lease `name` (in `folder`, the lake's `.leases`) while the block runs:
     yields None when this process holds it, else who does and until when (the block
-    must then leave the job alone). Released at the end when still this process's."""
+    must then leave the job alone). Renewed every third of `seconds` while the block
+    runs (`_renew`), released at the end when still this process's."""
     path = folder / f"{name}.json"
     token = uuid.uuid4().hex
-    until = (_now() + dt.timedelta(seconds=seconds)).isoformat(timespec="seconds")
-    data = json.dumps({"holder": holder, "token": token, "until": until}).encode("utf-8")
+    data = _record(holder, token, seconds)
     taken = _create(path, data)
     if not taken:
         found = _read(path)
@@ -123,9 +152,21 @@ def held_lease(
     if mine is None or mine[0].get("token") != token:  # lost a race the store let through
         yield _holder_line(mine[0]) if mine else "another process"
         return
+    stop = threading.Event()
+
+    def heartbeat() -> None:
+        while not stop.wait(seconds / 3) and _renew(path, token, holder, seconds):
+            pass
+
+    beat = threading.Thread(target=heartbeat, name=f"lease {name}", daemon=True)
+    if seconds > 0:
+        beat.start()
     try:
         yield None
     finally:
+        stop.set()
+        if beat.is_alive():
+            beat.join()
         again = _read(path)
         if again is not None and again[0].get("token") == token:
             path.unlink()
