@@ -978,3 +978,57 @@ def periods_pdf(
     pdf.text(56, y + 20, "Commercial loans rose by a fifth over the three periods.")
     pdf.output(str(path))
     return path
+
+
+# --- a stub printed apart: labels in a block of their own, far left of the values ------
+
+APART_HEADER = ("Owner", "Renter", "All")
+APART = [  # label lines, indent level, values (none for a group row)
+    (("Northeast",), 0, ()),
+    (("New England",), 1, ("246", "23,806", "24,052")),
+    (("Middle", "Atlantic"), 1, ("682", "94,154", "94,836")),
+    (("Midwest",), 0, ()),
+    (("East North", "Central"), 1, ("604", "64,576", "65,180")),
+    (("West North", "Central"), 1, ("546", "60,226", "60,772")),
+    (("Mountain",), 0, ("396", "23,340", "23,736")),
+]
+
+
+def apart_paths() -> list[tuple[str, tuple[str, ...]]]:
+    """Every valued row's label path (`Northeast > Middle Atlantic`) and values."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    stack: list[str] = []
+    for lines, level, values in APART:
+        stack = [*stack[:level], " ".join(lines)]
+        if values:
+            out.append((" > ".join(stack), values))
+    return out
+
+
+def apart_pdf(path: Path) -> Path:
+    """`Owner | Renter | All` over values that start 120 pt right of a narrow stub, its
+    labels indented under group rows; a label too long for the stub wraps onto a second
+    line, the row's values printed against that last line. Lines inside a row 11.7 pt apart
+    (a leading of 1.3), rows 14.1 pt apart (a cell's padding of 1.2 pt above and below),
+    as a browser prints an HTML table: a wrapped label's lines are a little more than half
+    as far apart as two rows are."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.text(56, 70, "Table 11. Households by division")
+    rights = [290.0, 370.0, 450.0]
+    y = 96.0
+    for name, x1 in zip(APART_HEADER, rights, strict=True):
+        right_aligned(pdf, name, x1, y)
+    rule(pdf, 56, 450, y + 5)
+    y += 18
+    for lines, level, values in APART:
+        for k, line in enumerate(lines):
+            pdf.text(56 + 10 * level, y + 11.7 * k, line)
+        y += 11.7 * (len(lines) - 1)
+        for cell, x1 in zip(values, rights, strict=False):
+            right_aligned(pdf, cell, x1, y)
+        y += 14.1
+    rule(pdf, 56, 450, y - 8)
+    pdf.text(56, y + 12, "Source: a made-up household survey.")
+    pdf.output(str(path))
+    return path

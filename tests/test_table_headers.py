@@ -16,6 +16,7 @@ from rag_assets.core.chunking import Policy, PolicyChunker
 from rag_assets.core.corpus import read_pdf
 
 from .table_layouts import (
+    APART_HEADER,
     ARREST_GROUPS,
     CANDIDATES,
     EMISSIONS,
@@ -26,6 +27,8 @@ from .table_layouts import (
     LIABILITIES,
     PERIODS,
     SECTORS,
+    apart_paths,
+    apart_pdf,
     arrest_rows,
     block_rows,
     blocks_pdf,
@@ -264,3 +267,18 @@ def test_a_table_ruled_by_column_groups_is_read_row_by_row(tmp_path: Path, embed
             row = [c for c in holding(chunks, f"Offense charged: {label};") if group in c]
             assert [c for c in row if " ".join(figures) in c], (label, group)
     assert not [c for c in chunks if ". . ." in c]
+
+
+def test_a_stub_printed_apart_gives_each_value_its_group_and_wrapped_label(
+    tmp_path: Path, embedder
+):
+    """Labels set in a narrow block far left of the values, indented under group rows,
+    two of them wrapped onto a second line with the values against the last: each value
+    carries its group and its whole label (`Northeast > Middle Atlantic; Owner: 682`),
+    and no line of a wrapped label is a row of its own."""
+    chunks = chunk_texts(apart_pdf(tmp_path / "apart.pdf"), embedder)
+    for label, values in apart_paths():
+        pairs = [f"{n}: {v}" for n, v in zip(APART_HEADER, values, strict=True)]
+        row = "; ".join([label, *pairs])
+        assert holding(chunks, row), (row, chunks)
+    assert not [c for c in chunks if c.endswith("> Middle") or "> Middle;" in c]

@@ -250,9 +250,12 @@ class TableSettings:
     """em: group labels beside a ruled box stand at most this far left of it."""
     outer_label_max_chars: int = 40
     """characters: a group label beside a ruled box is at most this long."""
-    wrapped_label_gap: float = 0.5
+    wrapped_label_gap: float = 0.65
     """share of the body's median gap between rows: two labelled rows (one without a
-    value) set closer than this are one label wrapped over two lines."""
+    value) set closer than this are one label wrapped over two lines. A browser's table
+    of little cell padding sets a wrapped label's lines a little over half as far apart
+    as its rows (`Middle` / `Atlantic` in a stub printed apart); a group row stands about
+    a whole row gap above the row under it."""
     outer_label_rows: float = 0.5
     """share of rows: group labels beside a ruled box stand beside fewer than this share
     of its rows (a column beside most rows is the table's own)."""
