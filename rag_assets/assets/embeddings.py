@@ -95,6 +95,8 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 **standard_metadata(stored, table=index.table_name, uri=lancedb.uri_for(lake.lake)),
                 "model": model.model,
                 "model_id": model.model_id,
+                # what embedded this run's passages (the model's own path unless configured)
+                "passages_embedded_by": model.engine if misses else "none: all from the cache",
                 "table": index.table_name,
                 "status": done.status,
                 "texts_embedded": misses,
