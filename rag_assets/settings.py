@@ -45,10 +45,15 @@ class Settings:
     query_prefix: str = _var("TRECHO_QUERY_PREFIX", "prefix")
     passage_prefix: str = _var("TRECHO_PASSAGE_PREFIX", "prefix")
     """Prompts are taken as they are, spaces included (`query: `)."""
-    device: str = _var("TRECHO_DEVICE", "device", "cpu")
+    device: str | None = _var("TRECHO_DEVICE", "device", None)
     """Where torch computes (`cpu`, `cuda`, `cuda:N`, `mps`): a sentence-transformers
-    model, and the bundled e5's passages under `auto` when it names an accelerator."""
-    embed_backend: str = _var("TRECHO_EMBED_BACKEND", "backend", "torch")
+    model, and the bundled e5's passages under `auto` when it names an accelerator. None:
+    the model's own (a sentence-transformers model on the CPU, the bundled e5's paths on
+    the CPU)."""
+    embed_backend: str | None = _var("TRECHO_EMBED_BACKEND", "backend", None)
+    """`torch` or `onnx`, for a sentence-transformers model; the bundled e5 ignores it (its
+    paths are `e5_passages`, `e5_queries`). None: the model's own (torch for a
+    sentence-transformers model)."""
     embed_threads: int = _var("TRECHO_EMBED_THREADS", "count", 0)
     """0: every core (the bundled e5's paths only)."""
     e5_passages: str = _var("TRECHO_E5_PASSAGES", "e5_path", "auto")
@@ -132,8 +137,8 @@ class Settings:
             passage_prefix=(self.passage_prefix if same else "")
             if passage_prefix is None
             else passage_prefix,
-            device=self.device,
-            backend=self.embed_backend,
+            device=self.device or "cpu",
+            backend=self.embed_backend or "torch",
             threads=self.embed_threads,
             e5_queries=e5_query_path(self.e5_queries, server=server),
             e5_passages=self.e5_passages,

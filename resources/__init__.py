@@ -102,18 +102,19 @@ class EmbedderResource(ConfigurableResource):
     )
     query_prefix: str = _setting("query_prefix", "e.g. 'query: ' for e5 models")
     passage_prefix: str = _setting("passage_prefix", "e.g. 'passage: ' for e5 models")
-    device: str = _setting(
+    device: str | None = _setting(
         "device",
         "'cpu', 'cuda', 'cuda:1', 'mps': where torch computes (a sentence-transformers "
         "model; the bundled e5's passages only when e5_passages is auto and this names an "
-        "accelerator)",
+        "accelerator); empty: the model's own (the CPU)",
     )
     batch_size: int = _field(32, "Texts embedded per batch")
-    backend: str = _setting(
+    backend: str | None = _setting(
         "embed_backend",
         "torch | onnx, for a sentence-transformers model (all-MiniLM-L6-v2, a folder): onnx "
         "runs an ONNX export of the same model (CPU only), checked against torch when "
-        "loaded; same vectors, same model id. The bundled e5 ignores it: e5_passages and "
+        "loaded; same vectors, same model id. Empty: the model's own (torch for a "
+        "sentence-transformers model). The bundled e5 ignores it: e5_passages and "
         "e5_queries choose its paths",
     )
     threads: int = _setting(

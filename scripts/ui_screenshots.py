@@ -1,7 +1,8 @@
 """Screenshots of the Dagster UI for the docs (docs/img/): the `embeddings` overview after
-a revocation, the eval report synced after it, an asset's owners, kinds, tags and row
-count (`chunks`), and the model switch from the UI (the `switch_model` job's Launchpad
-with a model chosen, then its run's log).
+a revocation and the revoked version's events (the removal's marker), the eval report
+synced after it, an asset's owners, kinds, tags and row count (`chunks`), and the model
+switch from the UI (the `switch_model` job's Launchpad with a model chosen, then its
+run's log).
 
 A lake of the two sample manuals is indexed and evaluated by `trecho materialize`, the
 beneficiary manual's v7 is revoked and `trecho materialize` runs again (the removal,
@@ -32,6 +33,15 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("TRECHO_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 REVOKED = "manual-beneficiario@v7"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+"""No sandbox (a container's root), no GPU, nothing fetched in the background."""
 
 
 def trecho(lake: Path, env: dict[str, str], *args: str) -> None:
@@ -107,7 +117,9 @@ def shoot(url: str, out: Path) -> list[Path]:
 
     shots = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
         page = browser.new_page(viewport={"width": 1500, "height": 950})
         page.set_default_timeout(300_000)
         page.goto(f"{url}/assets/embeddings")
@@ -117,6 +129,7 @@ def shoot(url: str, out: Path) -> list[Path]:
         skip_dialog(page)
         shots.append(out / "ui-embeddings-after-revocation.png")
         page.screenshot(path=str(shots[-1]))
+        shots += shoot_removed_partition(page, url, out)
         page.goto(f"{url}/assets/eval_report")
         skip_dialog(page)
         page.get_by_text("metrics_table").first.wait_for()
@@ -129,6 +142,21 @@ def shoot(url: str, out: Path) -> list[Path]:
         shots += shoot_switch(page, url, out)
         browser.close()
     return shots
+
+
+def shoot_removed_partition(page: Any, url: str, out: Path) -> list[Path]:
+    """The revoked version's `embeddings` events as the UI lists them: its latest
+    materialization is the removal's marker, which says removed, why and when."""
+    import urllib.parse
+
+    key = urllib.parse.quote(REVOKED)
+    page.goto(f"{url}/assets/embeddings?view=events&partition={key}")
+    skip_dialog(page)
+    page.get_by_text("REMOVED, not a run's index").first.wait_for()
+    settle(page)
+    shot = out / "ui-embeddings-removed-partition.png"
+    page.screenshot(path=str(shot), full_page=True)
+    return [shot]
 
 
 def shoot_conventions(page: Any, url: str, out: Path) -> list[Path]:

@@ -21,6 +21,8 @@ from dagster import (
     DagsterEventType,
     DagsterInstance,
     EventRecordsFilter,
+    FloatMetadataValue,
+    IntMetadataValue,
     RunsFilter,
     evaluate_automation_conditions,
 )
@@ -197,7 +199,45 @@ def test_check_results_name_the_version_and_what_they_counted(story: Story):
     index = by_check[("embeddings", "index_matches_chunks")]
     assert f"{n_chunks} rows of {OPS}" in index.description
     paths = by_check[("structure_tree", "section_paths_are_headings")]
-    assert paths.passed and paths.metadata["share"].value == 0.0  # the manual's headings
+    assert paths.passed and paths.metadata["share"].value == "0.0"  # the manual's headings
+
+
+def test_a_version_checks_numbers_are_not_charted_as_one_series(story: Story):
+    """Dagster plots a check's numeric metadata as one series over its evaluations: for a
+    check partitioned by version, every version's figure would sit on one line as if one
+    thing changed. A version's figures are text (issue 56 item 7)."""
+    records = story.instance.get_event_records(
+        EventRecordsFilter(event_type=DagsterEventType.ASSET_CHECK_EVALUATION), limit=100
+    )
+    evaluations = [r.event_log_entry.dagster_event.event_specific_data for r in records]
+    of_versions = [e for e in evaluations if e.partition is not None]
+    assert len(of_versions) == 7
+    plotted = {
+        (e.check_name, k)
+        for e in of_versions
+        for k, v in e.metadata.items()
+        if isinstance(v, IntMetadataValue | FloatMetadataValue)
+    }
+    assert plotted == set()
+    index = next(e for e in of_versions if e.check_name == "index_matches_chunks")
+    assert index.metadata["stored"].value == index.metadata["expected"].value != "0"
+
+
+def test_a_versions_embeddings_metadata_states_facts_of_its_run(story: Story):
+    """The whole table's index figures change with every later run: a version's
+    materialization says them as text of that run's moment (and the run's log says them),
+    never as numbers that read as the version's own (issue 56 item 7)."""
+    [record] = story.instance.fetch_materializations(AssetKey("embeddings"), limit=1).records
+    metadata = record.asset_materialization.metadata
+    whole_table = {"index_rows", "vector_unindexed_rows", "fts_unindexed_rows", "ann_min_rows"}
+    assert whole_table.isdisjoint(metadata)
+    assert metadata["indexes"].value.startswith("at this run: ")
+    assert metadata["search"].value.startswith("at this run: ")
+    assert metadata["rows"].value == metadata["dagster/row_count"].value > 0
+    [run] = story.instance.get_runs(RunsFilter(tags={"dagster/partition": OPS}))
+    said = [e.user_message for e in story.instance.all_logs(run.run_id)]
+    table = metadata["table"].value
+    assert any(m.startswith(f"{table} at this run: ") for m in said)
 
 
 def stale(instance: DagsterInstance, defs: Any, stage: str, key: str) -> str:

@@ -133,13 +133,18 @@ def test_add_revoke_and_changed_bytes_all_by_the_sensor(
     marker = latest.asset_materialization
     assert marker.partition == V6 and marker.metadata["status"].value == "removed (revoked)"
     assert marker.metadata["rows"].value == 0
+    # ... unmistakably: the description says removed, why and when (issue 56 item 7)
+    when = marker.metadata["removed_at"].value
+    assert when.endswith(" UTC") and when[:4].isdigit()
+    assert marker.description.startswith(f"{V6} removed (revoked) at {when}: REMOVED")
     # ... and the check's latest result too (the Checks tab's "latest execution")
     records = instance.get_event_records(
         EventRecordsFilter(event_type=DagsterEventType.ASSET_CHECK_EVALUATION), limit=1
     )
     closed = records[0].event_log_entry.dagster_event.event_specific_data
     assert closed.partition == V6 and closed.check_name == "index_matches_chunks"
-    assert closed.description.startswith(f"{V6} removed (revoked)")
+    assert closed.description.startswith(f"{V6} removed (revoked) at ")
+    assert closed.metadata["stored"].value == "0"  # a version's figure: text, not plotted
     assert set(index.partition_counts()) == {V7}
     assert not any(lake.stage_path(s, V6).exists() for s in ("documents", "pages", "chunks"))
     assert "30 dias" in index.search(SearchRequest(query=REFUND, k=1))[0].text

@@ -20,7 +20,7 @@ from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.index import EmbeddingCache
 from rag_assets.core.pipeline import Indexed, Indexing, embeddings_code_version
 from rag_assets.core.stages import EMBEDDINGS
-from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks
+from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, embedding_checks, per_version
 from rag_assets.orchestration.concurrency import last_of_a_batch
 from rag_assets.orchestration.partitions import doc_versions
 from resources import EmbedderResource, LakeResource, LanceDBResource
@@ -85,12 +85,18 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
             index.update_indexes(max_lag_rows=0)
         hits, misses, stored = done.hits, done.misses, done.rows
         context.log.info(f"{key}: {misses} texts embedded, {hits} from the cache; {done.switch}")
+        # the whole table's indexes: a fact of this moment that later runs change, said in
+        # the run's log and as text "at this run", never as numbers charted per version
+        indexes = f"at this run: {index.index_stats().summary()}"
+        context.log.info(f"{index.table_name} {indexes}")
         return MaterializeResult(
             metadata={
                 "rows": stored,
                 **standard_metadata(stored, table=index.table_name, uri=lancedb.uri_for(lake.lake)),
                 "model": model.model,
                 "model_id": model.model_id,
+                # what embedded this run's passages (the model's own path unless configured)
+                "passages_embedded_by": model.engine if misses else "none: all from the cache",
                 "table": index.table_name,
                 "status": done.status,
                 "texts_embedded": misses,
@@ -102,14 +108,14 @@ def build_embeddings(model_id: str) -> AssetsDefinition:
                 "superseded_removed": {old: r.counts() for old, (_, r) in done.retired.items()},
                 "removal_history": lake.lake.removal_history(key) or "never removed",
                 "indexed_again": done.indexed_again,
-                **index.index_stats().as_metadata(),
+                "indexes": indexes,
                 "index_update": "; ".join(index.last_index_update) or "none",
             },
             check_results=[
                 AssetCheckResult(
                     check_name=INDEX_MATCHES_CHUNKS,
                     passed=stored == done.expected,
-                    metadata={"stored": stored, "expected": done.expected},
+                    metadata=per_version({"stored": stored, "expected": done.expected}),
                     description=(
                         f"{stored} rows of {key} in {index.table_name} for its "
                         f"{done.expected} chunks in Parquet"
@@ -132,7 +138,7 @@ def not_written(context: AssetExecutionContext, done: Indexed) -> MaterializeRes
             AssetCheckResult(
                 check_name=INDEX_MATCHES_CHUNKS,
                 passed=True,
-                metadata={"stored": 0, "expected": 0, "not_written": reason},
+                metadata=per_version({"stored": 0, "expected": 0, "not_written": reason}),
             )
         ],
     )

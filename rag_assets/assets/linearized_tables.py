@@ -15,7 +15,7 @@ from rag_assets.assets._common import GROUP, one_writer, reads
 from rag_assets.assets.conventions import standard_metadata
 from rag_assets.core.pipeline import CODE_VERSIONS, linearize_version
 from rag_assets.core.stages import LINEARIZED_TABLES
-from rag_assets.orchestration.checks import TABLES_NAMED, table_checks
+from rag_assets.orchestration.checks import TABLES_NAMED, per_version, table_checks
 from rag_assets.orchestration.partitions import doc_versions
 from resources import LakeResource
 
@@ -73,11 +73,13 @@ def linearized_tables(context: AssetExecutionContext, lake: LakeResource) -> Mat
                     f"{len(unnamed)} read without named columns (rows under their printed "
                     f"header lines), {len(as_text)} indexed as their printed lines"
                 ),
-                metadata={
-                    "tables_without_named_columns": len(unnamed),
-                    "tables_as_text": len(as_text),
-                    "tables": MetadataValue.json(unnamed + as_text),
-                },
+                metadata=per_version(
+                    {
+                        "tables_without_named_columns": len(unnamed),
+                        "tables_as_text": len(as_text),
+                        "tables": MetadataValue.json(unnamed + as_text),
+                    }
+                ),
             )
         ],
     )

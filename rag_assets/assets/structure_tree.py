@@ -21,6 +21,7 @@ from rag_assets.orchestration.checks import (
     SECTION_PATHS,
     UNTITLED_TEXT_SHARE,
     UNTITLED_THRESHOLD,
+    per_version,
     structure_checks,
 )
 from rag_assets.orchestration.partitions import doc_versions
@@ -81,13 +82,15 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
                         else ""
                     )
                 ),
-                metadata={
-                    "share": round(paths.share, 4),
-                    "threshold": PATH_THRESHOLD,
-                    "units": paths.units,
-                    "bookmarks": paths.bookmarks,
-                    "bookmarks_found": paths.bookmarks_found,
-                },
+                metadata=per_version(
+                    {
+                        "share": round(paths.share, 4),
+                        "threshold": PATH_THRESHOLD,
+                        "units": paths.units,
+                        "bookmarks": paths.bookmarks,
+                        "bookmarks_found": paths.bookmarks_found,
+                    }
+                ),
             ),
             AssetCheckResult(
                 check_name=UNTITLED_TEXT_SHARE,
@@ -97,7 +100,7 @@ def structure_tree(context: AssetExecutionContext, lake: LakeResource) -> Materi
                     f"{share:.1%} of the {len(doc.text):,} characters of {key} outside any "
                     f"titled unit (at most {UNTITLED_THRESHOLD:.0%})"
                 ),
-                metadata={"share": round(share, 4), "threshold": UNTITLED_THRESHOLD},
+                metadata=per_version({"share": round(share, 4), "threshold": UNTITLED_THRESHOLD}),
             ),
         ],
     )

@@ -127,6 +127,20 @@ def blocking_failure(result: object) -> str | None:
     return None
 
 
+def per_version(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A version check's metadata with its numbers as text: Dagster plots a check's numeric
+    metadata as one series over its evaluations, which for a check partitioned by version
+    would chart every version's figure as if one thing changed over time."""
+    return {
+        k: (
+            MetadataValue.text(str(v))
+            if isinstance(v, int | float) and not isinstance(v, bool)
+            else v
+        )
+        for k, v in metadata.items()
+    }
+
+
 WHERE = "where"
 """The metadata key of a failed count check that says where the first failure is: what a
 CLI line names (`trecho materialize`)."""
@@ -140,14 +154,18 @@ def count_check(
     where: str = "",
     among: str = "",
     extra: Mapping[str, Any] | None = None,
+    of_a_version: bool = True,
 ) -> AssetCheckResult:
     """A check that passes when `count` is zero; `where` says where the first of the
     counted failures is (`page 3, table 'Schedule A': ...`); `among` names what was
     counted over (`the 15 chunks of manual-operacao@v1`), for the result's description;
-    `extra` is more metadata, said whether it passes or not."""
+    `extra` is more metadata, said whether it passes or not. A version's counts are text
+    (`per_version`); a whole-lake check (`of_a_version=False`) keeps them numbers."""
     metadata: dict[str, Any] = {what: count, **(extra or {})}
     if count and where:
         metadata[WHERE] = where
+    if of_a_version:
+        metadata = per_version(metadata)
     label = what.replace("_", " ")
     description = f"{count} {label}" + (f" among {among}" if among else "")
     if count and where:
@@ -221,14 +239,27 @@ def eval_check_results(
         if regression.shared is not None:
             previous["compared_over"] = f"{regression.shared} questions both reports asked"
     return [
-        count_check(DEFAULT_NO_ORPHANS, int(default["orphans"]), "orphans", among=POLICY),
+        count_check(
+            DEFAULT_NO_ORPHANS,
+            int(default["orphans"]),
+            "orphans",
+            among=POLICY,
+            of_a_version=False,
+        ),
         count_check(
             DEFAULT_NO_MID_LINE_STARTS,
             int(default["mid_line_starts"]),
             "mid_line_starts",
             among=POLICY,
+            of_a_version=False,
         ),
-        count_check(DEFAULT_NOT_TRUNCATED, int(default["truncated"]), "truncated", among=POLICY),
+        count_check(
+            DEFAULT_NOT_TRUNCATED,
+            int(default["truncated"]),
+            "truncated",
+            among=POLICY,
+            of_a_version=False,
+        ),
         AssetCheckResult(
             check_name=HIT3_NOT_REGRESSED,
             passed=regression.passed,

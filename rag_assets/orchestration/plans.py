@@ -35,7 +35,7 @@ from rag_assets.core.lifecycle import (
 )
 from rag_assets.core.pipeline import stage_code_versions as core_code_versions
 from rag_assets.core.stages import EMBED_STAGES, EMBEDDINGS, PIPELINE
-from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS
+from rag_assets.orchestration.checks import INDEX_MATCHES_CHUNKS, per_version
 from rag_assets.orchestration.partitions import DOC_VERSIONS
 from resources import LakeResource, LanceDBResource
 
@@ -269,24 +269,35 @@ def purge_removals(
 
 def removal_marker(lake: LakeResource, key: str, reason: str, live: str) -> AssetMaterialization:
     """The materialization that closes a removed version's `embeddings` partition: its
-    last event says `removed` with why (none of its rows is left), so the asset's
-    overview, which shows the latest materialization of any partition, never names a
-    removed version as `active, never removed`. Dagster OSS cannot wipe one partition's
-    events (`wipe_asset_partitions` is not implemented for SQL storage), and a deleted
-    partition keeps them. Only `embeddings` gets one: a marker on a stage with stages
-    below it would set their automation going for a version being removed."""
+    last event says `REMOVED` with why and when (none of its rows is left), so the
+    asset's overview, which shows the latest materialization of any partition, and the
+    partition's own page never name a removed version as indexed. Dagster OSS cannot
+    wipe one partition's events (`wipe_asset_partitions` is not implemented for SQL
+    storage), and a deleted partition keeps them. Only `embeddings` gets one: a marker on
+    a stage with stages below it would set their automation going for a version being
+    removed."""
+    when = removal_time()
     return AssetMaterialization(
         asset_key=EMBEDDINGS,
         partition=key,
-        description=f"{key} removed ({reason}): no row of it is left in the index",
+        description=(
+            f"{key} removed ({reason}) at {when}: REMOVED, not a run's index; no row of it "
+            "is left in the index, search no longer finds it"
+        ),
         metadata={
             "status": f"removed ({reason})",
+            "removed_at": when,
             "rows": 0,
             "removed_version": key,
             "removal_history": lake.lake.removal_history(key) or reason,
             "live_versions": live,
         },
     )
+
+
+def removal_time() -> str:
+    """Now, as a removal's `removed_at` says it (UTC, to the second)."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
 
 def removal_check(key: str, reason: str) -> AssetCheckEvaluation:
@@ -298,8 +309,10 @@ def removal_check(key: str, reason: str) -> AssetCheckEvaluation:
         check_name=INDEX_MATCHES_CHUNKS,
         passed=True,
         partition=key,
-        description=f"{key} removed ({reason}): none of its rows is left in the index",
-        metadata={"stored": 0, "expected": 0},
+        description=(
+            f"{key} removed ({reason}) at {removal_time()}: none of its rows is left in the index"
+        ),
+        metadata=per_version({"stored": 0, "expected": 0}),
     )
 
 
