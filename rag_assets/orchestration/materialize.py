@@ -33,10 +33,9 @@ from rag_assets.orchestration.plans import (
     job_of,
     plan_lake,
     plan_removals,
-    removal_counts,
     skip_changing,
 )
-from rag_assets.orchestration.removals import carry_out_removals
+from rag_assets.orchestration.removals import carry_out_removals, removal_counts
 from rag_assets.orchestration.runs import fail_interrupted_runs, process_tags
 from resources import LakeResource, LanceDBResource
 
