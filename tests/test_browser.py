@@ -117,10 +117,12 @@ def test_report_html_renders_tables_and_plots_offline(ui_lake, browser):
     assert names == list(metrics["strategies"])
     assert names == ["default", "fixed_tokens-512-o64"]
     default_row = page.locator('#metrics tr[data-strategy="default"] td').all_inner_texts()
-    # strategy, chunks and the twelve metrics (unnamed_tables and off_heading_paths too)
-    assert len(default_row) == 14
-    off_heading = page.locator("#metrics th").all_inner_texts().index("off_heading_paths")
-    assert default_row[off_heading] == "0"  # the sample lake's paths hold only headings
+    # a cell under every heading: strategy, chunks and the thirteen metrics (unnamed and
+    # flagged tables, off-heading paths too)
+    headings = page.locator("#metrics th").all_inner_texts()
+    assert len(default_row) == len(headings) == 15
+    assert default_row[headings.index("off_heading_paths")] == "0"  # paths hold only headings
+    assert default_row[headings.index("flagged_tables")] == "0"  # every sample table is read
     # size-based: one row per start offset, each with its own hit@3
     offsets = page.locator('#offsets tr[data-strategy="fixed_tokens-512-o64"]')
     assert offsets.count() == 2
