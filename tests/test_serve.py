@@ -472,7 +472,7 @@ def test_an_e5_server_embeds_queries_on_onnxruntime_and_finds_what_search_finds(
 def test_a_completed_backfill_is_served_without_restart(
     server: Server, lake: Lake, tmp_path: Path, monkeypatch
 ) -> None:
-    before = server.search(query=VIBRATION, k=3)
+    before, model = server.search(query=VIBRATION, k=3), read_active(lake.lancedb_dir).model
     twin = tmp_path / "minilm-twin"  # the bundled weights under another name: another id
     twin.symlink_to(resolve_model_path("all-MiniLM-L6-v2"), target_is_directory=True)
     monkeypatch.setenv("DAGSTER_HOME", str(lake.root.parent / "dagster_home"))
@@ -483,6 +483,10 @@ def test_a_completed_backfill_is_served_without_restart(
     assert after["model"] == "minilm-twin" != before["model"]
     assert [h["chunk_id"] for h in after["hits"]] == [h["chunk_id"] for h in before["hits"]]
     assert server.call("GET", "/health")[1]["table"] == "chunks__minilm-twin"
+    # and back (its vectors from the cache): the module's model, and its min_score, again
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["backfill", "--model", model, "--lake", str(lake.root)]) == 0
+    assert server.search(query=VIBRATION, k=3)["model"] == before["model"]
 
 
 def test_a_revocation_is_served_without_restart(server: Server, lake: Lake, monkeypatch) -> None:
