@@ -22,8 +22,7 @@ from rag_assets.core.embedding import Embedder
 from rag_assets.core.index import committed_keys, read_active, table_name
 from rag_assets.definitions import build_definitions
 
-from .conftest import copy_lake
-from .test_run_keys import OPS, QUIET, V7, Sensor, drop_new_pdf
+from .test_run_keys import OPS, QUIET, V7, drop_new_pdf, ops_indexed
 
 pytestmark = pytest.mark.slow  # indexes versions through Dagster runs, for two models
 
@@ -51,11 +50,8 @@ def test_a_switch_from_the_ui_is_followed_by_the_code_location_the_sensor_and_st
     evaluate_sensor, tmp_path: Path, embedder: Embedder, twin: str, capsys, monkeypatch
 ) -> None:
     monkeypatch.setenv("TRECHO_MODEL", MINILM)  # the shell's model: not the lake's, later
-    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    instance = DagsterInstance.ephemeral()
-    sensor = Sensor(evaluate_sensor, instance, lake)
-    defs = build_definitions(str(lake.root))
-    assert sensor.tick_and_run(defs)[OPS].success
+    sensor, defs = ops_indexed(evaluate_sensor, tmp_path)
+    lake, instance = sensor.lake, sensor.instance
     twin_id = Embedder(model=twin).model_id
     assert f"lake's model: {embedder.model_id} (no backfill pending)" in status_of(
         lake.root, capsys
@@ -93,11 +89,8 @@ def test_a_switch_from_the_ui_is_followed_by_the_code_location_the_sensor_and_st
 def test_switching_back_before_the_fill_cancels_it(
     evaluate_sensor, tmp_path: Path, embedder: Embedder, twin: str, capsys
 ) -> None:
-    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    instance = DagsterInstance.ephemeral()
-    sensor = Sensor(evaluate_sensor, instance, lake)
-    defs = build_definitions(str(lake.root))
-    assert sensor.tick_and_run(defs)[OPS].success
+    sensor, defs = ops_indexed(evaluate_sensor, tmp_path)
+    lake, instance = sensor.lake, sensor.instance
     switch_from_the_launchpad(defs, instance, {"path": twin})
     said = switch_from_the_launchpad(defs, instance, {"model": "all_MiniLM_L6_v2"})
     assert "the switch to" in said and "is cancelled" in said
@@ -112,11 +105,8 @@ def test_a_model_that_does_not_load_fails_the_switch_and_changes_nothing(
 ) -> None:
     """A path in the Launchpad that holds no model: the run fails saying so, the lake's
     model stays, and the sensor goes on as before."""
-    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    instance = DagsterInstance.ephemeral()
-    sensor = Sensor(evaluate_sensor, instance, lake)
-    defs = build_definitions(str(lake.root))
-    assert sensor.tick_and_run(defs)[OPS].success
+    sensor, defs = ops_indexed(evaluate_sensor, tmp_path)
+    lake, instance = sensor.lake, sensor.instance
     result = defs.resolve_job_def("switch_model").execute_in_process(
         instance=instance,
         run_config={

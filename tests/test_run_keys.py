@@ -84,6 +84,16 @@ class Sensor:
         return as_the_daemon(defs, self.instance, result)
 
 
+def ops_indexed(evaluate_sensor: Any, tmp_path: Path) -> tuple[Sensor, Definitions]:
+    """A lake of the operations manual on a new instance, indexed by one tick of the
+    sensor: the start of every there-and-back test."""
+    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
+    sensor = Sensor(evaluate_sensor, DagsterInstance.ephemeral(), lake)
+    defs = build_definitions(str(lake.root))
+    assert sensor.tick_and_run(defs)[OPS].success
+    return sensor, defs
+
+
 def ui_with_model(lake: Lake, model: str) -> Definitions:
     """What `trecho ui --model <model>` loads: the model made the lake's (as the command
     does before it starts the UI), then the code location's definitions."""
@@ -118,11 +128,8 @@ def assert_new_pdf_indexed(sensor: Sensor, defs: Definitions, embedder: Embedder
 def test_back_to_the_configured_model_the_sensor_indexes_again(
     evaluate_sensor, tmp_path: Path, embedder: Embedder, twin: str
 ) -> None:
-    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    instance = DagsterInstance.ephemeral()
-    sensor = Sensor(evaluate_sensor, instance, lake)
-    first = build_definitions(str(lake.root))
-    assert sensor.tick_and_run(first)[OPS].success
+    sensor, first = ops_indexed(evaluate_sensor, tmp_path)
+    lake = sensor.lake
 
     # `trecho ui --model <twin>`: the sensor fills the twin's table, search switches to it
     runs = sensor.tick_and_run(ui_with_model(lake, twin))
@@ -141,11 +148,8 @@ def test_back_to_the_configured_model_the_sensor_indexes_again(
 def test_after_a_backfill_there_and_back_the_sensor_indexes_a_new_pdf(
     evaluate_sensor, tmp_path: Path, embedder: Embedder, twin: str
 ) -> None:
-    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    instance = DagsterInstance.ephemeral()
-    sensor = Sensor(evaluate_sensor, instance, lake)
-    defs = build_definitions(str(lake.root))
-    assert sensor.tick_and_run(defs)[OPS].success
+    sensor, defs = ops_indexed(evaluate_sensor, tmp_path)
+    lake, instance = sensor.lake, sensor.instance
 
     backfill(defs, instance, twin)  # the sensor stopped, as docs/models.md says
     assert read_active(lake.lancedb_dir).model_id == Embedder(model=twin).model_id
@@ -177,11 +181,8 @@ def test_after_a_backfill_with_the_sensor_off_a_new_pdf_is_searchable(
     (the sensor off) made it stale: the version was never asked again, and a new PDF went
     into a table search does not use. The backfill made its model the lake's: the code
     location, once reloaded, indexes the new PDF into that model's table."""
-    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    instance = DagsterInstance.ephemeral()
-    sensor = Sensor(evaluate_sensor, instance, lake)
-    defs = build_definitions(str(lake.root))
-    assert sensor.tick_and_run(defs)[OPS].success
+    sensor, defs = ops_indexed(evaluate_sensor, tmp_path)
+    lake, instance = sensor.lake, sensor.instance
     backfill(defs, instance, twin)  # the sensor stopped, then started again
     drop_new_pdf(lake)
     assert sensor.tick_and_run(defs) == {}  # built for the model the lake left: reload first
@@ -196,11 +197,8 @@ def test_after_a_backfill_with_the_sensor_off_a_new_pdf_is_searchable(
 def test_a_run_that_left_its_version_short_is_not_asked_again_every_tick(
     evaluate_sensor, tmp_path: Path, embedder: Embedder
 ) -> None:
-    lake = copy_lake(tmp_path / "lake", ["manual-operacao"], [])
-    instance = DagsterInstance.ephemeral()
-    sensor = Sensor(evaluate_sensor, instance, lake)
-    defs = build_definitions(str(lake.root))
-    assert sensor.tick_and_run(defs)[OPS].success
+    sensor, defs = ops_indexed(evaluate_sensor, tmp_path)
+    lake = sensor.lake
     assert sensor.tick_and_run(defs) == {}
     # rows gone outside any run: the version needs a run, with the inputs of the one that
     # indexed it and nothing indexed since: that run's key (Dagster has run it), once
