@@ -204,12 +204,6 @@ def _lead_cut(chunk: Chunk, row: TableRow, missing: Sequence[str]) -> bool:
     return bool(kept) and row.header_lines[: len(kept)] == kept
 
 
-def orphan_table_values(chunks: Sequence[Chunk], rows: Sequence[TableRow]) -> int:
-    """How many table values sit in a chunk without their column header through the
-    chunker's fault (`orphans`, not `Orphan.reader`)."""
-    return sum(1 for orphan in orphans(chunks, rows) if not orphan.reader)
-
-
 SENTENCE_START_BEFORE = re.compile(r"[.!?;:]\s*$")
 
 
@@ -301,12 +295,14 @@ def chunk_damage(
     rows: Sequence[TableRow],
     doc_texts: dict[str, str],
     nodes: Mapping[str, Sequence[Node]] | None = None,
+    found: Sequence[Orphan] | None = None,
 ) -> ChunkDamage:
     """Orphan table values (the chunker's), mid-line starts and truncation of a set of
     chunks, the tables of their rows read without named columns and those flagged for
     values the reader left without their header (`flagged_tables`), and (given each
-    version's `nodes`) the chunks whose section path holds a segment that is no heading."""
-    found = orphans(chunks, rows)
+    version's `nodes`) the chunks whose section path holds a segment that is no heading.
+    `found`: `orphans(chunks, rows)` when the caller has it already (it lists them)."""
+    found = orphans(chunks, rows) if found is None else found
     return ChunkDamage(
         chunks=len(chunks),
         orphans=sum(1 for orphan in found if not orphan.reader),

@@ -107,8 +107,10 @@ class Cutting:
             stale = lake.stage_path(stages.chunks_folder(model.model_id), key)
             if stale.exists():
                 stale.unlink()
-        damage = chunk_damage(chunks, version.rows, {key: version.doc.text}, {key: version.nodes})
-        found = orphans(chunks, version.rows) if damage.orphans or damage.flagged_tables else []
+        found = orphans(chunks, version.rows)  # once: counted by the damage, listed below
+        damage = chunk_damage(
+            chunks, version.rows, {key: version.doc.text}, {key: version.nodes}, found
+        )
         faults = [orphan for orphan in found if not orphan.reader]
         flagged: dict[str, str] = {}  # each flagged table's first value, in order
         for orphan in found:
