@@ -5,6 +5,8 @@
   lakes below, so their figures compare.
 - `write_real_corpus`: those versions as small real PDFs (the sample-corpus generator's
   renderer, `scripts/make_sample_corpus.py`) with their sidecars, for the real CLI.
+- `execute_index_run`: the index job for one version in a process of its own, as a run
+  worker starts it (the Dask benches).
 - `synthesize`: the state `trecho materialize` leaves on those versions, written at the
   Parquet, LanceDB and Dagster level with no PDF read and nothing embedded: placeholder
   raw files, every live version's derived files, its rows (random unit vectors) in the
@@ -20,6 +22,7 @@ import datetime as dt
 import hashlib
 import importlib.util
 import json
+import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -398,3 +401,20 @@ def synthesize(root: Path, specs: Sequence[VersionSpec], embedder: Any) -> dict[
         instance.add_dynamic_partitions(DOC_VERSIONS, live)
         _record_materializations(instance, live, stage_code_versions(embedder))
     return {"versions": len(specs), "live": len(live), "chunks": len(rows)}
+
+
+def execute_index_run(key: str, env: dict[str, str]) -> subprocess.Popen:
+    """`dagster job execute` of the index job for one version, as a run worker does."""
+    command = [
+        str(Path(sys.executable).with_name("dagster")),
+        *("job", "execute", "-m", "rag_assets.definitions", "-a", "defs"),
+        *("-j", "index_documents", "--tags", json.dumps({"dagster/partition": key})),
+    ]
+    return subprocess.Popen(
+        command,
+        env=env,
+        cwd=Path(__file__).resolve().parents[1],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )

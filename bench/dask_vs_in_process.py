@@ -20,10 +20,8 @@ is compared: the ratio is dask ÷ in-process, rounds interleaved (A B, then B A)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,24 +30,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import header, median  # noqa: E402
-from _scale_lake import layout, write_real_corpus  # noqa: E402
+from _scale_lake import execute_index_run, layout, write_real_corpus  # noqa: E402
 from object_store import s3_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 MINILM = "all-MiniLM-L6-v2"
 BUCKET = "trecho-bench"
-
-
-def execute(key: str, env: dict[str, str]) -> subprocess.Popen:
-    """`dagster job execute` of the index job for one version, as a run worker does."""
-    command = [
-        str(Path(sys.executable).with_name("dagster")),
-        *("job", "execute", "-m", "rag_assets.definitions", "-a", "defs"),
-        *("-j", "index_documents", "--tags", json.dumps({"dagster/partition": key})),
-    ]
-    return subprocess.Popen(
-        command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
 
 
 def fresh_lake(source: Path, where: str, name: str) -> str:
@@ -82,7 +68,7 @@ def run_all(
     env = {**env, "DAGSTER_HOME": str(home), "TRECHO_LAKE": lake, "TRECHO_EXECUTOR": executor}
     start = time.perf_counter()
     for i in range(0, len(keys), parallel):
-        running = [execute(k, env) for k in keys[i : i + parallel]]
+        running = [execute_index_run(k, env) for k in keys[i : i + parallel]]
         for proc in running:
             out, _ = proc.communicate(timeout=3600)
             if proc.returncode != 0:

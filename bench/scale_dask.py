@@ -14,32 +14,17 @@ stream of the cluster says which worker ran which step.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
 from _common import header
-from _scale_lake import layout, write_real_corpus
+from _scale_lake import execute_index_run, layout, write_real_corpus
 
 REPO = Path(__file__).resolve().parents[1]
 MINILM = "all-MiniLM-L6-v2"
-
-
-def execute(key: str, env: dict[str, str]) -> subprocess.Popen:
-    """`dagster job execute` of the index job for one version, as a run worker does."""
-    command = [
-        str(Path(sys.executable).with_name("dagster")),
-        *("job", "execute", "-m", "rag_assets.definitions", "-a", "defs"),
-        *("-j", "index_documents", "--tags", json.dumps({"dagster/partition": key})),
-    ]
-    return subprocess.Popen(
-        command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
 
 
 def main() -> None:
@@ -84,7 +69,7 @@ def main() -> None:
                 env["TRECHO_DASK_ADDRESS"] = cluster.scheduler_address
                 start = time.perf_counter()
                 for i in range(0, len(keys), args.parallel):
-                    running = [execute(k, env) for k in keys[i : i + args.parallel]]
+                    running = [execute_index_run(k, env) for k in keys[i : i + args.parallel]]
                     for proc in running:
                         out, _ = proc.communicate(timeout=3600)
                         if proc.returncode != 0:
