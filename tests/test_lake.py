@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from rag_assets.core.lake.keys import LakePath
 from rag_assets.core.lake.layout import Lake, LakeError, make_key, split_key
 from rag_assets.core.lake.lease import held_lease
 from rag_assets.core.lake.parquet import first_rows, write_stage
@@ -229,10 +230,9 @@ def test_one_purge_lease_holder_and_a_dead_ones_lease_taken_over(tmp_path: Path)
     assert list(folder.iterdir()) == []
 
 
-def test_a_live_holder_keeps_the_purge_lease_past_its_term(tmp_path: Path) -> None:
-    """A removal longer than the lease's term: its holder renews the lease while it runs,
-    so another host finds it held past the first term and takes it once it is let go."""
-    folder = Lake(tmp_path).leases_dir
+def held_past_its_term(folder: LakePath) -> None:
+    """Host A holds the purge lease (a term of one second) over two terms: host B finds
+    it held by A all along, then takes it once A lets go (the heartbeat renewed it)."""
     with held_lease(folder, "purge", "host A", seconds=1.0) as first:
         assert first is None
         for _ in range(7):  # over two terms, each a second (the file's `until` is in seconds)
@@ -241,4 +241,11 @@ def test_a_live_holder_keeps_the_purge_lease_past_its_term(tmp_path: Path) -> No
             assert second is not None and second.startswith("host A (until "), second
     with held_lease(folder, "purge", "host B", seconds=1.0) as third:
         assert third is None
+
+
+def test_a_live_holder_keeps_the_purge_lease_past_its_term(tmp_path: Path) -> None:
+    """A removal longer than the lease's term: its holder renews the lease while it runs,
+    so another host finds it held past the first term and takes it once it is let go."""
+    folder = Lake(tmp_path).leases_dir
+    held_past_its_term(folder)
     assert list(folder.iterdir()) == []

@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +19,9 @@ from dagster import DagsterInstance
 
 from rag_assets.cli import main
 from rag_assets.core.lake.layout import Lake, LakeError
-from rag_assets.core.lake.lease import held_lease
 
 from .conftest import SAMPLE_LAKE, copy_lake, moto_s3
+from .test_lake import held_past_its_term
 
 # slow: a moto S3 server, a lake indexed on it
 pytestmark = pytest.mark.slow
@@ -228,12 +227,5 @@ def test_a_live_holder_keeps_the_purge_lease_past_its_term_in_a_bucket(s3) -> No
     """In an object store too, a holder renews its lease while it runs (a PUT conditional
     on the ETag it read): another host finds it held past the first term."""
     folder = Lake(f"s3://{BUCKET}/renewed").leases_dir
-    with held_lease(folder, "purge", "host A", seconds=1.0) as first:
-        assert first is None
-        for _ in range(7):  # over two terms, each a second (the file's `until` is in seconds)
-            time.sleep(0.3)
-        with held_lease(folder, "purge", "host B", seconds=1.0) as second:
-            assert second is not None and second.startswith("host A (until "), second
-    with held_lease(folder, "purge", "host B", seconds=1.0) as third:
-        assert third is None
+    held_past_its_term(folder)
     assert keys(s3, "renewed/") == []
