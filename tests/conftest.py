@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TRECHO_MODEL", "all-MiniLM-L6-v2")  # fastest; see the docstring
+# the lake a test gets when it names none: an empty one, never the checkout's data_lake
+# (whose model, once `make demo` indexed it, would decide the definitions' model)
+os.environ.setdefault("TRECHO_LAKE", tempfile.mkdtemp(prefix="trecho-tests-lake-"))
 
 from rag_assets.core.embedding.embedder import Embedder
 from rag_assets.core.lake.layout import Lake
