@@ -66,12 +66,14 @@ def doubt(trecho: View) -> bool:
 
 
 def prefer_model(trecho: View, model: View) -> bool:
-    """Whether the model's reading of a table is the better one: trecho in doubt, the
-    model's grid holding as many values and words as trecho's (no column lost, none run
-    into its neighbour more often), and fewer values left without heading or label."""
-    if not doubt(trecho) or not model.named:
+    """Whether the model's reading of a table is the better one: trecho in doubt; the
+    model naming columns and holding values; its grid as many values as trecho's, less
+    those trecho leaves without heading or label anyway, and as many words (no column or
+    header line lost); no more cells of figures run together; and fewer values left
+    without heading or label (none, where trecho named no column)."""
+    if not doubt(trecho) or not model.named or not model.values:
         return False
-    if model.values < trecho.values or model.words < trecho.words:
+    if model.values < trecho.values - trecho.lost or model.words < trecho.words:
         return False
     if model.crowded > trecho.crowded:
         return False

@@ -212,15 +212,25 @@ def slanet_table(
 
 
 def _slanet_texts(rows: Rows) -> list[str]:
-    """Body rows linearized under each column's path of header cells (`slanet_table`)."""
+    """Body rows linearized under each column's path of header cells (`slanet_table`),
+    each row's label under the labels of the rows without values just above it (group
+    rows: `Both sexes > Durable goods`)."""
     paths, body, _ = slanet_table(rows)
     out = []
+    groups: list[str] = []  # the labels of the rows without values over this one
+    after_values = False
     for line in body:
         cells = [c or "" for c in line]
+        label = cells[0] if cells else ""
         pairs = [
             f"{paths[j]}: {v}" if paths[j] else v
             for j, v in enumerate(cells[1:], start=1)
             if v.strip()
         ]
-        out.append("; ".join([cells[0] if cells else "", *pairs]))
+        if not pairs and label.strip():
+            groups = [*([] if after_values else groups), label]
+            after_values = False
+        else:
+            after_values = True
+        out.append("; ".join([" > ".join([*groups, label] if pairs else groups), *pairs]))
     return out
