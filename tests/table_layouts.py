@@ -980,6 +980,112 @@ def periods_pdf(
     return path
 
 
+WRITTEN = ("Dec. 31, 2009", "Dec. 31, 2010", "June 30, 2011")
+
+
+def banded_periods_pdf(path: Path) -> Path:
+    """The periods of `periods_pdf` written out (`Dec. 31, 2009`), in a header band shaded
+    as a browser prints a zebra table's head: a filled box per header cell (a period's
+    over its pair), a thin black bar under each column's part of every header line, no
+    other rule; the amount column wider than the percent one, so that the edge between
+    them falls in the space before the period's year (`Dec. 31, | 2009`)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 4. Loans by type, at the end of each period")
+    pdf.set_font_size(9)
+    left, stub, pair, top, line = 56.0, 150.0, 130.0, 96.0, 14.0
+    edges = [left, stub]
+    for p, period in enumerate(WRITTEN):
+        start = stub + p * pair + (pair - pdf.get_string_width(period)) / 2
+        head = period.rsplit(" ", 1)[0] + " "  # the edge in the space before the year
+        space = pdf.get_string_width(" ")
+        edges += [start + pdf.get_string_width(head) - space / 2, stub + (p + 1) * pair]
+    pdf.set_fill_color(221, 227, 234)  # the band: the stub's box down both lines,
+    pdf.rect(left, top, stub - left, 2 * line, style="F")  # a period's over its pair
+    for p in range(3):
+        pdf.rect(edges[1 + 2 * p], top, edges[3 + 2 * p] - edges[1 + 2 * p], line, style="F")
+    for x0, x1 in zip(edges[1:], edges[2:], strict=False):
+        pdf.rect(x0, top + line, x1 - x0, line, style="F")
+    pdf.set_fill_color(0, 0, 0)  # a bar under each column's part of each header line
+    for x0, x1 in zip(edges, edges[1:], strict=False):
+        for bar in (top + line, top + 2 * line):
+            if x0 != left or bar != top + line:
+                pdf.rect(x0, bar - 0.7, x1 - x0, 0.7, style="F")
+    for p, period in enumerate(WRITTEN):
+        centred(pdf, period, stub + p * pair, stub + (p + 1) * pair, top + line - 4)
+    for c in range(6):
+        right_aligned(pdf, "%" if c % 2 else "$000's", edges[c + 2] - 4, top + 2 * line - 4)
+    pdf.text(left + 4, top + 2 * line - 4, "Loan type")
+    y = top + 3 * line
+    for k, row in enumerate(loan_rows()):
+        if k % 2:
+            pdf.set_fill_color(236, 236, 236)
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                pdf.rect(x0, y - line + 4, x1 - x0, line, style="F")
+        pdf.text(left + 4, y, row[0])
+        for c, cell in enumerate(row[1:]):
+            right_aligned(pdf, cell, edges[c + 2] - 4, y)
+        y += line
+    pdf.text(56, y + 20, "Commercial loans rose by a fifth over the three periods.")
+    pdf.output(str(path))
+    return path
+
+
+# --- a row label running on past the first value column's edge ---------------------------
+
+INDUSTRIES = (
+    "Construction",
+    "Manufacturing",
+    "Retail trade",
+    "Professional, scientific, and technical services",
+    "Information",
+    "Utilities",
+    "Mining",
+    "Wholesale trade",
+    "Finance",
+    "Education",
+    "Health care",
+    "Public sector",
+    "All industries",
+)
+RUN_ON_YEARS = ("2019", "2020", "2021")
+
+
+def run_on_rows() -> list[tuple[str, ...]]:
+    """Each industry's row: its label and a count under each year."""
+    return [(label, *(value(r, c) for c in range(3))) for r, label in enumerate(INDUSTRIES)]
+
+
+def run_on_pdf(path: Path) -> Path:
+    """A borderless table whose stub is short but for one label of twelve, printed on one line
+    that runs on past the middle between the stub and the first value column, a column
+    gap short of its value (`... technical services   2,276`)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 5. Establishments by industry")
+    pdf.set_font_size(9)
+    left, top = 56.0, 96.0
+    long_end = left + pdf.get_string_width(INDUSTRIES[3])
+    rights = [long_end + 12 + pdf.get_string_width("9,999") + 60 * k for k in range(3)]
+    rule(pdf, left, rights[-1], top - 12)
+    pdf.text(left, top, "Industry")
+    for year, right in zip(RUN_ON_YEARS, rights, strict=True):
+        right_aligned(pdf, year, right, top)
+    rule(pdf, left, rights[-1], top + 5)
+    y = top + 18
+    for row in run_on_rows():
+        pdf.text(left, y, row[0])
+        for cell, right in zip(row[1:], rights, strict=True):
+            right_aligned(pdf, cell, right, y)
+        y += 13
+    rule(pdf, left, rights[-1], y - 8)
+    pdf.text(56, y + 20, "Counts are of establishments open at the end of each year.")
+    pdf.output(str(path))
+    return path
+
+
 # --- a stub printed apart: labels in a block of their own, far left of the values ------
 
 APART_HEADER = ("Owner", "Renter", "All")

@@ -26,10 +26,13 @@ from .table_layouts import (
     HOUSING_HEADER,
     LIABILITIES,
     PERIODS,
+    RUN_ON_YEARS,
     SECTORS,
+    WRITTEN,
     apart_paths,
     apart_pdf,
     arrest_rows,
+    banded_periods_pdf,
     block_rows,
     blocks_pdf,
     column_ruled_pdf,
@@ -45,6 +48,8 @@ from .table_layouts import (
     loan_rows,
     numbered_pdf,
     periods_pdf,
+    run_on_pdf,
+    run_on_rows,
     upward_pdf,
     vote_rows,
     wide_paths,
@@ -113,6 +118,32 @@ def test_a_period_over_each_value_and_percent_pair_heads_both(
             pair = f"{heading}: {cell}"
             assert [c for c in holding(chunks, label, pair) if f"; {pair}" in c], (label, pair)
     assert not holding(chunks, f"{amount}; %") and not holding(chunks, "12/31/2009; ")
+
+
+def test_a_written_out_period_in_a_shaded_header_band_stays_whole(tmp_path: Path, embedder):
+    """A period written out (`Dec. 31, 2009`) over its `$000's | %` pair in a header band
+    shaded cell by cell, the edge between the pair's columns falling in the space before
+    the year: each value carries the whole period. Before, the period's box was cut at
+    that edge like a data row merged over its columns (`Dec. 31, $000's`, `2009 %`),
+    since its second piece was a number."""
+    chunks = chunk_texts(banded_periods_pdf(tmp_path / "banded.pdf"), embedder)
+    headings = [f"{period} > {unit}" for period in WRITTEN for unit in ("$000's", "%")]
+    for label, *values in loan_rows():
+        for heading, cell in zip(headings, values, strict=True):
+            assert holding(chunks, label, f"; {heading}: {cell}"), (label, heading, cell)
+    assert not holding(chunks, "; 2009 %:") and not holding(chunks, "Dec. 31, $000's")
+
+
+def test_a_label_running_past_the_first_value_column_stays_the_rows_label(tmp_path: Path, embedder):
+    """One label of a short stub printed on one line that runs on past the middle
+    between the stub and the first value column (its last word nearer the values than
+    the other labels): the whole label names its row and its first value stands alone
+    under its year. Before, its last word went into the value's cell (`services 2,276`),
+    the label lost it and the value carried it."""
+    chunks = chunk_texts(run_on_pdf(tmp_path / "run-on.pdf"), embedder)
+    for label, *values in run_on_rows():
+        pairs = [f"{year}: {cell}" for year, cell in zip(RUN_ON_YEARS, values, strict=True)]
+        assert holding(chunks, "; ".join([f"Industry: {label}", *pairs])), (label, values)
 
 
 @pytest.mark.parametrize(

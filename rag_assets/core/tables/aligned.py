@@ -25,7 +25,7 @@ from rag_assets.core.tables.aligned_header import (
     naming_lines,
     numbered_below,
 )
-from rag_assets.core.tables.cells import without_leader
+from rag_assets.core.tables.cells import is_value, without_leader
 from rag_assets.core.tables.continuation import continued_note
 from rag_assets.core.tables.header_lines import column_of, line_cells, split_at_edges
 from rag_assets.core.tables.line_kinds import data_segments, filled, is_data, is_header, is_row
@@ -243,9 +243,18 @@ def _body_cells(
     """A body line's cells. A label line (`is_row` false: no row of values) set as one
     run of words from the stub is the stub's label whole, though it runs on over the
     columns' edges (a long label on a line of its own: `Real estate and rental and
-    leasing` over the first columns, its values on the line below)."""
-    cells: list[str | None] = list(line_cells(line, edges))
-    if is_row or len(segments(line, settings)) > 1:
+    leasing` over the first columns, its values on the line below); in a row of values,
+    the words of the label's run (no column gap between them) are the label's, though
+    the last run on past the first value column's edge (`... technical services`)."""
+    runs = segments(line, settings)
+    first = runs[0]
+    if is_row and len(runs) > 1 and column_of(first[0]["x0"], edges) == 0:
+        if not any(is_value(w["text"]) for w in first):  # the label, however far it runs
+            cells: list[str | None] = list(line_cells(line[len(first) :], edges))
+            cells[0] = " ".join(c for c in (without_leader(text(first)), cells[0]) if c)
+            return cells
+    cells = list(line_cells(line, edges))
+    if is_row or len(runs) > 1:
         return cells
     if column_of(line[0]["x0"], edges) > 0:
         return cells
