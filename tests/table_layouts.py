@@ -924,6 +924,7 @@ def periods_pdf(
     grid: bool = False,
     wrapped: bool = False,
     underlined: bool = False,
+    tight: bool = False,
 ) -> Path:
     """A header of fewer cells than the body: a period (`12/31/2009`, a date) centred
     over each `$000's | %` pair of columns on the line above them, a rule above the
@@ -931,14 +932,15 @@ def periods_pdf(
     (a period in one box over its pair); `wrapped`: the pair is `$ millions | %` with the
     `$` wrapped onto a line of its own over `millions`; `underlined`: no rule across the
     table, a short rule under each period only (its lines and the body's then one run of
-    lines holding values: a date and a `%` read as values)."""
+    lines holding values: a date and a `%` read as values); `tight`: the pairs' columns set
+    close, each period wider than the gap between its pair's columns and over all of it."""
     pdf = new_pdf(9)
     pdf.add_page()
     pdf.set_font_size(11)
     pdf.text(56, 60, "Table 3. Loans by type")
     pdf.set_font_size(9)
     pdf.text(56, 84, "The loan book grew in every period below, commercial loans most of all.")
-    left, stub, pitch, top = 56.0, 150.0, 62.0, 110.0
+    left, stub, pitch, top = 56.0, 150.0, 46.0 if tight else 62.0, 110.0
     right = stub + 6 * pitch
     low = top + (24 if wrapped else 14)  # the baseline of the lowest header line
     if not underlined:

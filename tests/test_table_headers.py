@@ -88,17 +88,24 @@ def test_a_heading_over_sub_columns_is_on_every_value_under_it(
 
 
 @pytest.mark.parametrize(
-    ("stub_heading", "grid", "wrapped", "underlined"),
+    ("stub_heading", "grid", "wrapped", "underlined", "tight"),
     [
-        (True, False, False, False),
-        (False, False, False, False),
-        (True, True, False, False),
-        (True, False, True, False),
-        (False, False, False, True),
+        (True, False, False, False, False),
+        (False, False, False, False, False),
+        (True, True, False, False, False),
+        (True, False, True, False, False),
+        (False, False, False, True, False),
+        (True, False, False, True, True),
     ],
 )
 def test_a_period_over_each_value_and_percent_pair_heads_both(
-    tmp_path: Path, embedder, stub_heading: bool, grid: bool, wrapped: bool, underlined: bool
+    tmp_path: Path,
+    embedder,
+    stub_heading: bool,
+    grid: bool,
+    wrapped: bool,
+    underlined: bool,
+    tight: bool,
 ):
     """A header line with fewer cells than the body (a date centred over each `$000's |
     %` pair, unruled or each in a ruled box over its pair; the amount's heading `$
@@ -106,10 +113,12 @@ def test_a_period_over_each_value_and_percent_pair_heads_both(
     under it: each value carries its period and its own heading (`12/31/2010 > %:
     39.3%`), and no header line is a row, also where no rule parts the header from the
     body (a short rule under each period only: the dates and the `%` read as values, the
-    header lines as the body's first lines). Before, the periods were dropped (dates read as
-    values, not headings): every amount read `$000's: 7,967`, the three periods told
-    apart by nothing; a line of `$` ended the header (a line of values)."""
-    path = periods_pdf(tmp_path / "periods.pdf", stub_heading, grid, wrapped, underlined)
+    header lines as the body's first lines), also where each date is wider than the gap
+    between its pair's columns. Before, the periods were dropped (dates read as values,
+    not headings): every amount read `$000's: 7,967`, the three periods told apart by
+    nothing; a line of `$` ended the header (a line of values); a date over all of the
+    gap between its pair's columns made the pair one column (`75 84.1%`)."""
+    path = periods_pdf(tmp_path / "periods.pdf", stub_heading, grid, wrapped, underlined, tight)
     chunks = chunk_texts(path, embedder)
     amount = "$ millions" if wrapped else "$000's"
     headings = [f"{period} > {unit}" for period in PERIODS for unit in (amount, "%")]
