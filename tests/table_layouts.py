@@ -1088,6 +1088,54 @@ def run_on_pdf(path: Path) -> Path:
     return path
 
 
+# --- headings wider than their figures, a space apart on the lowest header line ---------
+
+REGIONS = ("North", "South", "East", "West", "Central", "Islands")
+UNIT_HEADS = ("%", "$ thousands", "%", "$ thousands")
+
+
+def unit_rows() -> list[tuple[str, ...]]:
+    """Each region's row: a share and an amount, twice."""
+    return [
+        (
+            region,
+            *(f"{(r * 13 + c * 7) % 90 + 5}.{c}" if c % 2 == 0 else value(r, c) for c in range(4)),
+        )
+        for r, region in enumerate(REGIONS)
+    ]
+
+
+def units_pdf(path: Path) -> Path:
+    """A share and an amount column, twice, under headings set flush right as their
+    figures are: `%` over the share, `$ thousands` over the amount, the latter wider than
+    its figures and one space after the `%` (`% $ thousands`), its `$` left of the edge
+    halfway between the two columns' figures."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 6. Sales by region")
+    pdf.set_font_size(9)
+    left, top = 56.0, 96.0
+    space, amount = pdf.get_string_width(" "), pdf.get_string_width(UNIT_HEADS[1])
+    rights = [200.0, 200.0 + space + amount]
+    rights += [rights[1] + 50, rights[1] + 50 + space + amount]
+    rule(pdf, left, rights[-1], top - 12)
+    pdf.text(left, top, "Region")
+    for head, right in zip(UNIT_HEADS, rights, strict=True):
+        right_aligned(pdf, head, right, top)
+    rule(pdf, left, rights[-1], top + 5)
+    y = top + 18
+    for row in unit_rows():
+        pdf.text(left, y, row[0])
+        for cell, right in zip(row[1:], rights, strict=True):
+            right_aligned(pdf, cell, right, y)
+        y += 13
+    rule(pdf, left, rights[-1], y - 8)
+    pdf.text(56, y + 20, "Shares are of the national total.")
+    pdf.output(str(path))
+    return path
+
+
 # --- a stub printed apart: labels in a block of their own, far left of the values ------
 
 APART_HEADER = ("Owner", "Renter", "All")

@@ -28,6 +28,7 @@ from .table_layouts import (
     PERIODS,
     RUN_ON_YEARS,
     SECTORS,
+    UNIT_HEADS,
     WRITTEN,
     apart_paths,
     apart_pdf,
@@ -50,6 +51,8 @@ from .table_layouts import (
     periods_pdf,
     run_on_pdf,
     run_on_rows,
+    unit_rows,
+    units_pdf,
     upward_pdf,
     vote_rows,
     wide_paths,
@@ -153,6 +156,20 @@ def test_a_label_running_past_the_first_value_column_stays_the_rows_label(tmp_pa
     for label, *values in run_on_rows():
         pairs = [f"{year}: {cell}" for year, cell in zip(RUN_ON_YEARS, values, strict=True)]
         assert holding(chunks, "; ".join([f"Industry: {label}", *pairs])), (label, values)
+
+
+def test_a_heading_starting_left_of_the_edge_a_space_after_its_neighbour_is_its_columns(
+    tmp_path: Path, embedder
+):
+    """`%` over a share and `$ thousands` over an amount, set flush right as the figures
+    are, one space apart (`% $ thousands`), the `$` left of the edge halfway between the
+    two columns' figures: each value carries its own column's heading. Before, the line
+    of units was a line of values, its ink bridged the two columns, and the share and the
+    amount were read as one column under `% $ thousands` (`5.0 3,619`)."""
+    chunks = chunk_texts(units_pdf(tmp_path / "units.pdf"), embedder)
+    for region, *values in unit_rows():
+        pairs = [f"{head}: {cell}" for head, cell in zip(UNIT_HEADS, values, strict=True)]
+        assert holding(chunks, "; ".join([f"Region: {region}", *pairs])), (region, values)
 
 
 @pytest.mark.parametrize(

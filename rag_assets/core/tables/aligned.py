@@ -25,7 +25,7 @@ from rag_assets.core.tables.aligned_header import (
     naming_lines,
     numbered_below,
 )
-from rag_assets.core.tables.cells import CellKind, classify, is_value, without_leader
+from rag_assets.core.tables.cells import figure, is_value, without_leader
 from rag_assets.core.tables.continuation import continued_note
 from rag_assets.core.tables.header_lines import column_of, line_cells, split_at_edges
 from rag_assets.core.tables.line_kinds import data_segments, filled, is_data, is_header, is_row
@@ -36,17 +36,16 @@ from rag_assets.core.tables.words import apart, bottom, printed_lines, segments,
 
 def _columns(lines: list[list[Word]], settings: TableSettings) -> list[tuple[float, float]]:
     """The x span of each column of a run of data lines: where their segments print ink,
-    split where no more than a few lines (a long label running over) print any. A line
-    of fewer segments than most, all dates or periods, prints no columns' ink: periods
-    centred each over a `$000's | %` pair bridge the gap between the pair's columns."""
+    split where no more than a few lines (a long label running over) print any. The
+    run's first lines without a figure (header lines read as data: periods centred each
+    over a `$000's | %` pair, a line of units `% $ thousands`) print no columns' ink: a
+    heading wider than its column bridges the gap beside it."""
     x0 = int(min(w["x0"] for line in lines for w in line))
     x1 = int(max(w["x1"] for line in lines for w in line)) + 1
     ink = [0] * (x1 - x0 + 1)
     parts = [data_segments(line, settings) for line in lines]
-    usual = statistics.median(len(p) for p in parts)
-    for segments_of_line in parts:
-        if len(segments_of_line) < usual and all(_dated(s) for s in segments_of_line):
-            continue
+    lead = next((k for k, p in enumerate(parts) if any(figure(text(s)) for s in p)), 0)
+    for segments_of_line in parts[lead:]:
         for segment in segments_of_line:
             for x in range(int(segment[0]["x0"]) - x0, int(segment[-1]["x1"]) - x0 + 1):
                 ink[x] += 1
@@ -60,11 +59,6 @@ def _columns(lines: list[list[Word]], settings: TableSettings) -> list[tuple[flo
             spans.append((x0 + start, x0 + x - 1))
             start = -1
     return spans
-
-
-def _dated(segment: list[Word]) -> bool:
-    """A segment that is a date or a period (`12/31/2009`, `FY 2010`, `2011`)."""
-    return classify(text(segment)) in (CellKind.DATE, CellKind.PERIOD)
 
 
 def _edges(spans: list[tuple[float, float]]) -> list[float]:
@@ -259,7 +253,7 @@ def _body_cells(
     the last run on past the first value column's edge (`... technical services`)."""
     runs = segments(line, settings)
     first = runs[0]
-    if is_row and len(runs) > 1 and column_of(first[0]["x0"], edges) == 0:
+    if is_row and len(runs) > 1 and column_of((first[0]["x0"] + first[0]["x1"]) / 2, edges) == 0:
         if not any(is_value(w["text"]) for w in first):  # the label, however far it runs
             cells: list[str | None] = list(line_cells(line[len(first) :], edges))
             cells[0] = " ".join(c for c in (without_leader(text(first)), cells[0]) if c)
