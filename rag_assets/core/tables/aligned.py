@@ -242,6 +242,27 @@ def _full_header(
     )
 
 
+def _naming(
+    body: list[list[Word]], edges: list[float], settings: TableSettings
+) -> tuple[list[list[Word]], list[list[Word]]]:
+    """`naming_lines` of a run, a stub heading set between two of them taken with them:
+    one segment in the stub, its line reaching into the lines above and below it (a
+    heading centred down a header of two lines: `Item` beside `3/31/2014` over `Amount`)."""
+    named, rest = naming_lines(body, edges, settings)
+    for k in range(1, min(len(body) - 1, settings.max_header_lines)):
+        line = body[k]
+        if (
+            len(segments(line, settings)) == 1
+            and line[-1]["x1"] < edges[1]
+            and top(line) < bottom(body[k - 1])
+            and bottom(line) > top(body[k + 1])
+        ):
+            without, after = naming_lines(body[:k] + body[k + 1 :], edges, settings)
+            if len(without) > k > len(named):  # the lines on both sides name columns
+                return [*without[:k], line, *without[k:]], after
+    return named, rest
+
+
 def _body_cells(
     line: list[Word], edges: list[float], is_row: bool, settings: TableSettings
 ) -> list[str | None]:
@@ -289,7 +310,7 @@ def _read(
         return None  # prose set in columns
     edges = _outer(_edges(spans), body)
     x0, x1 = edges[0], edges[-1]
-    named, body = naming_lines(body, edges, settings)  # first lines naming columns
+    named, body = _naming(body, edges, settings)  # first lines naming columns
     groups = 0  # group rows without values taken from above the run
     across = joined_rules(rules, settings)
     if named:  # the columns' ink with the naming lines' (kept only where they agree)
