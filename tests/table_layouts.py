@@ -924,6 +924,7 @@ def periods_pdf(
     grid: bool = False,
     wrapped: bool = False,
     underlined: bool = False,
+    tight: bool = False,
 ) -> Path:
     """A header of fewer cells than the body: a period (`12/31/2009`, a date) centred
     over each `$000's | %` pair of columns on the line above them, a rule above the
@@ -931,14 +932,15 @@ def periods_pdf(
     (a period in one box over its pair); `wrapped`: the pair is `$ millions | %` with the
     `$` wrapped onto a line of its own over `millions`; `underlined`: no rule across the
     table, a short rule under each period only (its lines and the body's then one run of
-    lines holding values: a date and a `%` read as values)."""
+    lines holding values: a date and a `%` read as values); `tight`: the pairs' columns set
+    close, each period wider than the gap between its pair's columns and over all of it."""
     pdf = new_pdf(9)
     pdf.add_page()
     pdf.set_font_size(11)
     pdf.text(56, 60, "Table 3. Loans by type")
     pdf.set_font_size(9)
     pdf.text(56, 84, "The loan book grew in every period below, commercial loans most of all.")
-    left, stub, pitch, top = 56.0, 150.0, 62.0, 110.0
+    left, stub, pitch, top = 56.0, 150.0, 46.0 if tight else 62.0, 110.0
     right = stub + 6 * pitch
     low = top + (24 if wrapped else 14)  # the baseline of the lowest header line
     if not underlined:
@@ -976,6 +978,160 @@ def periods_pdf(
         for k in range(len(LOANS)):
             rule(pdf, left, right, low + 8 + 14 * (k + 1))
     pdf.text(56, y + 20, "Commercial loans rose by a fifth over the three periods.")
+    pdf.output(str(path))
+    return path
+
+
+WRITTEN = ("Dec. 31, 2009", "Dec. 31, 2010", "June 30, 2011")
+
+
+def banded_periods_pdf(path: Path) -> Path:
+    """The periods of `periods_pdf` written out (`Dec. 31, 2009`), in a header band shaded
+    as a browser prints a zebra table's head: a filled box per header cell (a period's
+    over its pair), a thin black bar under each column's part of every header line, no
+    other rule; the amount column wider than the percent one, so that the edge between
+    them falls in the space before the period's year (`Dec. 31, | 2009`)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 4. Loans by type, at the end of each period")
+    pdf.set_font_size(9)
+    left, stub, pair, top, line = 56.0, 150.0, 130.0, 96.0, 14.0
+    edges = [left, stub]
+    for p, period in enumerate(WRITTEN):
+        start = stub + p * pair + (pair - pdf.get_string_width(period)) / 2
+        head = period.rsplit(" ", 1)[0] + " "  # the edge in the space before the year
+        space = pdf.get_string_width(" ")
+        edges += [start + pdf.get_string_width(head) - space / 2, stub + (p + 1) * pair]
+    pdf.set_fill_color(221, 227, 234)  # the band: the stub's box down both lines,
+    pdf.rect(left, top, stub - left, 2 * line, style="F")  # a period's over its pair
+    for p in range(3):
+        pdf.rect(edges[1 + 2 * p], top, edges[3 + 2 * p] - edges[1 + 2 * p], line, style="F")
+    for x0, x1 in zip(edges[1:], edges[2:], strict=False):
+        pdf.rect(x0, top + line, x1 - x0, line, style="F")
+    pdf.set_fill_color(0, 0, 0)  # a bar under each column's part of each header line
+    for x0, x1 in zip(edges, edges[1:], strict=False):
+        for bar in (top + line, top + 2 * line):
+            if x0 != left or bar != top + line:
+                pdf.rect(x0, bar - 0.7, x1 - x0, 0.7, style="F")
+    for p, period in enumerate(WRITTEN):
+        centred(pdf, period, stub + p * pair, stub + (p + 1) * pair, top + line - 4)
+    for c in range(6):
+        right_aligned(pdf, "%" if c % 2 else "$000's", edges[c + 2] - 4, top + 2 * line - 4)
+    pdf.text(left + 4, top + 2 * line - 4, "Loan type")
+    y = top + 3 * line
+    for k, row in enumerate(loan_rows()):
+        if k % 2:
+            pdf.set_fill_color(236, 236, 236)
+            for x0, x1 in zip(edges, edges[1:], strict=False):
+                pdf.rect(x0, y - line + 4, x1 - x0, line, style="F")
+        pdf.text(left + 4, y, row[0])
+        for c, cell in enumerate(row[1:]):
+            right_aligned(pdf, cell, edges[c + 2] - 4, y)
+        y += line
+    pdf.text(56, y + 20, "Commercial loans rose by a fifth over the three periods.")
+    pdf.output(str(path))
+    return path
+
+
+# --- a row label running on past the first value column's edge ---------------------------
+
+INDUSTRIES = (
+    "Construction",
+    "Manufacturing",
+    "Retail trade",
+    "Professional, scientific, and technical services",
+    "Information",
+    "Utilities",
+    "Mining",
+    "Wholesale trade",
+    "Finance",
+    "Education",
+    "Health care",
+    "Public sector",
+    "All industries",
+)
+RUN_ON_YEARS = ("2019", "2020", "2021")
+
+
+def run_on_rows() -> list[tuple[str, ...]]:
+    """Each industry's row: its label and a count under each year."""
+    return [(label, *(value(r, c) for c in range(3))) for r, label in enumerate(INDUSTRIES)]
+
+
+def run_on_pdf(path: Path) -> Path:
+    """A borderless table whose stub is short but for one label of twelve, printed on one line
+    that runs on past the middle between the stub and the first value column, a column
+    gap short of its value (`... technical services   2,276`)."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 5. Establishments by industry")
+    pdf.set_font_size(9)
+    left, top = 56.0, 96.0
+    long_end = left + pdf.get_string_width(INDUSTRIES[3])
+    rights = [long_end + 12 + pdf.get_string_width("9,999") + 60 * k for k in range(3)]
+    rule(pdf, left, rights[-1], top - 12)
+    pdf.text(left, top, "Industry")
+    for year, right in zip(RUN_ON_YEARS, rights, strict=True):
+        right_aligned(pdf, year, right, top)
+    rule(pdf, left, rights[-1], top + 5)
+    y = top + 18
+    for row in run_on_rows():
+        pdf.text(left, y, row[0])
+        for cell, right in zip(row[1:], rights, strict=True):
+            right_aligned(pdf, cell, right, y)
+        y += 13
+    rule(pdf, left, rights[-1], y - 8)
+    pdf.text(56, y + 20, "Counts are of establishments open at the end of each year.")
+    pdf.output(str(path))
+    return path
+
+
+# --- headings wider than their figures, a space apart on the lowest header line ---------
+
+REGIONS = ("North", "South", "East", "West", "Central", "Islands")
+UNIT_HEADS = ("%", "$ thousands", "%", "$ thousands")
+
+
+def unit_rows() -> list[tuple[str, ...]]:
+    """Each region's row: a share and an amount, twice."""
+    return [
+        (
+            region,
+            *(f"{(r * 13 + c * 7) % 90 + 5}.{c}" if c % 2 == 0 else value(r, c) for c in range(4)),
+        )
+        for r, region in enumerate(REGIONS)
+    ]
+
+
+def units_pdf(path: Path) -> Path:
+    """A share and an amount column, twice, under headings set flush right as their
+    figures are: `%` over the share, `$ thousands` over the amount, the latter wider than
+    its figures and one space after the `%` (`% $ thousands`), its `$` left of the edge
+    halfway between the two columns' figures."""
+    pdf = new_pdf(9)
+    pdf.add_page()
+    pdf.set_font_size(11)
+    pdf.text(56, 60, "Table 6. Sales by region")
+    pdf.set_font_size(9)
+    left, top = 56.0, 96.0
+    space, amount = pdf.get_string_width(" "), pdf.get_string_width(UNIT_HEADS[1])
+    rights = [200.0, 200.0 + space + amount]
+    rights += [rights[1] + 50, rights[1] + 50 + space + amount]
+    rule(pdf, left, rights[-1], top - 12)
+    pdf.text(left, top, "Region")
+    for head, right in zip(UNIT_HEADS, rights, strict=True):
+        right_aligned(pdf, head, right, top)
+    rule(pdf, left, rights[-1], top + 5)
+    y = top + 18
+    for row in unit_rows():
+        pdf.text(left, y, row[0])
+        for cell, right in zip(row[1:], rights, strict=True):
+            right_aligned(pdf, cell, right, y)
+        y += 13
+    rule(pdf, left, rights[-1], y - 8)
+    pdf.text(56, y + 20, "Shares are of the national total.")
     pdf.output(str(path))
     return path
 

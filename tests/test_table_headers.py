@@ -26,10 +26,14 @@ from .table_layouts import (
     HOUSING_HEADER,
     LIABILITIES,
     PERIODS,
+    RUN_ON_YEARS,
     SECTORS,
+    UNIT_HEADS,
+    WRITTEN,
     apart_paths,
     apart_pdf,
     arrest_rows,
+    banded_periods_pdf,
     block_rows,
     blocks_pdf,
     column_ruled_pdf,
@@ -45,6 +49,10 @@ from .table_layouts import (
     loan_rows,
     numbered_pdf,
     periods_pdf,
+    run_on_pdf,
+    run_on_rows,
+    unit_rows,
+    units_pdf,
     upward_pdf,
     vote_rows,
     wide_paths,
@@ -83,17 +91,24 @@ def test_a_heading_over_sub_columns_is_on_every_value_under_it(
 
 
 @pytest.mark.parametrize(
-    ("stub_heading", "grid", "wrapped", "underlined"),
+    ("stub_heading", "grid", "wrapped", "underlined", "tight"),
     [
-        (True, False, False, False),
-        (False, False, False, False),
-        (True, True, False, False),
-        (True, False, True, False),
-        (False, False, False, True),
+        (True, False, False, False, False),
+        (False, False, False, False, False),
+        (True, True, False, False, False),
+        (True, False, True, False, False),
+        (False, False, False, True, False),
+        (True, False, False, True, True),
     ],
 )
 def test_a_period_over_each_value_and_percent_pair_heads_both(
-    tmp_path: Path, embedder, stub_heading: bool, grid: bool, wrapped: bool, underlined: bool
+    tmp_path: Path,
+    embedder,
+    stub_heading: bool,
+    grid: bool,
+    wrapped: bool,
+    underlined: bool,
+    tight: bool,
 ):
     """A header line with fewer cells than the body (a date centred over each `$000's |
     %` pair, unruled or each in a ruled box over its pair; the amount's heading `$
@@ -101,10 +116,12 @@ def test_a_period_over_each_value_and_percent_pair_heads_both(
     under it: each value carries its period and its own heading (`12/31/2010 > %:
     39.3%`), and no header line is a row, also where no rule parts the header from the
     body (a short rule under each period only: the dates and the `%` read as values, the
-    header lines as the body's first lines). Before, the periods were dropped (dates read as
-    values, not headings): every amount read `$000's: 7,967`, the three periods told
-    apart by nothing; a line of `$` ended the header (a line of values)."""
-    path = periods_pdf(tmp_path / "periods.pdf", stub_heading, grid, wrapped, underlined)
+    header lines as the body's first lines), also where each date is wider than the gap
+    between its pair's columns. Before, the periods were dropped (dates read as values,
+    not headings): every amount read `$000's: 7,967`, the three periods told apart by
+    nothing; a line of `$` ended the header (a line of values); a date over all of the
+    gap between its pair's columns made the pair one column (`75 84.1%`)."""
+    path = periods_pdf(tmp_path / "periods.pdf", stub_heading, grid, wrapped, underlined, tight)
     chunks = chunk_texts(path, embedder)
     amount = "$ millions" if wrapped else "$000's"
     headings = [f"{period} > {unit}" for period in PERIODS for unit in (amount, "%")]
@@ -113,6 +130,46 @@ def test_a_period_over_each_value_and_percent_pair_heads_both(
             pair = f"{heading}: {cell}"
             assert [c for c in holding(chunks, label, pair) if f"; {pair}" in c], (label, pair)
     assert not holding(chunks, f"{amount}; %") and not holding(chunks, "12/31/2009; ")
+
+
+def test_a_written_out_period_in_a_shaded_header_band_stays_whole(tmp_path: Path, embedder):
+    """A period written out (`Dec. 31, 2009`) over its `$000's | %` pair in a header band
+    shaded cell by cell, the edge between the pair's columns falling in the space before
+    the year: each value carries the whole period. Before, the period's box was cut at
+    that edge like a data row merged over its columns (`Dec. 31, $000's`, `2009 %`),
+    since its second piece was a number."""
+    chunks = chunk_texts(banded_periods_pdf(tmp_path / "banded.pdf"), embedder)
+    headings = [f"{period} > {unit}" for period in WRITTEN for unit in ("$000's", "%")]
+    for label, *values in loan_rows():
+        for heading, cell in zip(headings, values, strict=True):
+            assert holding(chunks, label, f"; {heading}: {cell}"), (label, heading, cell)
+    assert not holding(chunks, "; 2009 %:") and not holding(chunks, "Dec. 31, $000's")
+
+
+def test_a_label_running_past_the_first_value_column_stays_the_rows_label(tmp_path: Path, embedder):
+    """One label of a short stub printed on one line that runs on past the middle
+    between the stub and the first value column (its last word nearer the values than
+    the other labels): the whole label names its row and its first value stands alone
+    under its year. Before, its last word went into the value's cell (`services 2,276`),
+    the label lost it and the value carried it."""
+    chunks = chunk_texts(run_on_pdf(tmp_path / "run-on.pdf"), embedder)
+    for label, *values in run_on_rows():
+        pairs = [f"{year}: {cell}" for year, cell in zip(RUN_ON_YEARS, values, strict=True)]
+        assert holding(chunks, "; ".join([f"Industry: {label}", *pairs])), (label, values)
+
+
+def test_a_heading_starting_left_of_the_edge_a_space_after_its_neighbour_is_its_columns(
+    tmp_path: Path, embedder
+):
+    """`%` over a share and `$ thousands` over an amount, set flush right as the figures
+    are, one space apart (`% $ thousands`), the `$` left of the edge halfway between the
+    two columns' figures: each value carries its own column's heading. Before, the line
+    of units was a line of values, its ink bridged the two columns, and the share and the
+    amount were read as one column under `% $ thousands` (`5.0 3,619`)."""
+    chunks = chunk_texts(units_pdf(tmp_path / "units.pdf"), embedder)
+    for region, *values in unit_rows():
+        pairs = [f"{head}: {cell}" for head, cell in zip(UNIT_HEADS, values, strict=True)]
+        assert holding(chunks, "; ".join([f"Region: {region}", *pairs])), (region, values)
 
 
 @pytest.mark.parametrize(

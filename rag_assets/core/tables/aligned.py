@@ -25,7 +25,7 @@ from rag_assets.core.tables.aligned_header import (
     naming_lines,
     numbered_below,
 )
-from rag_assets.core.tables.cells import without_leader
+from rag_assets.core.tables.cells import figure, is_value, without_leader
 from rag_assets.core.tables.continuation import continued_note
 from rag_assets.core.tables.header_lines import column_of, line_cells, split_at_edges
 from rag_assets.core.tables.line_kinds import data_segments, filled, is_data, is_header, is_row
@@ -36,12 +36,17 @@ from rag_assets.core.tables.words import apart, bottom, printed_lines, segments,
 
 def _columns(lines: list[list[Word]], settings: TableSettings) -> list[tuple[float, float]]:
     """The x span of each column of a run of data lines: where their segments print ink,
-    split where no more than a few lines (a long label running over) print any."""
+    split where no more than a few lines (a long label running over) print any. The
+    run's first lines without a figure (header lines read as data: periods centred each
+    over a `$000's | %` pair, a line of units `% $ thousands`) print no columns' ink: a
+    heading wider than its column bridges the gap beside it."""
     x0 = int(min(w["x0"] for line in lines for w in line))
     x1 = int(max(w["x1"] for line in lines for w in line)) + 1
     ink = [0] * (x1 - x0 + 1)
-    for line in lines:
-        for segment in data_segments(line, settings):
+    parts = [data_segments(line, settings) for line in lines]
+    lead = next((k for k, p in enumerate(parts) if any(figure(text(s)) for s in p)), 0)
+    for segments_of_line in parts[lead:]:
+        for segment in segments_of_line:
             for x in range(int(segment[0]["x0"]) - x0, int(segment[-1]["x1"]) - x0 + 1):
                 ink[x] += 1
     allowed = int(settings.column_overrun * len(lines))
@@ -237,15 +242,45 @@ def _full_header(
     )
 
 
+def _naming(
+    body: list[list[Word]], edges: list[float], settings: TableSettings
+) -> tuple[list[list[Word]], list[list[Word]]]:
+    """`naming_lines` of a run, a stub heading set between two of them taken with them:
+    one segment in the stub, its line reaching into the lines above and below it (a
+    heading centred down a header of two lines: `Item` beside `3/31/2014` over `Amount`)."""
+    named, rest = naming_lines(body, edges, settings)
+    for k in range(1, min(len(body) - 1, settings.max_header_lines)):
+        line = body[k]
+        if (
+            len(segments(line, settings)) == 1
+            and line[-1]["x1"] < edges[1]
+            and top(line) < bottom(body[k - 1])
+            and bottom(line) > top(body[k + 1])
+        ):
+            without, after = naming_lines(body[:k] + body[k + 1 :], edges, settings)
+            if len(without) > k > len(named):  # the lines on both sides name columns
+                return [*without[:k], line, *without[k:]], after
+    return named, rest
+
+
 def _body_cells(
     line: list[Word], edges: list[float], is_row: bool, settings: TableSettings
 ) -> list[str | None]:
     """A body line's cells. A label line (`is_row` false: no row of values) set as one
     run of words from the stub is the stub's label whole, though it runs on over the
     columns' edges (a long label on a line of its own: `Real estate and rental and
-    leasing` over the first columns, its values on the line below)."""
-    cells: list[str | None] = list(line_cells(line, edges))
-    if is_row or len(segments(line, settings)) > 1:
+    leasing` over the first columns, its values on the line below); in a row of values,
+    the words of the label's run (no column gap between them) are the label's, though
+    the last run on past the first value column's edge (`... technical services`)."""
+    runs = segments(line, settings)
+    first = runs[0]
+    if is_row and len(runs) > 1 and column_of((first[0]["x0"] + first[0]["x1"]) / 2, edges) == 0:
+        if not any(is_value(w["text"]) for w in first):  # the label, however far it runs
+            cells: list[str | None] = list(line_cells(line[len(first) :], edges))
+            cells[0] = " ".join(c for c in (without_leader(text(first)), cells[0]) if c)
+            return cells
+    cells = list(line_cells(line, edges))
+    if is_row or len(runs) > 1:
         return cells
     if column_of(line[0]["x0"], edges) > 0:
         return cells
@@ -275,7 +310,7 @@ def _read(
         return None  # prose set in columns
     edges = _outer(_edges(spans), body)
     x0, x1 = edges[0], edges[-1]
-    named, body = naming_lines(body, edges, settings)  # first lines naming columns
+    named, body = _naming(body, edges, settings)  # first lines naming columns
     groups = 0  # group rows without values taken from above the run
     across = joined_rules(rules, settings)
     if named:  # the columns' ink with the naming lines' (kept only where they agree)

@@ -6,6 +6,8 @@ cells (`heading_tree.header_grid`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rag_assets.core.tables.header_block import label_over_values
 from rag_assets.core.tables.header_lines import (
     column_of,
@@ -99,13 +101,16 @@ def numbered_below(header: list[list[Word]], settings: TableSettings) -> list[li
 
 
 def _one_column_pieces(
-    line: list[Word], edges: list[float], settings: TableSettings
+    line: list[Word],
+    edges: list[float],
+    settings: TableSettings,
+    ink: Sequence[tuple[float, float]] = (),
 ) -> dict[int, list[Word]] | None:
     """A header line's headings by the body column each sits over, or None when one sits
     over several columns (a spanner) or two over one column."""
     middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
     out: dict[int, list[Word]] = {}
-    for piece in header_segments(line, edges, lowest=True, settings=settings):
+    for piece in header_segments(line, edges, lowest=True, settings=settings, ink=ink):
         x0, x1 = piece[0]["x0"], piece[-1]["x1"]
         over = [j for j, m in enumerate(middles) if x0 <= m <= x1]
         if len(over) > 1:
@@ -143,7 +148,10 @@ def _group_line(
 
 
 def wrapped_headings(
-    header: list[list[Word]], edges: list[float], settings: TableSettings
+    header: list[list[Word]],
+    edges: list[float],
+    settings: TableSettings,
+    ink: Sequence[tuple[float, float]] = (),
 ) -> list[list[Word]]:
     """The header's lowest lines read by cells: where each heading of the lowest lines
     sits over one body column, the lines' words over one column are one heading (a
@@ -158,7 +166,7 @@ def wrapped_headings(
     centred vertically beside the sub-headings), the band stops below the group line."""
     if len(header) < 2 or len(edges) < 3:
         return header
-    lowest = _one_column_pieces(header[-1], edges, settings)
+    lowest = _one_column_pieces(header[-1], edges, settings, ink)
     if lowest is None:
         return header
     band = [lowest]
@@ -290,7 +298,7 @@ def header_cells(
     """The header's lines and grid rows: wrapped headings merged (`wrapped_headings`),
     the label lines' cells (`header_grid`), then the `notes` (the columns' numbers and
     formulas), each under its column."""
-    header = wrapped_headings(header, edges, settings)
+    header = wrapped_headings(header, edges, settings, spans)
     grid = header_grid(header, edges, spans, across, settings) if header else []
     for line in notes:
         grid.append(["", *line_cells(line, edges)[1:]])

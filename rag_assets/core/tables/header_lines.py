@@ -4,6 +4,7 @@ What columns a heading spans is decided in `heading_tree` from these."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_assets.core.tables.cells import without_leader
@@ -41,27 +42,55 @@ def line_cells(line: list[Word], edges: list[float]) -> list[str]:
 
 
 def header_segments(
-    line: list[Word], edges: list[float], lowest: bool, settings: TableSettings
+    line: list[Word],
+    edges: list[float],
+    lowest: bool,
+    settings: TableSettings,
+    ink: Sequence[tuple[float, float]] = (),
 ) -> list[list[Word]]:
     """A header line's segments, cut also where two words closer than a column gap sit
     on either side of a column edge of the body (headings of tightly set columns): on
     the lowest line, whatever the space between them (there each heading is one
-    column's), above it wherever they are wider apart than a space."""
+    column's), and where the space between them holds the end of a column's `ink` (the
+    body's figures) and the words after it stand over the next column (`% | $ thousands`,
+    a heading wider than its figures starting left of the edge); above it wherever they
+    are wider apart than a space."""
 
-    def apart(left: Word, right: Word) -> bool:
-        return any(left["x1"] <= e <= right["x0"] for e in edges[1:-1])
+    def apart(left: Word, right: Word, rest: list[Word]) -> bool:
+        if any(left["x1"] <= e <= right["x0"] for e in edges[1:-1]):
+            return True
+        return len(ink) == len(edges) - 1 and _past_ink(left, right, rest, edges, ink, settings)
 
     if not lowest:  # headings set apart wider than a space are two, edge or none
         return split_tight(segments(line, settings), lambda a, b: True, settings)
     out: list[list[Word]] = []
     for part in segments(line, settings):
         pieces: list[list[Word]] = [[part[0]]]
-        for left, right in zip(part, part[1:], strict=False):
-            if apart(left, right):
+        for k, (left, right) in enumerate(zip(part, part[1:], strict=False)):
+            if apart(left, right, part[k + 1 :]):
                 pieces.append([])
             pieces[-1].append(right)
         out += _over_own_columns(pieces, edges, settings)
     return out
+
+
+def _past_ink(
+    left: Word,
+    right: Word,
+    rest: list[Word],
+    edges: list[float],
+    ink: Sequence[tuple[float, float]],
+    settings: TableSettings,
+) -> bool:
+    """Whether `right` starts a heading of the next column: a column's ink ends between
+    `left` and `right`, and the words from `right` on over the next column (`rest`)
+    have their middle in it."""
+    for k in range(len(ink) - 1):
+        end = ink[k][1] + settings.slack
+        if left["x1"] <= end < right["x0"]:
+            over = [w for w in rest if w["x1"] <= ink[k + 1][1] + settings.slack] or [right]
+            return column_of((over[0]["x0"] + over[-1]["x1"]) / 2, edges) == k + 1
+    return False
 
 
 def _over_own_columns(

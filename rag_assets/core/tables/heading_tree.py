@@ -54,13 +54,16 @@ from rag_assets.core.tables.words import bottom, text, top
 
 
 def _lowest(
-    line: list[Word], edges: list[float], settings: TableSettings
+    line: list[Word],
+    edges: list[float],
+    settings: TableSettings,
+    ink: list[tuple[float, float]],
 ) -> list[tuple[list[Word], list[int]]]:
     """The lowest header line's headings, each with the columns whose middle it is
-    printed over (or the column its middle is in)."""
+    printed over (or the column its middle is in); `ink`: each column's figures."""
     middles = [(a + b) / 2 for a, b in zip(edges, edges[1:], strict=False)]
     out = []
-    for seg in header_segments(line, edges, lowest=True, settings=settings):
+    for seg in header_segments(line, edges, lowest=True, settings=settings, ink=ink):
         x0, x1 = seg[0]["x0"], seg[-1]["x1"]
         inside = [j for j, m in enumerate(middles) if x0 <= m <= x1]
         out.append((seg, inside or [column_of((x0 + x1) / 2, edges)]))
@@ -255,7 +258,7 @@ def header_grid(
     of each column in the table's body, `rules` the page's horizontal rules."""
     width = len(edges) - 1
     extents = [[lo, hi] for lo, hi in spans]
-    placed = _lowest(header[-1], edges, settings)
+    placed = _lowest(header[-1], edges, settings, spans)
     below = [""] * width
     for words, cols in placed:
         for j in cols:

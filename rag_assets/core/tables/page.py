@@ -11,7 +11,7 @@ from typing import Any
 
 from rag_assets.core.page import Box, area, intersection, overlaps
 from rag_assets.core.tables.aligned import aligned_tables
-from rag_assets.core.tables.cells import header_label
+from rag_assets.core.tables.cells import CellKind, classify, header_label
 from rag_assets.core.tables.finish import finish
 from rag_assets.core.tables.grid_paths import boxed_paths
 from rag_assets.core.tables.model import Grid, PageTable, Region, Word
@@ -23,12 +23,25 @@ from rag_assets.core.tables.upward import holds
 from rag_assets.core.tables.words import line_gap, page_words
 
 
-def _labels_only(rows: list[list[str]], settings: TableSettings) -> bool:
+def _spanning_dates(grid: Grid) -> int:
+    """The dates of a ruled grid that each span two or more of its columns (a period
+    heading over its value and percent pair): headings, never a column's values."""
+    return sum(
+        1
+        for row in grid.rows
+        for cell, after in zip(row, row[1:], strict=False)
+        if cell is not None and after is None and classify(cell.strip()) is CellKind.DATE
+    )
+
+
+def _labels_only(rows: list[list[str]], settings: TableSettings, grid: Grid | None = None) -> bool:
     """Whether a ruled table holds (nearly) no value, only a few rows of labels: a header
     ruled as a box over a body set by alignment below it. A row repeating one unit over
-    its columns (`(1,000)`, which may read as a negative number) is a row of labels."""
+    its columns (`(1,000)`, which may read as a negative number) is a row of labels, and
+    so is a date spanning columns in the `grid` read (`_spanning_dates`)."""
     cells = [c.strip() for row in rows for c in row if c.strip()]
     labels = sum(1 for c in cells if header_label(c))  # `(1,000)` may read as a number
+    labels += _spanning_dates(grid) if grid is not None else 0
     for row in rows:  # ... but one unit over every column (`(1,000)`) is a units row
         filled = [c.strip() for c in row[1:] if c.strip()]
         if len(filled) >= 2 and len(set(filled)) == 1 and not header_label(filled[0]):
@@ -177,7 +190,7 @@ def ruled_pass(
         if grid is not None:
             ruled.append(finish(grid, words, settings))
             read[id(ruled[-1])] = grid
-    heads = {id(t) for t in ruled if _labels_only(t.rows, settings)}
+    heads = {id(t) for t in ruled if _labels_only(t.rows, settings, read.get(id(t)))}
     return RuledPass(words, _rules(shown, settings), regions, ruled, read, heads)
 
 

@@ -170,6 +170,18 @@ def column_spans(
     return list(zip(starts, [*starts[1:], found.bbox[2]], strict=True))
 
 
+def _one_phrase(last: tuple[int, Any], column: int, word: Any, settings: TableSettings) -> bool:
+    """Whether `word`, in `column`, runs on from the word read before it in another
+    column with no more than a space between them: a heading centred over the columns
+    whose words an edge falls between (`FY | 2005`, `June 30, | 2021`), not two cells."""
+    before, left = last
+    if before == column or abs(left["top"] - word["top"]) > settings.same_line_em * (
+        word["bottom"] - word["top"]
+    ):
+        return False
+    return word["x0"] - left["x1"] < settings.tight_gap_em * (word["bottom"] - word["top"])
+
+
 def split_merged(
     page: Any,
     row: Any,
@@ -203,6 +215,7 @@ def split_merged(
             > settings.min_word_height  # not a line above or below clipped to the edge
         ]
         cells: list[list[str]] = [[] for _ in range(j, end)]
+        last: tuple[int, Any] | None = None  # the column and word read before
         for word in words:
             inside = [
                 k
@@ -210,9 +223,10 @@ def split_merged(
                 if spans[k][0] - settings.slack <= word["x0"]
                 and word["x1"] <= spans[k][1] + settings.slack
             ]
-            if not inside:
-                break  # a word across a column edge: one cell indeed
+            if not inside or (last is not None and _one_phrase(last, inside[0], word, settings)):
+                break  # a word across a column edge, or a heading's words: one cell indeed
             cells[inside[0] - j].append(word["text"])
+            last = (inside[0], word)
         else:
             texts = [" ".join(c) for c in cells]
             filled = [k for k, c in enumerate(texts) if c]
