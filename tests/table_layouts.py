@@ -1059,33 +1059,55 @@ def run_on_rows() -> list[tuple[str, ...]]:
     return [(label, *(value(r, c) for c in range(3))) for r, label in enumerate(INDUSTRIES)]
 
 
-def run_on_pdf(path: Path) -> Path:
-    """A borderless table whose stub is short but for one label of twelve, printed on one line
-    that runs on past the middle between the stub and the first value column, a column
-    gap short of its value (`... technical services   2,276`)."""
+def ruled_above_and_under(
+    path: Path,
+    title: str,
+    heads: Sequence[str],
+    rights: Sequence[float],
+    rows: Sequence[Sequence[str]],
+    note: str,
+) -> Path:
+    """A borderless table under a rule above and under its one header line and a rule
+    under its last row: the stub's heading and labels flush left at 56 pt, each other
+    heading and value flush right at its column's `rights`; `title` above, `note` under."""
     pdf = new_pdf(9)
     pdf.add_page()
     pdf.set_font_size(11)
-    pdf.text(56, 60, "Table 5. Establishments by industry")
+    pdf.text(56, 60, title)
     pdf.set_font_size(9)
     left, top = 56.0, 96.0
-    long_end = left + pdf.get_string_width(INDUSTRIES[3])
-    rights = [long_end + 12 + pdf.get_string_width("9,999") + 60 * k for k in range(3)]
     rule(pdf, left, rights[-1], top - 12)
-    pdf.text(left, top, "Industry")
-    for year, right in zip(RUN_ON_YEARS, rights, strict=True):
-        right_aligned(pdf, year, right, top)
+    pdf.text(left, top, heads[0])
+    for head, right in zip(heads[1:], rights, strict=True):
+        right_aligned(pdf, head, right, top)
     rule(pdf, left, rights[-1], top + 5)
     y = top + 18
-    for row in run_on_rows():
+    for row in rows:
         pdf.text(left, y, row[0])
         for cell, right in zip(row[1:], rights, strict=True):
             right_aligned(pdf, cell, right, y)
         y += 13
     rule(pdf, left, rights[-1], y - 8)
-    pdf.text(56, y + 20, "Counts are of establishments open at the end of each year.")
+    pdf.text(56, y + 20, note)
     pdf.output(str(path))
     return path
+
+
+def run_on_pdf(path: Path) -> Path:
+    """A borderless table whose stub is short but for one label of twelve, printed on one
+    line that runs on past the middle between the stub and the first value column, a
+    column gap short of its value (`... technical services   2,276`)."""
+    pdf = new_pdf(9)
+    long_end = 56.0 + pdf.get_string_width(INDUSTRIES[3])
+    rights = [long_end + 12 + pdf.get_string_width("9,999") + 60 * k for k in range(3)]
+    return ruled_above_and_under(
+        path,
+        "Table 5. Establishments by industry",
+        ("Industry", *RUN_ON_YEARS),
+        rights,
+        run_on_rows(),
+        "Counts are of establishments open at the end of each year.",
+    )
 
 
 # --- headings wider than their figures, a space apart on the lowest header line ---------
@@ -1111,29 +1133,17 @@ def units_pdf(path: Path) -> Path:
     its figures and one space after the `%` (`% $ thousands`), its `$` left of the edge
     halfway between the two columns' figures."""
     pdf = new_pdf(9)
-    pdf.add_page()
-    pdf.set_font_size(11)
-    pdf.text(56, 60, "Table 6. Sales by region")
-    pdf.set_font_size(9)
-    left, top = 56.0, 96.0
     space, amount = pdf.get_string_width(" "), pdf.get_string_width(UNIT_HEADS[1])
     rights = [200.0, 200.0 + space + amount]
     rights += [rights[1] + 50, rights[1] + 50 + space + amount]
-    rule(pdf, left, rights[-1], top - 12)
-    pdf.text(left, top, "Region")
-    for head, right in zip(UNIT_HEADS, rights, strict=True):
-        right_aligned(pdf, head, right, top)
-    rule(pdf, left, rights[-1], top + 5)
-    y = top + 18
-    for row in unit_rows():
-        pdf.text(left, y, row[0])
-        for cell, right in zip(row[1:], rights, strict=True):
-            right_aligned(pdf, cell, right, y)
-        y += 13
-    rule(pdf, left, rights[-1], y - 8)
-    pdf.text(56, y + 20, "Shares are of the national total.")
-    pdf.output(str(path))
-    return path
+    return ruled_above_and_under(
+        path,
+        "Table 6. Sales by region",
+        ("Region", *UNIT_HEADS),
+        rights,
+        unit_rows(),
+        "Shares are of the national total.",
+    )
 
 
 # --- a stub printed apart: labels in a block of their own, far left of the values ------
