@@ -273,18 +273,15 @@ def _body_cells(
     the words of the label's run (no column gap between them) are the label's, though
     the last run on past the first value column's edge (`... technical services`)."""
     runs = segments(line, settings)
-    first = runs[0]
-    if is_row and len(runs) > 1 and column_of((first[0]["x0"] + first[0]["x1"]) / 2, edges) == 0:
-        if not any(is_value(w["text"]) for w in first):  # the label, however far it runs
-            cells: list[str | None] = list(line_cells(line[len(first) :], edges))
-            cells[0] = " ".join(c for c in (without_leader(text(first)), cells[0]) if c)
+    label = runs[0]  # the words before the first column gap
+    if is_row and len(runs) > 1 and column_of((label[0]["x0"] + label[0]["x1"]) / 2, edges) == 0:
+        if not any(is_value(w["text"]) for w in label):  # the label, however far it runs
+            cells: list[str | None] = list(line_cells(line[len(label) :], edges))
+            cells[0] = " ".join(c for c in (without_leader(text(label)), cells[0]) if c)
             return cells
-    cells = list(line_cells(line, edges))
-    if is_row or len(runs) > 1:
-        return cells
-    if column_of(line[0]["x0"], edges) > 0:
-        return cells
-    return [without_leader(text(line)), *[""] * (len(cells) - 1)]
+    if is_row or len(runs) > 1 or column_of(line[0]["x0"], edges) > 0:
+        return list(line_cells(line, edges))
+    return [without_leader(text(line)), *[""] * (len(edges) - 2)]
 
 
 def _read(

@@ -23,7 +23,7 @@ from rag_assets.core.tables.upward import holds
 from rag_assets.core.tables.words import line_gap, page_words
 
 
-def _spanning_dates(grid: Grid) -> int:
+def _dates_over_columns(grid: Grid) -> int:
     """The dates of a ruled grid that each span two or more of its columns (a period
     heading over its value and percent pair): headings, never a column's values."""
     return sum(
@@ -34,14 +34,14 @@ def _spanning_dates(grid: Grid) -> int:
     )
 
 
-def _labels_only(rows: list[list[str]], settings: TableSettings, grid: Grid | None = None) -> bool:
+def _labels_only(rows: list[list[str]], grid: Grid, settings: TableSettings) -> bool:
     """Whether a ruled table holds (nearly) no value, only a few rows of labels: a header
     ruled as a box over a body set by alignment below it. A row repeating one unit over
     its columns (`(1,000)`, which may read as a negative number) is a row of labels, and
-    so is a date spanning columns in the `grid` read (`_spanning_dates`)."""
+    so is a date spanning columns in the `grid` read (`_dates_over_columns`)."""
     cells = [c.strip() for row in rows for c in row if c.strip()]
     labels = sum(1 for c in cells if header_label(c))  # `(1,000)` may read as a number
-    labels += _spanning_dates(grid) if grid is not None else 0
+    labels += _dates_over_columns(grid)
     for row in rows:  # ... but one unit over every column (`(1,000)`) is a units row
         filled = [c.strip() for c in row[1:] if c.strip()]
         if len(filled) >= 2 and len(set(filled)) == 1 and not header_label(filled[0]):
@@ -190,7 +190,7 @@ def ruled_pass(
         if grid is not None:
             ruled.append(finish(grid, words, settings))
             read[id(ruled[-1])] = grid
-    heads = {id(t) for t in ruled if _labels_only(t.rows, settings, read.get(id(t)))}
+    heads = {id(t) for t in ruled if _labels_only(t.rows, read[id(t)], settings)}
     return RuledPass(words, _rules(shown, settings), regions, ruled, read, heads)
 
 
