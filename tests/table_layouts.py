@@ -679,6 +679,32 @@ def crowded_rows() -> list[tuple[str, ...]]:
     return [(s, *(value(r, c, 60000) for c in range(n))) for r, s in enumerate(CROWDED_STATES)]
 
 
+def _hairline_body(
+    pdf: FPDF,
+    path: Path,
+    rows: Sequence[Sequence[str]],
+    cols: Sequence[tuple[float, float]],
+    y: float,
+    pitch: float,
+    note: tuple[float, str],
+) -> Path:
+    """The body of a table of narrow `cols` under its header: a hairline at `y`, the rows
+    `pitch` apart (labels flush left at 24 pt, figures flush right in their column), a
+    hairline under them, then the `note` (type size, text) under the table; written out."""
+    left, right = 24.0, cols[-1][1]
+    rule(pdf, left, right, y, 0.25)
+    for row in rows:
+        y += pitch
+        pdf.text(left, y - 2, row[0])
+        for cell, (_, x1) in zip(row[1:], cols, strict=True):
+            right_aligned(pdf, cell, x1 - 2, y - 2)
+    rule(pdf, left, right, y + 2, 0.25)
+    pdf.set_font_size(note[0])
+    pdf.text(24, y + 20, note[1])
+    pdf.output(str(path))
+    return path
+
+
 def crowded_pdf(path: Path) -> Path:
     """A landscape page of 25 narrow columns in 5 pt type under two heading levels (a
     group heading centred over its sub-columns), the sub-headings set so tight that the
@@ -709,18 +735,8 @@ def crowded_pdf(path: Path) -> Path:
             pdf.text(x, line2, sub)
             x += pdf.get_string_width(sub) + 2
         i += len(subs)
-    y = line2 + 3
-    rule(pdf, left, right, y, 0.25)
-    for row in crowded_rows():
-        y += pitch
-        pdf.text(left, y - 2, row[0])
-        for cell, (_, x1) in zip(row[1:], cols, strict=True):
-            right_aligned(pdf, cell, x1 - 2, y - 2)
-    rule(pdf, left, right, y + 2, 0.25)
-    pdf.set_font_size(7)
-    pdf.text(24, y + 20, "Figures are made up for the test.")
-    pdf.output(str(path))
-    return path
+    note = (7.0, "Figures are made up for the test.")
+    return _hairline_body(pdf, path, crowded_rows(), cols, line2 + 3, pitch, note)
 
 
 # --- a list of words, cells of several columns wrapped at once -----------------------------
@@ -887,18 +903,8 @@ def long_header_pdf(path: Path, longer: bool = False) -> Path:
             x += pdf.get_string_width(sub) + 2
         i += len(subs)
     pdf.text(left, top + 8 + 6 * lines, "County")
-    y = top + 11 + 6 * lines
-    rule(pdf, left, right, y, 0.25)
-    for row in long_header_rows():
-        y += pitch
-        pdf.text(left, y - 2, row[0])
-        for cell, (_, x1) in zip(row[1:], cols, strict=True):
-            right_aligned(pdf, cell, x1 - 2, y - 2)
-    rule(pdf, left, right, y + 2, 0.25)
-    pdf.set_font_size(9)
-    pdf.text(24, y + 20, "Denied applications may be filed again after ninety days.")
-    pdf.output(str(path))
-    return path
+    note = (9.0, "Denied applications may be filed again after ninety days.")
+    return _hairline_body(pdf, path, long_header_rows(), cols, top + 11 + 6 * lines, pitch, note)
 
 
 # --- a period heading over each value/percent pair ------------------------------------------

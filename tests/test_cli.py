@@ -528,8 +528,9 @@ def test_a_version_with_no_text_units_fails_with_its_reason_everywhere(
     assert f"FAILED (not indexed): {reason}" in line
 
 
-def test_materialize_counts_what_a_superseding_run_removed(tmp_path, capsys, monkeypatch):
-    lake = copy_lake(tmp_path / "lake", ["manual-beneficiario"], ["manuais.jsonl"])
+def v6_without_v7(lake: Lake, tmp_path: Path) -> tuple[Path, Path]:
+    """The manual's v7 moved aside (into `held`) and v6 made live again, so that the next
+    materialize indexes v6 alone and v7's return supersedes it: (its folder, held)."""
     folder = lake.raw_dir / "manual-beneficiario"
     held = tmp_path / "held"
     held.mkdir()
@@ -538,13 +539,24 @@ def test_materialize_counts_what_a_superseding_run_removed(tmp_path, capsys, mon
     sidecar = folder / "v6.yaml"
     text = sidecar.read_text(encoding="utf-8").replace("status: revoked", "status: active")
     sidecar.write_text(text.replace("valid_to: 2026-02-28\n", ""), encoding="utf-8")
+    return folder, held
+
+
+def v7_back(folder: Path, held: Path) -> None:
+    """v7 put back beside v6 (`v6_without_v7`): it supersedes v6."""
+    for name in ("v7.pdf", "v7.yaml"):
+        (held / name).rename(folder / name)
+
+
+def test_materialize_counts_what_a_superseding_run_removed(tmp_path, capsys, monkeypatch):
+    lake = copy_lake(tmp_path / "lake", ["manual-beneficiario"], ["manuais.jsonl"])
+    folder, held = v6_without_v7(lake, tmp_path)
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     out = capsys.readouterr().out
     assert "1 live versions (1 indexed, 0 failed)" in out
     chunks = int(out.split("manual-beneficiario@v6 ... ok (")[1].split(" chunks")[0])
-    for name in ("v7.pdf", "v7.yaml"):
-        (held / name).rename(folder / name)
+    v7_back(folder, held)
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
     out = capsys.readouterr().out
     (line,) = [x for x in out.splitlines() if x.startswith("removed  manual-beneficiario@v6")]
@@ -562,18 +574,10 @@ def test_a_superseded_version_waits_while_another_process_holds_the_purge_lease(
     from rag_assets.core.lake import PURGE, held_lease
 
     lake = copy_lake(tmp_path / "lake", ["manual-beneficiario"], [])
-    folder = lake.raw_dir / "manual-beneficiario"
-    held = tmp_path / "held"
-    held.mkdir()
-    for name in ("v7.pdf", "v7.yaml"):
-        (folder / name).rename(held / name)
-    sidecar = folder / "v6.yaml"
-    text = sidecar.read_text(encoding="utf-8").replace("status: revoked", "status: active")
-    sidecar.write_text(text.replace("valid_to: 2026-02-28\n", ""), encoding="utf-8")
+    folder, held = v6_without_v7(lake, tmp_path)
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     assert main(["materialize", "--skip-eval", "--lake", str(lake.root)]) == 0
-    for name in ("v7.pdf", "v7.yaml"):
-        (held / name).rename(folder / name)
+    v7_back(folder, held)
     capsys.readouterr()
     with held_lease(lake.leases_dir, PURGE, "the remover of another host") as other:
         assert other is None
